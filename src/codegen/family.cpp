@@ -1,0 +1,35 @@
+#include "codegen/family.hpp"
+
+#include <cstring>
+
+namespace mpgemm {
+
+void KernelArgs::push_bytes(const void* data, std::size_t size, std::size_t align) {
+  (void)align;  // each argument has its own buffer, and vector storage from operator new is 16-byte aligned;
+                // 64-byte alignment (CUtensorMap) is honoured by over-allocating and offsetting below.
+  std::vector<std::uint8_t> buf(size + 64);
+  storage_.push_back(std::move(buf));
+  auto& b = storage_.back();
+  auto base = reinterpret_cast<std::uintptr_t>(b.data());
+  std::size_t offset = (64 - base % 64) % 64;
+  std::memcpy(b.data() + offset, data, size);
+  offsets_.push_back(offset);
+}
+
+std::vector<void*> KernelArgs::pointers() {
+  std::vector<void*> out;
+  for (std::size_t i = 0; i < storage_.size(); ++i) out.push_back(storage_[i].data() + offsets_[i]);
+  return out;
+}
+
+void Family::append_problem_args(const Params&, const ProblemBuffers& buffers, const DriverFunctions&,
+                                 KernelArgs& args) const {
+  args.push(buffers.a);
+  args.push(buffers.b);
+  args.push(buffers.c);
+  args.push(static_cast<int>(buffers.shape.m));
+  args.push(static_cast<int>(buffers.shape.n));
+  args.push(static_cast<int>(buffers.shape.k));
+}
+
+}  // namespace mpgemm

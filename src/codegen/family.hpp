@@ -1,0 +1,106 @@
+#pragma once
+// A kernel family: one CUDA C++ template in kernels/, a search space in configs/, and this description of how a
+// point of the space becomes a compiled, launchable kernel. Everything here is pure and runs without a GPU, except
+// append_problem_args, which the worker calls with device pointers (the Hopper family builds TMA tensor maps there).
+//
+// Adding a family: kernels/<family>.cuh, configs/<space>.json, and one registration line in registry.cpp.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/params.hpp"
+#include "common/types.hpp"
+
+namespace mpgemm {
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  std::uint64_t count() const { return std::uint64_t{x} * y * z; }
+};
+
+// What NVRTC needs to build one config: a pure function of (config, target arch).
+struct KernelSpec {
+  std::string program_name;              // NVRTC program name, e.g. "wmma_cp_async_bm128_bn64_bk32_s2_w32x32.cu"
+  std::string source;                    // the translation unit: includes the family's .cuh and instantiates nothing
+  std::string name_expression;           // e.g. "mpgemm::wmma_gemm<128, 64, 32, 32, 32, 2, 2, 8, 8>"
+  std::vector<std::string> options;      // NVRTC options besides the arch and include dirs (-D..., -std=c++17, ...)
+  Arch arch;                             // the arch to compile for (a Hopper family turns sm_90 into sm_90a)
+};
+
+// How to launch one config on one problem shape.
+struct LaunchGeometry {
+  Dim3 grid;
+  Dim3 block;
+  Dim3 cluster;                           // {1,1,1}: no cluster launch
+  std::uint32_t dynamic_smem_bytes = 0;   // bytes; above 48 KiB the launcher raises the function's opt-in limit
+};
+
+// Device buffers of one problem, as the worker holds them. Pointers are device addresses.
+struct ProblemBuffers {
+  const void* a = nullptr;  // M x K halves, row-major
+  const void* b = nullptr;  // K x N halves, row-major
+  void* c = nullptr;        // M x N floats, row-major
+  Shape shape;
+};
+
+// Kernel parameters, packed in order with their alignment, for cuLaunchKernel's kernelParams.
+class KernelArgs {
+ public:
+  template <class T>
+  void push(const T& value) {
+    push_bytes(&value, sizeof(T), alignof(T));
+  }
+  void push_bytes(const void* data, std::size_t size, std::size_t align);
+  // Pointers to each argument, valid while this object lives and is not modified.
+  std::vector<void*> pointers();
+
+ private:
+  std::vector<std::vector<std::uint8_t>> storage_;  // one buffer per argument, over-allocated by 64 bytes
+  std::vector<std::size_t> offsets_;                // where each argument starts in its buffer (64-byte aligned)
+};
+
+// Driver entry points a family may need to build per-problem arguments (e.g. cuTensorMapEncodeTiled). The worker
+// fills this in; families that need nothing ignore it. Kept opaque here so codegen does not depend on CUDA headers.
+struct DriverFunctions {
+  void* tensor_map_encode_tiled = nullptr;  // PFN_cuTensorMapEncodeTiled, or null where unavailable
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+
+  virtual std::string_view name() const = 0;  // "wmma"; the "family" key of a space file
+
+  // The kernel file in kernels/ this family compiles.
+  virtual std::string_view kernel_file() const = 0;
+
+  // Problems with the params, beyond the space's own constraints (e.g. "BM must be a multiple of WM");
+  // empty when the config is buildable. Pure.
+  virtual std::vector<std::string> check_config(const Params& params) const = 0;
+
+  // Deterministic procedural name built from every parameter, e.g. "wmma_cp_async_bm128_bn64_bk32_s2_w32x32_p8x8".
+  virtual std::string config_name(const Params& params) const = 0;
+
+  // Config -> (source, name expression, options, arch). Pure.
+  virtual KernelSpec kernel_spec(const Params& params, const Arch& target) const = 0;
+
+  // Why this config cannot run this shape (e.g. "M=1000 is not a multiple of 16"), or nullopt. Pure.
+  virtual std::optional<std::string> check_shape(const Params& params, const Shape& shape) const = 0;
+
+  virtual LaunchGeometry launch_geometry(const Params& params, const Shape& shape) const = 0;
+
+  // Appends the kernel's arguments for one problem. The default pushes (A, B, C, M, N, K) as
+  // (const __half*, const __half*, float*, int, int, int). Throws mpgemm::Error when the buffers are unusable
+  // (e.g. a cp.async source not 16-byte aligned).
+  virtual void append_problem_args(const Params& params, const ProblemBuffers& buffers, const DriverFunctions& driver,
+                                   KernelArgs& args) const;
+};
+
+// The registered families, looked up by name. Throws mpgemm::Error listing the known names when there is none.
+const Family& family(std::string_view name);
+std::vector<std::string_view> family_names();
+
+}  // namespace mpgemm

@@ -1,0 +1,54 @@
+#include "common/params.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
+namespace mpgemm {
+
+std::string to_string(const Value& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  return "\"" + std::get<std::string>(v) + "\"";
+}
+
+nlohmann::json to_json(const Value& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+  return std::get<std::string>(v);
+}
+
+nlohmann::json to_json(const Params& p) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : p) j[k] = to_json(v);
+  return j;
+}
+
+Params params_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw Error("parameters must be a JSON object");
+  Params p;
+  for (const auto& [k, v] : j.items()) {
+    if (v.is_number_integer()) {
+      p[k] = v.get<std::int64_t>();
+    } else if (v.is_string()) {
+      p[k] = v.get<std::string>();
+    } else {
+      throw Error(fmt::format("parameter {} must be an integer or a string, got {}", k, v.dump()));
+    }
+  }
+  return p;
+}
+
+std::int64_t get_int(const Params& p, const std::string& name) {
+  auto it = p.find(name);
+  if (it == p.end()) throw Error(fmt::format("parameter {} is missing", name));
+  if (const auto* i = std::get_if<std::int64_t>(&it->second)) return *i;
+  throw Error(fmt::format("parameter {} must be an integer, got {}", name, to_string(it->second)));
+}
+
+const std::string& get_string(const Params& p, const std::string& name) {
+  auto it = p.find(name);
+  if (it == p.end()) throw Error(fmt::format("parameter {} is missing", name));
+  if (const auto* s = std::get_if<std::string>(&it->second)) return *s;
+  throw Error(fmt::format("parameter {} must be a string, got {}", name, to_string(it->second)));
+}
+
+}  // namespace mpgemm

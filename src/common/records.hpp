@@ -1,0 +1,68 @@
+#pragma once
+// The records that flow between layers: compile -> store, worker -> coordinator -> store -> printers.
+// Plain structs; units in the field comments.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/params.hpp"
+#include "common/types.hpp"
+
+namespace mpgemm {
+
+// A point of a search space, ready to compile.
+struct Candidate {
+  std::string family;             // family name, e.g. "wmma"
+  Params params;                  // every parameter of the family
+  std::string name;               // procedural name (Family::config_name)
+  std::optional<std::string> alias;  // the space's name for it when it is a named point, e.g. "wmma_cp_async"
+};
+
+// What NVRTC and ptxas said about one config for one arch.
+struct CompileResult {
+  Status status = Status::compile_failed;  // ok or compile_failed
+  Arch arch;                               // the arch actually compiled for
+  std::string lowered_name;                // mangled kernel name to look up in the cubin
+  std::vector<char> cubin;                 // empty when compilation failed
+  int registers = -1;                      // per thread, from the ptxas report; -1 when unknown
+  int shared_bytes = -1;                   // static shared memory per block (bytes), from the ptxas report
+  int spill_store_bytes = -1;              // bytes
+  int spill_load_bytes = -1;               // bytes
+  int stack_bytes = -1;                    // stack frame per thread (bytes)
+  double compile_ms = 0;                   // wall time of nvrtcCompileProgram + nvrtcGetCUBIN (ms)
+  std::string log;                         // NVRTC program log (ptxas -v report or errors)
+  std::string compile_key;                 // hash of source, options, arch and NVRTC version
+};
+
+// Timing of one kernel: `runs` batches of `iters` launches after `warmup` launches; per-launch times (ms).
+struct TimingStats {
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int warmup = 0;
+  int runs = 0;
+  int iters = 0;
+  double spread() const { return median_ms > 0 ? (max_ms - min_ms) / median_ms : 0; }  // relative, unitless
+};
+
+// Element-wise comparison with the cuBLAS reference: |c - ref| <= atol + rtol * |ref|, NaN always fails.
+struct ErrorStats {
+  double max_abs = 0;           // max |c - ref|
+  double max_rel = 0;           // max |c - ref| / |ref| over elements with ref != 0
+  std::int64_t bad_count = 0;   // elements failing the tolerance (NaN included)
+  std::int64_t nan_count = 0;   // elements that are NaN or Inf
+  double atol = 0.5;
+  double rtol = 1e-3;
+};
+
+// The outcome of measuring one candidate on one shape.
+struct Measurement {
+  Status status = Status::ok;
+  std::optional<TimingStats> timing;   // present when status is ok
+  std::optional<ErrorStats> error;     // present when the output was compared (ok or incorrect)
+  double sm_clock_mhz = 0;             // SM clock read while timing (MHz); 0 when unknown
+  std::string message;                 // what happened, for every status other than ok
+};
+
+}  // namespace mpgemm
