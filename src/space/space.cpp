@@ -1,0 +1,182 @@
+#include "space/space.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "space/enumerate.hpp"
+#include "space/space_json.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+using space_json::Json;
+
+// nlohmann's message after its "[json.exception...] parse error at line L, column C: " prefix, which repeats what
+// our own position says (and counts columns in bytes).
+std::string parse_error_detail(const std::string& what) {
+  std::size_t column = what.find("column ");
+  std::size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+// Where the token that nlohmann's parse error is about starts. nlohmann reports the last character it read: for
+// an unexpected string or number (e.g. after a missing comma) that is the token's end, but the reader looks for
+// its start. Elsewhere (a bad character, the end of a truncated file) the offset stays.
+std::size_t token_start(std::string_view text, std::size_t offset) {
+  if (offset >= text.size()) return offset;
+  auto is_literal_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-';
+  };
+  if (text[offset] == '"') {
+    for (std::size_t i = offset; i-- > 0;) {
+      if (text[i] == '\n') break;
+      if (text[i] != '"') continue;
+      std::size_t backslashes = 0;
+      while (i > backslashes && text[i - 1 - backslashes] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) return i;
+    }
+    return offset;
+  }
+  if (!is_literal_char(text[offset])) return offset;
+  while (offset > 0 && is_literal_char(text[offset - 1])) --offset;
+  return offset;
+}
+
+// A number nlohmann refused to store (e.g. 1e999): the text is valid JSON, so the locator finds the literal.
+SpaceError number_out_of_range(const Space& space, std::string_view text) {
+  std::string path, found_literal;
+  const JsonLocation* where = nullptr;
+  // The index is unordered: take the overflowing number that comes first in the text.
+  for (const auto& [p, loc] : space.locations.entries()) {
+    char c = text[loc.value_offset];
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    std::size_t end = text.find_first_of(",]} \t\r\n", loc.value_offset);
+    std::string literal(text.substr(loc.value_offset, end == std::string_view::npos ? end : end - loc.value_offset));
+    if (!std::isinf(std::strtod(literal.c_str(), nullptr))) continue;
+    if (where == nullptr || loc.value_offset < where->value_offset) {
+      where = &loc;
+      path = p;
+      found_literal = literal;
+    }
+  }
+  if (where == nullptr) return SpaceError(space.file, 1, 1, "", "a number in the file is out of range");
+  return space.error_at(path, fmt::format("number {} is out of range", found_literal));
+}
+
+// Messages quote the file's strings (constraints, keys); a control character in one must not break the
+// one-line "file:line:column: at path: message" form.
+std::string one_line(std::string message) {
+  std::string out;
+  for (char c : message) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Symbol> Space::symbols() const {
+  std::vector<Symbol> out;
+  out.reserve(parameters.size() + constants.size() + derived.size());
+  for (const Parameter& p : parameters) out.push_back({p.name, p.type});
+  for (const Constant& c : constants) out.push_back({c.name, ValueType::integer});
+  for (const Derived& d : derived) out.push_back({d.name, ValueType::integer});
+  return out;
+}
+
+const Parameter* Space::find_parameter(std::string_view name) const {
+  for (const Parameter& p : parameters)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const NamedPoint* Space::find_point(std::string_view name) const {
+  for (const NamedPoint& p : points)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+SpaceError Space::error_at(std::string json_path, std::string message) const {
+  std::string found;
+  const JsonLocation* loc = locations.find_nearest(json_path, &found);
+  TextPosition pos = loc ? loc->value : TextPosition{};
+  return SpaceError(file, pos.line, pos.column, std::move(json_path), one_line(std::move(message)));
+}
+
+SpaceError Space::error_at_key(std::string json_path, std::string message) const {
+  const JsonLocation* loc = locations.find(json_path);
+  if (loc == nullptr || !loc->key) return error_at(std::move(json_path), std::move(message));
+  return SpaceError(file, loc->key->line, loc->key->column, std::move(json_path), one_line(std::move(message)));
+}
+
+Space load_space(const std::filesystem::path& path) {
+  auto unreadable = [&](const std::string& why) { return SpaceError(path.string(), 1, 1, "", "cannot read: " + why); };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw unreadable("it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw unreadable(std::strerror(errno));
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw unreadable(std::strerror(errno));
+  return parse_space(text, path.string());
+}
+
+Space parse_space(std::string_view text, std::string file_label) {
+  Space space;
+  space.file = std::move(file_label);
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    TextPosition pos = position_at_offset(text, token_start(text, e.byte == 0 ? 0 : e.byte - 1));
+    throw SpaceError(space.file, pos.line, pos.column, "", "invalid JSON: " + parse_error_detail(e.what()));
+  } catch (const Json::exception&) {
+    space.locations = JsonLocator::scan(text);
+    throw number_out_of_range(space, text);
+  }
+  space.locations = JsonLocator::scan(text);
+  if (!space.locations.duplicate_keys().empty()) {
+    const DuplicateKey& d = space.locations.duplicate_keys().front();
+    std::string key = d.json_path.substr(d.json_path.rfind('/') + 1);
+    throw space.error_at_key(d.json_path, fmt::format("duplicate key \"{}\" (first at line {}, column {})", key,
+                                                      d.first.line, d.first.column));
+  }
+
+  space_json::Checker check(space);
+  check.object(root, "");
+  check.only_keys(root, "",
+                  {"family", "description", "arch", "shapes", "constants", "parameters", "derived", "constraints",
+                   "points"});
+  space.family = check.string(check.required(root, "", "family"), "/family");
+  if (space.family.empty()) check.fail("/family", "the family name is empty");
+  if (root.contains("description")) space.description = check.string(root.at("description"), "/description");
+  if (root.contains("arch")) {
+    space.arch = check.string(root.at("arch"), "/arch");
+    if (!Arch::parse(*space.arch))
+      check.fail("/arch", fmt::format("unknown arch \"{}\"; expected e.g. \"sm_86\" or \"sm_90a\"", *space.arch));
+  }
+  space_json::read_shapes(space, root, check);
+  space_json::read_parameters(space, root, check);
+  space_json::read_constants(space, root, check);
+  space_json::read_derived(space, root, check);
+  space_json::read_constraints(space, root, check);
+  space_json::read_points(space, root, check);
+  check_satisfiable(space);
+  return space;
+}
+
+}  // namespace mpgemm

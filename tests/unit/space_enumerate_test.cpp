@@ -1,0 +1,194 @@
+// The enumerator against counts and orders computed here independently, with hand-written nested loops.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "space/enumerate.hpp"
+
+namespace mpgemm {
+namespace {
+
+const std::string kGoodSmall = MPGEMM_SOURCE_DIR "/tests/data/spaces/good_small.json";
+
+Params config(std::int64_t bm, std::int64_t bn, std::int64_t bk, std::int64_t wm, std::int64_t wn,
+              std::int64_t stages, const std::string& load) {
+  return Params{{"BM", bm}, {"BN", bn}, {"BK", bk}, {"WM", wm}, {"WN", wn}, {"STAGES", stages}, {"LOAD", load}};
+}
+
+TEST(SpaceEnumerate, GoodSmallMatchesNestedLoops) {
+  // The constraints of good_small.json, written out by hand.
+  std::vector<Params> expected;
+  std::vector<std::uint64_t> rejected(4, 0);
+  std::uint64_t total = 0;
+  for (std::int64_t bm : {32, 48, 64, 128})
+    for (std::int64_t bn : {32, 64, 128})
+      for (std::int64_t bk : {16, 32})
+        for (std::int64_t wm : {16, 32})
+          for (std::int64_t wn : {16, 32})
+            for (std::int64_t stages : {1, 2, 3})
+              for (std::string load : {"sync", "cp_async"}) {
+                ++total;
+                std::int64_t threads = (bm / wm) * (bn / wn) * 32;
+                std::int64_t smem = stages * (bm * bk + bk * bn) * 2;
+                if (bm % wm != 0) {
+                  ++rejected[0];
+                } else if (threads > 256) {
+                  ++rejected[1];
+                } else if (!(load == "cp_async" || stages == 1)) {
+                  ++rejected[2];
+                } else if (smem > 32768) {
+                  ++rejected[3];
+                } else {
+                  expected.push_back(config(bm, bn, bk, wm, wn, stages, load));
+                }
+              }
+  ASSERT_EQ(total, 576u);
+  Enumeration e = enumerate(load_space(kGoodSmall));
+  EXPECT_EQ(e.total, 576u);
+  EXPECT_EQ(e.configs.size(), 206u);
+  EXPECT_EQ(e.configs, expected);  // same configs in the same order
+  EXPECT_EQ(e.rejected_by, rejected);
+  EXPECT_EQ(e.rejected_by, (std::vector<std::uint64_t>{72, 192, 104, 2}));
+  EXPECT_EQ(e.rejected(), 370u);
+}
+
+TEST(SpaceEnumerate, IsDeterministic) {
+  Space s = load_space(kGoodSmall);
+  Enumeration a = enumerate(s);
+  Enumeration b = enumerate(load_space(kGoodSmall));
+  EXPECT_EQ(a.configs, b.configs);
+  EXPECT_EQ(a.rejected_by, b.rejected_by);
+  ASSERT_GE(a.configs.size(), 2u);
+  EXPECT_EQ(a.configs.front(), config(32, 32, 16, 16, 16, 1, "sync"));
+  EXPECT_EQ(a.configs.back(), config(128, 64, 32, 32, 32, 2, "cp_async"));
+}
+
+TEST(SpaceEnumerate, FollowsDeclarationOrderNotNameOrder) {
+  // Z is declared first, so it varies slowest; list values keep their listed order.
+  Space s = parse_space(R"({"family": "t", "shapes": [{"M": 1, "N": 1, "K": 1}],
+    "parameters": {"Z": {"values": [2, 1]}, "A": {"values": ["y", "x"]}, "M": {"range": [0, 4, 3]}}})",
+                        "inline");
+  Enumeration e = enumerate(s);
+  std::vector<Params> expected;
+  for (std::int64_t z : {2, 1})
+    for (const char* a : {"y", "x"})
+      for (std::int64_t m : {0, 3}) expected.push_back(Params{{"Z", z}, {"A", std::string(a)}, {"M", m}});
+  EXPECT_EQ(e.configs, expected);
+  EXPECT_EQ(e.total, 8u);
+  EXPECT_TRUE(e.rejected_by.empty());
+}
+
+TEST(SpaceEnumerate, DerivedValuesFeedConstraintsButAreNotReturned) {
+  Space s = parse_space(R"({"family": "t", "shapes": [{"M": 1, "N": 1, "K": 1}],
+    "parameters": {"A": {"pow2": [1, 8]}, "B": {"range": [1, 3]}},
+    "derived": {"P": "A * B", "Q": "P + 1"},
+    "constraints": ["Q % 2 == 1", "P >= 4"]})",
+                        "inline");
+  Enumeration e = enumerate(s);
+  std::vector<Params> expected;
+  std::vector<std::uint64_t> rejected(2, 0);
+  for (std::int64_t a : {1, 2, 4, 8})
+    for (std::int64_t b : {1, 2, 3}) {
+      std::int64_t p = a * b;
+      if ((p + 1) % 2 != 1) {
+        ++rejected[0];
+      } else if (p < 4) {
+        ++rejected[1];
+      } else {
+        expected.push_back(Params{{"A", a}, {"B", b}});
+      }
+    }
+  EXPECT_EQ(e.configs, expected);
+  EXPECT_EQ(e.rejected_by, rejected);
+  EXPECT_EQ(e.rejected_by, (std::vector<std::uint64_t>{2, 2}));
+  for (const Params& p : e.configs) EXPECT_EQ(p.size(), 2u);
+}
+
+TEST(SpaceEnumerate, FailingConstraintNamesTheFirstOneThatFails) {
+  Space s = load_space(kGoodSmall);
+  EXPECT_EQ(failing_constraint(s, config(64, 64, 32, 32, 32, 2, "cp_async")), std::nullopt);
+  EXPECT_EQ(failing_constraint(s, config(48, 64, 32, 32, 32, 2, "sync")), "BM % WM == 0");
+  EXPECT_EQ(failing_constraint(s, config(64, 64, 32, 32, 32, 2, "sync")), "LOAD == \"cp_async\" || STAGES == 1");
+  EXPECT_EQ(failing_constraint(s, config(128, 128, 32, 32, 32, 3, "cp_async")), "THREADS <= MAX_THREADS");
+  EXPECT_EQ(failing_constraint(s, config(128, 64, 32, 32, 32, 3, "cp_async")), "SMEM_BYTES <= SMEM_LIMIT");
+  // Values outside the domains are fine: named points use them.
+  EXPECT_EQ(failing_constraint(s, config(16, 16, 16, 16, 16, 1, "direct")), std::nullopt);
+}
+
+TEST(SpaceEnumerate, FailingConstraintRejectsIncompleteOrMistypedParams) {
+  Space s = load_space(kGoodSmall);
+  Params missing = config(64, 64, 32, 32, 32, 2, "cp_async");
+  missing.erase("WN");
+  EXPECT_THROW(failing_constraint(s, missing), Error);
+  Params mistyped = config(64, 64, 32, 32, 32, 2, "cp_async");
+  mistyped["BM"] = std::string("64");
+  try {
+    failing_constraint(s, mistyped);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "parameter BM must be an integer, got \"64\"");
+  }
+  EXPECT_EQ(describe_config(s, missing), "BM=64 BN=64 BK=32 WM=32 WN=? STAGES=2 LOAD=\"cp_async\"");
+}
+
+TEST(SpaceEnumerate, RefusesProductsOverTheLimit) {
+  Space s = load_space(kGoodSmall);
+  EXPECT_EQ(product_size(s), 576u);
+  // 4 * 3 * 2 * 2 * 2 * 3 * 2 = 576; widen two domains to 576 / 4 / 3 * 3000 * 2000 = 288 000 000 configs.
+  s.parameters[0].domain.assign(3000, Value{std::int64_t{64}});
+  s.parameters[1].domain.assign(2000, Value{std::int64_t{64}});
+  EXPECT_EQ(product_size(s), 288000000u);
+  try {
+    enumerate(s);
+    FAIL() << "no error";
+  } catch (const SpaceError& e) {
+    EXPECT_EQ(e.json_path(), "/parameters");
+    EXPECT_EQ(e.line(), 10);
+    EXPECT_EQ(e.column(), 17);
+    EXPECT_EQ(e.message(),
+              "the space has 288000000 configs (3000 x 2000 x 2 x 2 x 2 x 3 x 2), more than the limit of 10000000; "
+              "narrow the domains");
+  }
+  for (int i = 0; i < 7; ++i) s.parameters[i % 7].domain.resize(1u << 12, Value{std::int64_t{1}});
+  EXPECT_EQ(product_size(s), UINT64_MAX);  // saturates
+  EXPECT_THROW(check_product_size(s), SpaceError);
+}
+
+TEST(SpaceEnumerate, EvaluationErrorsNameTheConfig) {
+  try {
+    parse_space(R"({"family": "t", "shapes": [{"M": 1, "N": 1, "K": 1}],
+      "parameters": {"BM": {"values": [64]}, "WM": {"range": [0, 2]}},
+      "derived": {"RATIO": "BM / WM"}})",
+                "inline");
+    FAIL() << "no error";
+  } catch (const SpaceError& e) {
+    EXPECT_EQ(e.json_path(), "/derived/RATIO");
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.column(), 28);
+    EXPECT_EQ(e.message(), "derived RATIO = \"BM / WM\": division by zero (at character 4) for config BM=64 WM=0");
+  }
+}
+
+TEST(SpaceEnumerate, AnEmptySpaceIsReportedPerConstraint) {
+  Space s = parse_space(R"({"family": "t", "shapes": [{"M": 1, "N": 1, "K": 1}],
+      "parameters": {"A": {"range": [1, 10]}}, "constraints": ["A > 2", "A < 8"]})",
+                        "inline");
+  s.constraints.push_back(s.constraints[0]);
+  s.constraints[2] = Constraint{Expr::parse("A > 20", s.symbols()), "/constraints/2"};
+  Enumeration all = enumerate(s);
+  EXPECT_TRUE(all.configs.empty());
+  EXPECT_EQ(all.rejected_by, (std::vector<std::uint64_t>{2, 3, 5}));
+  try {
+    check_satisfiable(s);
+    FAIL() << "no error";
+  } catch (const SpaceError& e) {
+    EXPECT_EQ(e.json_path(), "/constraints");
+    EXPECT_EQ(e.message(), "no config satisfies every constraint; of the 10 configs, \"A > 20\" rejects the most (10); "
+                           "configs failing each constraint: \"A > 2\": 2, \"A < 8\": 3, \"A > 20\": 10");
+  }
+}
+
+}  // namespace
+}  // namespace mpgemm
