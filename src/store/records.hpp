@@ -1,0 +1,103 @@
+#pragma once
+// What the store writes and reads back: plain structs, one per table. The shared layer types (Candidate,
+// CompileResult, TimingStats, Measurement) are reused where they fit; "Stored*" adds what the database assigns.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/records.hpp"
+#include "common/types.hpp"
+#include "common/version.hpp"
+
+namespace mpgemm {
+
+// Where a run happened and how it was started (table runs).
+struct RunInfo {
+  std::string tool_version = mpgemm::tool_version();
+  std::string git_sha = mpgemm::git_sha();
+  std::vector<std::string> argv;               // the command line, argv[0] first
+  std::string mode = "gpu";                    // "compile-only", "gpu" or "replay"
+  std::optional<std::string> space_path;       // search-space file as given
+  std::optional<std::string> space_hash;       // hash of its content
+  std::optional<std::string> hostname;
+  std::optional<std::string> device_name;      // e.g. "NVIDIA H200"; none without a GPU
+  std::optional<std::string> device_cc;        // e.g. "sm_90"
+  std::optional<std::int64_t> sm_count;        // multiprocessors
+  std::optional<std::string> driver_version;
+  std::optional<std::string> runtime_version;
+  std::optional<std::string> nvrtc_version;
+  std::optional<std::string> cublas_version;
+  std::optional<std::string> notes;
+};
+
+struct StoredRun : RunInfo {
+  std::int64_t id = 0;
+  std::string started_at;                // UTC, ISO-8601
+  std::optional<std::string> ended_at;   // UTC, ISO-8601; none while running or after a crash
+  std::string status;                    // "running", "finished", "interrupted" or "failed"
+};
+
+struct StoredConfig {
+  std::int64_t id = 0;
+  Candidate candidate;
+  std::string source_hash;
+  std::string created_at;
+};
+
+// A compilation as recorded: CompileResult without the cubin and lowered name, which are not stored.
+struct StoredCompilation {
+  std::int64_t id = 0;
+  std::int64_t config_id = 0;
+  std::int64_t run_id = 0;  // the run that compiled it first
+  Arch arch;
+  std::string compile_key;
+  Status status = Status::compile_failed;  // ok or compile_failed
+  int registers = -1;                      // per thread; -1 when unknown
+  int shared_bytes = -1;                   // static shared memory per block (bytes); -1 when unknown
+  int spill_store_bytes = -1;              // bytes; -1 when unknown
+  int spill_load_bytes = -1;               // bytes; -1 when unknown
+  int stack_bytes = -1;                    // per thread (bytes); -1 when unknown
+  double compile_ms = 0;                   // ms
+  std::string log;
+  std::string created_at;
+};
+
+// One cuBLAS reference timing (table cublas_timings).
+struct CublasRecord {
+  std::string device_name;
+  std::string device_cc;  // e.g. "sm_90"
+  Shape shape;
+  TimingStats timing;
+  double sm_clock_mhz = 0;  // MHz; 0 when unknown
+};
+
+struct StoredCublas : CublasRecord {
+  std::int64_t id = 0;
+  std::int64_t run_id = 0;
+  double tflops = 0;  // computed by the store from shape and median (TFLOP/s)
+  std::string created_at;
+};
+
+// One candidate's outcome on one shape (table measurements).
+struct MeasurementRecord {
+  std::int64_t run_id = 0;
+  std::int64_t config_id = 0;
+  std::optional<std::int64_t> compilation_id;  // none when nothing was compiled (constraint_rejected)
+  std::string result_key;                      // unique: recording the same key twice keeps the first
+  std::string device_name;
+  std::string device_cc;  // e.g. "sm_90"
+  Arch arch;              // compiled for
+  Shape shape;
+  Measurement measurement;
+  std::optional<std::int64_t> cublas_id;     // the reference timing compared against
+  std::optional<double> ratio_to_cublas;     // cuBLAS median / ours: > 1 means faster than cuBLAS
+};
+
+struct StoredMeasurement : MeasurementRecord {
+  std::int64_t id = 0;
+  std::optional<double> tflops;  // computed by the store when timed (TFLOP/s)
+  std::string created_at;
+};
+
+}  // namespace mpgemm

@@ -1,0 +1,164 @@
+// The results database's schema. The SQL comments are the column documentation: `mpgemm-query --schema` prints
+// this text and SQLite keeps it in sqlite_schema, so `.schema` in the sqlite3 shell shows it too.
+// Tables are STRICT (SQLite >= 3.37) so a value of the wrong type is refused instead of stored.
+#include "store/schema.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace mpgemm {
+
+namespace {
+
+constexpr std::string_view kVersion1 = R"sql(
+-- One invocation of a tool that records results (mpgemm-tune).
+CREATE TABLE runs (
+  id              INTEGER PRIMARY KEY,
+  started_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),  -- UTC, ISO-8601
+  ended_at        TEXT,     -- UTC, ISO-8601; NULL while running or when the process died
+  status          TEXT NOT NULL DEFAULT 'running'
+                  CHECK (status IN ('running', 'finished', 'interrupted', 'failed')),
+  tool_version    TEXT NOT NULL,  -- mpgemm version, e.g. '0.1.0'
+  git_sha         TEXT NOT NULL,  -- mpgemm's build checkout, '-dirty' suffix when it had local changes
+  argv            TEXT NOT NULL CHECK (json_valid(argv) AND json_type(argv) = 'array'),  -- JSON array of strings
+  mode            TEXT NOT NULL CHECK (mode IN ('compile-only', 'gpu', 'replay')),
+  space_path      TEXT,     -- search-space file as given on the command line
+  space_hash      TEXT,     -- hash of the search-space file's content
+  hostname        TEXT,
+  device_name     TEXT,     -- e.g. 'NVIDIA H200'; NULL when no GPU was used
+  device_cc       TEXT,     -- compute capability, e.g. 'sm_90'
+  sm_count        INTEGER,  -- multiprocessors on the device
+  driver_version  TEXT,     -- CUDA driver version, e.g. '13.0'
+  runtime_version TEXT,     -- CUDA runtime version
+  nvrtc_version   TEXT,
+  cublas_version  TEXT,
+  notes           TEXT      -- free text from the user
+) STRICT;
+
+-- A kernel configuration: one point of a family's search space. Shared by every run that meets it.
+CREATE TABLE configs (
+  id          INTEGER PRIMARY KEY,
+  family      TEXT NOT NULL,  -- kernel family, e.g. 'wmma'
+  name        TEXT NOT NULL,  -- procedural name built from every parameter, e.g. 'wmma_cp_async_bm128_bn64_bk32_s2'
+  params      TEXT NOT NULL CHECK (json_valid(params) AND json_type(params) = 'object'),  -- {"BM": 128, ...}
+  source_hash TEXT NOT NULL,  -- hash of the generated kernel source: a changed kernel is a new config row
+  alias       TEXT,           -- the space's name for a named point, e.g. 'wmma_cp_async'; NULL otherwise
+  created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (family, name, source_hash)
+) STRICT;
+CREATE INDEX configs_by_name ON configs (name);
+
+-- One NVRTC compilation of a config for an arch, with ptxas's resource report. Resource columns are NULL when
+-- the report did not say.
+CREATE TABLE compilations (
+  id                INTEGER PRIMARY KEY,
+  config_id         INTEGER NOT NULL REFERENCES configs (id),
+  run_id            INTEGER NOT NULL REFERENCES runs (id),  -- the run that compiled it first
+  arch              TEXT NOT NULL,     -- target, e.g. 'sm_90a'
+  compile_key       TEXT NOT NULL,     -- hash of source, NVRTC options, arch and NVRTC version
+  status            TEXT NOT NULL CHECK (status IN ('ok', 'compile_failed')),
+  registers         INTEGER,           -- per thread
+  shared_bytes      INTEGER,           -- static shared memory per block (bytes)
+  spill_store_bytes INTEGER,           -- bytes
+  spill_load_bytes  INTEGER,           -- bytes
+  stack_bytes       INTEGER,           -- stack frame per thread (bytes)
+  compile_ms        REAL NOT NULL,     -- wall time of the NVRTC compile and cubin fetch (ms)
+  log               TEXT NOT NULL,     -- NVRTC program log: the ptxas -v report or the errors
+  created_at        TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (config_id, arch, compile_key)
+) STRICT;
+CREATE INDEX compilations_by_run ON compilations (run_id);
+
+-- cuBLAS (the reference) timed on one shape: what measurements are compared against.
+CREATE TABLE cublas_timings (
+  id           INTEGER PRIMARY KEY,
+  run_id       INTEGER NOT NULL REFERENCES runs (id),
+  device_name  TEXT NOT NULL,
+  device_cc    TEXT NOT NULL,        -- e.g. 'sm_90'
+  M            INTEGER NOT NULL CHECK (M > 0),  -- rows of A and C
+  N            INTEGER NOT NULL CHECK (N > 0),  -- columns of B and C
+  K            INTEGER NOT NULL CHECK (K > 0),  -- columns of A, rows of B
+  median_ms    REAL NOT NULL,        -- per launch (ms)
+  min_ms       REAL NOT NULL,        -- per launch (ms)
+  max_ms       REAL NOT NULL,        -- per launch (ms)
+  warmup       INTEGER NOT NULL,     -- launches before timing
+  runs         INTEGER NOT NULL,     -- timed batches
+  iters        INTEGER NOT NULL,     -- launches per batch
+  tflops       REAL,                 -- 2*M*N*K / median time (TFLOP/s)
+  sm_clock_mhz REAL,                 -- SM clock read while timing (MHz); NULL when unknown
+  created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT;
+CREATE INDEX cublas_timings_by_run ON cublas_timings (run_id);
+CREATE INDEX cublas_timings_by_shape ON cublas_timings (device_name, M, N, K);
+
+-- The outcome of one candidate on one shape on one device. Timing columns are NULL unless the kernel was timed
+-- (status 'ok'); error columns are NULL unless its output was compared with cuBLAS.
+CREATE TABLE measurements (
+  id              INTEGER PRIMARY KEY,
+  run_id          INTEGER NOT NULL REFERENCES runs (id),
+  config_id       INTEGER NOT NULL REFERENCES configs (id),
+  compilation_id  INTEGER REFERENCES compilations (id),  -- NULL when nothing was compiled (constraint_rejected)
+  result_key      TEXT NOT NULL UNIQUE,  -- hash of what determines the result: a resumed run skips known keys
+  device_name     TEXT NOT NULL,         -- e.g. 'NVIDIA H200'
+  device_cc       TEXT NOT NULL,         -- e.g. 'sm_90'
+  arch            TEXT NOT NULL,         -- compiled for, e.g. 'sm_90a'
+  M               INTEGER NOT NULL CHECK (M > 0),
+  N               INTEGER NOT NULL CHECK (N > 0),
+  K               INTEGER NOT NULL CHECK (K > 0),
+  status          TEXT NOT NULL CHECK (status IN ('ok', 'compile_failed', 'resources_exceeded', 'launch_failed',
+                                                  'runtime_fault', 'timeout', 'incorrect', 'constraint_rejected')),
+  median_ms       REAL CHECK (status <> 'ok' OR median_ms IS NOT NULL),  -- per launch (ms)
+  min_ms          REAL,     -- per launch (ms)
+  max_ms          REAL,     -- per launch (ms)
+  warmup          INTEGER,  -- launches before timing
+  runs            INTEGER,  -- timed batches
+  iters           INTEGER,  -- launches per batch
+  tflops          REAL,     -- 2*M*N*K / median time (TFLOP/s)
+  max_abs_err     REAL,     -- max |c - ref|
+  max_rel_err     REAL,     -- max |c - ref| / |ref| over ref != 0
+  bad_count       INTEGER,  -- elements outside atol + rtol*|ref| (NaN included)
+  nan_count       INTEGER,  -- elements that are NaN or Inf
+  atol            REAL,     -- absolute tolerance used
+  rtol            REAL,     -- relative tolerance used
+  cublas_id       INTEGER REFERENCES cublas_timings (id),  -- the reference timing compared against
+  ratio_to_cublas REAL,     -- cuBLAS median / this median: > 1 means faster than cuBLAS
+  sm_clock_mhz    REAL,     -- SM clock read while timing (MHz); NULL when unknown
+  message         TEXT NOT NULL DEFAULT '',  -- what happened, for every status other than 'ok'
+  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT;
+CREATE INDEX measurements_by_run ON measurements (run_id);
+CREATE INDEX measurements_by_config ON measurements (config_id, arch, M, N, K);
+CREATE INDEX measurements_ok_by_shape ON measurements (device_name, arch, M, N, K, median_ms) WHERE status = 'ok';
+
+-- For each (device, arch, shape): the fastest 'ok' measurement (lowest median; ties to the lowest id).
+CREATE VIEW best AS
+SELECT m.device_name, m.device_cc, m.arch, m.M, m.N, m.K,
+       c.family, c.name AS config_name, c.alias, c.params,
+       m.median_ms, m.tflops, m.ratio_to_cublas,
+       m.id AS measurement_id, m.config_id, m.run_id, m.created_at
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, arch, M, N, K ORDER BY median_ms, id) AS place
+      FROM measurements WHERE status = 'ok') AS m
+JOIN configs AS c ON c.id = m.config_id
+WHERE m.place = 1;
+)sql";
+
+constexpr std::array kMigrations{
+    store_detail::Migration{1, kVersion1},
+};
+
+}  // namespace
+
+int schema_version() { return kMigrations.back().version; }
+
+std::string schema_sql() {
+  std::string text;
+  for (const auto& m : kMigrations) text += fmt::format("-- schema version {}\n{}\n", m.version, m.sql);
+  return text;
+}
+
+namespace store_detail {
+std::span<const Migration> migrations() { return kMigrations; }
+}  // namespace store_detail
+
+}  // namespace mpgemm

@@ -1,0 +1,167 @@
+// Opening a results database: identity checks before anything is written, connection settings, migrations.
+#include "store/store.hpp"
+
+#include <chrono>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "store/schema.hpp"
+#include "store/store_impl.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+// Several mpgemm-tune processes may share a database; a writer waits this long for another's transaction.
+constexpr int kBusyTimeoutMs = 10'000;
+
+// What the file says about itself, read without writing anything.
+struct Identity {
+  std::int64_t application_id = 0;
+  std::int64_t user_version = 0;
+  std::int64_t objects = 0;  // tables, indexes, views, triggers
+};
+
+// One statement, so one snapshot: read piecemeal, another process's migration could commit in between.
+Identity read_identity(const sqlite::Connection& c) {
+  sqlite::Statement s(c,
+                      "SELECT (SELECT application_id FROM pragma_application_id), "
+                      "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)",
+                      "reading the database header");
+  if (!s.step()) return Identity{};
+  return Identity{s.int64(0), s.int64(1), s.int64(2)};
+}
+
+// Throws unless the file holds our schema at a version this build can use in `mode`, or is an empty database
+// that read_write may initialize.
+void check_identity(const store_detail::State& s, const Identity& id) {
+  const int supported = schema_version();
+  if (id.application_id == kStoreApplicationId) {
+    if (id.user_version > supported)
+      throw StoreError(s.conn.path, SQLITE_ERROR,
+                       fmt::format("database schema version {} is newer than this mpgemm supports ({}); upgrade mpgemm",
+                                   id.user_version, supported));
+    if (s.mode == Store::Mode::read_only && id.user_version < supported)
+      throw StoreError(s.conn.path, SQLITE_READONLY,
+                       fmt::format("database schema version {} is older than this mpgemm's ({}) and a read-only open "
+                                   "cannot migrate it; open it read-write once (e.g. with mpgemm-tune)",
+                                   id.user_version, supported));
+    return;
+  }
+  const bool empty = id.application_id == 0 && id.user_version == 0 && id.objects == 0;
+  if (empty && s.mode == Store::Mode::read_write) return;
+  throw StoreError(s.conn.path, SQLITE_NOTADB,
+                   empty ? std::string("file is not an mpgemm results database (an empty SQLite database)")
+                         : fmt::format("file is not an mpgemm results database (SQLite application_id {:#x}, "
+                                       "user_version {}, {} schema objects)",
+                                       id.application_id, id.user_version, id.objects));
+}
+
+// WAL lets readers work while a writer commits. Changing the journal mode needs a moment with no other
+// connection in a transaction, which the busy handler does not always wait for, so retry up to the timeout.
+void use_wal(const sqlite::Connection& c) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    try {
+      sqlite::Statement s(c, "PRAGMA journal_mode = WAL", "switching to the WAL journal");
+      s.run();
+      return;
+    } catch (const StoreError& e) {
+      if ((e.code() & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// Applies every migration newer than the file's version in one transaction. The identity is read again under
+// the write lock: another process may have initialized or migrated the file since it was opened.
+void migrate(const store_detail::State& s) {
+  sqlite::Transaction tx(s.conn, "migrating the database schema");
+  const Identity id = read_identity(s.conn);
+  check_identity(s, id);
+  for (const auto& m : store_detail::migrations()) {
+    if (m.version <= id.user_version) continue;
+    sqlite::exec(s.conn, std::string(m.sql).c_str(),
+                 fmt::format("migrating the database schema to version {}", m.version));
+  }
+  sqlite::exec(s.conn, fmt::format("PRAGMA application_id = {}", kStoreApplicationId).c_str(),
+               "setting the application id");
+  sqlite::exec(s.conn, fmt::format("PRAGMA user_version = {}", schema_version()).c_str(),
+               "setting the schema version");
+  tx.commit();
+}
+
+}  // namespace
+
+void store_detail::State::require_writable(std::string_view doing) const {
+  if (mode == Store::Mode::read_only)
+    throw StoreError(conn.path, SQLITE_READONLY,
+                     fmt::format("database is read-only: it was opened read-only (while {})", doing));
+}
+
+void store_detail::State::bad_row(std::string detail) const {
+  throw StoreError(conn.path, SQLITE_CORRUPT, fmt::format("unexpected content: {}", detail));
+}
+
+std::optional<double> tflops_of(const Shape& shape, double median_ms) {
+  if (!(median_ms > 0)) return std::nullopt;
+  return shape.flops() / (median_ms * 1e9);
+}
+
+Store Store::open(const std::filesystem::path& path, Mode mode) {
+  auto state = std::make_unique<store_detail::State>();
+  state->path = path;
+  state->mode = mode;
+  state->conn.path = path.string();
+  int flags = 0;
+  if (mode == Mode::read_write) {
+    std::error_code ec;
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec)
+      throw StoreError(state->conn.path, SQLITE_CANTOPEN,
+                       fmt::format("cannot create the folder {}: {}", path.parent_path().string(), ec.message()));
+    flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  } else {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      throw StoreError(state->conn.path, SQLITE_CANTOPEN, "no such file (a read-only open never creates one)");
+    flags = SQLITE_OPEN_READONLY;
+  }
+  const int rc = sqlite3_open_v2(state->conn.path.c_str(), &state->conn.db, flags, nullptr);
+  if (rc != SQLITE_OK) sqlite::fail(state->conn, rc, "opening the database");
+  sqlite3_extended_result_codes(state->conn.db, 1);
+  sqlite3_busy_timeout(state->conn.db, kBusyTimeoutMs);
+
+  // SQLite quietly opens a file it may not write read-only; say so now rather than at the first write.
+  if (mode == Mode::read_write && sqlite3_db_readonly(state->conn.db, "main") == 1)
+    throw StoreError(state->conn.path, SQLITE_READONLY,
+                     "database is read-only: the file or its folder is not writable (a query can open it read-only)");
+  const Identity id = read_identity(state->conn);
+  check_identity(*state, id);  // before anything below writes to the file
+  if (mode == Mode::read_write) {
+    use_wal(state->conn);
+    sqlite::exec(state->conn, "PRAGMA synchronous = NORMAL", "setting synchronous = NORMAL");
+  }
+  sqlite::exec(state->conn, "PRAGMA foreign_keys = ON", "enabling foreign keys");
+  if (mode == Mode::read_only) sqlite::exec(state->conn, "PRAGMA query_only = ON", "making the connection read-only");
+  if (mode == Mode::read_write && id.user_version < schema_version()) migrate(*state);
+  return Store(std::move(state));
+}
+
+Store::Store(std::unique_ptr<store_detail::State> state) : state_(std::move(state)) {}
+Store::Store(Store&& other) noexcept = default;
+Store& Store::operator=(Store&& other) noexcept = default;
+Store::~Store() = default;
+
+store_detail::State& Store::state() const {
+  if (!state_) throw Error("use of a moved-from Store");
+  return *state_;
+}
+
+const std::filesystem::path& Store::path() const { return state().path; }
+Store::Mode Store::mode() const { return state().mode; }
+
+}  // namespace mpgemm

@@ -1,0 +1,86 @@
+#pragma once
+// The SQLite results database (default results/results.db). One Store is one connection; several processes may
+// share a file: writes are short BEGIN IMMEDIATE transactions and a busy connection waits up to 10 s.
+// A Store is used from one thread at a time; give each thread its own.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "common/records.hpp"
+#include "common/types.hpp"
+#include "report/table.hpp"
+#include "store/records.hpp"
+
+namespace mpgemm {
+
+namespace store_detail {
+struct State;  // the connection and its settings; defined in src/store/store_impl.hpp
+}  // namespace store_detail
+
+class Store {
+ public:
+  enum class Mode {
+    read_write,  // creates the file and its folder, initializes or migrates the schema
+    read_only,   // never writes; refuses a file without the current schema
+  };
+
+  // Throws StoreError when the file cannot be opened, is not an mpgemm results database (left untouched), or
+  // has a newer schema than this build supports.
+  static Store open(const std::filesystem::path& path, Mode mode);
+
+  Store(Store&& other) noexcept;
+  Store& operator=(Store&& other) noexcept;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  const std::filesystem::path& path() const;
+  Mode mode() const;
+
+  // Runs. begin_run stores status "running" and started_at now; end_run sets the final status
+  // ("finished", "interrupted" or "failed") and ended_at now.
+  std::int64_t begin_run(const RunInfo& info);
+  void end_run(std::int64_t run_id, std::string_view status);
+  std::optional<StoredRun> find_run(std::int64_t run_id) const;
+
+  // Configs are keyed by (family, name, source_hash); returns the existing id when present, and sets its alias
+  // if it had none.
+  std::int64_t upsert_config(const Candidate& candidate, std::string_view source_hash);
+  std::optional<StoredConfig> find_config(std::int64_t config_id) const;
+
+  // Compilations are keyed by (config_id, arch, compile_key); recording a known key returns the existing id.
+  std::optional<StoredCompilation> find_compilation(std::int64_t config_id, std::string_view arch,
+                                                    std::string_view compile_key) const;
+  std::int64_t record_compilation(std::int64_t config_id, std::int64_t run_id, const CompileResult& result);
+
+  std::int64_t record_cublas(std::int64_t run_id, const CublasRecord& record);
+  std::optional<StoredCublas> find_cublas(std::int64_t cublas_id) const;
+  // The most recent cuBLAS timing of this shape on this device.
+  std::optional<StoredCublas> find_latest_cublas(std::string_view device_name, const Shape& shape) const;
+
+  // Measurements are keyed by result_key; recording a known key is a no-op returning the existing id.
+  bool has_measurement(std::string_view result_key) const;
+  std::optional<StoredMeasurement> find_measurement(std::string_view result_key) const;
+  std::int64_t record_measurement(const MeasurementRecord& record);
+  // The most recent measurement of the config named `config_name` for `arch` on `shape` (replay backend).
+  std::optional<StoredMeasurement> find_measurement_by_config(std::string_view config_name, std::string_view arch,
+                                                              const Shape& shape) const;
+
+  // Canned queries for mpgemm-query: runs, configs, compilations, failures, best, measurements.
+  static std::span<const std::string_view> query_names();
+  // Throws mpgemm::Error listing the valid names for an unknown one.
+  report::Table query_named(std::string_view what) const;
+  // One read-only SELECT from the user. Needs a Store opened read_only; refuses (mpgemm::Error) anything that
+  // writes, ATTACH/DETACH, setting pragmas, and more than one statement.
+  report::Table query_sql(std::string_view sql) const;
+
+ private:
+  explicit Store(std::unique_ptr<store_detail::State> state);
+  store_detail::State& state() const;  // throws mpgemm::Error on a moved-from Store
+  std::unique_ptr<store_detail::State> state_;
+};
+
+}  // namespace mpgemm

@@ -1,0 +1,35 @@
+#pragma once
+// Store's state (the connection and its settings), shared by the store_*.cpp files that implement its parts.
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "store/sqlite.hpp"
+#include "store/store.hpp"
+
+namespace mpgemm {
+
+namespace store_detail {
+
+struct State {
+  sqlite::Connection conn;
+  std::filesystem::path path;
+  Store::Mode mode = Store::Mode::read_only;
+
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State() { sqlite3_close_v2(conn.db); }  // never throws; every Statement is already finalized (scoped)
+
+  // Throws StoreError (SQLITE_READONLY) on a read-only Store; `doing` says what was attempted.
+  void require_writable(std::string_view doing) const;
+  // Throws StoreError for a row the schema should have made impossible (unknown status, malformed JSON).
+  [[noreturn]] void bad_row(std::string detail) const;
+};
+
+}  // namespace store_detail
+
+// 2*M*N*K / median in TFLOP/s; none without a positive median.
+std::optional<double> tflops_of(const Shape& shape, double median_ms);
+
+}  // namespace mpgemm

@@ -1,0 +1,166 @@
+// Read-only queries for mpgemm-query: canned views of the database, and one user SELECT that is refused
+// unless it provably only reads.
+#include <array>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "store/store_impl.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+// Text columns of canned queries stay one line and short: logs and messages are excerpts.
+#define MPGEMM_EXCERPT(col) "substr(replace(replace(" col ", char(13), ''), char(10), ' '), 1, 160)"
+
+struct NamedQuery {
+  std::string_view name;
+  const char* sql;
+};
+
+constexpr std::array<NamedQuery, 6> kQueries{{
+    {"runs",
+     "SELECT r.id, r.started_at, r.ended_at, r.status, r.mode, r.device_name, r.device_cc, r.tool_version, "
+     "r.git_sha, (SELECT count(*) FROM compilations WHERE run_id = r.id) AS compilations, "
+     "(SELECT count(*) FROM measurements WHERE run_id = r.id) AS measurements, "
+     "(SELECT count(*) FROM measurements WHERE run_id = r.id AND status = 'ok') AS ok "
+     "FROM runs AS r ORDER BY r.id"},
+    // One row per config and arch it was compiled for, with the resources of its latest compilation there.
+    {"configs",
+     "SELECT c.id, c.family, c.name, c.alias, cp.arch, cp.status AS compile_status, cp.registers, "
+     "cp.shared_bytes, cp.spill_store_bytes, cp.spill_load_bytes, c.source_hash, c.params "
+     "FROM configs AS c LEFT JOIN compilations AS cp ON cp.config_id = c.id AND cp.id = "
+     "(SELECT max(id) FROM compilations WHERE config_id = c.id AND arch = cp.arch) "
+     "ORDER BY c.id, cp.arch"},
+    {"compilations",
+     "SELECT cp.id, cp.run_id, c.name AS config, cp.arch, cp.status, cp.registers, cp.shared_bytes, "
+     "cp.spill_store_bytes, cp.spill_load_bytes, cp.stack_bytes, cp.compile_ms, cp.compile_key, cp.created_at "
+     "FROM compilations AS cp JOIN configs AS c ON c.id = cp.config_id ORDER BY cp.id"},
+    {"failures",
+     "SELECT * FROM ("
+     "SELECT 'compile' AS stage, cp.id, cp.run_id, c.name AS config, cp.arch, NULL AS shape, cp.status, "
+     MPGEMM_EXCERPT("cp.log") " AS detail FROM compilations AS cp JOIN configs AS c ON c.id = cp.config_id "
+     "WHERE cp.status <> 'ok' "
+     "UNION ALL "
+     "SELECT 'measure', m.id, m.run_id, c.name, m.arch, m.M || 'x' || m.N || 'x' || m.K, m.status, "
+     MPGEMM_EXCERPT("m.message") " FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
+     "WHERE m.status <> 'ok') ORDER BY run_id, stage, id"},
+    {"best",
+     "SELECT device_name, arch, M, N, K, config_name, alias, median_ms, tflops, ratio_to_cublas, measurement_id, "
+     "params FROM best ORDER BY device_name, arch, M, N, K"},
+    {"measurements",
+     "SELECT m.id, m.run_id, c.name AS config, m.device_name, m.arch, m.M, m.N, m.K, m.status, m.median_ms, "
+     "m.tflops, m.ratio_to_cublas, m.max_rel_err, m.bad_count, m.sm_clock_mhz, " MPGEMM_EXCERPT("m.message")
+     " AS message FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY m.id"},
+}};
+
+#undef MPGEMM_EXCERPT
+
+constexpr std::array<std::string_view, kQueries.size()> kNames = [] {
+  std::array<std::string_view, kQueries.size()> names{};
+  for (std::size_t i = 0; i < kQueries.size(); ++i) names[i] = kQueries[i].name;
+  return names;
+}();
+
+report::Table to_table(sqlite::Statement& q) {
+  report::Table table;
+  for (int c = 0; c < q.column_count(); ++c) table.columns.emplace_back(sqlite3_column_name(q.get(), c));
+  while (q.step()) {
+    std::vector<report::Cell> row;
+    for (int c = 0; c < q.column_count(); ++c) {
+      switch (sqlite3_column_type(q.get(), c)) {
+        case SQLITE_INTEGER: row.emplace_back(q.int64(c)); break;
+        case SQLITE_FLOAT: row.emplace_back(q.real(c)); break;
+        case SQLITE_TEXT: row.emplace_back(q.text(c)); break;
+        case SQLITE_BLOB: row.emplace_back(fmt::format("<{} bytes>", sqlite3_column_bytes(q.get(), c))); break;
+        default: row.emplace_back(std::monostate{}); break;
+      }
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+// Pragmas a user query may run: these only report. Any other pragma, or one of these given a value, is refused.
+bool readable_pragma(const char* name, const char* value) {
+  constexpr std::array<std::string_view, 8> kWithArgument{"table_info", "table_xinfo", "table_list",
+                                                          "index_list", "index_info", "index_xinfo",
+                                                          "foreign_key_list", "compile_options"};
+  constexpr std::array<std::string_view, 6> kNoArgument{"user_version",  "application_id", "schema_version",
+                                                        "journal_mode", "page_count",     "page_size"};
+  if (!name) return false;
+  for (auto n : kWithArgument)
+    if (n == name) return true;
+  for (auto n : kNoArgument)
+    if (n == name) return value == nullptr;
+  return false;
+}
+
+// Authorizer for user queries: reading only. ATTACH is refused here because sqlite3_stmt_readonly() counts
+// it as read-only (it changes the connection, not a file).
+int authorize_read(void*, int action, const char* arg1, const char* arg2, const char*, const char*) {
+  switch (action) {
+    case SQLITE_SELECT:
+    case SQLITE_READ:
+    case SQLITE_FUNCTION:
+    case SQLITE_RECURSIVE: return SQLITE_OK;
+    case SQLITE_PRAGMA: return readable_pragma(arg1, arg2) ? SQLITE_OK : SQLITE_DENY;
+    default: return SQLITE_DENY;
+  }
+}
+
+// Keeps the authorizer installed while preparing, whatever happens.
+class ReadOnlyAuthorizer {
+ public:
+  explicit ReadOnlyAuthorizer(sqlite3* db) : db_(db) { sqlite3_set_authorizer(db_, authorize_read, nullptr); }
+  ~ReadOnlyAuthorizer() { sqlite3_set_authorizer(db_, nullptr, nullptr); }
+  ReadOnlyAuthorizer(const ReadOnlyAuthorizer&) = delete;
+  ReadOnlyAuthorizer& operator=(const ReadOnlyAuthorizer&) = delete;
+
+ private:
+  sqlite3* db_;
+};
+
+}  // namespace
+
+std::span<const std::string_view> Store::query_names() { return kNames; }
+
+report::Table Store::query_named(std::string_view what) const {
+  auto& s = state();
+  for (const auto& q : kQueries) {
+    if (q.name != what) continue;
+    sqlite::Statement statement(s.conn, q.sql, fmt::format("running the '{}' query", what));
+    return to_table(statement);
+  }
+  std::string valid;
+  for (auto name : kNames) valid += (valid.empty() ? "" : ", ") + std::string(name);
+  throw Error(fmt::format("unknown query '{}' (valid: {})", what, valid));
+}
+
+report::Table Store::query_sql(std::string_view sql) const {
+  auto& s = state();
+  if (s.mode != Mode::read_only)
+    throw Error("a user SQL query needs the database opened read-only (Store::Mode::read_only)");
+  // The authorizer stays on while the statement runs too: SQLite checks it again if it ever re-prepares.
+  ReadOnlyAuthorizer guard(s.conn.db);
+  sqlite3_stmt* prepared = nullptr;
+  const char* tail = nullptr;
+  const int rc = sqlite3_prepare_v2(s.conn.db, sql.data(), static_cast<int>(sql.size()), &prepared, &tail);
+  if ((rc & 0xff) == SQLITE_AUTH)
+    throw Error(fmt::format("query refused: only reading is allowed ({})", sqlite3_errmsg(s.conn.db)));
+  if (rc != SQLITE_OK) sqlite::fail(s.conn, rc, "preparing the query");
+  sqlite::Statement statement(s.conn, prepared, "running the query");
+  // Anything after the first statement other than blanks, comments and semicolons is a second statement.
+  sqlite3_stmt* second = nullptr;
+  const auto rest = static_cast<int>(sql.data() + sql.size() - tail);
+  const int rc2 = sqlite3_prepare_v2(s.conn.db, tail, rest, &second, nullptr);
+  sqlite3_finalize(second);
+  if (rc2 != SQLITE_OK || second != nullptr) throw Error("query refused: only one statement is allowed");
+  if (statement.get() == nullptr) throw Error("query refused: it is empty");
+  if (!sqlite3_stmt_readonly(statement.get())) throw Error("query refused: it would modify the database");
+  return to_table(statement);
+}
+
+}  // namespace mpgemm

@@ -1,0 +1,271 @@
+// Runs, configs, compilations and cuBLAS timings. Every write is one short BEGIN IMMEDIATE transaction.
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "store/store_impl.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kRunStatuses{"running", "finished", "interrupted", "failed"};
+constexpr std::array<std::string_view, 3> kRunModes{"compile-only", "gpu", "replay"};
+
+template <std::size_t N>
+void require_one_of(std::string_view value, const std::array<std::string_view, N>& valid, std::string_view what) {
+  if (std::find(valid.begin(), valid.end(), value) != valid.end()) return;
+  std::string list;
+  for (auto v : valid) list += (list.empty() ? "" : ", ") + std::string(v);
+  throw Error(fmt::format("unknown {} '{}' (expected one of: {})", what, value, list));
+}
+
+// ptxas figures are -1 when unknown; the database says NULL.
+std::optional<std::int64_t> known(int value) {
+  if (value < 0) return std::nullopt;
+  return value;
+}
+int or_unknown(const std::optional<std::int64_t>& value) { return value ? static_cast<int>(*value) : -1; }
+
+std::optional<double> nonzero(double value) {
+  if (value == 0) return std::nullopt;
+  return value;
+}
+
+std::int64_t last_id(const store_detail::State& s) { return sqlite3_last_insert_rowid(s.conn.db); }
+
+constexpr std::string_view kCublasColumns =
+    "id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, "
+    "sm_clock_mhz, created_at";
+
+StoredCublas read_cublas(const sqlite::Statement& q) {
+  StoredCublas c;
+  c.id = q.int64(0);
+  c.run_id = q.int64(1);
+  c.device_name = q.text(2);
+  c.device_cc = q.text(3);
+  c.shape = Shape{q.int64(4), q.int64(5), q.int64(6)};
+  c.timing = TimingStats{q.real(7), q.real(8), q.real(9), static_cast<int>(q.int64(10)),
+                         static_cast<int>(q.int64(11)), static_cast<int>(q.int64(12))};
+  c.tflops = q.opt_real(13).value_or(0);
+  c.sm_clock_mhz = q.opt_real(14).value_or(0);
+  c.created_at = q.text(15);
+  return c;
+}
+
+}  // namespace
+
+std::int64_t Store::begin_run(const RunInfo& info) {
+  auto& s = state();
+  const std::string doing = "recording the start of a run";
+  s.require_writable(doing);
+  require_one_of(info.mode, kRunModes, "run mode");
+  const std::string argv = nlohmann::json(info.argv).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  sqlite::Transaction tx(s.conn, doing);
+  sqlite::Statement(s.conn,
+                    "INSERT INTO runs (tool_version, git_sha, argv, mode, space_path, space_hash, hostname, "
+                    "device_name, device_cc, sm_count, driver_version, runtime_version, nvrtc_version, "
+                    "cublas_version, notes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                    doing)
+      .bind(info.tool_version, info.git_sha, argv, info.mode, info.space_path, info.space_hash, info.hostname,
+            info.device_name, info.device_cc, info.sm_count, info.driver_version, info.runtime_version,
+            info.nvrtc_version, info.cublas_version, info.notes)
+      .run();
+  const std::int64_t id = last_id(s);
+  tx.commit();
+  return id;
+}
+
+void Store::end_run(std::int64_t run_id, std::string_view status) {
+  auto& s = state();
+  const std::string doing = fmt::format("recording the end of run {}", run_id);
+  s.require_writable(doing);
+  require_one_of(status, kRunStatuses, "run status");
+  sqlite::Transaction tx(s.conn, doing);
+  sqlite::Statement(s.conn,
+                    "UPDATE runs SET status = ?1, ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?2",
+                    doing)
+      .bind(status, run_id)
+      .run();
+  if (sqlite3_changes(s.conn.db) == 0)
+    throw StoreError(s.conn.path, SQLITE_NOTFOUND, fmt::format("{}: there is no run {}", doing, run_id));
+  tx.commit();
+}
+
+std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
+  auto& s = state();
+  sqlite::Statement q(s.conn,
+                      "SELECT id, started_at, ended_at, status, tool_version, git_sha, argv, mode, space_path, "
+                      "space_hash, hostname, device_name, device_cc, sm_count, driver_version, runtime_version, "
+                      "nvrtc_version, cublas_version, notes FROM runs WHERE id = ?1",
+                      fmt::format("reading run {}", run_id));
+  if (!q.bind(run_id).step()) return std::nullopt;
+  StoredRun r;
+  r.id = q.int64(0);
+  r.started_at = q.text(1);
+  r.ended_at = q.opt_text(2);
+  r.status = q.text(3);
+  r.tool_version = q.text(4);
+  r.git_sha = q.text(5);
+  try {
+    r.argv = nlohmann::json::parse(q.text(6)).get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    s.bad_row(fmt::format("run {} has a malformed argv: {}", run_id, e.what()));
+  }
+  r.mode = q.text(7);
+  r.space_path = q.opt_text(8);
+  r.space_hash = q.opt_text(9);
+  r.hostname = q.opt_text(10);
+  r.device_name = q.opt_text(11);
+  r.device_cc = q.opt_text(12);
+  r.sm_count = q.opt_int64(13);
+  r.driver_version = q.opt_text(14);
+  r.runtime_version = q.opt_text(15);
+  r.nvrtc_version = q.opt_text(16);
+  r.cublas_version = q.opt_text(17);
+  r.notes = q.opt_text(18);
+  return r;
+}
+
+std::int64_t Store::upsert_config(const Candidate& candidate, std::string_view source_hash) {
+  auto& s = state();
+  const std::string doing = fmt::format("recording config {}", candidate.name);
+  s.require_writable(doing);
+  const std::string params = to_json(candidate.params).dump();
+  sqlite::Transaction tx(s.conn, doing);
+  // A known config keeps its row; it only gains an alias when it had none.
+  sqlite::Statement(s.conn,
+                    "INSERT INTO configs (family, name, params, source_hash, alias) VALUES (?1, ?2, ?3, ?4, ?5) "
+                    "ON CONFLICT (family, name, source_hash) DO UPDATE SET alias = excluded.alias "
+                    "WHERE configs.alias IS NULL AND excluded.alias IS NOT NULL",
+                    doing)
+      .bind(candidate.family, candidate.name, params, source_hash, candidate.alias)
+      .run();
+  sqlite::Statement q(s.conn, "SELECT id FROM configs WHERE family = ?1 AND name = ?2 AND source_hash = ?3", doing);
+  if (!q.bind(candidate.family, candidate.name, source_hash).step()) s.bad_row(doing + ": the row vanished");
+  const std::int64_t id = q.int64(0);
+  q.reset();
+  tx.commit();
+  return id;
+}
+
+std::optional<StoredConfig> Store::find_config(std::int64_t config_id) const {
+  auto& s = state();
+  sqlite::Statement q(s.conn,
+                      "SELECT id, family, name, params, source_hash, alias, created_at FROM configs WHERE id = ?1",
+                      fmt::format("reading config {}", config_id));
+  if (!q.bind(config_id).step()) return std::nullopt;
+  StoredConfig c;
+  c.id = q.int64(0);
+  c.candidate.family = q.text(1);
+  c.candidate.name = q.text(2);
+  try {
+    c.candidate.params = params_from_json(nlohmann::json::parse(q.text(3)));
+  } catch (const std::exception& e) {
+    s.bad_row(fmt::format("config {} has malformed params: {}", config_id, e.what()));
+  }
+  c.source_hash = q.text(4);
+  c.candidate.alias = q.opt_text(5);
+  c.created_at = q.text(6);
+  return c;
+}
+
+std::optional<StoredCompilation> Store::find_compilation(std::int64_t config_id, std::string_view arch,
+                                                         std::string_view compile_key) const {
+  auto& s = state();
+  sqlite::Statement q(s.conn,
+                      "SELECT id, config_id, run_id, arch, compile_key, status, registers, shared_bytes, "
+                      "spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, created_at "
+                      "FROM compilations WHERE config_id = ?1 AND arch = ?2 AND compile_key = ?3",
+                      fmt::format("looking up compilation {} of config {} for {}", compile_key, config_id, arch));
+  if (!q.bind(config_id, arch, compile_key).step()) return std::nullopt;
+  StoredCompilation c;
+  c.id = q.int64(0);
+  c.config_id = q.int64(1);
+  c.run_id = q.int64(2);
+  const auto parsed_arch = Arch::parse(q.text(3));
+  const auto status = status_from_string(q.text(5));
+  if (!parsed_arch || !status)
+    s.bad_row(fmt::format("compilation {} has arch '{}' and status '{}'", c.id, q.text(3), q.text(5)));
+  c.arch = *parsed_arch;
+  c.compile_key = q.text(4);
+  c.status = *status;
+  c.registers = or_unknown(q.opt_int64(6));
+  c.shared_bytes = or_unknown(q.opt_int64(7));
+  c.spill_store_bytes = or_unknown(q.opt_int64(8));
+  c.spill_load_bytes = or_unknown(q.opt_int64(9));
+  c.stack_bytes = or_unknown(q.opt_int64(10));
+  c.compile_ms = q.real(11);
+  c.log = q.text(12);
+  c.created_at = q.text(13);
+  return c;
+}
+
+std::int64_t Store::record_compilation(std::int64_t config_id, std::int64_t run_id, const CompileResult& result) {
+  auto& s = state();
+  const std::string arch = result.arch.str();
+  const std::string doing = fmt::format("recording compilation {} of config {} for {}", result.compile_key,
+                                        config_id, arch);
+  s.require_writable(doing);
+  sqlite::Transaction tx(s.conn, doing);
+  sqlite::Statement(s.conn,
+                    "INSERT INTO compilations (config_id, run_id, arch, compile_key, status, registers, "
+                    "shared_bytes, spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+                    "ON CONFLICT (config_id, arch, compile_key) DO NOTHING",
+                    doing)
+      .bind(config_id, run_id, arch, result.compile_key, to_string(result.status), known(result.registers),
+            known(result.shared_bytes), known(result.spill_store_bytes), known(result.spill_load_bytes),
+            known(result.stack_bytes), result.compile_ms, result.log)
+      .run();
+  sqlite::Statement q(s.conn, "SELECT id FROM compilations WHERE config_id = ?1 AND arch = ?2 AND compile_key = ?3",
+                      doing);
+  if (!q.bind(config_id, arch, result.compile_key).step()) s.bad_row(doing + ": the row vanished");
+  const std::int64_t id = q.int64(0);
+  q.reset();
+  tx.commit();
+  return id;
+}
+
+std::int64_t Store::record_cublas(std::int64_t run_id, const CublasRecord& r) {
+  auto& s = state();
+  const std::string doing = fmt::format("recording the cuBLAS timing of {} on {}", r.shape.str(), r.device_name);
+  s.require_writable(doing);
+  sqlite::Transaction tx(s.conn, doing);
+  sqlite::Statement(s.conn,
+                    "INSERT INTO cublas_timings (run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
+                    "warmup, runs, iters, tflops, sm_clock_mhz) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                    doing)
+      .bind(run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.timing.median_ms,
+            r.timing.min_ms, r.timing.max_ms, r.timing.warmup, r.timing.runs, r.timing.iters,
+            tflops_of(r.shape, r.timing.median_ms), nonzero(r.sm_clock_mhz))
+      .run();
+  const std::int64_t id = last_id(s);
+  tx.commit();
+  return id;
+}
+
+std::optional<StoredCublas> Store::find_cublas(std::int64_t cublas_id) const {
+  auto& s = state();
+  sqlite::Statement q(s.conn, fmt::format("SELECT {} FROM cublas_timings WHERE id = ?1", kCublasColumns),
+                      fmt::format("reading cuBLAS timing {}", cublas_id));
+  if (!q.bind(cublas_id).step()) return std::nullopt;
+  return read_cublas(q);
+}
+
+std::optional<StoredCublas> Store::find_latest_cublas(std::string_view device_name, const Shape& shape) const {
+  auto& s = state();
+  sqlite::Statement q(s.conn,
+                      fmt::format("SELECT {} FROM cublas_timings WHERE device_name = ?1 AND M = ?2 AND N = ?3 "
+                                  "AND K = ?4 ORDER BY id DESC LIMIT 1",
+                                  kCublasColumns),
+                      fmt::format("looking up the cuBLAS timing of {} on {}", shape.str(), device_name));
+  if (!q.bind(device_name, shape.m, shape.n, shape.k).step()) return std::nullopt;
+  return read_cublas(q);
+}
+
+}  // namespace mpgemm

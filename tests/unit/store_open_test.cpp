@@ -1,0 +1,211 @@
+// Opening results databases: initialization, identity checks that leave foreign files untouched, schema
+// versions, read-only mode and error messages.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "common/error.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite.hpp"
+#include "store/store.hpp"
+
+namespace mpgemm {
+namespace {
+
+class StoreOpen : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           fmt::format("mpgemm_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Runs SQL on the file with a plain SQLite connection, bypassing the Store.
+  static void raw_exec(const std::filesystem::path& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+    sqlite3_free(error);
+    sqlite3_close(db);
+  }
+  static std::string raw_text(const std::filesystem::path& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    std::string text;
+    if (sqlite3_step(stmt) == SQLITE_ROW) text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return text;
+  }
+  static std::string bytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  // Expects open() to throw StoreError with `code` and a message containing `text`.
+  static void expect_refused(const std::filesystem::path& path, Store::Mode mode, int code, const std::string& text) {
+    try {
+      Store::open(path, mode);
+      ADD_FAILURE() << "opened " << path;
+    } catch (const StoreError& e) {
+      EXPECT_EQ(e.code() & 0xff, code) << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(StoreOpen, NewFileGetsSchemaVersionApplicationIdAndWal) {
+  const auto path = dir_ / "sub" / "folder" / "results.db";  // folders are created
+  { Store store = Store::open(path, Store::Mode::read_write); }
+  EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
+  EXPECT_EQ(raw_text(path, "PRAGMA application_id"), std::to_string(kStoreApplicationId));
+  EXPECT_EQ(raw_text(path, "PRAGMA journal_mode"), "wal");
+  for (const char* table : {"runs", "configs", "compilations", "cublas_timings", "measurements", "best"})
+    EXPECT_EQ(raw_text(path, fmt::format("SELECT name FROM sqlite_schema WHERE name = '{}'", table)), table);
+}
+
+TEST_F(StoreOpen, EmptyFileIsInitialized) {
+  const auto path = dir_ / "empty.db";
+  std::ofstream(path).close();
+  ASSERT_EQ(std::filesystem::file_size(path), 0u);
+  { Store store = Store::open(path, Store::Mode::read_write); }
+  EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
+  EXPECT_EQ(raw_text(path, "SELECT count(*) FROM measurements"), "0");
+}
+
+TEST_F(StoreOpen, ReopenKeepsDataAndIsIdempotent) {
+  const auto path = dir_ / "results.db";
+  std::int64_t run = 0;
+  {
+    Store store = Store::open(path, Store::Mode::read_write);
+    RunInfo info;
+    info.argv = {"mpgemm-tune", "--space", "configs/wmma.json"};
+    run = store.begin_run(info);
+  }
+  { Store again = Store::open(path, Store::Mode::read_write); }  // already current: no migration
+  Store reader = Store::open(path, Store::Mode::read_only);
+  const auto stored = reader.find_run(run);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->argv, (std::vector<std::string>{"mpgemm-tune", "--space", "configs/wmma.json"}));
+}
+
+TEST_F(StoreOpen, NonSqliteFileIsRefusedAndLeftAlone) {
+  const auto path = dir_ / "notes.db";
+  std::ofstream(path) << std::string(4096, 'x') << "this is not a database\n";
+  const auto before = bytes(path);
+  expect_refused(path, Store::Mode::read_write, SQLITE_NOTADB, "is not an mpgemm results database");
+  expect_refused(path, Store::Mode::read_only, SQLITE_NOTADB, "is not an mpgemm results database");
+  EXPECT_EQ(bytes(path), before);
+}
+
+TEST_F(StoreOpen, OtherApplicationsDatabaseIsRefusedAndLeftAlone) {
+  const auto other = dir_ / "other.db";
+  raw_exec(other, "PRAGMA application_id = 305419896; CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('a');");
+  const auto foreign = dir_ / "foreign.db";  // no application_id, someone else's tables
+  raw_exec(foreign, "CREATE TABLE runs (x INTEGER); INSERT INTO runs VALUES (1);");
+  for (const auto& path : {other, foreign}) {
+    const auto before = bytes(path);
+    expect_refused(path, Store::Mode::read_write, SQLITE_NOTADB, "is not an mpgemm results database");
+    expect_refused(path, Store::Mode::read_only, SQLITE_NOTADB, "is not an mpgemm results database");
+    EXPECT_EQ(bytes(path), before) << path;
+  }
+}
+
+TEST_F(StoreOpen, NewerSchemaVersionIsRefused) {
+  const auto path = dir_ / "future.db";
+  { Store store = Store::open(path, Store::Mode::read_write); }
+  raw_exec(path, "PRAGMA user_version = 99");
+  const auto before = bytes(path);
+  const auto message = fmt::format("database schema version 99 is newer than this mpgemm supports ({}); upgrade mpgemm",
+                                   schema_version());
+  expect_refused(path, Store::Mode::read_write, SQLITE_ERROR, message);
+  expect_refused(path, Store::Mode::read_only, SQLITE_ERROR, message);
+  EXPECT_EQ(bytes(path), before);
+}
+
+TEST_F(StoreOpen, ReadOnlyNeverCreatesOrWrites) {
+  const auto missing = dir_ / "missing.db";
+  expect_refused(missing, Store::Mode::read_only, SQLITE_CANTOPEN, "no such file");
+  EXPECT_FALSE(std::filesystem::exists(missing));
+  const auto empty = dir_ / "empty.db";
+  std::ofstream(empty).close();
+  expect_refused(empty, Store::Mode::read_only, SQLITE_NOTADB, "is not an mpgemm results database");
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+
+  const auto path = dir_ / "results.db";
+  { Store store = Store::open(path, Store::Mode::read_write); }
+  Store reader = Store::open(path, Store::Mode::read_only);
+  EXPECT_EQ(reader.mode(), Store::Mode::read_only);
+  try {
+    reader.begin_run(RunInfo{});
+    ADD_FAILURE() << "a read-only store wrote";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(e.code(), SQLITE_READONLY);
+    EXPECT_NE(std::string(e.what()).find("database is read-only: "), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(reader.upsert_config(Candidate{"wmma", {}, "wmma_x", {}}, "h"), StoreError);
+  EXPECT_EQ(raw_text(path, "SELECT count(*) FROM runs"), "0");
+}
+
+TEST_F(StoreOpen, MoveTransfersTheConnection) {
+  Store a = Store::open(dir_ / "a.db", Store::Mode::read_write);
+  Store b = std::move(a);
+  EXPECT_EQ(b.path(), dir_ / "a.db");
+  EXPECT_GT(b.begin_run(RunInfo{}), 0);
+  EXPECT_THROW(a.begin_run(RunInfo{}), Error);  // NOLINT(bugprone-use-after-move): moved-from use is reported
+  a = Store::open(dir_ / "c.db", Store::Mode::read_write);
+  EXPECT_EQ(a.path(), dir_ / "c.db");
+}
+
+TEST(StoreErrors, MessagesSayWhatHappened) {
+  const sqlite::Connection c{nullptr, "results/results.db"};
+  auto message = [&](int rc, std::string_view doing) {
+    try {
+      sqlite::fail(c, rc, doing);
+    } catch (const StoreError& e) {
+      EXPECT_EQ(e.code(), rc);
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(message(SQLITE_FULL, "recording measurement 0123abcd"),
+            "database results/results.db: disk full while recording measurement 0123abcd: database or disk is full "
+            "(SQLite code 13)");
+  EXPECT_EQ(message(SQLITE_READONLY, "recording a run"),
+            "database results/results.db: database is read-only: attempt to write a readonly database (while "
+            "recording a run) (SQLite code 8)");
+  EXPECT_EQ(message(SQLITE_NOTADB, "reading the database header"),
+            "database results/results.db: file is not an mpgemm results database (not an SQLite database: file is "
+            "not a database) (SQLite code 26)");
+}
+
+TEST(StoreSchema, TextDocumentsEveryTable) {
+  const std::string sql = schema_sql();
+  EXPECT_EQ(schema_version(), 1);
+  EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
+  for (const char* object : {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
+                             "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best"})
+    EXPECT_NE(sql.find(object), std::string::npos) << object;
+  const auto migrations = store_detail::migrations();
+  for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);
+}
+
+}  // namespace
+}  // namespace mpgemm

@@ -1,0 +1,182 @@
+// Writing and reading back runs, configs, compilations and cuBLAS timings; idempotent inserts.
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+#include "store/store.hpp"
+
+namespace mpgemm {
+namespace {
+
+class StoreRecords : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           fmt::format("mpgemm_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
+    std::filesystem::remove_all(dir_);
+    store_.emplace(Store::open(dir_ / "results.db", Store::Mode::read_write));
+    run_ = store_->begin_run(RunInfo{});
+  }
+  void TearDown() override {
+    store_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  std::int64_t config(const std::string& name, std::optional<std::string> alias = std::nullopt) {
+    return store_->upsert_config(Candidate{"wmma", {{"BM", std::int64_t{128}}, {"LOAD", std::string("cp_async")}},
+                                           name, std::move(alias)},
+                                 "00112233aabbccdd");
+  }
+
+  std::int64_t count(const std::string& table) {
+    const auto t = store_->query_named(table);
+    return static_cast<std::int64_t>(t.rows.size());
+  }
+
+  std::filesystem::path dir_;
+  std::optional<Store> store_;
+  std::int64_t run_ = 0;
+};
+
+TEST_F(StoreRecords, RunRoundTrip) {
+  RunInfo info;
+  info.argv = {"mpgemm-tune", "--shape", "4096x4096x4096", "naïve \"quoted\""};
+  info.mode = "replay";
+  info.space_path = "configs/wmma.json";
+  info.space_hash = "abcdef0123456789";
+  info.hostname = "node7";
+  info.device_name = "NVIDIA H200";
+  info.device_cc = "sm_90";
+  info.sm_count = 132;
+  info.driver_version = "13.0";
+  info.runtime_version = "12.9";
+  info.nvrtc_version = "12.9";
+  info.cublas_version = "12.9.1";
+  info.notes = "baseline";
+  const auto id = store_->begin_run(info);
+  auto r = store_->find_run(id);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, "running");
+  EXPECT_FALSE(r->ended_at);
+  EXPECT_EQ(r->started_at.size(), std::string("2024-05-01T12:00:00.000Z").size()) << r->started_at;
+  EXPECT_EQ(r->argv, info.argv);
+  EXPECT_EQ(r->mode, "replay");
+  EXPECT_EQ(r->tool_version, info.tool_version);
+  EXPECT_EQ(r->git_sha, info.git_sha);
+  EXPECT_EQ(r->space_path, info.space_path);
+  EXPECT_EQ(r->space_hash, info.space_hash);
+  EXPECT_EQ(r->hostname, info.hostname);
+  EXPECT_EQ(r->device_name, info.device_name);
+  EXPECT_EQ(r->device_cc, info.device_cc);
+  EXPECT_EQ(r->sm_count, info.sm_count);
+  EXPECT_EQ(r->driver_version, info.driver_version);
+  EXPECT_EQ(r->runtime_version, info.runtime_version);
+  EXPECT_EQ(r->nvrtc_version, info.nvrtc_version);
+  EXPECT_EQ(r->cublas_version, info.cublas_version);
+  EXPECT_EQ(r->notes, info.notes);
+
+  store_->end_run(id, "interrupted");
+  r = store_->find_run(id);
+  EXPECT_EQ(r->status, "interrupted");
+  EXPECT_TRUE(r->ended_at);
+  EXPECT_FALSE(store_->find_run(id + 100));
+  EXPECT_THROW(store_->end_run(id, "done"), Error);
+  EXPECT_THROW(store_->end_run(id + 100, "finished"), StoreError);
+  info.mode = "cpu";
+  EXPECT_THROW(store_->begin_run(info), Error);
+}
+
+TEST_F(StoreRecords, ConfigRoundTripIsIdempotentAndGainsAlias) {
+  const auto id = config("wmma_bm128");
+  EXPECT_EQ(config("wmma_bm128"), id);
+  EXPECT_EQ(config("wmma_bm128", "wmma_cp_async"), id);  // same row, alias added
+  EXPECT_EQ(config("wmma_bm128", "other_alias"), id);    // an alias, once set, stays
+  EXPECT_NE(config("wmma_bm64"), id);
+  const auto c = store_->find_config(id);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->candidate.family, "wmma");
+  EXPECT_EQ(c->candidate.name, "wmma_bm128");
+  EXPECT_EQ(c->candidate.alias, "wmma_cp_async");
+  EXPECT_EQ(c->candidate.params, (Params{{"BM", std::int64_t{128}}, {"LOAD", std::string("cp_async")}}));
+  EXPECT_EQ(c->source_hash, "00112233aabbccdd");
+  EXPECT_EQ(count("configs"), 2);
+}
+
+TEST_F(StoreRecords, CompilationRoundTripIsIdempotent) {
+  const auto cfg = config("wmma_bm128");
+  CompileResult result;
+  result.status = Status::ok;
+  result.arch = *Arch::parse("sm_90a");
+  result.cubin = {'\x7f', 'E', 'L', 'F'};
+  result.registers = 128;
+  result.shared_bytes = 49152;
+  result.spill_store_bytes = 0;
+  result.spill_load_bytes = 8;
+  result.stack_bytes = -1;  // unknown: stored as NULL, read back as -1
+  result.compile_ms = 812.5;
+  result.log = "ptxas info    : Used 128 registers\n";
+  result.compile_key = "feedfacecafebeef";
+  EXPECT_FALSE(store_->find_compilation(cfg, "sm_90a", "feedfacecafebeef"));
+  const auto id = store_->record_compilation(cfg, run_, result);
+  EXPECT_EQ(store_->record_compilation(cfg, run_, result), id);
+  EXPECT_EQ(count("compilations"), 1);
+  const auto c = store_->find_compilation(cfg, "sm_90a", "feedfacecafebeef");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->id, id);
+  EXPECT_EQ(c->config_id, cfg);
+  EXPECT_EQ(c->run_id, run_);
+  EXPECT_EQ(c->arch, result.arch);
+  EXPECT_EQ(c->compile_key, result.compile_key);
+  EXPECT_EQ(c->status, Status::ok);
+  EXPECT_EQ(c->registers, 128);
+  EXPECT_EQ(c->shared_bytes, 49152);
+  EXPECT_EQ(c->spill_store_bytes, 0);
+  EXPECT_EQ(c->spill_load_bytes, 8);
+  EXPECT_EQ(c->stack_bytes, -1);
+  EXPECT_EQ(c->compile_ms, 812.5);
+  EXPECT_EQ(c->log, result.log);
+  EXPECT_FALSE(store_->find_compilation(cfg, "sm_90", "feedfacecafebeef"));
+
+  CompileResult failed;
+  failed.arch = result.arch;
+  failed.compile_key = "0000000000000001";
+  failed.log = "error: identifier \"x\" is undefined";
+  const auto failed_id = store_->record_compilation(cfg, run_, failed);
+  EXPECT_NE(failed_id, id);
+  EXPECT_EQ(store_->find_compilation(cfg, "sm_90a", "0000000000000001")->status, Status::compile_failed);
+  EXPECT_EQ(store_->find_compilation(cfg, "sm_90a", "0000000000000001")->registers, -1);
+}
+
+TEST_F(StoreRecords, CublasRoundTrip) {
+  CublasRecord r{"NVIDIA H200", "sm_90", Shape{4096, 4096, 4096}, TimingStats{0.25, 0.24, 0.3, 10, 20, 50}, 1980};
+  const auto id = store_->record_cublas(run_, r);
+  const auto c = store_->find_cublas(id);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->id, id);
+  EXPECT_EQ(c->run_id, run_);
+  EXPECT_EQ(c->device_name, r.device_name);
+  EXPECT_EQ(c->device_cc, r.device_cc);
+  EXPECT_EQ(c->shape, r.shape);
+  EXPECT_EQ(c->timing.median_ms, 0.25);
+  EXPECT_EQ(c->timing.min_ms, 0.24);
+  EXPECT_EQ(c->timing.max_ms, 0.3);
+  EXPECT_EQ(c->timing.warmup, 10);
+  EXPECT_EQ(c->timing.runs, 20);
+  EXPECT_EQ(c->timing.iters, 50);
+  EXPECT_EQ(c->sm_clock_mhz, 1980);
+  EXPECT_DOUBLE_EQ(c->tflops, r.shape.flops() / 0.25e9);
+  r.timing.median_ms = 0.2;
+  const auto newer = store_->record_cublas(run_, r);
+  EXPECT_EQ(store_->find_latest_cublas("NVIDIA H200", r.shape)->id, newer);
+  EXPECT_FALSE(store_->find_latest_cublas("NVIDIA H100", r.shape));
+  EXPECT_FALSE(store_->find_cublas(newer + 1));
+}
+
+}  // namespace
+}  // namespace mpgemm
