@@ -27,6 +27,8 @@ struct CompileResult {
   std::vector<char> cubin;                 // empty when compilation failed
   int registers = -1;                      // per thread, from the ptxas report; -1 when unknown
   int shared_bytes = -1;                   // static shared memory per block (bytes), from the ptxas report
+  int dynamic_shared_bytes = -1;           // dynamic shared memory the family launches it with (bytes); set by
+                                           // the coordinator from the launch geometry, -1 when unknown
   int spill_store_bytes = -1;              // bytes
   int spill_load_bytes = -1;               // bytes
   int stack_bytes = -1;                    // stack frame per thread (bytes)

@@ -55,6 +55,7 @@ struct StoredCompilation {
   Status status = Status::compile_failed;  // ok or compile_failed
   int registers = -1;                      // per thread; -1 when unknown
   int shared_bytes = -1;                   // static shared memory per block (bytes); -1 when unknown
+  int dynamic_shared_bytes = -1;           // dynamic shared memory per block at launch (bytes); -1 when unknown
   int spill_store_bytes = -1;              // bytes; -1 when unknown
   int spill_load_bytes = -1;               // bytes; -1 when unknown
   int stack_bytes = -1;                    // per thread (bytes); -1 when unknown

@@ -59,7 +59,8 @@ CREATE TABLE compilations (
   compile_key       TEXT NOT NULL,     -- hash of source, NVRTC options, arch and NVRTC version
   status            TEXT NOT NULL CHECK (status IN ('ok', 'compile_failed')),
   registers         INTEGER,           -- per thread
-  shared_bytes      INTEGER,           -- static shared memory per block (bytes)
+  shared_bytes      INTEGER,           -- static shared memory per block (bytes), from ptxas
+  dynamic_shared_bytes INTEGER,        -- dynamic shared memory per block the family launches it with (bytes)
   spill_store_bytes INTEGER,           -- bytes
   spill_load_bytes  INTEGER,           -- bytes
   stack_bytes       INTEGER,           -- stack frame per thread (bytes)

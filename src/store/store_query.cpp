@@ -30,12 +30,14 @@ constexpr std::array<NamedQuery, 6> kQueries{{
     // One row per config and arch it was compiled for, with the resources of its latest compilation there.
     {"configs",
      "SELECT c.id, c.family, c.name, c.alias, cp.arch, cp.status AS compile_status, cp.registers, "
-     "cp.shared_bytes, cp.spill_store_bytes, cp.spill_load_bytes, c.source_hash, c.params "
+     "cp.shared_bytes, cp.dynamic_shared_bytes, cp.spill_store_bytes, cp.spill_load_bytes, c.source_hash, "
+     "c.params "
      "FROM configs AS c LEFT JOIN compilations AS cp ON cp.config_id = c.id AND cp.id = "
      "(SELECT max(id) FROM compilations WHERE config_id = c.id AND arch = cp.arch) "
      "ORDER BY c.id, cp.arch"},
     {"compilations",
      "SELECT cp.id, cp.run_id, c.name AS config, cp.arch, cp.status, cp.registers, cp.shared_bytes, "
+     "cp.dynamic_shared_bytes, "
      "cp.spill_store_bytes, cp.spill_load_bytes, cp.stack_bytes, cp.compile_ms, cp.compile_key, cp.created_at "
      "FROM compilations AS cp JOIN configs AS c ON c.id = cp.config_id ORDER BY cp.id"},
     {"failures",

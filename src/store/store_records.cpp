@@ -178,7 +178,8 @@ std::optional<StoredCompilation> Store::find_compilation(std::int64_t config_id,
   auto& s = state();
   sqlite::Statement q(s.conn,
                       "SELECT id, config_id, run_id, arch, compile_key, status, registers, shared_bytes, "
-                      "spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, created_at "
+                      "spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, created_at, "
+                      "dynamic_shared_bytes "
                       "FROM compilations WHERE config_id = ?1 AND arch = ?2 AND compile_key = ?3",
                       fmt::format("looking up compilation {} of config {} for {}", compile_key, config_id, arch));
   if (!q.bind(config_id, arch, compile_key).step()) return std::nullopt;
@@ -201,6 +202,7 @@ std::optional<StoredCompilation> Store::find_compilation(std::int64_t config_id,
   c.compile_ms = q.real(11);
   c.log = q.text(12);
   c.created_at = q.text(13);
+  c.dynamic_shared_bytes = or_unknown(q.opt_int64(14));
   return c;
 }
 
@@ -213,13 +215,13 @@ std::int64_t Store::record_compilation(std::int64_t config_id, std::int64_t run_
   sqlite::Transaction tx(s.conn, doing);
   sqlite::Statement(s.conn,
                     "INSERT INTO compilations (config_id, run_id, arch, compile_key, status, registers, "
-                    "shared_bytes, spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+                    "shared_bytes, spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, "
+                    "dynamic_shared_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
                     "ON CONFLICT (config_id, arch, compile_key) DO NOTHING",
                     doing)
       .bind(config_id, run_id, arch, result.compile_key, to_string(result.status), known(result.registers),
             known(result.shared_bytes), known(result.spill_store_bytes), known(result.spill_load_bytes),
-            known(result.stack_bytes), result.compile_ms, result.log)
+            known(result.stack_bytes), result.compile_ms, result.log, known(result.dynamic_shared_bytes))
       .run();
   sqlite::Statement q(s.conn, "SELECT id FROM compilations WHERE config_id = ?1 AND arch = ?2 AND compile_key = ?3",
                       doing);

@@ -1,1 +1,52 @@
-int main() { return 0; }
+// mpgemm-query: read-only views of a results database, in the format you need.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/guarded_main.hpp"
+#include "common/error.hpp"
+#include "report/table.hpp"
+#include "store/schema.hpp"
+#include "store/store.hpp"
+
+using namespace mpgemm;
+
+int main(int argc, char** argv) {
+  cli::ArgParser parser(
+      "mpgemm-query", "read an mpgemm results database",
+      "Prints one view of DB: runs (every tuning run with its device and versions), configs (every config with its "
+      "parameters), compilations (registers, shared memory, spills per arch), failures (every compilation or "
+      "measurement that did not end ok, with why), best (the fastest verified config per device, arch and shape), "
+      "measurements (every measurement). --sql runs your own SELECT instead. The database is opened read-only; "
+      "nothing is ever written. The schema is in the README and printed by --schema.");
+  parser.positional("DB", "the results database (mpgemm-tune writes results/results.db by default)")
+      .positional("VIEW", "runs | configs | compilations | failures | best | measurements (default: best)", false)
+      .option("--format", "FMT", "table | csv | json | markdown", "table")
+      .option("--sql", "QUERY", "run one read-only SELECT on the database instead of a view")
+      .flag("--schema", "print the database schema (SQL with a comment per column) and exit")
+      .example("mpgemm-query results/results.db best", "the fastest verified config per device, arch and shape")
+      .example("mpgemm-query t.db configs --format csv", "every config as CSV")
+      .example("mpgemm-query t.db --sql \"SELECT name, registers FROM compilations JOIN configs ON "
+               "configs.id = config_id ORDER BY registers DESC LIMIT 5\"",
+               "your own query");
+  return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
+    if (args.has("--schema")) {
+      std::cout << schema_sql();
+      return 0;
+    }
+    auto format = report::format_from_string(args.get_or("--format", "table"));
+    if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
+    const std::string db = args.positionals().at(0);
+    if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db));
+    Store store = Store::open(db, Store::Mode::read_only);
+    report::Table table;
+    if (auto sql = args.get("--sql")) {
+      if (args.positionals().size() > 1) throw UsageError("give either a VIEW or --sql, not both");
+      table = store.query_sql(*sql);
+    } else {
+      table = store.query_named(args.positionals().size() > 1 ? args.positionals()[1] : "best");
+    }
+    report::print(table, *format, std::cout);
+    return 0;
+  });
+}

@@ -1,1 +1,70 @@
-int main() { return 0; }
+// mpgemm-run: reproduce the results table from the database's configs, verified and timed next to cuBLAS.
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/guarded_main.hpp"
+#include "cli/run_table.hpp"
+#include "common/error.hpp"
+
+using namespace mpgemm;
+
+int main(int argc, char** argv) {
+  cli::ArgParser parser(
+      "mpgemm-run", "re-run chosen configs next to cuBLAS and print the results table",
+      "Rebuilds the chosen kernels from their parameters (NVRTC, for the GPU at hand), verifies each against "
+      "cuBLAS (output poisoned before every launch, |c-ref| <= atol + rtol*|ref|) and times it with the writeup's "
+      "protocol, in a worker process. --config best prints the writeup's table: the space's named points "
+      "(wmma_naive, wmma_shared, wmma_cp_async), the fastest verified config in the database for this device and "
+      "shape, and cuBLAS; columns ms, GFLOPS, % of cuBLAS and the gain over the previous row. --config NAME runs "
+      "one config (a point name, a procedural config name or a config id) plus cuBLAS. Needs a GPU.");
+  parser.option("--config", "WHICH", "best | a point name | a config name | a config id", "best")
+      .option("--db", "PATH", "results database to take configs from", "results/results.db")
+      .option("--space", "PATH", "space whose named points make the table's first rows", "configs/sm86.json")
+      .option("--M", "INT", "rows of A and C", "2048")
+      .option("--N", "INT", "columns of B and C", "2048")
+      .option("--K", "INT", "the reduction dimension", "2048")
+      .option("--warmup", "INT", "untimed launches before timing", "3")
+      .option("--runs", "INT", "timed batches (median, min, max over batches)", "5")
+      .option("--iters", "INT", "launches per timed batch", "20")
+      .option("--atol", "X", "absolute tolerance against cuBLAS", "0.5")
+      .option("--rtol", "X", "relative tolerance against cuBLAS", "1e-3")
+      .option("--format", "FMT", "table | csv | json | markdown", "table")
+      .option("--output", "FILE", "also write the table to FILE in --format")
+      .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-run")
+      .example("mpgemm-run --config best", "the writeup's table at 2048^3, with the best tuned config")
+      .example("mpgemm-run --config wmma_cp_async --M 4096 --N 4096 --K 4096", "one kernel next to cuBLAS")
+      .example("mpgemm-run --config best --format markdown --output results/h200_2048.md", "keep the table");
+  return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
+    cli::RunOptions o;
+    o.selector = args.get_or("--config", "best");
+    o.db_path = args.get_or("--db", o.db_path.string());
+    o.space_path = args.get_or("--space", o.space_path.string());
+    o.shape.m = args.get_positive_int("--M").value_or(2048);
+    o.shape.n = args.get_positive_int("--N").value_or(2048);
+    o.shape.k = args.get_positive_int("--K").value_or(2048);
+    if (auto w = args.get_int("--warmup")) o.settings.warmup = static_cast<int>(*w);
+    o.settings.runs = static_cast<int>(args.get_positive_int("--runs").value_or(5));
+    o.settings.iters = static_cast<int>(args.get_positive_int("--iters").value_or(20));
+    o.settings.atol = args.get_double("--atol").value_or(0.5);
+    o.settings.rtol = args.get_double("--rtol").value_or(1e-3);
+    if (auto w = args.get("--worker")) o.worker_path = *w;
+    auto format = report::format_from_string(args.get_or("--format", "table"));
+    if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
+    std::vector<std::string> notes;
+    report::Table t = cli::run_rows(o, &notes);
+    report::print(t, *format, std::cout);
+    for (const auto& n : notes) std::cout << "note: " << n << "\n";
+    if (auto out = args.get("--output")) {
+      std::ofstream f(*out);
+      if (!f) throw Error(fmt::format("cannot write {}", *out));
+      report::print(t, *format, f);
+      for (const auto& n : notes) f << (*format == report::Format::markdown ? "\n" : "") << "note: " << n << "\n";
+    }
+    bool all_ok = true;
+    for (const auto& r : t.rows)
+      if (auto* s = std::get_if<std::string>(&r[2]); s && *s != "ok" && *s != "reference") all_ok = false;
+    return all_ok ? 0 : 1;
+  });
+}

@@ -1,0 +1,79 @@
+#include "cli/tune_args.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "report/table.hpp"
+
+namespace mpgemm::cli {
+
+void add_tune_options(ArgParser& p) {
+  p.positional("SPACE.json", "the search space, e.g. configs/sm86.json (format in the README)")
+      .option("--db", "PATH", "results database; created if missing, resumed if present", "results/results.db")
+      .option("--arch", "sm_XX", "compile target (sm_86, sm_90, sm_90a); with a GPU it must match the device",
+              "the device's, else the space's \"arch\"")
+      .flag("--compile-only", "compile every config and record resources; no GPU needed")
+      .option("--M", "INT", "rows of A and C, replacing the space's shapes", "the space's shapes")
+      .option("--N", "INT", "columns of B and C, replacing the space's shapes", "the space's shapes")
+      .option("--K", "INT", "the reduction dimension, replacing the space's shapes", "the space's shapes")
+      .option("--only", "NAMES", "comma-separated substrings: tune only configs whose name or point name has one")
+      .option("--threads", "INT", "NVRTC compile threads", "one per hardware thread")
+      .option("--atol", "X", "absolute tolerance against cuBLAS", "0.5")
+      .option("--rtol", "X", "relative tolerance against cuBLAS", "1e-3")
+      .option("--warmup", "INT", "untimed launches before timing", "3")
+      .option("--runs", "INT", "timed batches; median, min and max are over batches", "5")
+      .option("--iters", "INT", "launches per timed batch", "20")
+      .option("--replay", "OLD.db", "take each candidate's outcome from an earlier database instead of a GPU")
+      .option("--top", "INT", "how many of the fastest configs to print at the end", "10")
+      .option("--format", "FMT", "format of the final table: table | csv | json | markdown", "table")
+      .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-tune")
+      .example("mpgemm-tune configs/sm86.json", "tune the writeup's space at 2048^3 into results/results.db")
+      .example("mpgemm-tune configs/sm86.json --compile-only --arch sm_86 --db t.db",
+               "compile every config for sm_86 without a GPU and record registers and shared memory")
+      .example("mpgemm-tune configs/sm90.json --M 4096 --N 4096 --K 4096 --only cp_async",
+               "tune the cp.async configs of the H200 space at 4096^3");
+}
+
+TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* const* argv) {
+  TuneOptions o;
+  o.space_path = args.positionals().at(0);
+  if (auto db = args.get("--db")) o.db_path = *db;
+  if (auto a = args.get("--arch")) {
+    o.arch = Arch::parse(*a);
+    if (!o.arch) throw UsageError(fmt::format("--arch expects sm_XX or sm_XXa (e.g. sm_86, sm_90a), got '{}'", *a));
+  }
+  o.compile_only = args.has("--compile-only");
+  o.m = args.get_positive_int("--M");
+  o.n = args.get_positive_int("--N");
+  o.k = args.get_positive_int("--K");
+  if (auto only = args.get("--only")) {
+    std::string item;
+    for (char c : *only + ",") {
+      if (c == ',') {
+        if (!item.empty()) o.only.push_back(item);
+        item.clear();
+      } else {
+        item += c;
+      }
+    }
+  }
+  o.compile_threads = static_cast<int>(args.get_positive_int("--threads").value_or(0));
+  o.settings.atol = args.get_double("--atol").value_or(o.settings.atol);
+  o.settings.rtol = args.get_double("--rtol").value_or(o.settings.rtol);
+  if (o.settings.atol < 0 || o.settings.rtol < 0) throw UsageError("--atol and --rtol must not be negative");
+  if (auto w = args.get_int("--warmup")) {
+    if (*w < 0) throw UsageError("--warmup must not be negative");
+    o.settings.warmup = static_cast<int>(*w);
+  }
+  o.settings.runs = static_cast<int>(args.get_positive_int("--runs").value_or(o.settings.runs));
+  o.settings.iters = static_cast<int>(args.get_positive_int("--iters").value_or(o.settings.iters));
+  if (auto r = args.get("--replay")) o.replay_db = *r;
+  if (auto w = args.get("--worker")) o.worker_path = *w;
+  if (!report::format_from_string(args.get_or("--format", "table")))
+    throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
+  if (o.replay_db && o.compile_only) throw UsageError("--replay and --compile-only exclude each other");
+  for (int i = 0; i < argc; ++i) o.argv.emplace_back(argv[i]);
+  return o;
+}
+
+}  // namespace mpgemm::cli

@@ -1,0 +1,47 @@
+#pragma once
+// Where measurements come from. The coordinator asks a backend for the device it measures on, a cuBLAS reference
+// per shape, and one Measurement per candidate; it never touches a GPU itself.
+//   GpuBackend    -> a worker process on a CUDA device (worker/), replaced when a kernel faults or hangs
+//   ReplayBackend -> the outcomes recorded in an earlier database, for strategy studies and CI without a GPU
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/records.hpp"
+#include "common/types.hpp"
+
+namespace mpgemm {
+
+// What identifies the measuring device in the database and in result keys.
+struct DeviceDescription {
+  std::string name;             // "NVIDIA H200"
+  Arch arch;                    // compute capability as an arch (sm_90)
+  int sm_count = 0;
+  std::string driver_version;   // "13.0" (cudaDriverGetVersion), for keys and provenance
+  std::string runtime_version;  // CUDA runtime the binaries were built with
+  std::string cublas_version;   // e.g. "13.1.0"
+};
+
+// How every candidate is verified and timed; part of each result key.
+struct MeasureSettings {
+  double atol = 0.5;   // absolute tolerance against cuBLAS
+  double rtol = 1e-3;  // relative tolerance against cuBLAS
+  int warmup = 3;      // launches before timing
+  int runs = 5;        // timed batches
+  int iters = 20;      // launches per batch
+};
+
+class MeasureBackend {
+ public:
+  virtual ~MeasureBackend() = default;
+  virtual std::string mode() const = 0;  // "gpu" or "replay", as stored in runs.mode
+  virtual const DeviceDescription& device() const = 0;
+  // Prepares inputs for `shape` and returns cuBLAS's timing on it (same protocol as the candidates).
+  virtual TimingStats prepare_shape(const Shape& shape) = 0;
+  // Verifies and times one compiled candidate on the prepared shape. Never throws for a kernel's misbehaviour:
+  // faults, hangs and wrong answers come back as statuses. nullopt: the backend has no outcome (replay only).
+  virtual std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,
+                                             const Shape& shape) = 0;
+};
+
+}  // namespace mpgemm

@@ -1,0 +1,73 @@
+#include "tune/gpu_backend.hpp"
+
+#include <random>
+
+#include "codegen/family.hpp"
+#include "common/error.hpp"
+#include "worker/client.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+class GpuBackend final : public MeasureBackend {
+ public:
+  GpuBackend(WorkerOptions options, const MeasureSettings& settings)
+      : client_(std::move(options)), settings_(settings) {
+    DeviceInfo info = client_.hello();
+    device_.name = info.name;
+    device_.arch = info.arch;
+    device_.sm_count = info.sm_count;
+    device_.driver_version = cuda_version_string(info.driver_version);
+    device_.runtime_version = cuda_version_string(info.runtime_version);
+    device_.cublas_version = cublas_version_string(info.cublas_version);
+  }
+
+  std::string mode() const override { return "gpu"; }
+  const DeviceDescription& device() const override { return device_; }
+
+  TimingStats prepare_shape(const Shape& shape) override {
+    // Fresh random inputs for every shape of every run: a kernel must compute the same function on any input.
+    PrepareShapeRequest req{shape, std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32),
+                            settings_.warmup, settings_.runs, settings_.iters};
+    return client_.prepare_shape(req).timing;
+  }
+
+  std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,
+                                     const Shape& shape) override {
+    const Family& fam = family(candidate.family);
+    MeasureRequest req;
+    req.family = candidate.family;
+    req.params = candidate.params;
+    req.cubin = compiled.cubin;
+    req.lowered_name = compiled.lowered_name;
+    req.geometry = fam.launch_geometry(candidate.params, shape);
+    req.atol = settings_.atol;
+    req.rtol = settings_.rtol;
+    req.warmup = settings_.warmup;
+    req.runs = settings_.runs;
+    req.iters = settings_.iters;
+    return client_.measure(req);
+  }
+
+ private:
+  WorkerClient client_;
+  MeasureSettings settings_;
+  DeviceDescription device_;
+};
+
+}  // namespace
+
+std::unique_ptr<MeasureBackend> make_gpu_backend(const std::optional<std::filesystem::path>& worker_path,
+                                                 const MeasureSettings& settings, std::string* why) {
+  WorkerOptions options;
+  if (worker_path) options.executable = worker_path->string();
+  try {
+    return std::make_unique<GpuBackend>(std::move(options), settings);
+  } catch (const NoDeviceError& e) {
+    if (why) *why = e.what();
+    return nullptr;
+  }
+}
+
+}  // namespace mpgemm

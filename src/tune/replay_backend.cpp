@@ -1,0 +1,66 @@
+#include "tune/replay_backend.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "store/store.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+std::string text_cell(const report::Cell& c) {
+  if (const auto* s = std::get_if<std::string>(&c)) return *s;
+  if (const auto* i = std::get_if<std::int64_t>(&c)) return std::to_string(*i);
+  return {};
+}
+
+class ReplayBackend final : public MeasureBackend {
+ public:
+  explicit ReplayBackend(const std::filesystem::path& path) : store_(Store::open(path, Store::Mode::read_only)) {
+    // The device of the most recent run that measured on a GPU (a fixed query: no values pasted into SQL).
+    auto t = store_.query_sql(
+        "SELECT device_name, device_cc, sm_count, driver_version, runtime_version, cublas_version FROM runs "
+        "WHERE device_name IS NOT NULL ORDER BY id DESC LIMIT 1");
+    if (t.rows.empty())
+      throw Error(fmt::format("{} has no run measured on a GPU: nothing to replay", path.string()));
+    const auto& r = t.rows.front();
+    device_.name = text_cell(r[0]);
+    auto arch = Arch::parse(text_cell(r[1]));
+    if (!arch) throw Error(fmt::format("{}: run has an unreadable device arch '{}'", path.string(), text_cell(r[1])));
+    device_.arch = *arch;
+    device_.sm_count = static_cast<int>(std::get_if<std::int64_t>(&r[2]) ? std::get<std::int64_t>(r[2]) : 0);
+    device_.driver_version = text_cell(r[3]);
+    device_.runtime_version = text_cell(r[4]);
+    device_.cublas_version = text_cell(r[5]);
+  }
+
+  std::string mode() const override { return "replay"; }
+  const DeviceDescription& device() const override { return device_; }
+
+  TimingStats prepare_shape(const Shape& shape) override {
+    auto c = store_.find_latest_cublas(device_.name, shape);
+    if (!c)
+      throw Error(fmt::format("{} has no cuBLAS timing for {} on {}: nothing to replay for this shape",
+                              store_.path().string(), shape.str(), device_.name));
+    return c->timing;
+  }
+
+  std::optional<Measurement> measure(const Candidate& candidate, const CompileResult&, const Shape& shape) override {
+    auto m = store_.find_measurement_by_config(candidate.name, device_.arch.str(), shape);
+    if (!m) return std::nullopt;
+    return m->measurement;
+  }
+
+ private:
+  Store store_;
+  DeviceDescription device_;
+};
+
+}  // namespace
+
+std::unique_ptr<MeasureBackend> make_replay_backend(const std::filesystem::path& db_path) {
+  return std::make_unique<ReplayBackend>(db_path);
+}
+
+}  // namespace mpgemm

@@ -1,0 +1,66 @@
+#pragma once
+// The coordinator of one tuning run: space -> candidates -> compile (thread pool) -> measure (backend) -> store.
+// It records every outcome as soon as it has it, in its own short transaction, so a killed run loses at most the
+// candidate in flight, and a restart with the same command measures only what is missing.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/types.hpp"
+#include "report/table.hpp"
+#include "tune/backend.hpp"
+
+namespace mpgemm {
+
+struct TuneOptions {
+  std::filesystem::path space_path;
+  std::filesystem::path db_path = "results/results.db";
+  std::optional<Arch> arch;                    // compile target; default: the device's, else the space's "arch"
+  bool compile_only = false;                   // compile and record resources; no GPU needed
+  std::optional<std::int64_t> m, n, k;         // override every shape of the space (each independently)
+  int compile_threads = 0;                     // 0: one per hardware thread
+  MeasureSettings settings;
+  std::optional<std::filesystem::path> replay_db;  // take outcomes from this database instead of a GPU
+  std::vector<std::string> only;               // restrict to configs whose name or point name contains one of these
+  std::vector<std::string> argv;               // recorded with the run
+  std::optional<std::filesystem::path> worker_path;  // mpgemm-worker to start (default: next to this binary)
+};
+
+// How the run reports what it is doing; the CLI draws progress bars from these.
+struct TuneObserver {
+  std::function<void(const std::string& phase, std::size_t total)> phase_started = [](auto&&, auto) {};
+  std::function<void(std::size_t done, const std::string& current)> progress = [](auto, auto&&) {};
+  std::function<void()> phase_finished = [] {};
+  std::function<void(const std::string& line)> note = [](auto&&) {};  // one-line announcements
+};
+
+struct TuneSummary {
+  std::int64_t run_id = 0;
+  std::string mode;                 // "compile-only", "gpu" or "replay"
+  Arch arch;
+  std::size_t candidates = 0;
+  std::size_t compiled_ok = 0;      // compilations recorded ok in this run or earlier ones
+  std::size_t compile_failed = 0;
+  std::size_t compiled_now = 0;     // compilations done by this run (the rest were already in the database)
+  std::size_t measured_now = 0;     // measurements recorded by this run
+  std::size_t measured_before = 0;  // measurements skipped because the database already had them
+  std::vector<std::pair<Status, std::size_t>> statuses;  // measurement statuses of this run's candidates
+  bool interrupted = false;
+};
+
+// Set from a signal handler to stop after the candidate in flight; the run is then recorded as interrupted.
+extern std::atomic<bool> g_stop_requested;
+
+// Throws SpaceError (bad space), UsageError (bad options), StoreError, NoDeviceError (replay or GPU asked for and
+// unavailable). Kernel failures are results, not exceptions.
+TuneSummary run_tune(const TuneOptions& options, const TuneObserver& observer);
+
+// The fastest verified configs for each shape of `space_path` in the database: rank, config, point, ms, TFLOP/s,
+// ratio to cuBLAS.
+report::Table top_configs(const std::filesystem::path& db_path, const std::string& device_cc, int limit);
+
+}  // namespace mpgemm

@@ -1,0 +1,79 @@
+// End to end without a GPU: mpgemm-tune's compile-only pass over the writeup's space, then mpgemm-query.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "store/store.hpp"
+#include "support/run_command.hpp"
+
+using namespace mpgemm;
+using namespace mpgemm::testing;
+
+namespace {
+
+std::int64_t scalar(const Store& s, const std::string& sql) {
+  auto t = s.query_sql(sql);
+  EXPECT_EQ(t.rows.size(), 1u) << sql;
+  return std::get<std::int64_t>(t.rows.at(0).at(0));
+}
+
+int independent_count(const std::string& space) {
+  auto r = run_command("python3 " + source("tests/tools/count_space.py") + " --with-points " + source(space));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return std::stoi(r.output);
+}
+
+void check_space_compiles(const std::string& space, const std::string& arch) {
+  auto dir = fresh_dir("compile_only_" + arch);
+  auto db = (dir / "t.db").string();
+  auto cmd = fmt::format("cd {} && {} {} --compile-only --arch {} --db {}", MPGEMM_SOURCE_DIR, bin("mpgemm-tune"),
+                         space, arch, db);
+  auto r = run_command(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("timing needs a GPU"), std::string::npos) << r.output;
+
+  const int expected = independent_count(space);
+  ASSERT_GE(expected, 50);
+  Store s = Store::open(db, Store::Mode::read_only);
+  EXPECT_EQ(scalar(s, "SELECT count(*) FROM configs"), expected);
+  EXPECT_EQ(scalar(s, fmt::format("SELECT count(*) FROM compilations WHERE status = 'ok' AND arch = '{}'", arch)),
+            expected)
+      << s.query_sql("SELECT status, log FROM compilations WHERE status != 'ok' LIMIT 3").rows.size();
+  // Every compilation has plausible resources: WMMA kernels need registers for fragments, none spill much.
+  EXPECT_EQ(scalar(s, "SELECT count(*) FROM compilations WHERE registers < 16 OR registers > 255 OR "
+                      "shared_bytes < 0 OR spill_store_bytes < 0 OR compile_ms <= 0"),
+            0);
+  for (const char* point : {"wmma_naive", "wmma_shared", "wmma_cp_async"}) {
+    EXPECT_EQ(scalar(s, fmt::format("SELECT count(*) FROM configs JOIN compilations ON configs.id = config_id "
+                                    "WHERE alias = '{}' AND registers > 0",
+                                    point)),
+              1)
+        << point;
+  }
+  // Shared memory is dynamic in the wmma family: the launch figure is recorded with the compilation.
+  EXPECT_EQ(scalar(s, "SELECT dynamic_shared_bytes FROM compilations JOIN configs ON configs.id = config_id "
+                      "WHERE alias = 'wmma_cp_async'"),
+            29696);  // 2 stages x (128 x 40 + 32 x 72) halves x 2 bytes, the writeup's figure
+  EXPECT_EQ(scalar(s, "SELECT count(*) FROM compilations JOIN configs ON configs.id = config_id "
+                      "WHERE json_extract(params, '$.LOAD') != 'direct' AND NOT dynamic_shared_bytes > 0"),
+            0);
+  EXPECT_EQ(scalar(s, "SELECT count(*) FROM runs WHERE mode = 'compile-only' AND status = 'finished'"), 1);
+
+  // Resume: the same command again compiles nothing.
+  auto again = run_command(cmd);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("compiled now 0"), std::string::npos) << again.output;
+
+  auto q = run_command(fmt::format("{} {} configs --format csv", bin("mpgemm-query"), db));
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  for (const char* point : {"wmma_naive", "wmma_shared", "wmma_cp_async"})
+    EXPECT_NE(q.output.find(point), std::string::npos) << point;
+  EXPECT_EQ(std::count(q.output.begin(), q.output.end(), '\n'), expected + 1);  // header + one line each
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+TEST(CompileOnly, EveryConfigOfSm86CompilesForSm86) { check_space_compiles("configs/sm86.json", "sm_86"); }
+TEST(CompileOnly, EveryConfigOfSm86CompilesForSm90) { check_space_compiles("configs/sm86.json", "sm_90"); }
+TEST(CompileOnly, EveryConfigOfSm90CompilesForSm90) { check_space_compiles("configs/sm90.json", "sm_90"); }

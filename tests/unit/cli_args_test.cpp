@@ -1,0 +1,86 @@
+#include <gtest/gtest.h>
+
+#include "cli/args.hpp"
+#include "cli/progress.hpp"
+#include "cli/tune_args.hpp"
+#include "common/error.hpp"
+
+using namespace mpgemm;
+using namespace mpgemm::cli;
+
+namespace {
+ArgParser make() {
+  ArgParser p("prog", "does things", "Longer description.");
+  p.positional("FILE", "input").option("--n", "INT", "a number", "3").flag("--dry", "do nothing");
+  return p;
+}
+ParsedArgs parse(const ArgParser& p, std::vector<const char*> argv) {
+  argv.insert(argv.begin(), "prog");
+  return p.parse(static_cast<int>(argv.size()), argv.data());
+}
+}  // namespace
+
+TEST(Args, ParsesOptionsFlagsAndPositionals) {
+  auto p = make();
+  auto a = parse(p, {"in.json", "--n", "7", "--dry"});
+  EXPECT_EQ(a.positionals().at(0), "in.json");
+  EXPECT_EQ(a.get_int("--n"), 7);
+  EXPECT_TRUE(a.has("--dry"));
+  auto b = parse(p, {"--n=9", "x"});
+  EXPECT_EQ(b.get_int("--n"), 9);
+  EXPECT_FALSE(b.has("--dry"));
+}
+
+TEST(Args, RejectsUnknownMissingAndBadValues) {
+  auto p = make();
+  EXPECT_THROW(parse(p, {"x", "--bogus"}), UsageError);
+  EXPECT_THROW(parse(p, {}), UsageError);
+  EXPECT_THROW(parse(p, {"x", "--n"}), UsageError);
+  EXPECT_THROW(parse(p, {"x", "y"}), UsageError);
+  EXPECT_THROW(parse(p, {"x", "--dry=1"}), UsageError);
+  EXPECT_THROW(parse(p, {"x", "--n", "seven"}).get_int("--n"), UsageError);
+  EXPECT_THROW(parse(p, {"x", "--n", "0"}).get_positive_int("--n"), UsageError);
+}
+
+TEST(Args, HelpListsEveryOptionWithDefaults) {
+  auto p = make();
+  EXPECT_TRUE(parse(p, {"--help"}).help_requested());
+  std::string help = p.help_text();
+  EXPECT_NE(help.find("Usage: prog [options] FILE"), std::string::npos);
+  EXPECT_NE(help.find("--n INT"), std::string::npos);
+  EXPECT_NE(help.find("(default: 3)"), std::string::npos);
+  EXPECT_NE(help.find("--dry"), std::string::npos);
+}
+
+TEST(TuneArgs, MapsFlagsToOptions) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_tune_options(p);
+  std::vector<const char*> argv = {"mpgemm-tune", "s.json", "--arch", "sm_90a", "--M", "1000", "--only", "a,b",
+                                   "--runs", "2", "--compile-only"};
+  auto a = p.parse(static_cast<int>(argv.size()), argv.data());
+  TuneOptions o = tune_options_from(a, static_cast<int>(argv.size()), argv.data());
+  EXPECT_EQ(o.space_path, "s.json");
+  ASSERT_TRUE(o.arch.has_value());
+  EXPECT_EQ(o.arch->str(), "sm_90a");
+  EXPECT_EQ(o.m, 1000);
+  EXPECT_FALSE(o.n.has_value());
+  EXPECT_EQ(o.only, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(o.settings.runs, 2);
+  EXPECT_EQ(o.settings.iters, 20);
+  EXPECT_TRUE(o.compile_only);
+  EXPECT_EQ(o.argv.size(), argv.size());
+}
+
+TEST(TuneArgs, RejectsBadArch) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_tune_options(p);
+  std::vector<const char*> argv = {"mpgemm-tune", "s.json", "--arch", "ampere"};
+  auto a = p.parse(static_cast<int>(argv.size()), argv.data());
+  EXPECT_THROW(tune_options_from(a, static_cast<int>(argv.size()), argv.data()), UsageError);
+}
+
+TEST(Progress, FormatsDurations) {
+  EXPECT_EQ(Progress::format_duration(0.2), "<1s");
+  EXPECT_EQ(Progress::format_duration(65), "1:05");
+  EXPECT_EQ(Progress::format_duration(3723), "1:02:03");
+}
