@@ -1,3 +1,4 @@
+string(REPLACE "|" ";" FILES "${FILES}")
 set(body "")
 foreach(f ${FILES})
   get_filename_component(name ${f} NAME)

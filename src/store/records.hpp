@@ -101,4 +101,20 @@ struct StoredMeasurement : MeasurementRecord {
   std::string created_at;
 };
 
+// Counters of one profiled kernel (table profile_metrics).
+struct ProfileRecord {
+  std::string label;                       // point name, config name or "cublas"
+  std::optional<std::int64_t> config_id;   // when the label is a config of this database
+  std::string kernel;                      // kernel name as ncu reported it
+  std::optional<std::string> device_name;
+  Shape shape;
+  struct Metric {
+    std::string name;   // ncu metric name
+    std::string unit;   // ncu unit
+    double value = 0;
+  };
+  std::vector<Metric> metrics;
+  std::optional<std::string> source_file;
+};
+
 }  // namespace mpgemm

@@ -144,8 +144,31 @@ JOIN configs AS c ON c.id = m.config_id
 WHERE m.place = 1;
 )sql";
 
+// Version 2: hardware counters from Nsight Compute (tools/profile_layer2.sh), so two configs' counters can be
+// compared with `mpgemm-query DB --compare A,B`.
+constexpr std::string_view kVersion2 = R"sql(
+-- One counter of one profiled kernel launch (ncu --csv), imported by mpgemm-profile.
+CREATE TABLE profile_metrics (
+  id          INTEGER PRIMARY KEY,
+  label       TEXT NOT NULL,     -- what was profiled: a point name, a config name, or 'cublas'
+  config_id   INTEGER REFERENCES configs (id),  -- NULL for cuBLAS and for configs not in this database
+  kernel      TEXT NOT NULL,     -- the kernel name ncu reported
+  device_name TEXT,              -- e.g. 'NVIDIA H200'
+  M           INTEGER NOT NULL,
+  N           INTEGER NOT NULL,
+  K           INTEGER NOT NULL,
+  metric      TEXT NOT NULL,     -- ncu metric name, e.g. 'dram__throughput.avg.pct_of_peak_sustained_elapsed'
+  unit        TEXT,              -- ncu's unit, e.g. '%', 'sector', 'register/thread'
+  value       REAL NOT NULL,
+  source_file TEXT,              -- the CSV it came from
+  created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT;
+CREATE INDEX profile_metrics_by_label ON profile_metrics (label, metric);
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1},
+    store_detail::Migration{2, kVersion2},
 };
 
 }  // namespace

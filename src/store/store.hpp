@@ -69,6 +69,13 @@ class Store {
   std::optional<StoredMeasurement> find_measurement_by_config(std::string_view config_name, std::string_view arch,
                                                               const Shape& shape) const;
 
+  // Hardware counters of one profiled kernel, all in one transaction. Returns the number of rows written.
+  std::size_t record_profile(const ProfileRecord& record);
+  // Config id of the newest config whose name or alias is `label`, for linking profiles.
+  std::optional<std::int64_t> find_config_id(std::string_view label) const;
+  // Every metric profiled for both labels (latest value of each), side by side with b / a: which counter moved.
+  report::Table compare_profiles(std::string_view label_a, std::string_view label_b) const;
+
   // Canned queries for mpgemm-query: runs, configs, compilations, failures, best, measurements.
   static std::span<const std::string_view> query_names();
   // Throws mpgemm::Error listing the valid names for an unknown one.

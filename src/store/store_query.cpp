@@ -20,7 +20,7 @@ struct NamedQuery {
   const char* sql;
 };
 
-constexpr std::array<NamedQuery, 6> kQueries{{
+constexpr std::array<NamedQuery, 7> kQueries{{
     {"runs",
      "SELECT r.id, r.started_at, r.ended_at, r.status, r.mode, r.device_name, r.device_cc, r.tool_version, "
      "r.git_sha, (SELECT count(*) FROM compilations WHERE run_id = r.id) AS compilations, "
@@ -56,6 +56,9 @@ constexpr std::array<NamedQuery, 6> kQueries{{
      "SELECT m.id, m.run_id, c.name AS config, m.device_name, m.arch, m.M, m.N, m.K, m.status, m.median_ms, "
      "m.tflops, m.ratio_to_cublas, m.max_rel_err, m.bad_count, m.sm_clock_mhz, " MPGEMM_EXCERPT("m.message")
      " AS message FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY m.id"},
+    {"profiles",
+     "SELECT p.label, p.kernel, p.device_name, p.M, p.N, p.K, p.metric, p.unit, p.value, p.created_at "
+     "FROM profile_metrics AS p ORDER BY p.label, p.metric, p.id"},
 }};
 
 #undef MPGEMM_EXCERPT

@@ -198,7 +198,7 @@ TEST(StoreErrors, MessagesSayWhatHappened) {
 
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 1);
+  EXPECT_EQ(schema_version(), 2);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object : {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
                              "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best"})

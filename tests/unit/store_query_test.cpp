@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
+#include "store/schema.hpp"
 #include "store/store.hpp"
 
 namespace mpgemm {
@@ -104,7 +105,7 @@ TEST_F(StoreQuery, NamedQueries) {
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "unknown query 'bests' (valid: runs, configs, compilations, failures, best, measurements)");
+              "unknown query 'bests' (valid: runs, configs, compilations, failures, best, measurements, profiles)");
   }
 }
 
@@ -147,7 +148,7 @@ TEST_F(StoreQuery, SqlRefusesAnythingThatWrites) {
   EXPECT_THROW(store.query_sql("SELEC 1"), StoreError);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "new.db"));
   EXPECT_EQ(store.query_sql("SELECT count(*) FROM measurements").rows[0][0], report::Cell(std::int64_t{2}));
-  EXPECT_EQ(store.query_sql("PRAGMA user_version").rows[0][0], report::Cell(std::int64_t{1}));
+  EXPECT_EQ(store.query_sql("PRAGMA user_version").rows[0][0], report::Cell(std::int64_t{schema_version()}));
 }
 
 TEST_F(StoreQuery, SqlNeedsAReadOnlyStore) {

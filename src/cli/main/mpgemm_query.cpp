@@ -17,15 +17,19 @@ int main(int argc, char** argv) {
       "Prints one view of DB: runs (every tuning run with its device and versions), configs (every config with its "
       "parameters), compilations (registers, shared memory, spills per arch), failures (every compilation or "
       "measurement that did not end ok, with why), best (the fastest verified config per device, arch and shape), "
-      "measurements (every measurement). --sql runs your own SELECT instead. The database is opened read-only; "
+      "measurements (every measurement), profiles (Nsight Compute counters imported by mpgemm-profile). --sql runs your own SELECT instead. The database is opened read-only; "
       "nothing is ever written. The schema is in the README and printed by --schema.");
   parser.positional("DB", "the results database (mpgemm-tune writes results/results.db by default)")
-      .positional("VIEW", "runs | configs | compilations | failures | best | measurements (default: best)", false)
+      .positional("VIEW", "runs | configs | compilations | failures | best | measurements | profiles (default: best)", false)
       .option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--sql", "QUERY", "run one read-only SELECT on the database instead of a view")
+      .option("--compare", "A,B", "the Nsight Compute counters of two profiled labels side by side, with B/A "
+              "(which counter moved); labels are what mpgemm-profile recorded")
       .flag("--schema", "print the database schema (SQL with a comment per column) and exit")
       .example("mpgemm-query results/results.db best", "the fastest verified config per device, arch and shape")
       .example("mpgemm-query t.db configs --format csv", "every config as CSV")
+      .example("mpgemm-query results/results.db --compare wmma_naive,wmma_shared",
+               "which hardware counters moved from the naive to the shared-memory kernel")
       .example("mpgemm-query t.db --sql \"SELECT name, registers FROM compilations JOIN configs ON "
                "configs.id = config_id ORDER BY registers DESC LIMIT 5\"",
                "your own query");
@@ -40,7 +44,11 @@ int main(int argc, char** argv) {
     if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db));
     Store store = Store::open(db, Store::Mode::read_only);
     report::Table table;
-    if (auto sql = args.get("--sql")) {
+    if (auto cmp = args.get("--compare")) {
+      auto comma = cmp->find(',');
+      if (comma == std::string::npos) throw UsageError("--compare expects two labels: A,B");
+      table = store.compare_profiles(cmp->substr(0, comma), cmp->substr(comma + 1));
+    } else if (auto sql = args.get("--sql")) {
       if (args.positionals().size() > 1) throw UsageError("give either a VIEW or --sql, not both");
       table = store.query_sql(*sql);
     } else {

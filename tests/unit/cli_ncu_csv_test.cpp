@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include "cli/ncu_csv.hpp"
+#include "common/error.hpp"
+#include "store/store.hpp"
+#include "support/run_command.hpp"
+
+using namespace mpgemm;
+
+namespace {
+// Shaped like `ncu --csv --metrics ...` output: notes and program output first, then the details page.
+const char* kSample =
+    "==PROF== Connected to process 123 (/x/mpgemm-worker)\n"
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+    "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+    "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"void mpgemm::wmma_gemm<16, 16>(const __half *, const __half *, float *, "
+    "int, int, int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"%\",\"3.91\"\n"
+    "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"void mpgemm::wmma_gemm<16, 16>(const __half *, const __half *, float *, "
+    "int, int, int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\",\"sector\",\"134,217,728\"\n"
+    "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"void mpgemm::wmma_gemm<16, 16>(const __half *, const __half *, float *, "
+    "int, int, int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"launch__registers_per_thread\",\"register/thread\",\"n/a\"\n";
+}  // namespace
+
+TEST(NcuCsv, SplitsQuotedFields) {
+  auto f = cli::split_csv_line(R"("a,b","c""d",,e)");
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[0], "a,b");
+  EXPECT_EQ(f[1], "c\"d");
+  EXPECT_EQ(f[2], "");
+  EXPECT_EQ(f[3], "e");
+}
+
+TEST(NcuCsv, ParsesKernelsMetricsAndThousandsSeparators) {
+  auto kernels = cli::parse_ncu_csv(kSample);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_NE(kernels[0].kernel.find("wmma_gemm"), std::string::npos);
+  ASSERT_EQ(kernels[0].metrics.size(), 2u);  // "n/a" skipped
+  EXPECT_EQ(kernels[0].metrics[0].unit, "%");
+  EXPECT_DOUBLE_EQ(kernels[0].metrics[0].value, 3.91);
+  EXPECT_DOUBLE_EQ(kernels[0].metrics[1].value, 134217728.0);
+  EXPECT_THROW(cli::parse_ncu_csv("no header here\n"), Error);
+}
+
+TEST(NcuCsv, CountersRoundTripAndCompare) {
+  auto dir = mpgemm::testing::fresh_dir("ncu_compare");
+  auto db = dir / "t.db";
+  {
+    Store s = Store::open(db, Store::Mode::read_write);
+    for (auto [label, sectors] : {std::pair{"naive", 134e6}, std::pair{"shared", 12.6e6}}) {
+      ProfileRecord r;
+      r.label = label;
+      r.kernel = "k";
+      r.metrics = {{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", sectors}, {"only_here", "", 1}};
+      if (std::string(label) == "shared") r.metrics.pop_back();
+      EXPECT_EQ(s.record_profile(r), r.metrics.size());
+    }
+  }
+  Store ro = Store::open(db, Store::Mode::read_only);
+  auto t = ro.compare_profiles("naive", "shared");
+  ASSERT_EQ(t.rows.size(), 1u);  // only metrics both have
+  EXPECT_NEAR(std::get<double>(t.rows[0][4]), 12.6 / 134, 1e-12);
+  EXPECT_THROW(ro.compare_profiles("naive", "nothing"), Error);
+  EXPECT_EQ(ro.query_named("profiles").rows.size(), 3u);
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The writeup's profile_layer2.sh for mpgemm: Nsight Compute on each published variant, the best tuned config and
+# cuBLAS, collecting the writeup's counters into results/profiles/<label>.csv and into the database
+# (table profile_metrics), so `mpgemm-query DB --compare wmma_naive,wmma_shared` shows which counter moved.
+#
+# Usage: tools/profile_layer2.sh [DB] [M N K]       (defaults: results/results.db, 2048 2048 2048)
+# Needs a GPU and ncu (Nsight Compute 2025.3+); clocks are left alone (--clock-control none).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+db="${1:-$root/results/results.db}"
+M="${2:-2048}"; N="${3:-2048}"; K="${4:-2048}"
+bin="$root/build/bin"
+out="${MPGEMM_PROFILE_DIR:-$root/results/profiles}"
+mkdir -p "$out"
+ncu_bin="${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}"
+[ -x "$ncu_bin" ] || { echo "profile_layer2: ncu not found (set NCU=/path/to/ncu)" >&2; exit 1; }
+
+# The writeup's counters: global load sectors (plain loads and cp.async LDGSTS), long-scoreboard stalls, tensor
+# (HMMA) pipe utilisation, L1 hit rate, DRAM throughput, issue active, registers per thread.
+metrics=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum
+metrics+=,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio
+metrics+=,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct
+metrics+=,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active
+metrics+=,l1tex__t_sector_hit_rate.pct
+metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed
+metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active
+metrics+=,launch__registers_per_thread
+metrics+=,gpu__time_duration.sum
+
+run="$bin/mpgemm-run --db $db --M $M --N $N --K $K --warmup 0 --runs 1 --iters 1"
+# mpgemm-run --config X runs X then nothing else of ours; its worker first launches cuBLAS's reference GEMM, so
+# "-k regex:wmma_gemm" picks our verification launch and the first launch overall is cuBLAS.
+profile() {  # label, config selector, ncu kernel filter args...
+  local label="$1" config="$2"; shift 2
+  echo "profile_layer2: $label" >&2
+  "$ncu_bin" --clock-control none --target-processes all --csv --metrics "$metrics" "$@" \
+    $run --config "$config" >"$out/$label.csv" 2>"$out/$label.log" || {
+    echo "profile_layer2: ncu failed for $label (see $out/$label.log)" >&2; return 1; }
+  "$bin/mpgemm-profile" "$db" "$out/$label.csv" --label "$label" --M "$M" --N "$N" --K "$K"
+}
+
+for point in wmma_naive wmma_shared wmma_cp_async; do
+  profile "$point" "$point" -k regex:wmma_gemm --launch-count 1
+done
+best=$("$bin/mpgemm-query" "$db" --format csv --sql \
+  "SELECT config_name FROM best WHERE M = $M AND N = $N AND K = $K ORDER BY median_ms LIMIT 1" | sed -n 2p)
+if [ -n "$best" ]; then
+  profile best "$best" -k regex:wmma_gemm --launch-count 1
+else
+  echo "profile_layer2: no tuned config for ${M}x${N}x${K} in $db; skipping 'best'" >&2
+fi
+profile cublas wmma_cp_async --launch-count 1
+
+# One CSV with every label's counters, for the results folder.
+"$bin/mpgemm-query" "$db" profiles --format csv >"$out/all_counters.csv"
+echo "profile_layer2: counters in $out and in $db (mpgemm-query $db --compare wmma_naive,wmma_shared)" >&2
