@@ -75,7 +75,7 @@ TEST_F(StoreQuery, NamedQueries) {
   Store store = Store::open(path_, Store::Mode::read_only);
   const std::vector<std::string_view> names(Store::query_names().begin(), Store::query_names().end());
   EXPECT_EQ(names, (std::vector<std::string_view>{"runs", "configs", "compilations", "failures", "best",
-                                                  "measurements"}));
+                                                  "measurements", "profiles"}));
   for (auto name : names) {
     const auto table = store.query_named(name);
     EXPECT_FALSE(table.columns.empty()) << name;
