@@ -1,0 +1,137 @@
+#include "device/candidate.hpp"
+
+#include <fmt/format.h>
+
+#include "device/cuda_check.hpp"
+#include "device/sm_clock.hpp"
+#include "device/timing.hpp"
+#include "measure/fault.hpp"
+#include "measure/stats.hpp"
+
+namespace mpgemm {
+
+ArgsBuilder family_args(const Family& family, Params params) {
+  return [&family, params = std::move(params)](const ProblemBuffers& buffers, const DriverFunctions& driver,
+                                               KernelArgs& args) {
+    family.append_problem_args(params, buffers, driver, args);
+  };
+}
+
+ArgsBuilder standard_args() {
+  return [](const ProblemBuffers& buffers, const DriverFunctions&, KernelArgs& args) {
+    args.push(buffers.a);
+    args.push(buffers.b);
+    args.push(buffers.c);
+    args.push(static_cast<int>(buffers.shape.m));
+    args.push(static_cast<int>(buffers.shape.n));
+    args.push(static_cast<int>(buffers.shape.k));
+  };
+}
+
+Measurement measurement_from(const VerifyOutcome& verify) {
+  Measurement m;
+  m.status = verify.status;
+  m.error = verify.error;
+  m.message = verify.message;
+  return m;
+}
+
+namespace {
+
+struct Fault {
+  Status status;
+  bool context_lost;
+};
+
+// Runtime and driver codes are classified by their own tables; the exception type says which API failed.
+Fault classify(const CudaError& e) {
+  const auto* driver = dynamic_cast<const DriverError*>(&e);
+  const FaultClass fault = driver ? classify_driver_result(e.code()) : classify_runtime_error(e.code());
+  return {status_for(fault), context_unusable(fault)};
+}
+
+}  // namespace
+
+CandidateRun::CandidateRun(DeviceSession& session, ProblemContext& problem, CandidateKernel kernel)
+    : session_(session), problem_(problem), kernel_(std::move(kernel)) {}
+
+CandidateRun::~CandidateRun() = default;
+
+void CandidateRun::launch() {
+  loaded_->launch(kernel_.geometry, session_.stream(), arg_pointers_.data());
+  MPGEMM_CUDA(cudaPeekAtLastError());
+}
+
+VerifyOutcome CandidateRun::verify(double atol, double rtol) {
+  VerifyOutcome out;
+  const char* step = "loading the cubin";
+  try {
+    loaded_ = std::make_unique<LoadedKernel>(session_.driver(), kernel_.cubin, kernel_.lowered_name);
+
+    const LaunchGeometry& g = kernel_.geometry;
+    if (auto why = check_resources(loaded_->resources(), session_.info().limits(),
+                                   {g.block.count(), g.dynamic_smem_bytes})) {
+      out.status = Status::resources_exceeded;
+      out.message = *why;
+      return out;
+    }
+    step = "configuring the function";
+    loaded_->configure(g);
+
+    step = "building the kernel's arguments";
+    try {
+      DriverFunctions driver;
+      driver.tensor_map_encode_tiled = reinterpret_cast<void*>(session_.driver().tensor_map_encode_tiled);
+      kernel_.build_args(problem_.buffers(), driver, args_);
+    } catch (const CudaError&) {
+      throw;
+    } catch (const Error& e) {
+      out.status = Status::launch_failed;
+      out.message = fmt::format("cannot build the kernel's arguments: {}", e.what());
+      return out;
+    }
+    arg_pointers_ = args_.pointers();
+
+    step = "verifying";
+    problem_.poison_output();
+    out.first_launch_ms = time_one_launch(session_.stream(), [this] { launch(); });
+    const std::vector<float> result = problem_.download_output();
+    const ErrorStats stats = compare(result, problem_.reference(), atol, rtol);
+    out.error = stats;
+    verified_error_ = stats;
+    if (stats.bad_count > 0) {
+      out.status = Status::incorrect;
+      out.message = fmt::format(
+          "{} of {} elements differ from cuBLAS beyond {} + {} * |ref| ({} NaN or Inf); max abs error {:.6g}, max "
+          "rel error {:.6g}",
+          stats.bad_count, result.size(), atol, rtol, stats.nan_count, stats.max_abs, stats.max_rel);
+    }
+  } catch (const CudaError& e) {
+    const Fault fault = classify(e);
+    out.status = fault.status;
+    out.context_lost = context_lost_ = fault.context_lost;
+    out.message = fmt::format("{} failed: {}", step, e.what());
+    out.error.reset();
+  }
+  return out;
+}
+
+Measurement CandidateRun::time(int warmup, int runs, int iters) {
+  Measurement m;
+  if (!loaded_ || !verified_error_) throw Error("CandidateRun::time called before a successful verify");
+  try {
+    m.timing = time_launches(session_.stream(), warmup, runs, iters, [this] { launch(); });
+    m.sm_clock_mhz = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
+    m.status = Status::ok;
+    m.error = verified_error_;
+  } catch (const CudaError& e) {
+    const Fault fault = classify(e);
+    context_lost_ = fault.context_lost;
+    m.status = fault.status;
+    m.timing.reset();
+    m.message = fmt::format("timing failed after a correct verification launch: {}", e.what());
+  }
+  return m;
+}
+
+}  // namespace mpgemm

@@ -1,0 +1,74 @@
+#pragma once
+// The GPU side of measuring one candidate on a prepared problem, in two phases the worker reports separately:
+// verify (resource check, poison C, one launch, compare with cuBLAS) and time (the protocol). Failures of the
+// kernel are results (a Status with a message), classified from error codes; only infrastructure bugs throw.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "codegen/family.hpp"
+#include "common/records.hpp"
+#include "device/kernel.hpp"
+#include "device/problem.hpp"
+#include "device/session.hpp"
+
+namespace mpgemm {
+
+// Appends the kernel's arguments for a problem. Throws mpgemm::Error when the buffers do not suit the kernel.
+using ArgsBuilder = std::function<void(const ProblemBuffers&, const DriverFunctions&, KernelArgs&)>;
+
+// The family's own arguments (Family::append_problem_args). The family must outlive the builder.
+ArgsBuilder family_args(const Family& family, Params params);
+// A raw kernel's: (const __half* A, const __half* B, float* C, int M, int N, int K), as Family's default.
+ArgsBuilder standard_args();
+
+struct CandidateKernel {
+  std::span<const char> cubin;   // must stay valid while the CandidateRun lives
+  std::string lowered_name;      // the function's name in the cubin
+  LaunchGeometry geometry;
+  ArgsBuilder build_args;
+};
+
+struct VerifyOutcome {
+  Status status = Status::ok;       // ok, incorrect, resources_exceeded, launch_failed or runtime_fault
+  std::optional<ErrorStats> error;  // present when the output was compared
+  double first_launch_ms = 0;       // the verification launch, from events (ms); 0 when it did not run
+  std::string message;              // empty when ok
+  bool context_lost = false;        // the CUDA context is unusable: report, then end the process
+};
+
+// The Measurement for a candidate that stopped at verification (status other than ok).
+Measurement measurement_from(const VerifyOutcome& verify);
+
+class CandidateRun {
+ public:
+  CandidateRun(DeviceSession& session, ProblemContext& problem, CandidateKernel kernel);
+  ~CandidateRun();
+  CandidateRun(const CandidateRun&) = delete;
+  CandidateRun& operator=(const CandidateRun&) = delete;
+
+  VerifyOutcome verify(double atol, double rtol);
+
+  // Times the kernel under the protocol and reads the SM clock right after. Only after verify() returned ok.
+  // Status ok with timing and the verification's error stats, or the runtime_fault / launch_failed found while
+  // timing (context_lost() tells whether the process must end).
+  Measurement time(int warmup, int runs, int iters);
+
+  bool context_lost() const { return context_lost_; }
+
+ private:
+  void launch();
+
+  DeviceSession& session_;
+  ProblemContext& problem_;
+  CandidateKernel kernel_;
+  std::unique_ptr<LoadedKernel> loaded_;
+  KernelArgs args_;
+  std::vector<void*> arg_pointers_;
+  std::optional<ErrorStats> verified_error_;
+  bool context_lost_ = false;
+};
+
+}  // namespace mpgemm

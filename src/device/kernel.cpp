@@ -1,0 +1,72 @@
+#include "device/kernel.hpp"
+
+#include <fmt/format.h>
+
+#include "device/cuda_check.hpp"
+
+namespace mpgemm {
+
+LoadedKernel::LoadedKernel(const DriverApi& api, std::span<const char> cubin, const std::string& lowered_name)
+    : api_(api) {
+  if (cubin.empty()) throw DriverError("cuModuleLoadData", CUDA_ERROR_INVALID_IMAGE, "the cubin is empty");
+  MPGEMM_CU(api_.module_load_data(&module_, cubin.data()));
+  try {
+    check_cu(api_.module_get_function(&function_, module_, lowered_name.c_str()), "cuModuleGetFunction",
+             fmt::format(" for '{}'", lowered_name));
+    resources_.registers = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS");
+    resources_.static_smem_bytes = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES");
+    resources_.max_threads_per_block = attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK");
+    resources_.local_bytes = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "LOCAL_SIZE_BYTES");
+  } catch (...) {
+    (void)api_.module_unload(module_);
+    throw;
+  }
+}
+
+LoadedKernel::~LoadedKernel() {
+  // Fails after a sticky fault; the worker exits then anyway.
+  if (module_) (void)api_.module_unload(module_);
+}
+
+int LoadedKernel::attribute(CUfunction_attribute attr, const char* name) const {
+  int value = 0;
+  check_cu(api_.func_get_attribute(&value, attr, function_), "cuFuncGetAttribute", fmt::format(" ({})", name));
+  return value;
+}
+
+void LoadedKernel::configure(const LaunchGeometry& geometry) {
+  if (geometry.dynamic_smem_bytes > kDefaultDynamicSmemLimit)
+    check_cu(api_.func_set_attribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     static_cast<int>(geometry.dynamic_smem_bytes)),
+             "cuFuncSetAttribute", fmt::format(" (MAX_DYNAMIC_SHARED_SIZE_BYTES = {})", geometry.dynamic_smem_bytes));
+  if (geometry.cluster.count() > 8)
+    MPGEMM_CU(api_.func_set_attribute(function_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+}
+
+void LoadedKernel::launch(const LaunchGeometry& geometry, CUstream stream, void** params) const {
+  CUlaunchConfig config{};
+  config.gridDimX = geometry.grid.x;
+  config.gridDimY = geometry.grid.y;
+  config.gridDimZ = geometry.grid.z;
+  config.blockDimX = geometry.block.x;
+  config.blockDimY = geometry.block.y;
+  config.blockDimZ = geometry.block.z;
+  config.sharedMemBytes = geometry.dynamic_smem_bytes;
+  config.hStream = stream;
+  CUlaunchAttribute cluster{};
+  if (geometry.cluster.count() > 1) {
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = geometry.cluster.x;
+    cluster.value.clusterDim.y = geometry.cluster.y;
+    cluster.value.clusterDim.z = geometry.cluster.z;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
+  check_cu(api_.launch_kernel_ex(&config, function_, params, nullptr), "cuLaunchKernelEx",
+           fmt::format(" (grid {}x{}x{}, block {}x{}x{}, cluster {}x{}x{}, {} bytes of dynamic shared memory)",
+                       geometry.grid.x, geometry.grid.y, geometry.grid.z, geometry.block.x, geometry.block.y,
+                       geometry.block.z, geometry.cluster.x, geometry.cluster.y, geometry.cluster.z,
+                       geometry.dynamic_smem_bytes));
+}
+
+}  // namespace mpgemm

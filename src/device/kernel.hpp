@@ -1,0 +1,42 @@
+#pragma once
+// A compiled kernel loaded into the current context: its module, its function, what it needs, and its launch.
+#include <span>
+#include <string>
+
+#include <cuda.h>
+
+#include "codegen/family.hpp"
+#include "device/driver_api.hpp"
+#include "measure/resources.hpp"
+
+namespace mpgemm {
+
+class LoadedKernel {
+ public:
+  // Loads the cubin and looks up `lowered_name`. Throws DriverError carrying the CUresult (an image for another
+  // arch is CUDA_ERROR_NO_BINARY_FOR_GPU, an unknown name CUDA_ERROR_NOT_FOUND).
+  LoadedKernel(const DriverApi& api, std::span<const char> cubin, const std::string& lowered_name);
+  ~LoadedKernel();
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+
+  const KernelResources& resources() const { return resources_; }
+
+  // Sets what the geometry needs of the function: the dynamic shared memory opt-in above 48 KiB, and non-portable
+  // cluster sizes above 8 blocks. Throws DriverError when the driver refuses.
+  void configure(const LaunchGeometry& geometry);
+
+  // Enqueues one launch on `stream` with cuLaunchKernelEx (a cluster dimension attribute when the geometry has a
+  // cluster). Throws DriverError when the launch is refused.
+  void launch(const LaunchGeometry& geometry, CUstream stream, void** params) const;
+
+ private:
+  int attribute(CUfunction_attribute attr, const char* name) const;
+
+  const DriverApi& api_;
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+  KernelResources resources_;
+};
+
+}  // namespace mpgemm

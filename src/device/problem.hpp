@@ -1,0 +1,66 @@
+#pragma once
+// One problem shape on the device: A and B filled from the seed, the candidate's C, cuBLAS's reference result
+// (kept on the host for comparisons) and cuBLAS's time on it.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codegen/family.hpp"
+#include "common/records.hpp"
+#include "common/types.hpp"
+#include "device/session.hpp"
+
+namespace mpgemm {
+
+// cudaMalloc'd bytes, freed on destruction.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  // Throws CudaError naming `what` and `bytes` (and the device's free memory) when the allocation fails.
+  DeviceBuffer(std::size_t bytes, const std::string& what);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+class ProblemContext {
+ public:
+  // Allocates A, B, C and cuBLAS's output, fills A (stream 0 of `seed`) and B (stream 1) on the host with values
+  // uniform in [-1, 1], uploads them and computes the reference with cublasGemmEx. Throws mpgemm::Error for a
+  // shape outside 1..INT_MAX, CudaError naming the sizes when the device memory is short, CublasError.
+  ProblemContext(DeviceSession& session, const Shape& shape, std::uint64_t seed);
+
+  const Shape& shape() const { return shape_; }
+  std::uint64_t seed() const { return seed_; }
+  ProblemBuffers buffers() const;                       // device pointers, for the kernels' arguments
+  std::span<const float> reference() const { return reference_; }  // cuBLAS's C, M x N row-major
+
+  // cuBLAS under the timing protocol (it writes its own output buffer, never C).
+  TimingStats time_cublas(int warmup, int runs, int iters);
+
+  // Fills C with 0xFF bytes (a NaN in every float) on the session's stream.
+  void poison_output();
+  // Waits for the stream and copies C to the host.
+  std::vector<float> download_output();
+
+ private:
+  void run_cublas();
+
+  DeviceSession& session_;
+  Shape shape_;
+  std::uint64_t seed_;
+  DeviceBuffer a_, b_, c_, c_ref_;
+  std::vector<float> reference_;
+};
+
+}  // namespace mpgemm

@@ -1,0 +1,70 @@
+#include "device/timing.hpp"
+
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "device/cuda_check.hpp"
+#include "measure/stats.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+class Event {
+ public:
+  Event() { MPGEMM_CUDA(cudaEventCreate(&event_)); }
+  ~Event() {
+    if (event_) (void)cudaEventDestroy(event_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+float elapsed_ms(const Event& start, const Event& stop) {
+  MPGEMM_CUDA(cudaEventSynchronize(stop.get()));
+  float ms = 0;
+  MPGEMM_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  return ms;
+}
+
+}  // namespace
+
+TimingStats time_launches(cudaStream_t stream, int warmup, int runs, int iters, const std::function<void()>& launch) {
+  if (warmup < 0 || runs < 1 || iters < 1)
+    throw Error(fmt::format("bad timing protocol: warmup {}, runs {}, iters {}", warmup, runs, iters));
+  for (int i = 0; i < warmup; ++i) launch();
+  MPGEMM_CUDA(cudaStreamSynchronize(stream));
+  MPGEMM_CUDA(cudaGetLastError());
+
+  Event start, stop;
+  std::vector<double> per_launch;
+  per_launch.reserve(static_cast<std::size_t>(runs));
+  for (int r = 0; r < runs; ++r) {
+    MPGEMM_CUDA(cudaEventRecord(start.get(), stream));
+    for (int i = 0; i < iters; ++i) launch();
+    MPGEMM_CUDA(cudaEventRecord(stop.get(), stream));
+    const float ms = elapsed_ms(start, stop);
+    MPGEMM_CUDA(cudaGetLastError());
+    per_launch.push_back(static_cast<double>(ms) / iters);
+  }
+  return summarize(std::move(per_launch), warmup, runs, iters);
+}
+
+double time_one_launch(cudaStream_t stream, const std::function<void()>& launch) {
+  Event start, stop;
+  MPGEMM_CUDA(cudaEventRecord(start.get(), stream));
+  launch();
+  MPGEMM_CUDA(cudaEventRecord(stop.get(), stream));
+  const float ms = elapsed_ms(start, stop);
+  MPGEMM_CUDA(cudaStreamSynchronize(stream));
+  MPGEMM_CUDA(cudaGetLastError());
+  return ms;
+}
+
+}  // namespace mpgemm

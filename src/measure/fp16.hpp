@@ -1,0 +1,11 @@
+#pragma once
+// IEEE 754 binary16 <-> binary32 on the host, bit-exact with the GPU's cvt.rn.f16.f32: round to nearest even,
+// subnormals kept, overflow to infinity, NaN stays NaN (quiet). No CUDA headers, so it builds and tests anywhere.
+#include <cstdint>
+
+namespace mpgemm {
+
+std::uint16_t float_to_half_bits(float value);
+float half_bits_to_float(std::uint16_t bits);
+
+}  // namespace mpgemm

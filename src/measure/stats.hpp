@@ -1,0 +1,26 @@
+#pragma once
+// The numbers of a measurement, computed on the host: timing statistics, the tolerance check against the
+// reference, and throughput.
+#include <span>
+#include <vector>
+
+#include "common/records.hpp"
+#include "common/types.hpp"
+
+namespace mpgemm {
+
+// Statistics of `runs` batches of `iters` launches after `warmup` launches. `per_launch_ms_per_run` holds one
+// value per run: that run's elapsed time divided by `iters` (ms). Throws mpgemm::Error when it is empty, its size
+// is not `runs`, or a value is negative or not finite.
+TimingStats summarize(std::vector<double> per_launch_ms_per_run, int warmup, int runs, int iters);
+
+// Element-wise |out - ref| <= atol + rtol * |ref|. A NaN or infinity in `out` is always bad (and counted in
+// nan_count); so is a non-finite reference element, which cannot vouch for anything. max_abs and max_rel are taken
+// over the elements where both are finite; max_rel only where ref != 0. Throws mpgemm::Error when the sizes differ
+// or a tolerance is negative.
+ErrorStats compare(std::span<const float> out, std::span<const float> ref, double atol, double rtol);
+
+// Throughput of one GEMM of `shape` taking `ms` milliseconds (TFLOP/s); 0 when ms is not positive.
+double tflops(const Shape& shape, double ms);
+
+}  // namespace mpgemm

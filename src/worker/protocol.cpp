@@ -1,0 +1,189 @@
+#include "worker/protocol.hpp"
+
+#include <array>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace mpgemm {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 6> kErrorKinds{{
+    {ErrorKind::no_device, "no_device"},
+    {ErrorKind::cuda, "cuda"},
+    {ErrorKind::cublas, "cublas"},
+    {ErrorKind::bad_request, "bad_request"},
+    {ErrorKind::protocol, "protocol"},
+    {ErrorKind::internal, "internal"},
+}};
+
+ErrorKind error_kind_from(const std::string& text) {
+  for (const auto& [kind, name] : kErrorKinds)
+    if (name == text) return kind;
+  throw ProtocolError(fmt::format("unknown error kind '{}'", text));
+}
+
+// Types and their names, in the variant's order.
+constexpr std::array<std::string_view, std::variant_size_v<Message>> kTypeNames{
+    "hello", "device", "prepare_shape", "cublas_reference", "measure", "verified", "result", "error", "shutdown"};
+
+struct Encoder {
+  json operator()(const HelloRequest& m) const { return {{"protocol", m.protocol}, {"device_ordinal", m.device_ordinal}}; }
+  json operator()(const HelloReply& m) const {
+    return {{"protocol", m.protocol}, {"device", wire::encode(m.device)}, {"pid", m.pid}};
+  }
+  json operator()(const PrepareShapeRequest& m) const {
+    return {{"shape", wire::encode(m.shape)}, {"seed", m.seed}, {"warmup", m.warmup}, {"runs", m.runs},
+            {"iters", m.iters}};
+  }
+  json operator()(const PrepareShapeReply& m) const { return {{"reference", wire::encode(m.reference)}}; }
+  json operator()(const MeasureRequest& m) const {
+    return {{"family", m.family},
+            {"params", to_json(m.params)},
+            {"cubin", json::binary(std::vector<std::uint8_t>(m.cubin.begin(), m.cubin.end()))},
+            {"lowered_name", m.lowered_name},
+            {"geometry", wire::encode(m.geometry)},
+            {"atol", m.atol},
+            {"rtol", m.rtol},
+            {"warmup", m.warmup},
+            {"runs", m.runs},
+            {"iters", m.iters}};
+  }
+  json operator()(const VerifiedReply& m) const {
+    return {{"status", std::string(to_string(m.status))},
+            {"error", m.error ? wire::encode(*m.error) : json(nullptr)},
+            {"first_launch_ms", m.first_launch_ms},
+            {"message", m.message}};
+  }
+  json operator()(const ResultReply& m) const { return {{"measurement", wire::encode(m.measurement)}}; }
+  json operator()(const ErrorReply& m) const {
+    return {{"kind", std::string(to_string(m.kind))}, {"code", m.code}, {"message", m.message}, {"fatal", m.fatal}};
+  }
+  json operator()(const ShutdownRequest&) const { return json::object(); }
+};
+
+Message decode_body(std::string_view type, const json& j) {
+  if (type == "hello") return HelloRequest{j.at("protocol").get<int>(), j.at("device_ordinal").get<int>()};
+  if (type == "device")
+    return HelloReply{j.at("protocol").get<int>(), wire::decode_device_info(j.at("device")), j.at("pid").get<int>()};
+  if (type == "prepare_shape")
+    return PrepareShapeRequest{wire::decode_shape(j.at("shape")), j.at("seed").get<std::uint64_t>(),
+                               j.at("warmup").get<int>(), j.at("runs").get<int>(), j.at("iters").get<int>()};
+  if (type == "cublas_reference") return PrepareShapeReply{wire::decode_cublas_reference(j.at("reference"))};
+  if (type == "measure") {
+    MeasureRequest m;
+    m.family = j.at("family").get<std::string>();
+    try {
+      m.params = params_from_json(j.at("params"));
+    } catch (const ProtocolError&) {
+      throw;
+    } catch (const Error& e) {
+      throw ProtocolError(fmt::format("bad params: {}", e.what()));
+    }
+    const auto& bytes = j.at("cubin").get_binary();
+    m.cubin.assign(bytes.begin(), bytes.end());
+    m.lowered_name = j.at("lowered_name").get<std::string>();
+    m.geometry = wire::decode_geometry(j.at("geometry"));
+    m.atol = j.at("atol").get<double>();
+    m.rtol = j.at("rtol").get<double>();
+    m.warmup = j.at("warmup").get<int>();
+    m.runs = j.at("runs").get<int>();
+    m.iters = j.at("iters").get<int>();
+    return m;
+  }
+  if (type == "verified") {
+    VerifiedReply v;
+    v.status = wire::decode_status(j.at("status"));
+    if (!j.at("error").is_null()) v.error = wire::decode_error_stats(j.at("error"));
+    v.first_launch_ms = j.at("first_launch_ms").get<double>();
+    v.message = j.at("message").get<std::string>();
+    return v;
+  }
+  if (type == "result") return ResultReply{wire::decode_measurement(j.at("measurement"))};
+  if (type == "error")
+    return ErrorReply{error_kind_from(j.at("kind").get<std::string>()), j.at("code").get<int>(),
+                      j.at("message").get<std::string>(), j.at("fatal").get<bool>()};
+  if (type == "shutdown") return ShutdownRequest{};
+  throw ProtocolError(fmt::format("unknown message type '{}'", type));
+}
+
+}  // namespace
+
+std::string_view to_string(ErrorKind kind) {
+  for (const auto& [k, name] : kErrorKinds)
+    if (k == kind) return name;
+  return "internal";
+}
+
+std::string_view message_type(const Message& message) { return kTypeNames[message.index()]; }
+
+json to_json_message(const Message& message) {
+  json j = std::visit(Encoder{}, message);
+  j["type"] = std::string(message_type(message));
+  return j;
+}
+
+Message message_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
+    throw ProtocolError("a message must be an object with a string 'type'");
+  const std::string type = j["type"].get<std::string>();
+  return wire::guarded(("'" + type + "' message").c_str(), [&] { return decode_body(type, j); });
+}
+
+std::vector<std::uint8_t> encode_frame(const Message& message) {
+  const std::vector<std::uint8_t> payload = json::to_msgpack(to_json_message(message));
+  if (payload.size() > kMaxFrameBytes)
+    throw ProtocolError(fmt::format("a '{}' message of {} bytes exceeds the {} byte frame limit",
+                                    message_type(message), payload.size(), kMaxFrameBytes));
+  const auto size = static_cast<std::uint32_t>(payload.size());
+  std::vector<std::uint8_t> frame(4 + payload.size());
+  for (std::size_t i = 0; i < 4; ++i) frame[i] = static_cast<std::uint8_t>(size >> (8 * i));  // little endian
+  if (!payload.empty()) std::memcpy(frame.data() + 4, payload.data(), payload.size());
+  return frame;
+}
+
+void FrameReader::append(std::span<const std::uint8_t> bytes) {
+  if (offset_ > 0) {  // drop what was already returned
+    buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(offset_));
+    offset_ = 0;
+  }
+  buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
+}
+
+std::optional<Message> FrameReader::next() {
+  if (pending_bytes() < 4) return std::nullopt;
+  const std::uint8_t* p = buffer_.data() + offset_;
+  const std::uint32_t size = std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
+                             std::uint32_t{p[3]} << 24;
+  if (size > kMaxFrameBytes)
+    throw ProtocolError(fmt::format("frame length {} exceeds the {} byte limit", size, kMaxFrameBytes));
+  if (pending_bytes() < 4 + std::size_t{size}) return std::nullopt;
+  json j;
+  try {
+    j = json::from_msgpack(p + 4, p + 4 + size);
+  } catch (const json::exception& e) {
+    throw ProtocolError(fmt::format("a {} byte frame is not valid MessagePack: {}", size, e.what()));
+  }
+  offset_ += 4 + std::size_t{size};
+  if (offset_ == buffer_.size()) {
+    buffer_.clear();
+    offset_ = 0;
+  }
+  return message_from_json(j);
+}
+
+Message decode_frame(std::span<const std::uint8_t> frame) {
+  FrameReader reader;
+  reader.append(frame);
+  auto message = reader.next();
+  if (!message)
+    throw ProtocolError(fmt::format("truncated frame: {} bytes, not a whole frame", frame.size()));
+  if (reader.pending_bytes() != 0)
+    throw ProtocolError(fmt::format("{} bytes after the end of the frame", reader.pending_bytes()));
+  return std::move(*message);
+}
+
+}  // namespace mpgemm

@@ -1,0 +1,126 @@
+#pragma once
+// The worker protocol: length-prefixed MessagePack over two pipes, requests on the worker's fd 3, replies on its
+// fd 4. A frame is a uint32 little-endian payload length followed by the payload, one JSON object encoded with
+// nlohmann::json::to_msgpack whose "type" names the message. Cubins travel as MessagePack binary.
+//
+//   coordinator -> worker          worker -> coordinator
+//   hello                          device (or error: no_device, fatal)
+//   prepare_shape                  cublas_reference (or error)
+//   measure                        verified, then result (or error)
+//   shutdown                       (the worker exits)
+//
+// Pure: no I/O here, so every message round-trips in unit tests.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "common/params.hpp"
+#include "worker/wire.hpp"
+
+namespace mpgemm {
+
+inline constexpr int kProtocolVersion = 1;
+// Frames above this are refused as corrupt (bytes); cubins are a few MB.
+inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
+
+struct HelloRequest {
+  int protocol = kProtocolVersion;
+  int device_ordinal = 0;
+};
+
+struct HelloReply {
+  int protocol = kProtocolVersion;
+  DeviceInfo device;
+  int pid = 0;  // the worker's process id, for logs
+};
+
+struct PrepareShapeRequest {
+  Shape shape;
+  std::uint64_t seed = 0;  // inputs' seed
+  int warmup = 3;          // cuBLAS timing protocol
+  int runs = 5;
+  int iters = 20;
+};
+
+struct PrepareShapeReply {
+  CublasReference reference;
+};
+
+struct MeasureRequest {
+  std::string family;        // registered family whose arguments the kernel takes; empty: a raw kernel taking
+                             // (const __half* A, const __half* B, float* C, int M, int N, int K)
+  Params params;             // the family's parameters
+  std::vector<char> cubin;   // CompileResult::cubin
+  std::string lowered_name;  // CompileResult::lowered_name
+  LaunchGeometry geometry;
+  double atol = 0.5;
+  double rtol = 1e-3;
+  int warmup = 3;
+  int runs = 5;
+  int iters = 20;
+};
+
+// Sent by the worker as soon as the verification launch has been compared (or has failed).
+struct VerifiedReply {
+  Status status = Status::ok;
+  std::optional<ErrorStats> error;
+  double first_launch_ms = 0;  // the verification launch (ms); the coordinator sizes the timing limit from it
+  std::string message;
+};
+
+struct ResultReply {
+  Measurement measurement;
+};
+
+enum class ErrorKind {
+  no_device,    // no usable driver or GPU
+  cuda,         // a CUDA call failed outside of a candidate (code: cudaError_t), e.g. out of memory for a shape
+  cublas,       // a cuBLAS call failed (code: cublasStatus_t)
+  bad_request,  // the request cannot be served (unknown family, measure before prepare_shape, ...)
+  protocol,     // the worker could not read the coordinator's bytes
+  internal,     // anything else
+};
+std::string_view to_string(ErrorKind kind);
+
+struct ErrorReply {
+  ErrorKind kind = ErrorKind::internal;
+  int code = 0;
+  std::string message;
+  bool fatal = false;  // the worker exits after sending this
+};
+
+struct ShutdownRequest {};
+
+using Message = std::variant<HelloRequest, HelloReply, PrepareShapeRequest, PrepareShapeReply, MeasureRequest,
+                             VerifiedReply, ResultReply, ErrorReply, ShutdownRequest>;
+
+std::string_view message_type(const Message& message);  // "hello", "device", "prepare_shape", ...
+
+nlohmann::json to_json_message(const Message& message);
+Message message_from_json(const nlohmann::json& j);  // throws ProtocolError
+
+std::vector<std::uint8_t> encode_frame(const Message& message);
+
+// Reassembles frames from bytes as they arrive.
+class FrameReader {
+ public:
+  void append(std::span<const std::uint8_t> bytes);
+  // The next complete message, or nullopt until more bytes arrive. Throws ProtocolError on an oversized length
+  // or a payload that does not decode.
+  std::optional<Message> next();
+  // Bytes received but not yet returned as a message: nonzero at the end of a stream means a truncated frame.
+  std::size_t pending_bytes() const { return buffer_.size() - offset_; }
+
+ private:
+  std::vector<std::uint8_t> buffer_;
+  std::size_t offset_ = 0;
+};
+
+// Exactly one frame: throws ProtocolError when it is truncated or followed by extra bytes.
+Message decode_frame(std::span<const std::uint8_t> frame);
+
+}  // namespace mpgemm

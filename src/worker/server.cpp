@@ -1,0 +1,161 @@
+#include "worker/server.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "codegen/family.hpp"
+#include "device/candidate.hpp"
+#include "device/cuda_check.hpp"
+#include "device/problem.hpp"
+#include "device/session.hpp"
+#include "device/sm_clock.hpp"
+#include "measure/fault.hpp"
+#include "worker/fd_io.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+void log(const std::string& text) { fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text); }
+
+class Server {
+ public:
+  Server(int in_fd, int out_fd) : in_(in_fd), out_(out_fd) {}
+
+  int run() {
+    for (;;) {
+      std::optional<Message> request;
+      try {
+        if (read_message(in_, reader_, std::nullopt, request) == IoStatus::closed) return kWorkerExitOk;
+      } catch (const ProtocolError& e) {
+        reply(ErrorReply{ErrorKind::protocol, 0, e.what(), true});
+        return kWorkerExitProtocol;
+      }
+      if (std::holds_alternative<ShutdownRequest>(*request)) return kWorkerExitOk;
+      if (auto exit_code = handle(*request)) return *exit_code;
+    }
+  }
+
+ private:
+  // An exit code when the worker must stop after this request.
+  std::optional<int> handle(const Message& request) {
+    try {
+      if (const auto* m = std::get_if<HelloRequest>(&request)) return hello(*m);
+      if (const auto* m = std::get_if<PrepareShapeRequest>(&request)) return prepare(*m);
+      if (const auto* m = std::get_if<MeasureRequest>(&request)) return measure(*m);
+      reply(ErrorReply{ErrorKind::protocol, 0, fmt::format("'{}' is not a request", message_type(request)), true});
+      return kWorkerExitProtocol;
+    } catch (const ReplyFailed&) {
+      return kWorkerExitProtocol;
+    } catch (const NoDeviceError& e) {
+      return fail(ErrorKind::no_device, 0, e.what(), kWorkerExitNoDevice);
+    } catch (const CudaError& e) {
+      return fail(ErrorKind::cuda, e.code(), e.what(), context_healthy() ? 0 : kWorkerExitContextLost);
+    } catch (const CublasError& e) {
+      return fail(ErrorKind::cublas, e.status(), e.what(), context_healthy() ? 0 : kWorkerExitContextLost);
+    } catch (const Error& e) {
+      return fail(ErrorKind::bad_request, 0, e.what(), 0);
+    } catch (const std::exception& e) {
+      return fail(ErrorKind::internal, 0, e.what(), context_healthy() ? 0 : kWorkerExitContextLost);
+    }
+  }
+
+  struct ReplyFailed {};
+
+  void reply(const Message& message) {
+    if (write_frame(out_, message, std::nullopt) != IoStatus::ok) {
+      log("the coordinator closed the reply pipe");
+      throw ReplyFailed{};
+    }
+  }
+
+  std::optional<int> fail(ErrorKind kind, int code, const std::string& message, int exit_code) {
+    try {
+      reply(ErrorReply{kind, code, message, exit_code != 0});
+    } catch (const ReplyFailed&) {
+      return kWorkerExitProtocol;
+    }
+    if (exit_code != 0) return exit_code;
+    return std::nullopt;
+  }
+
+  // After a failure outside a candidate: is the context still usable? Decided from the code of a synchronisation.
+  bool context_healthy() const {
+    if (!session_) return true;
+    return !context_unusable(classify_runtime_error(static_cast<int>(cudaDeviceSynchronize())));
+  }
+
+  std::optional<int> hello(const HelloRequest& m) {
+    if (m.protocol != kProtocolVersion)
+      return fail(ErrorKind::bad_request, 0,
+                  fmt::format("protocol {} requested, this worker speaks {}", m.protocol, kProtocolVersion),
+                  kWorkerExitProtocol);
+    if (!session_) session_ = std::make_unique<DeviceSession>(m.device_ordinal);
+    reply(HelloReply{kProtocolVersion, session_->info(), static_cast<int>(getpid())});
+    return std::nullopt;
+  }
+
+  std::optional<int> prepare(const PrepareShapeRequest& m) {
+    if (!session_) return fail(ErrorKind::bad_request, 0, "prepare_shape before hello", 0);
+    if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    problem_.reset();  // free the previous shape's memory before allocating the next
+    problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
+    CublasReference ref;
+    ref.shape = m.shape;
+    ref.seed = m.seed;
+    ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters);
+    ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
+    reply(PrepareShapeReply{ref});
+    return std::nullopt;
+  }
+
+  static std::optional<std::string> bad_protocol(int warmup, int runs, int iters) {
+    if (warmup >= 0 && runs >= 1 && iters >= 1) return std::nullopt;
+    return fmt::format("bad timing protocol: warmup {}, runs {}, iters {}", warmup, runs, iters);
+  }
+
+  std::optional<int> measure(const MeasureRequest& m) {
+    if (!problem_) return fail(ErrorKind::bad_request, 0, "measure before prepare_shape", 0);
+    if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    if (!(m.atol >= 0) || !(m.rtol >= 0))
+      return fail(ErrorKind::bad_request, 0, fmt::format("bad tolerances: atol {}, rtol {}", m.atol, m.rtol), 0);
+    ArgsBuilder args = m.family.empty() ? standard_args() : family_args(family(m.family), m.params);
+    CandidateRun run(*session_, *problem_, {m.cubin, m.lowered_name, m.geometry, std::move(args)});
+
+    const VerifyOutcome v = run.verify(m.atol, m.rtol);
+    reply(VerifiedReply{v.status, v.error, v.first_launch_ms, v.message});
+    const Measurement result = v.status == Status::ok ? run.time(m.warmup, m.runs, m.iters) : measurement_from(v);
+    reply(ResultReply{result});
+    if (run.context_lost()) {
+      log(fmt::format("CUDA context lost ({}); exiting", result.message));
+      return kWorkerExitContextLost;
+    }
+    return std::nullopt;
+  }
+
+  int in_;
+  int out_;
+  FrameReader reader_;
+  std::unique_ptr<DeviceSession> session_;
+  std::unique_ptr<ProblemContext> problem_;
+};
+
+}  // namespace
+
+int serve(int in_fd, int out_fd) noexcept {
+  try {
+    Server server(in_fd, out_fd);
+    return server.run();
+  } catch (const std::exception& e) {
+    log(fmt::format("stopping: {}", e.what()));
+  } catch (...) {
+    log("stopping: unknown exception");
+  }
+  return kWorkerExitProtocol;
+}
+
+}  // namespace mpgemm

@@ -1,0 +1,232 @@
+// mpgemm-worker as a black box on a real GPU, over its pipes with the wire format written out by hand here
+// (length-prefixed MessagePack through nlohmann::json): a correct kernel is ok; a sticky fault (illegal address,
+// trap) is reported as runtime_fault, the worker exits, and a fresh worker measures fine; a kernel that never ends is
+// killed and the GPU serves the next worker. Without a device every test is skipped with the reason.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "../kernels/device_test_nvrtc.hpp"
+#include "device/query.hpp"
+
+namespace mpgemm {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+const std::filesystem::path kWorker = std::filesystem::path(MPGEMM_BINARY_DIR) / "bin" / "mpgemm-worker";
+
+class WorkerProcess {
+ public:
+  WorkerProcess() {
+    int req[2], rep[2];
+    if (pipe2(req, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+    pid_ = fork();
+    if (pid_ == 0) {
+      const int in = fcntl(req[0], F_DUPFD, 10), out = fcntl(rep[1], F_DUPFD, 10);
+      const int null_fd = open("/dev/null", O_RDONLY);
+      dup2(null_fd, 0);
+      dup2(in, 3);
+      dup2(out, 4);
+      execl(kWorker.c_str(), kWorker.c_str(), nullptr);
+      _exit(127);
+    }
+    close(req[0]);
+    close(rep[1]);
+    to_ = req[1];
+    from_ = rep[0];
+  }
+  ~WorkerProcess() {
+    close(to_);
+    close(from_);
+    if (!status_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  void send(const json& message) {
+    const auto payload = json::to_msgpack(message);
+    const auto size = static_cast<std::uint32_t>(payload.size());
+    std::vector<std::uint8_t> frame{static_cast<std::uint8_t>(size), static_cast<std::uint8_t>(size >> 8),
+                                    static_cast<std::uint8_t>(size >> 16), static_cast<std::uint8_t>(size >> 24)};
+    frame.insert(frame.end(), payload.begin(), payload.end());
+    ASSERT_EQ(write(to_, frame.data(), frame.size()), static_cast<ssize_t>(frame.size()));
+  }
+
+  // The next message, or nullopt when none came within `timeout` or the worker closed its end.
+  std::optional<json> receive(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::vector<std::uint8_t> bytes;
+    std::size_t want = 4;
+    while (bytes.size() < want) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                              std::chrono::steady_clock::now());
+      pollfd p{from_, POLLIN, 0};
+      if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) <= 0) return std::nullopt;
+      std::uint8_t chunk[65536];
+      const ssize_t n = read(from_, chunk, std::min(sizeof chunk, want - bytes.size()));
+      if (n <= 0) return std::nullopt;
+      bytes.insert(bytes.end(), chunk, chunk + n);
+      if (want == 4 && bytes.size() == 4)
+        want = 4 + (bytes[0] | bytes[1] << 8 | bytes[2] << 16 | static_cast<std::size_t>(bytes[3]) << 24);
+    }
+    return json::from_msgpack(bytes.begin() + 4, bytes.end());
+  }
+
+  // The exit status once the worker has exited within `timeout` (it is killed and reaped otherwise).
+  std::optional<int> wait_exit(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        status_ = st;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+  std::optional<int> status_;
+};
+
+class DeviceWorkerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!device_available(&skip_reason_)) return;
+    try {
+      cubin_ = test::compile_test_kernels(query_device(0).arch);
+    } catch (const std::exception& e) {
+      setup_error_ = e.what();
+    }
+  }
+  void SetUp() override {
+    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+    ASSERT_TRUE(setup_error_.empty()) << setup_error_;
+    ASSERT_TRUE(std::filesystem::exists(kWorker)) << "build mpgemm-worker first: " << kWorker;
+  }
+
+  // A worker that has answered hello and prepared a 256 x 192 x 320 problem.
+  static std::unique_ptr<WorkerProcess> ready_worker() {
+    auto w = std::make_unique<WorkerProcess>();
+    w->send({{"type", "hello"}, {"protocol", 1}, {"device_ordinal", 0}});
+    const auto hello = w->receive(120s);
+    EXPECT_TRUE(hello && (*hello)["type"] == "device") << (hello ? hello->dump() : "no reply");
+    w->send({{"type", "prepare_shape"}, {"shape", {{"m", 256}, {"n", 192}, {"k", 320}}}, {"seed", 5},
+             {"warmup", 3}, {"runs", 5}, {"iters", 20}});
+    const auto ref = w->receive(120s);
+    EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
+    if (ref && ref->contains("reference")) {
+      EXPECT_GT((*ref)["reference"]["timing"]["median_ms"].get<double>(), 0);
+    }
+    return w;
+  }
+
+  static json measure_request(const std::string& kernel, const std::string& family = "") {
+    return {{"type", "measure"},
+            {"family", family},
+            {"params", json::object()},
+            {"cubin", json::binary(std::vector<std::uint8_t>(cubin_.begin(), cubin_.end()))},
+            {"lowered_name", kernel},
+            {"geometry", {{"grid", {12, 16, 1}}, {"block", {16, 16, 1}}, {"cluster", {1, 1, 1}},
+                          {"dynamic_smem_bytes", 0}}},
+            {"atol", 0.5},
+            {"rtol", 1e-3},
+            {"warmup", 3},
+            {"runs", 5},
+            {"iters", 20}};
+  }
+
+  static void expect_ok_measurement(WorkerProcess& w) {
+    w.send(measure_request("test_gemm_naive"));
+    const auto verified = w.receive(60s);
+    ASSERT_TRUE(verified);
+    EXPECT_EQ((*verified)["status"], "ok") << verified->dump();
+    const auto result = w.receive(60s);
+    ASSERT_TRUE(result);
+    EXPECT_EQ((*result)["measurement"]["status"], "ok") << result->dump();
+    EXPECT_GT((*result)["measurement"]["timing"]["median_ms"].get<double>(), 0);
+  }
+
+  static void expect_sticky_fault(const std::string& kernel) {
+    auto w = ready_worker();
+    w->send(measure_request(kernel));
+    const auto verified = w->receive(60s);
+    ASSERT_TRUE(verified);
+    EXPECT_EQ((*verified)["status"], "runtime_fault") << verified->dump();
+    EXPECT_EQ(w->wait_exit(30s), 3) << "the worker must exit after a sticky fault";
+    auto fresh = ready_worker();
+    expect_ok_measurement(*fresh);
+  }
+
+  static inline std::string skip_reason_;
+  static inline std::string setup_error_;
+  static inline std::vector<char> cubin_;
+};
+
+TEST_F(DeviceWorkerTest, CorrectKernelIsOk) {
+  auto w = ready_worker();
+  expect_ok_measurement(*w);
+  w->send({{"type", "shutdown"}});
+  EXPECT_EQ(w->wait_exit(30s), 0);
+}
+
+TEST_F(DeviceWorkerTest, WrongKernelIsIncorrectWithErrorStats) {
+  auto w = ready_worker();
+  w->send(measure_request("test_gemm_off_by_one"));
+  const auto verified = w->receive(60s);
+  ASSERT_TRUE(verified);
+  EXPECT_EQ((*verified)["status"], "incorrect");
+  const auto result = w->receive(60s);
+  ASSERT_TRUE(result);
+  const json& m = (*result)["measurement"];
+  EXPECT_EQ(m["status"], "incorrect");
+  EXPECT_TRUE(m["timing"].is_null());
+  EXPECT_EQ(m["error"]["bad_count"], 256 * 192);
+  expect_ok_measurement(*w);  // the worker goes on
+}
+
+TEST_F(DeviceWorkerTest, IllegalAddressIsARuntimeFaultAndAFreshWorkerIsFine) {
+  expect_sticky_fault("test_gemm_illegal_address");
+}
+
+TEST_F(DeviceWorkerTest, TrapIsARuntimeFault) { expect_sticky_fault("test_gemm_trap"); }
+
+TEST_F(DeviceWorkerTest, HungKernelIsKilledAndTheGpuRecovers) {
+  {
+    auto w = ready_worker();
+    w->send(measure_request("test_gemm_spin"));
+    EXPECT_FALSE(w->receive(5s)) << "a spinning kernel cannot verify";
+  }  // SIGKILL + waitpid
+  auto fresh = ready_worker();
+  expect_ok_measurement(*fresh);
+}
+
+TEST_F(DeviceWorkerTest, UnknownFamilyIsARefusedRequest) {
+  auto w = ready_worker();
+  w->send(measure_request("test_gemm_naive", "no_such_family"));
+  const auto reply = w->receive(60s);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["type"], "error");
+  EXPECT_EQ((*reply)["kind"], "bad_request");
+  EXPECT_EQ((*reply)["fatal"], false);
+  expect_ok_measurement(*w);
+}
+
+}  // namespace
+}  // namespace mpgemm

@@ -1,0 +1,251 @@
+// Every message of the worker protocol survives encode -> frame -> decode, and broken bytes are ProtocolErrors.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "worker/protocol.hpp"
+
+namespace mpgemm {
+namespace {
+
+template <class T>
+T round_trip(const T& message) {
+  const std::vector<std::uint8_t> frame = encode_frame(Message{message});
+  const Message decoded = decode_frame(frame);
+  EXPECT_TRUE(std::holds_alternative<T>(decoded)) << message_type(decoded);
+  return std::get<T>(decoded);
+}
+
+DeviceInfo sample_device() {
+  DeviceInfo d;
+  d.ordinal = 1;
+  d.name = "NVIDIA H200";
+  d.arch = Arch{9, 0, false};
+  d.pci_bus_id = "0000:41:00.0";
+  d.sm_count = 132;
+  d.max_threads_per_block = 1024;
+  d.regs_per_block = 65536;
+  d.regs_per_sm = 65536;
+  d.smem_per_block_optin = 232448;
+  d.smem_per_sm = 233472;
+  d.l2_bytes = 62914560;
+  d.total_memory_bytes = 150754820096;
+  d.max_sm_clock_mhz = 1980;
+  d.driver_version = 13000;
+  d.runtime_version = 13000;
+  d.cublas_version = 130100;
+  return d;
+}
+
+TimingStats sample_timing() { return TimingStats{1.25, 1.2, 1.4, 3, 5, 20}; }
+ErrorStats sample_errors() { return ErrorStats{0.25, 1e-4, 7, 2, 0.5, 1e-3}; }
+
+void expect_equal(const TimingStats& a, const TimingStats& b) {
+  EXPECT_EQ(a.median_ms, b.median_ms);
+  EXPECT_EQ(a.min_ms, b.min_ms);
+  EXPECT_EQ(a.max_ms, b.max_ms);
+  EXPECT_EQ(a.warmup, b.warmup);
+  EXPECT_EQ(a.runs, b.runs);
+  EXPECT_EQ(a.iters, b.iters);
+}
+
+void expect_equal(const ErrorStats& a, const ErrorStats& b) {
+  EXPECT_EQ(a.max_abs, b.max_abs);
+  EXPECT_EQ(a.max_rel, b.max_rel);
+  EXPECT_EQ(a.bad_count, b.bad_count);
+  EXPECT_EQ(a.nan_count, b.nan_count);
+  EXPECT_EQ(a.atol, b.atol);
+  EXPECT_EQ(a.rtol, b.rtol);
+}
+
+TEST(WorkerProtocol, Hello) {
+  const auto req = round_trip(HelloRequest{kProtocolVersion, 3});
+  EXPECT_EQ(req.protocol, kProtocolVersion);
+  EXPECT_EQ(req.device_ordinal, 3);
+
+  const auto reply = round_trip(HelloReply{kProtocolVersion, sample_device(), 4242});
+  EXPECT_EQ(reply.pid, 4242);
+  const DeviceInfo& d = reply.device;
+  const DeviceInfo e = sample_device();
+  EXPECT_EQ(d.ordinal, e.ordinal);
+  EXPECT_EQ(d.name, e.name);
+  EXPECT_EQ(d.arch, e.arch);
+  EXPECT_EQ(d.pci_bus_id, e.pci_bus_id);
+  EXPECT_EQ(d.sm_count, e.sm_count);
+  EXPECT_EQ(d.max_threads_per_block, e.max_threads_per_block);
+  EXPECT_EQ(d.regs_per_block, e.regs_per_block);
+  EXPECT_EQ(d.regs_per_sm, e.regs_per_sm);
+  EXPECT_EQ(d.smem_per_block_optin, e.smem_per_block_optin);
+  EXPECT_EQ(d.smem_per_sm, e.smem_per_sm);
+  EXPECT_EQ(d.l2_bytes, e.l2_bytes);
+  EXPECT_EQ(d.total_memory_bytes, e.total_memory_bytes);
+  EXPECT_EQ(d.max_sm_clock_mhz, e.max_sm_clock_mhz);
+  EXPECT_EQ(d.driver_version, e.driver_version);
+  EXPECT_EQ(d.runtime_version, e.runtime_version);
+  EXPECT_EQ(d.cublas_version, e.cublas_version);
+  EXPECT_EQ(cuda_version_string(d.driver_version), "13.0");
+  EXPECT_EQ(cublas_version_string(d.cublas_version), "13.1.0");
+}
+
+TEST(WorkerProtocol, PrepareShape) {
+  const auto req = round_trip(PrepareShapeRequest{Shape{4096, 1024, 8192}, 0xfedcba9876543210ull, 2, 7, 11});
+  EXPECT_EQ(req.shape, (Shape{4096, 1024, 8192}));
+  EXPECT_EQ(req.seed, 0xfedcba9876543210ull);  // all 64 bits survive
+  EXPECT_EQ(req.warmup, 2);
+  EXPECT_EQ(req.runs, 7);
+  EXPECT_EQ(req.iters, 11);
+
+  CublasReference ref{Shape{64, 32, 16}, 99, sample_timing(), 1755};
+  const auto reply = round_trip(PrepareShapeReply{ref});
+  EXPECT_EQ(reply.reference.shape, ref.shape);
+  EXPECT_EQ(reply.reference.seed, 99u);
+  expect_equal(reply.reference.timing, ref.timing);
+  EXPECT_EQ(reply.reference.sm_clock_mhz, 1755);
+}
+
+TEST(WorkerProtocol, Measure) {
+  MeasureRequest m;
+  m.family = "wmma";
+  m.params = Params{{"BM", std::int64_t{128}}, {"LOAD", std::string("cp_async")}};
+  for (int i = 0; i < 70000; ++i) m.cubin.push_back(static_cast<char>(i * 7));  // binary, with every byte value
+  m.lowered_name = "_Z9wmma_gemmILi128EEvPK6__halfS2_Pfiii";
+  m.geometry = LaunchGeometry{{16, 32, 1}, {256, 1, 1}, {2, 1, 1}, 100000};
+  m.atol = 0.25;
+  m.rtol = 2e-3;
+  m.warmup = 1;
+  m.runs = 2;
+  m.iters = 3;
+  const auto got = round_trip(m);
+  EXPECT_EQ(got.family, m.family);
+  EXPECT_EQ(got.params, m.params);
+  EXPECT_EQ(got.cubin, m.cubin);
+  EXPECT_EQ(got.lowered_name, m.lowered_name);
+  EXPECT_EQ(got.geometry.grid.x, 16u);
+  EXPECT_EQ(got.geometry.grid.y, 32u);
+  EXPECT_EQ(got.geometry.block.x, 256u);
+  EXPECT_EQ(got.geometry.cluster.x, 2u);
+  EXPECT_EQ(got.geometry.dynamic_smem_bytes, 100000u);
+  EXPECT_EQ(got.atol, 0.25);
+  EXPECT_EQ(got.rtol, 2e-3);
+  EXPECT_EQ(got.warmup, 1);
+  EXPECT_EQ(got.runs, 2);
+  EXPECT_EQ(got.iters, 3);
+  // The cubin travels as MessagePack binary, not as an array of numbers.
+  EXPECT_TRUE(to_json_message(m)["cubin"].is_binary());
+}
+
+TEST(WorkerProtocol, VerifiedAndResult) {
+  const auto v = round_trip(VerifiedReply{Status::incorrect, sample_errors(), 0.125, "3 elements differ"});
+  EXPECT_EQ(v.status, Status::incorrect);
+  ASSERT_TRUE(v.error);
+  expect_equal(*v.error, sample_errors());
+  EXPECT_EQ(v.first_launch_ms, 0.125);
+  EXPECT_EQ(v.message, "3 elements differ");
+
+  const auto bare = round_trip(VerifiedReply{Status::launch_failed, std::nullopt, 0, "refused"});
+  EXPECT_FALSE(bare.error);
+
+  Measurement m;
+  m.status = Status::ok;
+  m.timing = sample_timing();
+  m.error = sample_errors();
+  m.sm_clock_mhz = 1980;
+  const auto r = round_trip(ResultReply{m});
+  EXPECT_EQ(r.measurement.status, Status::ok);
+  ASSERT_TRUE(r.measurement.timing);
+  expect_equal(*r.measurement.timing, sample_timing());
+  ASSERT_TRUE(r.measurement.error);
+  expect_equal(*r.measurement.error, sample_errors());
+  EXPECT_EQ(r.measurement.sm_clock_mhz, 1980);
+
+  Measurement fault;
+  fault.status = Status::runtime_fault;
+  fault.message = "CUDA_ERROR_ILLEGAL_ADDRESS";
+  const auto f = round_trip(ResultReply{fault});
+  EXPECT_EQ(f.measurement.status, Status::runtime_fault);
+  EXPECT_FALSE(f.measurement.timing);
+  EXPECT_FALSE(f.measurement.error);
+  EXPECT_EQ(f.measurement.message, fault.message);
+}
+
+TEST(WorkerProtocol, ErrorAndShutdown) {
+  const auto e = round_trip(ErrorReply{ErrorKind::cuda, 2, "out of memory", false});
+  EXPECT_EQ(e.kind, ErrorKind::cuda);
+  EXPECT_EQ(e.code, 2);
+  EXPECT_EQ(e.message, "out of memory");
+  EXPECT_FALSE(e.fatal);
+  for (ErrorKind k : {ErrorKind::no_device, ErrorKind::cublas, ErrorKind::bad_request, ErrorKind::protocol,
+                      ErrorKind::internal})
+    EXPECT_EQ(round_trip(ErrorReply{k, 0, "", true}).kind, k);
+  round_trip(ShutdownRequest{});
+}
+
+TEST(WorkerProtocol, FrameIsLittleEndianLengthPlusMsgpack) {
+  const auto frame = encode_frame(ShutdownRequest{});
+  ASSERT_GE(frame.size(), 4u);
+  const std::uint32_t size = frame[0] | frame[1] << 8 | frame[2] << 16 | static_cast<std::uint32_t>(frame[3]) << 24;
+  EXPECT_EQ(size, frame.size() - 4);
+  const auto j = nlohmann::json::from_msgpack(frame.begin() + 4, frame.end());
+  EXPECT_EQ(j["type"], "shutdown");
+}
+
+TEST(WorkerProtocol, ReaderReassemblesByteByByte) {
+  std::vector<std::uint8_t> stream;
+  for (const Message& m : {Message{HelloRequest{}}, Message{ShutdownRequest{}}, Message{PrepareShapeRequest{}}}) {
+    const auto f = encode_frame(m);
+    stream.insert(stream.end(), f.begin(), f.end());
+  }
+  FrameReader reader;
+  std::vector<std::string> types;
+  for (std::uint8_t byte : stream) {
+    reader.append({&byte, 1});
+    while (auto m = reader.next()) types.emplace_back(message_type(*m));
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"hello", "shutdown", "prepare_shape"}));
+  EXPECT_EQ(reader.pending_bytes(), 0u);
+}
+
+TEST(WorkerProtocol, TruncatedFrameIsAnError) {
+  const auto frame = encode_frame(HelloRequest{});
+  for (std::size_t cut : {std::size_t{0}, std::size_t{2}, std::size_t{4}, frame.size() - 1}) {
+    const std::vector<std::uint8_t> part(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(cut));
+    EXPECT_THROW(decode_frame(part), ProtocolError) << cut;
+    FrameReader reader;
+    reader.append(part);
+    EXPECT_FALSE(reader.next());
+    EXPECT_EQ(reader.pending_bytes(), cut);
+  }
+  auto extra = frame;
+  extra.push_back(0);
+  EXPECT_THROW(decode_frame(extra), ProtocolError);
+}
+
+TEST(WorkerProtocol, MalformedFramesAreErrors) {
+  // Oversized length.
+  EXPECT_THROW(decode_frame(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0xff, 0}), ProtocolError);
+  // Not MessagePack (0xc1 is never used).
+  EXPECT_THROW(decode_frame(std::vector<std::uint8_t>{1, 0, 0, 0, 0xc1}), ProtocolError);
+
+  const auto frame_of = [](const nlohmann::json& j) {
+    const auto payload = nlohmann::json::to_msgpack(j);
+    std::vector<std::uint8_t> f{static_cast<std::uint8_t>(payload.size()), 0, 0, 0};
+    f.insert(f.end(), payload.begin(), payload.end());
+    return f;
+  };
+  EXPECT_THROW(decode_frame(frame_of(nlohmann::json::array({1, 2}))), ProtocolError);          // not an object
+  EXPECT_THROW(decode_frame(frame_of({{"type", "launch_missiles"}})), ProtocolError);         // unknown type
+  EXPECT_THROW(decode_frame(frame_of({{"type", "hello"}})), ProtocolError);                   // missing fields
+  EXPECT_THROW(decode_frame(frame_of({{"type", "hello"}, {"protocol", "one"}, {"device_ordinal", 0}})),
+               ProtocolError);                                                                // wrong field type
+  auto verified = to_json_message(VerifiedReply{});
+  verified["status"] = "splendid";
+  EXPECT_THROW(decode_frame(frame_of(verified)), ProtocolError);                              // unknown status
+  auto error = to_json_message(ErrorReply{});
+  error["kind"] = "gremlins";
+  EXPECT_THROW(decode_frame(frame_of(error)), ProtocolError);
+}
+
+}  // namespace
+}  // namespace mpgemm
