@@ -9,7 +9,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 db="${1:-$root/results/results.db}"
 M="${2:-2048}"; N="${3:-2048}"; K="${4:-2048}"
-bin="$root/build/bin"
+bin="${MPGEMM_BIN:-$root/build/bin}"
 out="${MPGEMM_PROFILE_DIR:-$root/results/profiles}"
 mkdir -p "$out"
 ncu_bin="${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}"

@@ -97,7 +97,7 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
   std::vector<RunRow> rows = resolve_rows(opt, dev.arch.str(), &note);
   if (!note.empty()) notes->push_back(note);
 
-  TimingStats cublas = backend->prepare_shape(opt.shape);
+  const TimingStats cublas = backend->prepare_shape(opt.shape).timing;
   report::Table t;
   t.columns = {"kernel", "config", "status", "ms", "GFLOPS", "pct_cublas", "gain", "max_abs_err", "max_rel_err"};
   const double flops = opt.shape.flops();

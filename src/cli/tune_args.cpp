@@ -24,6 +24,10 @@ void add_tune_options(ArgParser& p) {
       .option("--runs", "INT", "timed batches; median, min and max are over batches", "5")
       .option("--iters", "INT", "launches per timed batch", "20")
       .option("--replay", "OLD.db", "take each candidate's outcome from an earlier database instead of a GPU")
+      .option("--replay-delay-ms", "INT",
+              "testing aid for kill and concurrency tests: with --replay, wait this long per candidate, as a GPU "
+              "measurement would (ms)",
+              "0")
       .option("--top", "INT", "how many of the fastest configs to print at the end", "10")
       .option("--format", "FMT", "format of the final table: table | csv | json | markdown", "table")
       .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-tune")
@@ -68,6 +72,11 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   o.settings.runs = static_cast<int>(args.get_positive_int("--runs").value_or(o.settings.runs));
   o.settings.iters = static_cast<int>(args.get_positive_int("--iters").value_or(o.settings.iters));
   if (auto r = args.get("--replay")) o.replay_db = *r;
+  if (auto d = args.get_int("--replay-delay-ms")) {
+    if (*d < 0 || *d > 60'000) throw UsageError("--replay-delay-ms must be between 0 and 60000");
+    if (!o.replay_db) throw UsageError("--replay-delay-ms needs --replay");
+    o.replay_delay_ms = static_cast<int>(*d);
+  }
   if (auto w = args.get("--worker")) o.worker_path = *w;
   if (!report::format_from_string(args.get_or("--format", "table")))
     throw UsageError(fmt::format("--format must be one of {}", report::format_names()));

@@ -31,13 +31,19 @@ struct MeasureSettings {
   int iters = 20;      // launches per batch
 };
 
+// cuBLAS on one shape, timed with the same protocol as the candidates.
+struct ShapeReference {
+  TimingStats timing;
+  double sm_clock_mhz = 0;  // SM clock read right after timing (MHz); 0 when unknown
+};
+
 class MeasureBackend {
  public:
   virtual ~MeasureBackend() = default;
   virtual std::string mode() const = 0;  // "gpu" or "replay", as stored in runs.mode
   virtual const DeviceDescription& device() const = 0;
   // Prepares inputs for `shape` and returns cuBLAS's timing on it (same protocol as the candidates).
-  virtual TimingStats prepare_shape(const Shape& shape) = 0;
+  virtual ShapeReference prepare_shape(const Shape& shape) = 0;
   // Verifies and times one compiled candidate on the prepared shape. Never throws for a kernel's misbehaviour:
   // faults, hangs and wrong answers come back as statuses. nullopt: the backend has no outcome (replay only).
   virtual std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,

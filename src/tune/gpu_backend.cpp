@@ -26,11 +26,12 @@ class GpuBackend final : public MeasureBackend {
   std::string mode() const override { return "gpu"; }
   const DeviceDescription& device() const override { return device_; }
 
-  TimingStats prepare_shape(const Shape& shape) override {
+  ShapeReference prepare_shape(const Shape& shape) override {
     // Fresh random inputs for every shape of every run: a kernel must compute the same function on any input.
     PrepareShapeRequest req{shape, std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32),
                             settings_.warmup, settings_.runs, settings_.iters};
-    return client_.prepare_shape(req).timing;
+    CublasReference ref = client_.prepare_shape(req);
+    return {ref.timing, ref.sm_clock_mhz};
   }
 
   std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,

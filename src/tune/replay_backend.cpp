@@ -1,5 +1,7 @@
 #include "tune/replay_backend.hpp"
 
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "common/error.hpp"
@@ -17,7 +19,8 @@ std::string text_cell(const report::Cell& c) {
 
 class ReplayBackend final : public MeasureBackend {
  public:
-  explicit ReplayBackend(const std::filesystem::path& path) : store_(Store::open(path, Store::Mode::read_only)) {
+  ReplayBackend(const std::filesystem::path& path, std::chrono::milliseconds delay)
+      : store_(Store::open(path, Store::Mode::read_only)), delay_(delay) {
     // The device of the most recent run that measured on a GPU (a fixed query: no values pasted into SQL).
     auto t = store_.query_sql(
         "SELECT device_name, device_cc, sm_count, driver_version, runtime_version, cublas_version FROM runs "
@@ -38,15 +41,16 @@ class ReplayBackend final : public MeasureBackend {
   std::string mode() const override { return "replay"; }
   const DeviceDescription& device() const override { return device_; }
 
-  TimingStats prepare_shape(const Shape& shape) override {
+  ShapeReference prepare_shape(const Shape& shape) override {
     auto c = store_.find_latest_cublas(device_.name, shape);
     if (!c)
       throw Error(fmt::format("{} has no cuBLAS timing for {} on {}: nothing to replay for this shape",
                               store_.path().string(), shape.str(), device_.name));
-    return c->timing;
+    return {c->timing, c->sm_clock_mhz};
   }
 
   std::optional<Measurement> measure(const Candidate& candidate, const CompileResult&, const Shape& shape) override {
+    if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
     auto m = store_.find_measurement_by_config(candidate.name, device_.arch.str(), shape);
     if (!m) return std::nullopt;
     return m->measurement;
@@ -54,13 +58,15 @@ class ReplayBackend final : public MeasureBackend {
 
  private:
   Store store_;
+  std::chrono::milliseconds delay_;
   DeviceDescription device_;
 };
 
 }  // namespace
 
-std::unique_ptr<MeasureBackend> make_replay_backend(const std::filesystem::path& db_path) {
-  return std::make_unique<ReplayBackend>(db_path);
+std::unique_ptr<MeasureBackend> make_replay_backend(const std::filesystem::path& db_path,
+                                                    std::chrono::milliseconds delay) {
+  return std::make_unique<ReplayBackend>(db_path, delay);
 }
 
 }  // namespace mpgemm

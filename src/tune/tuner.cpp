@@ -75,7 +75,7 @@ bool selected(const Candidate& c, const std::vector<std::string>& only) {
 // Chooses the backend: replay when asked, none for compile-only, else a GPU worker; without a device the run
 // falls back to compile-only and says so.
 std::unique_ptr<MeasureBackend> make_backend(const TuneOptions& opt, const TuneObserver& obs) {
-  if (opt.replay_db) return make_replay_backend(*opt.replay_db);
+  if (opt.replay_db) return make_replay_backend(*opt.replay_db, std::chrono::milliseconds(opt.replay_delay_ms));
   if (opt.compile_only) return nullptr;
   std::string why;
   auto backend = make_gpu_backend(opt.worker_path, opt.settings, &why);
@@ -220,8 +220,9 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
           if (ij.second == s) todo.push_back(ij.first);
         if (todo.empty()) continue;
         const Shape& shape = shapes[s];
-        TimingStats cublas = backend->prepare_shape(shape);
-        CublasRecord cr{backend->device().name, backend->device().arch.str(), shape, cublas, 0};
+        const ShapeReference ref = backend->prepare_shape(shape);
+        const TimingStats& cublas = ref.timing;
+        CublasRecord cr{backend->device().name, backend->device().arch.str(), shape, cublas, ref.sm_clock_mhz};
         std::int64_t cublas_id = store.record_cublas(summary.run_id, cr);
         obs.note(fmt::format("shape {}: cuBLAS {:.4f} ms ({:.1f} TFLOP/s)", shape.str(), cublas.median_ms,
                              shape.flops() / cublas.median_ms / 1e9));

@@ -25,6 +25,7 @@ struct TuneOptions {
   int compile_threads = 0;                     // 0: one per hardware thread
   MeasureSettings settings;
   std::optional<std::filesystem::path> replay_db;  // take outcomes from this database instead of a GPU
+  int replay_delay_ms = 0;                     // testing aid: replay waits this long per candidate, as a GPU would (ms)
   std::vector<std::string> only;               // restrict to configs whose name or point name contains one of these
   std::vector<std::string> argv;               // recorded with the run
   std::optional<std::filesystem::path> worker_path;  // mpgemm-worker to start (default: next to this binary)
