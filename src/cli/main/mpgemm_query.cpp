@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
       "measurement that did not end ok, with why), best (the fastest verified config per device, arch and shape), "
       "measurements (every measurement), profiles (Nsight Compute counters imported by mpgemm-profile). --sql runs your own SELECT instead. The database is opened read-only; "
       "nothing is ever written. The schema is in the README and printed by --schema.");
-  parser.positional("DB", "the results database (mpgemm-tune writes results/results.db by default)")
+  parser.positional("DB", "the results database (mpgemm-tune writes results/results.db by default)", false)
       .positional("VIEW", "runs | configs | compilations | failures | best | measurements | profiles (default: best)", false)
       .option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--sql", "QUERY", "run one read-only SELECT on the database instead of a view")
@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
     }
     auto format = report::format_from_string(args.get_or("--format", "table"));
     if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
+    if (args.positionals().empty()) throw UsageError("missing DB");
     const std::string db = args.positionals().at(0);
     if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db));
     Store store = Store::open(db, Store::Mode::read_only);
