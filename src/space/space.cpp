@@ -115,13 +115,14 @@ SpaceError Space::error_at(std::string json_path, std::string message) const {
   std::string found;
   const JsonLocation* loc = locations.find_nearest(json_path, &found);
   TextPosition pos = loc ? loc->value : TextPosition{};
-  return SpaceError(file, pos.line, pos.column, std::move(json_path), one_line(std::move(message)));
+  return SpaceError(file, pos.line, pos.column, one_line(std::move(json_path)), one_line(std::move(message)));
 }
 
 SpaceError Space::error_at_key(std::string json_path, std::string message) const {
   const JsonLocation* loc = locations.find(json_path);
   if (loc == nullptr || !loc->key) return error_at(std::move(json_path), std::move(message));
-  return SpaceError(file, loc->key->line, loc->key->column, std::move(json_path), one_line(std::move(message)));
+  return SpaceError(file, loc->key->line, loc->key->column, one_line(std::move(json_path)),
+                    one_line(std::move(message)));
 }
 
 Space load_space(const std::filesystem::path& path) {
@@ -138,14 +139,32 @@ Space load_space(const std::filesystem::path& path) {
 Space parse_space(std::string_view text, std::string file_label) {
   Space space;
   space.file = std::move(file_label);
+  // nlohmann stops at a NUL byte as if the text ended there; the locator would not: refuse it up front.
+  if (auto nul = text.find('\0'); nul != std::string_view::npos) {
+    TextPosition pos = position_at_offset(text, nul);
+    throw SpaceError(space.file, pos.line, pos.column, "", "NUL byte in the file (a truncated write or a UTF-16 file?)");
+  }
   Json root;
   try {
     root = Json::parse(text);
   } catch (const Json::parse_error& e) {
     TextPosition pos = position_at_offset(text, token_start(text, e.byte == 0 ? 0 : e.byte - 1));
     throw SpaceError(space.file, pos.line, pos.column, "", "invalid JSON: " + parse_error_detail(e.what()));
-  } catch (const Json::exception&) {
-    space.locations = JsonLocator::scan(text);
+  } catch (const Json::exception& e) {
+    // A number out of range stops nlohmann before it sees any syntax error further on; the locator finds those.
+    try {
+      space.locations = JsonLocator::scan(text);
+    } catch (const Error&) {
+      // Not JSON after all: report nlohmann's complaint at the token it names ("number overflow parsing '1e999'").
+      std::string what = e.what();
+      std::size_t at = 0;
+      if (auto q = what.find('\''); q != std::string::npos) {
+        auto q2 = what.find('\'', q + 1);
+        if (q2 != std::string::npos) at = std::min(text.find(what.substr(q + 1, q2 - q - 1)), text.size());
+      }
+      TextPosition pos = position_at_offset(text, at);
+      throw SpaceError(space.file, pos.line, pos.column, "", "invalid JSON: " + parse_error_detail(what));
+    }
     throw number_out_of_range(space, text);
   }
   space.locations = JsonLocator::scan(text);
