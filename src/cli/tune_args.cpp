@@ -23,6 +23,8 @@ void add_tune_options(ArgParser& p) {
       .option("--warmup", "INT", "untimed launches before timing", "3")
       .option("--runs", "INT", "timed batches; median, min and max are over batches", "5")
       .option("--iters", "INT", "launches per timed batch", "20")
+      .option("--max-spread", "X", "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
+              "one still noisy is flagged in its message", "0.10")
       .option("--replay", "OLD.db", "take each candidate's outcome from an earlier database instead of a GPU")
       .option("--replay-delay-ms", "INT",
               "testing aid for kill and concurrency tests: with --replay, wait this long per candidate, as a GPU "
@@ -71,6 +73,8 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   }
   o.settings.runs = static_cast<int>(args.get_positive_int("--runs").value_or(o.settings.runs));
   o.settings.iters = static_cast<int>(args.get_positive_int("--iters").value_or(o.settings.iters));
+  o.max_spread = args.get_double("--max-spread").value_or(o.max_spread);
+  if (o.max_spread <= 0) throw UsageError("--max-spread must be positive");
   if (auto r = args.get("--replay")) o.replay_db = *r;
   if (auto d = args.get_int("--replay-delay-ms")) {
     if (*d < 0 || *d > 60'000) throw UsageError("--replay-delay-ms must be between 0 and 60000");

@@ -24,6 +24,7 @@ struct TuneOptions {
   std::optional<std::int64_t> m, n, k;         // override every shape of the space (each independently)
   int compile_threads = 0;                     // 0: one per hardware thread
   MeasureSettings settings;
+  double max_spread = 0.10;                    // (max - min) / median of a timing above which it is re-measured
   std::optional<std::filesystem::path> replay_db;  // take outcomes from this database instead of a GPU
   int replay_delay_ms = 0;                     // testing aid: replay waits this long per candidate, as a GPU would (ms)
   std::vector<std::string> only;               // restrict to configs whose name or point name contains one of these

@@ -1,0 +1,111 @@
+// Replay without a GPU: `mpgemm-tune SPACE --replay recorded.db --db new.db` reproduces every recorded outcome,
+// a second run measures nothing, and a changed device, driver, cuBLAS or verification setting is never served
+// from the old results.
+#include <gtest/gtest.h>
+
+#include "replay_fixture.hpp"
+
+namespace mpgemm::testing {
+namespace {
+
+class ReliabilityReplay : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fresh_dir(std::string("replay_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    recorded_ = dir_ / "recorded.db";
+    rec_ = make_recorded_db(recorded_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Runs mpgemm-tune over the replay space to completion; fails the test unless it exits 0.
+  TuneOutput tune(const std::filesystem::path& replay, const std::filesystem::path& db,
+                  const std::string& extra = "") {
+    auto r = run_command(fmt::format("{} {} --replay {} --db {} {}", bin("mpgemm-tune"), replay_space(),
+                                     replay.string(), db.string(), extra));
+    EXPECT_EQ(r.exit_code, 0) << without_progress(r.output);
+    auto out = parse_tune_output(r.output);
+    EXPECT_TRUE(out) << without_progress(r.output);
+    last_output_ = r.output;
+    return out.value_or(TuneOutput{});
+  }
+
+  std::filesystem::path dir_, recorded_;
+  RecordedDb rec_;
+  std::string last_output_;
+};
+
+// The fixture itself: what the other tests rely on being in a recorded database.
+TEST_F(ReliabilityReplay, RecordedDatabaseHasEveryKindOfOutcome) {
+  EXPECT_EQ(rec_.candidates, 27u);
+  EXPECT_EQ(rec_.shapes, 2u);
+  EXPECT_EQ(rec_.pairs, 54u);
+  for (Status st : {Status::ok, Status::compile_failed, Status::resources_exceeded, Status::launch_failed,
+                    Status::runtime_fault, Status::timeout, Status::incorrect, Status::constraint_rejected})
+    EXPECT_GT(rec_.statuses[st], 0u) << to_string(st);
+  EXPECT_EQ(integrity_problems(recorded_), "");
+  EXPECT_EQ(outcomes(recorded_).size(), rec_.pairs);
+}
+
+TEST_F(ReliabilityReplay, ReproducesEveryRecordedOutcomeAndResumesToNothing) {
+  const auto db = dir_ / "new.db";
+  const TuneOutput first = tune(recorded_, db);
+  EXPECT_EQ(first.measured_now, static_cast<std::int64_t>(rec_.pairs)) << last_output_;
+  EXPECT_EQ(first.measured_before, 0);
+
+  // Same configs (name, params, source hash), same result keys and the same outcome, value for value.
+  const auto expected = outcomes(recorded_);
+  EXPECT_EQ(outcome_differences(expected, outcomes(db)), "");
+  EXPECT_EQ(integrity_problems(db), "");
+  EXPECT_EQ(sql_rows(db, "SELECT mode, status, device_name, device_cc, driver_version, cublas_version FROM runs"),
+            (std::vector<std::vector<std::string>>{{"replay", "finished", "NVIDIA H200", "sm_90", "13.0", "13.1.0"}}));
+
+  // The same command again: everything is already there.
+  const TuneOutput second = tune(recorded_, db);
+  EXPECT_EQ(second.measured_now, 0) << last_output_;
+  EXPECT_EQ(second.measured_before, static_cast<std::int64_t>(rec_.pairs));
+  EXPECT_NE(last_output_.find("measured now 0,"), std::string::npos) << last_output_;
+  EXPECT_EQ(outcome_differences(expected, outcomes(db)), "");
+  EXPECT_EQ(sql_int(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), 2);
+}
+
+// Issue item 10: a result is reused only when everything that determines it is unchanged.
+TEST_F(ReliabilityReplay, ChangedDeviceDriverCublasOrSettingsAreMeasuredAgain) {
+  const auto db = dir_ / "work.db";
+  const auto all = static_cast<std::int64_t>(rec_.pairs);
+  ASSERT_EQ(tune(recorded_, db).measured_now, all);
+
+  auto other_recording = [&](const std::string& name, auto change) {
+    DeviceDescription d = recorded_h200();
+    change(d);
+    const auto path = dir_ / (name + ".db");
+    make_recorded_db(path, replay_space(), d);
+    return path;
+  };
+  const auto new_driver = other_recording("driver", [](DeviceDescription& d) { d.driver_version = "13.1"; });
+  const auto new_cublas = other_recording("cublas", [](DeviceDescription& d) { d.cublas_version = "13.2.0"; });
+  const auto new_device = other_recording("device", [](DeviceDescription& d) { d.name = "NVIDIA H100 80GB HBM3"; });
+
+  std::int64_t expected_rows = all;
+  for (const auto& replay : {new_driver, new_cublas, new_device}) {
+    EXPECT_EQ(tune(replay, db).measured_now, all) << replay << ": reused results of another recording";
+    expected_rows += all;
+  }
+  for (const char* settings : {"--atol 0.25", "--rtol 2e-3", "--warmup 4", "--runs 7", "--iters 10"}) {
+    EXPECT_EQ(tune(recorded_, db, settings).measured_now, all) << settings << ": reused results of other settings";
+    expected_rows += all;
+  }
+  EXPECT_EQ(sql_int(db, "SELECT count(DISTINCT result_key) FROM measurements"), expected_rows);
+
+  // Unchanged inputs, in any order: nothing new.
+  for (const auto& replay : {recorded_, new_device, new_driver})
+    EXPECT_EQ(tune(replay, db).measured_now, 0) << replay;
+  EXPECT_EQ(tune(recorded_, db, "--atol 0.25").measured_now, 0);
+  EXPECT_EQ(sql_int(db, "SELECT count(*) FROM measurements"), expected_rows);
+  EXPECT_EQ(integrity_problems(db, /*one_per_pair=*/false), "");
+}
+
+}  // namespace
+}  // namespace mpgemm::testing
