@@ -9,4 +9,5 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -DOUT=${MPGEMM_KERNELS_CPP} "-DFILES=${MPGEMM_KERNEL_FILES_ESCAPED}"
           -P ${CMAKE_SOURCE_DIR}/cmake/write_kernel_sources.cmake
   DEPENDS ${MPGEMM_KERNEL_FILES} ${CMAKE_SOURCE_DIR}/cmake/write_kernel_sources.cmake
-  COMMENT "Embedding kernel sources")
+  COMMENT "Embedding kernel sources"
+  VERBATIM)  # quotes "-DFILES=a|b" for the shell; without it "|" becomes a pipe once there are two files

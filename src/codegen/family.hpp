@@ -103,4 +103,10 @@ class Family {
 const Family& family(std::string_view name);
 std::vector<std::string_view> family_names();
 
+// Adds a family from outside registry.cpp, for test-only families (tests/families, linked into the tools when the
+// CMake option MPGEMM_TEST_FAMILIES is on): they call it from a static initializer. Production families are listed
+// in registry.cpp instead. Throws mpgemm::Error when a family of that name is already registered (from a static
+// initializer that ends the program: two families with one name is a build mistake).
+void register_family(std::unique_ptr<const Family> family);
+
 }  // namespace mpgemm

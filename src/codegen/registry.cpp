@@ -1,5 +1,7 @@
-// The registered kernel families. Adding one: a line in registered().
+// The registered kernel families. Adding one: a line in registered(). Test-only families (tests/families) add
+// themselves through register_family.
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -10,8 +12,9 @@
 namespace mpgemm {
 namespace {
 
-const std::vector<std::unique_ptr<const Family>>& registered() {
-  static const auto all = [] {
+// Mutable only through register_family, which runs during static initialisation (before any lookup).
+std::vector<std::unique_ptr<const Family>>& registered() {
+  static auto all = [] {
     std::vector<std::unique_ptr<const Family>> v;
     v.push_back(std::make_unique<WmmaFamily>());
     return v;
@@ -25,6 +28,14 @@ const Family& family(std::string_view name) {
   for (const auto& f : registered())
     if (f->name() == name) return *f;
   throw Error(fmt::format("no kernel family named \"{}\" (known: {})", name, fmt::join(family_names(), ", ")));
+}
+
+void register_family(std::unique_ptr<const Family> f) {
+  if (!f) throw Error("register_family: no family given");
+  for (const auto& known : registered())
+    if (known->name() == f->name())
+      throw Error(fmt::format("a kernel family named \"{}\" is already registered", f->name()));
+  registered().push_back(std::move(f));
 }
 
 std::vector<std::string_view> family_names() {

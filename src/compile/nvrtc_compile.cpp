@@ -97,7 +97,7 @@ std::vector<std::string> nvrtc_options(const KernelSpec& spec, const CompileOpti
 std::string compile_key(const KernelSpec& spec, const CompileOptions& options) {
   Hasher h;
   h.add(spec.source);
-  for (const auto& header : kernel_sources()) h.add(header.name).add(header.text);
+  for (const auto& header : included_sources(spec.source)) h.add(header.name).add(header.text);
   h.add(spec.name_expression);
   for (const auto& o : nvrtc_options(spec, options)) h.add(o);
   h.add(spec.arch.str()).add(nvrtc_version());

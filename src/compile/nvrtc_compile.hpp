@@ -27,7 +27,7 @@ std::string resolve_cuda_include_dir();
 // the extra options.
 std::vector<std::string> nvrtc_options(const KernelSpec& spec, const CompileOptions& options);
 
-// Hash of the source, every embedded kernel header (name and text), the name expression, nvrtc_options(), the arch
+// Hash of the source, every embedded kernel header it includes (name and text), the name expression, nvrtc_options(), the arch
 // and the NVRTC version: equal keys compile to the same cubin. Pure apart from the NVRTC version query.
 std::string compile_key(const KernelSpec& spec, const CompileOptions& options = {});
 
