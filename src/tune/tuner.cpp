@@ -21,6 +21,7 @@
 #include "tune/claims.hpp"
 #include "tune/gpu_backend.hpp"
 #include "tune/keys.hpp"
+#include "tune/noise.hpp"
 #include "tune/replay_backend.hpp"
 
 namespace mpgemm {
@@ -64,26 +65,6 @@ std::vector<Shape> shapes_of(const Space& space, const TuneOptions& opt) {
   for (const auto& s : shapes)
     if (std::find(unique.begin(), unique.end(), s) == unique.end()) unique.push_back(s);
   return unique;
-}
-
-// Throttling and noise: a timing whose spread ((max - min) / median over its batches) exceeds `max_spread` is
-// measured again, twice at most, and the steadiest timing is kept; one still above the threshold says so in its
-// message. A re-measurement that no longer verifies wins outright: a kernel that passes only sometimes is wrong.
-std::optional<Measurement> measure_steady(MeasureBackend& backend, const Candidate& c, const CompileResult& compiled,
-                                          const Shape& shape, double max_spread) {
-  auto noisy = [&](const std::optional<Measurement>& m) {
-    return m && m->status == Status::ok && m->timing && m->timing->spread() > max_spread;
-  };
-  std::optional<Measurement> m = backend.measure(c, compiled, shape);
-  for (int retry = 0; retry < 2 && noisy(m); ++retry) {
-    std::optional<Measurement> again = backend.measure(c, compiled, shape);
-    if (!again) break;
-    if (again->status != Status::ok || !again->timing || again->timing->spread() < m->timing->spread()) m = again;
-  }
-  if (noisy(m))
-    m->message = fmt::format("noisy timing: spread {:.1f}% of the median after 3 measurements (threshold {:.1f}%)",
-                             100 * m->timing->spread(), 100 * max_spread);
-  return m;
 }
 
 bool selected(const Candidate& c, const std::vector<std::string>& only) {

@@ -33,6 +33,9 @@ class TunePoints : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     Store s = Store::open(db, Store::Mode::read_only);
     EXPECT_EQ(s.query_sql("SELECT * FROM cublas_timings WHERE median_ms > 0").rows.size(), 1u);
+    // Throttling shows in the SM clock (NVML), stored with cuBLAS's timing and every timed measurement.
+    EXPECT_EQ(s.query_sql("SELECT * FROM cublas_timings WHERE sm_clock_mhz > 0").rows.size(), 1u);
+    EXPECT_EQ(s.query_sql("SELECT * FROM measurements WHERE status = 'ok' AND NOT sm_clock_mhz > 0").rows.size(), 0u);
     return s.query_sql(
         "SELECT c.alias, m.status, m.message, m.ratio_to_cublas, m.max_abs_err, m.bad_count FROM measurements m "
         "JOIN configs c ON c.id = m.config_id WHERE c.alias IS NOT NULL ORDER BY c.id");

@@ -21,18 +21,6 @@ std::map<std::string, std::string> snapshot(const std::filesystem::path& dir) {
   return out;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
 class ReliabilityRefusals : public ::testing::Test {
  protected:
   void SetUp() override {

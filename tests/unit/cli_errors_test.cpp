@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -49,5 +50,41 @@ TEST(CliErrors, QueryRefusesMissingDatabaseAndWrites) {
   auto r = run_command(fmt::format("{} {}/none.db runs", bin("mpgemm-query"), dir.string()));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_FALSE(std::filesystem::exists(dir / "none.db"));
+  std::filesystem::remove_all(dir);
+}
+
+// Tile sizes the family cannot take are a mistake in the space file, reported at the point or at /constraints.
+TEST(CliErrors, ConfigsTheFamilyCannotBuildAreErrorsAtTheirLocation) {
+  auto dir = fresh_dir("cli_family_rejects");
+  const std::string head =
+      "{\n  \"family\": \"wmma\",\n  \"shapes\": [{\"M\": 64, \"N\": 64, \"K\": 64}],\n  \"parameters\": {\n"
+      "    \"BM\": {\"values\": [64]}, \"BN\": {\"values\": [64]}, \"BK\": {\"values\": [32]},\n"
+      "    \"WM\": {\"values\": [32]}, \"WN\": {\"values\": [WN]}, \"STAGES\": {\"values\": [2]},\n"
+      "    \"LOAD\": {\"values\": [\"cp_async\"]}, \"PAD_A\": {\"values\": [8]}, \"PAD_B\": {\"values\": [8]}\n  }";
+  auto write = [&](const std::string& name, std::string text) {
+    auto p = dir / name;
+    std::ofstream(p) << text;
+    return p.string();
+  };
+  auto with_wn = [&](int wn) { return std::regex_replace(head, std::regex("WN\\]"), std::to_string(wn) + "]"); };
+  // A named point with BM = 24: not a multiple of the 16x16 WMMA tile.
+  auto point = write("point.json", with_wn(32) + ",\n  \"points\": {\"odd\": {\"BM\": 24, \"BN\": 64, \"BK\": 32, "
+                                                 "\"WM\": 24, \"WN\": 32, \"STAGES\": 2, \"LOAD\": \"cp_async\", "
+                                                 "\"PAD_A\": 8, \"PAD_B\": 8}}\n}\n");
+  auto r = run_command(fmt::format("{} {} --compile-only --arch sm_90 --db {}/t.db", bin("mpgemm-tune"), point,
+                                   dir.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_NE(r.output.find("point.json:9:21: at /points/odd"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("at /points/odd: the wmma family cannot build point odd"), std::string::npos) << r.output;
+  // An enumerated config with WN = 24 passes the (absent) constraints but not the family.
+  auto space = write("enumerated.json", with_wn(24) + "\n}\n");
+  r = run_command(fmt::format("{} {} --compile-only --arch sm_90 --db {}/t.db", bin("mpgemm-tune"), space,
+                              dir.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_NE(r.output.find("at /constraints: config "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("add a constraint"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "t.db"));
   std::filesystem::remove_all(dir);
 }
