@@ -1,5 +1,7 @@
 #include "cli/tune_args.hpp"
 
+#include "cli/measure_options.hpp"
+
 #include <fmt/format.h>
 
 #include "common/error.hpp"
@@ -17,13 +19,9 @@ void add_tune_options(ArgParser& p) {
       .option("--N", "INT", "columns of B and C, replacing the space's shapes", "the space's shapes")
       .option("--K", "INT", "the reduction dimension, replacing the space's shapes", "the space's shapes")
       .option("--only", "NAMES", "comma-separated substrings: tune only configs whose name or point name has one")
-      .option("--threads", "INT", "NVRTC compile threads", "one per hardware thread")
-      .option("--atol", "X", "absolute tolerance against cuBLAS", "0.5")
-      .option("--rtol", "X", "relative tolerance against cuBLAS", "1e-3")
-      .option("--warmup", "INT", "untimed launches before timing", "3")
-      .option("--runs", "INT", "timed batches; median, min and max are over batches", "5")
-      .option("--iters", "INT", "launches per timed batch", "20")
-      .option("--max-spread", "X", "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
+      .option("--threads", "INT", "NVRTC compile threads", "one per hardware thread");
+  add_measure_options(p);
+  p.option("--max-spread", "X", "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
               "one still noisy is flagged in its message", "0.10")
       .option("--replay", "OLD.db", "take each candidate's outcome from an earlier database instead of a GPU")
       .option("--replay-delay-ms", "INT",
@@ -64,15 +62,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     }
   }
   o.compile_threads = static_cast<int>(args.get_positive_int("--threads").value_or(0));
-  o.settings.atol = args.get_double("--atol").value_or(o.settings.atol);
-  o.settings.rtol = args.get_double("--rtol").value_or(o.settings.rtol);
-  if (o.settings.atol < 0 || o.settings.rtol < 0) throw UsageError("--atol and --rtol must not be negative");
-  if (auto w = args.get_int("--warmup")) {
-    if (*w < 0) throw UsageError("--warmup must not be negative");
-    o.settings.warmup = static_cast<int>(*w);
-  }
-  o.settings.runs = static_cast<int>(args.get_positive_int("--runs").value_or(o.settings.runs));
-  o.settings.iters = static_cast<int>(args.get_positive_int("--iters").value_or(o.settings.iters));
+  o.settings = measure_settings_from(args);
   o.max_spread = args.get_double("--max-spread").value_or(o.max_spread);
   if (o.max_spread <= 0) throw UsageError("--max-spread must be positive");
   if (auto r = args.get("--replay")) o.replay_db = *r;

@@ -24,6 +24,10 @@ std::vector<void*> KernelArgs::pointers() {
 
 void Family::append_problem_args(const Params&, const ProblemBuffers& buffers, const DriverFunctions&,
                                  KernelArgs& args) const {
+  push_standard_gemm_args(buffers, args);
+}
+
+void push_standard_gemm_args(const ProblemBuffers& buffers, KernelArgs& args) {
   args.push(buffers.a);
   args.push(buffers.b);
   args.push(buffers.c);

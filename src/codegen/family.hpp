@@ -62,6 +62,10 @@ class KernelArgs {
   std::vector<std::size_t> offsets_;                // where each argument starts in its buffer (64-byte aligned)
 };
 
+// Pushes the arguments every plain GEMM kernel takes: (const __half* A, const __half* B, float* C, int M, int N,
+// int K). Family::append_problem_args's default, and what the worker passes to a kernel of no family.
+void push_standard_gemm_args(const ProblemBuffers& buffers, KernelArgs& args);
+
 // Driver entry points a family may need to build per-problem arguments (e.g. cuTensorMapEncodeTiled). The worker
 // fills this in; families that need nothing ignore it. Kept opaque here so codegen does not depend on CUDA headers.
 struct DriverFunctions {

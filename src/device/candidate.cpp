@@ -19,12 +19,7 @@ ArgsBuilder family_args(const Family& family, Params params) {
 
 ArgsBuilder standard_args() {
   return [](const ProblemBuffers& buffers, const DriverFunctions&, KernelArgs& args) {
-    args.push(buffers.a);
-    args.push(buffers.b);
-    args.push(buffers.c);
-    args.push(static_cast<int>(buffers.shape.m));
-    args.push(static_cast<int>(buffers.shape.n));
-    args.push(static_cast<int>(buffers.shape.k));
+    push_standard_gemm_args(buffers, args);
   };
 }
 

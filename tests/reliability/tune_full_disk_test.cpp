@@ -51,8 +51,9 @@ TEST(ReliabilityFullDisk, DiskFullIsOneLineNothingCorruptedAndResumable) {
     ::umount(mnt.c_str());
     // Checked where there is room (SQLite needs some to open a WAL database at all).
     if (std::filesystem::exists(moved) &&
-        sql_int(moved, "SELECT count(*) FROM sqlite_master WHERE name = 'measurements'") == 1)
+        sql_int(moved, "SELECT count(*) FROM sqlite_master WHERE name = 'measurements'") == 1) {
       EXPECT_EQ(integrity_problems(moved), "");
+    }
     const auto again = run_command(fmt::format("{} {} --replay {} --db {}", bin("mpgemm-tune"), replay_space(),
                                                recorded.string(), moved.string()));
     ASSERT_EQ(again.exit_code, 0) << again.output;

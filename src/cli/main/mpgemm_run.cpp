@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/guarded_main.hpp"
+#include "cli/measure_options.hpp"
 #include "cli/run_table.hpp"
 #include "common/error.hpp"
 
@@ -24,13 +25,9 @@ int main(int argc, char** argv) {
       .option("--space", "PATH", "space whose named points make the table's first rows", "configs/sm86.json")
       .option("--M", "INT", "rows of A and C", "2048")
       .option("--N", "INT", "columns of B and C", "2048")
-      .option("--K", "INT", "the reduction dimension", "2048")
-      .option("--warmup", "INT", "untimed launches before timing", "3")
-      .option("--runs", "INT", "timed batches (median, min, max over batches)", "5")
-      .option("--iters", "INT", "launches per timed batch", "20")
-      .option("--atol", "X", "absolute tolerance against cuBLAS", "0.5")
-      .option("--rtol", "X", "relative tolerance against cuBLAS", "1e-3")
-      .option("--format", "FMT", "table | csv | json | markdown", "table")
+      .option("--K", "INT", "the reduction dimension", "2048");
+  cli::add_measure_options(parser);
+  parser.option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--output", "FILE", "also write the table to FILE in --format")
       .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-run")
       .example("mpgemm-run --config best", "the writeup's table at 2048^3, with the best tuned config")
@@ -44,11 +41,7 @@ int main(int argc, char** argv) {
     o.shape.m = args.get_positive_int("--M").value_or(2048);
     o.shape.n = args.get_positive_int("--N").value_or(2048);
     o.shape.k = args.get_positive_int("--K").value_or(2048);
-    if (auto w = args.get_int("--warmup")) o.settings.warmup = static_cast<int>(*w);
-    o.settings.runs = static_cast<int>(args.get_positive_int("--runs").value_or(5));
-    o.settings.iters = static_cast<int>(args.get_positive_int("--iters").value_or(20));
-    o.settings.atol = args.get_double("--atol").value_or(0.5);
-    o.settings.rtol = args.get_double("--rtol").value_or(1e-3);
+    o.settings = cli::measure_settings_from(args);
     if (auto w = args.get("--worker")) o.worker_path = *w;
     auto format = report::format_from_string(args.get_or("--format", "table"));
     if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
