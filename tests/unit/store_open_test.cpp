@@ -15,6 +15,7 @@
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
 #include "store/store.hpp"
+#include "support/store_fixture.hpp"
 
 namespace mpgemm {
 namespace {
@@ -22,10 +23,7 @@ namespace {
 class StoreOpen : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           fmt::format("mpgemm_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
-    std::filesystem::remove_all(dir_);
+    dir_ = testing::per_test_dir();
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override {

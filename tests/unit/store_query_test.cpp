@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "store/schema.hpp"
 #include "store/store.hpp"
+#include "support/store_fixture.hpp"
 
 namespace mpgemm {
 namespace {
@@ -17,10 +18,7 @@ namespace {
 class StoreQuery : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           fmt::format("mpgemm_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
-    std::filesystem::remove_all(dir_);
+    dir_ = testing::per_test_dir();
     path_ = dir_ / "results.db";
     Store store = Store::open(path_, Store::Mode::read_write);
     const auto run = store.begin_run(RunInfo{});

@@ -8,41 +8,12 @@
 
 #include "common/error.hpp"
 #include "store/store.hpp"
+#include "support/store_fixture.hpp"
 
 namespace mpgemm {
 namespace {
 
-class StoreRecords : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           fmt::format("mpgemm_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
-    std::filesystem::remove_all(dir_);
-    store_.emplace(Store::open(dir_ / "results.db", Store::Mode::read_write));
-    run_ = store_->begin_run(RunInfo{});
-  }
-  void TearDown() override {
-    store_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
-  std::int64_t config(const std::string& name, std::optional<std::string> alias = std::nullopt) {
-    return store_->upsert_config(Candidate{"wmma", {{"BM", std::int64_t{128}}, {"LOAD", std::string("cp_async")}},
-                                           name, std::move(alias)},
-                                 "00112233aabbccdd");
-  }
-
-  std::int64_t count(const std::string& table) {
-    const auto t = store_->query_named(table);
-    return static_cast<std::int64_t>(t.rows.size());
-  }
-
-  std::filesystem::path dir_;
-  std::optional<Store> store_;
-  std::int64_t run_ = 0;
-};
+class StoreRecords : public testing::StoreWithRun {};
 
 TEST_F(StoreRecords, RunRoundTrip) {
   RunInfo info;
