@@ -7,20 +7,11 @@
 #include <optional>
 #include <string>
 
+#include "common/device.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
 
 namespace mpgemm {
-
-// What identifies the measuring device in the database and in result keys.
-struct DeviceDescription {
-  std::string name;             // "NVIDIA H200"
-  Arch arch;                    // compute capability as an arch (sm_90)
-  int sm_count = 0;
-  std::string driver_version;   // "13.0" (cudaDriverGetVersion), for keys and provenance
-  std::string runtime_version;  // CUDA runtime the binaries were built with
-  std::string cublas_version;   // e.g. "13.1.0"
-};
 
 // How every candidate is verified and timed; part of each result key.
 struct MeasureSettings {

@@ -18,6 +18,7 @@ class GpuBackend final : public MeasureBackend {
     device_.name = info.name;
     device_.arch = info.arch;
     device_.sm_count = info.sm_count;
+    device_.smem_per_block_optin = info.smem_per_block_optin;
     device_.driver_version = cuda_version_string(info.driver_version);
     device_.runtime_version = cuda_version_string(info.runtime_version);
     device_.cublas_version = cublas_version_string(info.cublas_version);

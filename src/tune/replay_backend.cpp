@@ -33,6 +33,7 @@ class ReplayBackend final : public MeasureBackend {
     if (!arch) throw Error(fmt::format("{}: run has an unreadable device arch '{}'", path.string(), text_cell(r[1])));
     device_.arch = *arch;
     device_.sm_count = static_cast<int>(std::get_if<std::int64_t>(&r[2]) ? std::get<std::int64_t>(r[2]) : 0);
+    // smem_per_block_optin stays 0 (unknown): runs do not record it, and families must not reject on an unknown.
     device_.driver_version = text_cell(r[3]);
     device_.runtime_version = text_cell(r[4]);
     device_.cublas_version = text_cell(r[5]);
