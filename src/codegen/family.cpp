@@ -1,5 +1,6 @@
 #include "codegen/family.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace mpgemm {
@@ -20,6 +21,19 @@ std::vector<void*> KernelArgs::pointers() {
   std::vector<void*> out;
   for (std::size_t i = 0; i < storage_.size(); ++i) out.push_back(storage_[i].data() + offsets_[i]);
   return out;
+}
+
+LaunchGeometry lower_persistent_grid(const LaunchGeometry& geometry, std::uint64_t co_resident_blocks) {
+  LaunchGeometry g = geometry;
+  if (!g.persistent) return g;
+  const std::uint64_t cluster = std::max<std::uint64_t>(1, g.cluster.count());
+  const std::uint64_t fit = co_resident_blocks / cluster * cluster;
+  if (fit < g.grid.x) g.grid.x = static_cast<std::uint32_t>(fit);
+  return g;
+}
+
+std::optional<std::string> Family::check_device(const Params&, const DeviceDescription&) const {
+  return std::nullopt;
 }
 
 void Family::append_problem_args(const Params&, const ProblemBuffers& buffers, const DriverFunctions&,

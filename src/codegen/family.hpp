@@ -2,6 +2,8 @@
 // A kernel family: one CUDA C++ template in kernels/, a search space in configs/, and this description of how a
 // point of the space becomes a compiled, launchable kernel. Everything here is pure and runs without a GPU, except
 // append_problem_args, which the worker calls with device pointers (the Hopper family builds TMA tensor maps there).
+// The device a family is asked about is a DeviceDescription: in compile-only mode only its arch (the target) is
+// known; a field that is 0 or empty is unknown and must not reject anything.
 //
 // Adding a family: kernels/<family>.cuh, configs/<space>.json, and one registration line in registry.cpp.
 #include <cstdint>
@@ -11,6 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000: types only, codegen links no CUDA library
+
+#include "common/device.hpp"
 #include "common/params.hpp"
 #include "common/types.hpp"
 
@@ -28,6 +33,10 @@ struct KernelSpec {
   std::string name_expression;           // e.g. "mpgemm::wmma_gemm<128, 64, 32, 32, 32, 2, 2, 8, 8>"
   std::vector<std::string> options;      // NVRTC options besides the arch and include dirs (-D..., -std=c++17, ...)
   Arch arch;                             // the arch to compile for (a Hopper family turns sm_90 into sm_90a)
+  // Extra include directories for NVRTC, searched after the toolkit's, in order. A relative path is relative to
+  // the toolkit include directory (resolve_cuda_include_dir()), e.g. "cccl" for CUDA 13's CCCL headers. Headers
+  // found through them are part of the compile key.
+  std::vector<std::string> include_dirs;
 };
 
 // How to launch one config on one problem shape.
@@ -36,7 +45,16 @@ struct LaunchGeometry {
   Dim3 block;
   Dim3 cluster;                           // {1,1,1}: no cluster launch
   std::uint32_t dynamic_smem_bytes = 0;   // bytes; above 48 KiB the launcher raises the function's opt-in limit
+  // The kernel loops over its work with a stride of gridDim.x (grid.y = grid.z = 1), so it is correct with any
+  // grid.x >= 1: the launcher may LOWER grid.x to what can be co-resident (lower_persistent_grid), never raise it.
+  bool persistent = false;
 };
+
+// The geometry a persistent kernel is launched with when `co_resident_blocks` blocks fit on the device at once
+// (cuOccupancyMaxActiveClusters * cluster size, or cuOccupancyMaxActiveBlocksPerMultiprocessor * SMs): grid.x
+// lowered to at most that, rounded down to a multiple of the cluster size. Unchanged when not persistent or when
+// grid.x already fits; grid.x 0 when not even one cluster (one block) fits, which the caller reports.
+LaunchGeometry lower_persistent_grid(const LaunchGeometry& geometry, std::uint64_t co_resident_blocks);
 
 // Device buffers of one problem, as the worker holds them. Pointers are device addresses.
 struct ProblemBuffers {
@@ -66,10 +84,10 @@ class KernelArgs {
 // int K). Family::append_problem_args's default, and what the worker passes to a kernel of no family.
 void push_standard_gemm_args(const ProblemBuffers& buffers, KernelArgs& args);
 
-// Driver entry points a family may need to build per-problem arguments (e.g. cuTensorMapEncodeTiled). The worker
-// fills this in; families that need nothing ignore it. Kept opaque here so codegen does not depend on CUDA headers.
+// Driver entry points a family may need to build per-problem arguments. The worker fills this in (resolved
+// through the runtime, never by linking libcuda); families that need nothing ignore it.
 struct DriverFunctions {
-  void* tensor_map_encode_tiled = nullptr;  // PFN_cuTensorMapEncodeTiled, or null where unavailable
+  PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encode_tiled = nullptr;  // null where the driver lacks it
 };
 
 class Family {
@@ -94,7 +112,16 @@ class Family {
   // Why this config cannot run this shape (e.g. "M=1000 is not a multiple of 16"), or nullopt. Pure.
   virtual std::optional<std::string> check_shape(const Params& params, const Shape& shape) const = 0;
 
-  virtual LaunchGeometry launch_geometry(const Params& params, const Shape& shape) const = 0;
+  // Why this config cannot run on this device or target (e.g. "wgmma needs sm_90 (Hopper); the device is sm_86"),
+  // or nullopt. Asked before compiling: a config rejected here is never compiled, and each of its shapes is
+  // recorded as constraint_rejected with this reason. Fields of `device` that are 0 or empty are unknown and must
+  // not reject anything; in compile-only mode only `arch` (the target) is set. Pure. The default accepts all.
+  virtual std::optional<std::string> check_device(const Params& params, const DeviceDescription& device) const;
+
+  // How to launch the config on `shape` on `device`. device.sm_count 0 means unknown: size as if unlimited
+  // (the launcher lowers a persistent kernel's grid to what is co-resident anyway). Pure.
+  virtual LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
+                                         const DeviceDescription& device) const = 0;
 
   // Appends the kernel's arguments for one problem. The default pushes (A, B, C, M, N, K) as
   // (const __half*, const __half*, float*, int, int, int). Throws mpgemm::Error when the buffers are unusable

@@ -69,7 +69,17 @@ std::optional<std::string> WmmaFamily::check_shape(const Params& params, const S
   return std::nullopt;
 }
 
-LaunchGeometry WmmaFamily::launch_geometry(const Params& params, const Shape& shape) const {
+std::optional<std::string> WmmaFamily::check_device(const Params& params, const DeviceDescription& device) const {
+  const WmmaConfig c = WmmaConfig::from_params(params);
+  if (device.arch.cc() < 70)
+    return fmt::format("WMMA needs sm_70 (Volta) or newer; the device is {}", device.arch.str());
+  if (c.load == WmmaLoad::cp_async && device.arch.cc() < 80)
+    return fmt::format("cp.async needs sm_80 (Ampere) or newer; the device is {}", device.arch.str());
+  return std::nullopt;
+}
+
+LaunchGeometry WmmaFamily::launch_geometry(const Params& params, const Shape& shape,
+                                          const DeviceDescription&) const {
   const WmmaConfig c = WmmaConfig::from_params(params);
   if (auto problems = c.problems(); !problems.empty())
     throw Error(fmt::format("{} cannot be launched: {}", c.name(), fmt::join(problems, "; ")));

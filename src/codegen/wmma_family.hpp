@@ -70,9 +70,13 @@ class WmmaFamily final : public Family {
   // Throws mpgemm::Error when check_config finds problems.
   KernelSpec kernel_spec(const Params& params, const Arch& target) const override;
   std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
-  // grid (ceil(N/BN), ceil(M/BM)), block (BM/WM)*(BN/WN)*32, dynamic smem WmmaConfig::smem_bytes(). Throws
-  // mpgemm::Error when check_config finds problems.
-  LaunchGeometry launch_geometry(const Params& params, const Shape& shape) const override;
+  // WMMA fragments need sm_70 and cp.async sm_80; the device's limits are the worker's to check
+  // (resources_exceeded), since the same config may fit another device.
+  std::optional<std::string> check_device(const Params& params, const DeviceDescription& device) const override;
+  // grid (ceil(N/BN), ceil(M/BM)), block (BM/WM)*(BN/WN)*32, dynamic smem WmmaConfig::smem_bytes(), whatever the
+  // device. Throws mpgemm::Error when check_config finds problems.
+  LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
+                                 const DeviceDescription& device) const override;
   // Checks the alignment the kernel's memory operations need (cp.async and uint4 sources 16 bytes, WMMA global
   // loads and stores 32 bytes), then pushes (A, B, C, M, N, K).
   void append_problem_args(const Params& params, const ProblemBuffers& buffers, const DriverFunctions& driver,

@@ -76,7 +76,7 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
     step = "building the kernel's arguments";
     try {
       DriverFunctions driver;
-      driver.tensor_map_encode_tiled = reinterpret_cast<void*>(session_.driver().tensor_map_encode_tiled);
+      driver.tensor_map_encode_tiled = session_.driver().tensor_map_encode_tiled;
       kernel_.build_args(problem_.buffers(), driver, args_);
     } catch (const CudaError&) {
       throw;

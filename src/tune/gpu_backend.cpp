@@ -43,7 +43,7 @@ class GpuBackend final : public MeasureBackend {
     req.params = candidate.params;
     req.cubin = compiled.cubin;
     req.lowered_name = compiled.lowered_name;
-    req.geometry = fam.launch_geometry(candidate.params, shape);
+    req.geometry = fam.launch_geometry(candidate.params, shape, device_);
     req.atol = settings_.atol;
     req.rtol = settings_.rtol;
     req.warmup = settings_.warmup;

@@ -129,6 +129,12 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   summary.arch = choose_arch(opt, space, backend.get());
   summary.mode = backend ? backend->mode() : "compile-only";
   summary.candidates = candidates.size();
+  // What the families are asked about: the measuring device, or in compile-only mode just the target.
+  DeviceDescription device;
+  if (backend)
+    device = backend->device();
+  else
+    device.arch = summary.arch;
 
   Store store = Store::open(opt.db_path, Store::Mode::read_write);
   RunInfo info;
@@ -202,7 +208,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
           Work& w = work[to_compile[j]];
           w.compiled = std::move(results[j - begin]);
           w.compiled->dynamic_shared_bytes =
-              static_cast<int>(fam->launch_geometry(w.candidate.params, shapes.front()).dynamic_smem_bytes);
+              static_cast<int>(fam->launch_geometry(w.candidate.params, shapes.front(), device).dynamic_smem_bytes);
           w.compilation_id = store.record_compilation(w.config_id, summary.run_id, *w.compiled);
           ++summary.compiled_now;
         }

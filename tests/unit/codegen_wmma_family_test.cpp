@@ -77,19 +77,21 @@ TEST(WmmaFamily, KernelFileIsEmbedded) { EXPECT_FALSE(kernel_source(wmma().kerne
 
 TEST(WmmaFamily, LaunchGeometryOfThePublishedPoints) {
   const Shape s{2048, 2048, 2048};
-  LaunchGeometry g = wmma().launch_geometry(kCpAsync, s);
+  const DeviceDescription unknown;  // the geometry does not depend on the device
+  LaunchGeometry g = wmma().launch_geometry(kCpAsync, s, unknown);
   EXPECT_EQ(g.grid.x, 32u);
   EXPECT_EQ(g.grid.y, 16u);
   EXPECT_EQ(g.block.x, 256u);
   EXPECT_EQ(g.block.count(), 256u);
   EXPECT_EQ(g.cluster.count(), 1u);
   EXPECT_EQ(g.dynamic_smem_bytes, 29696u);  // 2 * (128*40 + 32*72) * 2
-  g = wmma().launch_geometry(kShared, s);
+  EXPECT_FALSE(g.persistent);
+  g = wmma().launch_geometry(kShared, s, unknown);
   EXPECT_EQ(g.grid.x, 32u);
   EXPECT_EQ(g.grid.y, 16u);
   EXPECT_EQ(g.block.x, 256u);
   EXPECT_EQ(g.dynamic_smem_bytes, 24576u);  // (128*64 + 64*64) * 2
-  g = wmma().launch_geometry(kNaive, s);
+  g = wmma().launch_geometry(kNaive, s, unknown);
   EXPECT_EQ(g.grid.x, 128u);
   EXPECT_EQ(g.grid.y, 128u);
   EXPECT_EQ(g.block.x, 32u);
@@ -97,13 +99,33 @@ TEST(WmmaFamily, LaunchGeometryOfThePublishedPoints) {
 }
 
 TEST(WmmaFamily, LaunchGeometryRoundsUpAndCountsTheStagingTile) {
-  LaunchGeometry g = wmma().launch_geometry(kCpAsync, Shape{1000, 999, 64});
+  LaunchGeometry g = wmma().launch_geometry(kCpAsync, Shape{1000, 999, 64}, DeviceDescription{});
   EXPECT_EQ(g.grid.x, 16u);  // ceil(999 / 64)
   EXPECT_EQ(g.grid.y, 8u);   // ceil(1000 / 128)
   // 16 warps of 16x16: ring (64*16 + 16*64) * 2 = 4096 bytes < staging 16 * 1024.
-  g = wmma().launch_geometry(point(64, 64, 16, 16, 16, 1, "sync", 0, 0), Shape{});
+  g = wmma().launch_geometry(point(64, 64, 16, 16, 16, 1, "sync", 0, 0), Shape{}, DeviceDescription{});
   EXPECT_EQ(g.block.x, 512u);
   EXPECT_EQ(g.dynamic_smem_bytes, 16384u);
+}
+
+TEST(WmmaFamily, CheckDeviceNamesTheArchAnInstructionNeeds) {
+  auto on = [](const char* arch) {
+    DeviceDescription d;  // as in compile-only mode: only the target is known
+    d.arch = *Arch::parse(arch);
+    return d;
+  };
+  for (const char* arch : {"sm_80", "sm_86", "sm_90", "sm_90a", "sm_100"})
+    for (const auto& p : {kNaive, kShared, kCpAsync})
+      EXPECT_EQ(wmma().check_device(p, on(arch)), std::nullopt) << arch << " " << wmma().config_name(p);
+  EXPECT_EQ(wmma().check_device(kShared, on("sm_75")), std::nullopt);
+  EXPECT_EQ(wmma().check_device(kCpAsync, on("sm_75")),
+            std::optional<std::string>("cp.async needs sm_80 (Ampere) or newer; the device is sm_75"));
+  EXPECT_EQ(wmma().check_device(kNaive, on("sm_61")),
+            std::optional<std::string>("WMMA needs sm_70 (Volta) or newer; the device is sm_61"));
+  // What the device cannot hold is the worker's finding (resources_exceeded), not a reason to skip the config.
+  DeviceDescription small = on("sm_86");
+  small.smem_per_block_optin = 1024;
+  EXPECT_EQ(wmma().check_device(kCpAsync, small), std::nullopt);
 }
 
 TEST(WmmaFamily, CheckConfigMessages) {
