@@ -25,6 +25,8 @@ namespace mpgemm::testing {
 //   smem           correct                                  + 4 MiB dynamic shared memory  resources_exceeded
 //   compile_error  a static_assert fails                    16 x 16 blocks over C          compile_failed
 //   bad_grid       correct                                  grid.y = 70000 (limit 65535)   launch_failed
+//   needs_sm90     correct                                  16 x 16 blocks over C          ok on sm_90 and newer;
+//                  (check_device rejects older devices and targets: never compiled there)  else constraint_rejected
 class TestFaultyFamily final : public Family {
  public:
   std::string_view name() const override { return "test_faulty"; }
@@ -36,8 +38,12 @@ class TestFaultyFamily final : public Family {
   KernelSpec kernel_spec(const Params& params, const Arch& target) const override;
   // Any shape whose dimensions fit the kernel's int arguments.
   std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
+  // MODE needs_sm90 on a device or target older than sm_90: "test_faulty_needs_sm90 runs only on sm_90 or newer
+  // (a test of Family::check_device); the device is sm_86". Throws mpgemm::Error when check_config finds problems.
+  std::optional<std::string> check_device(const Params& params, const DeviceDescription& device) const override;
   // Throws mpgemm::Error when check_config finds problems.
-  LaunchGeometry launch_geometry(const Params& params, const Shape& shape) const override;
+  LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
+                                 const DeviceDescription& device) const override;
 };
 
 }  // namespace mpgemm::testing

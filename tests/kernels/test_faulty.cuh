@@ -13,6 +13,8 @@
 //   5     smem           correct; the host asks for 4 MiB of dynamic smem       resources_exceeded
 //   6     compile_error  a static_assert fails on instantiation                 compile_failed
 //   7     bad_grid       correct; the host launches grid.y = 70000 > 65535      launch_failed
+//   8     needs_sm90     correct; the family's check_device rejects pre-sm_90   ok on sm_90+, else
+//                        devices and targets, so it is never compiled there     constraint_rejected
 #include <cuda_fp16.h>
 
 namespace mpgemm_test {
@@ -26,6 +28,7 @@ enum : int {
   kFaultySmem = 5,
   kFaultyCompileError = 6,
   kFaultyBadGrid = 7,
+  kFaultyNeedsSm90 = 8,
 };
 
 // Set by nobody. volatile: every read goes to memory, so the spin loop can be neither hoisted nor removed.
