@@ -11,12 +11,8 @@ struct KernelSource {
 };
 
 const std::vector<KernelSource>& kernel_sources();
-// The embedded file by name; throws mpgemm::Error if there is none.
+// The embedded file by name; throws mpgemm::Error if there is none. (What a translation unit includes of them,
+// and of the toolkit, is compile/includes.hpp's to find.)
 std::string_view kernel_source(std::string_view name);
-
-// The embedded files `text` includes with #include "name", directly or through each other, each once, in the
-// order first met. What a translation unit can see of kernels/: hashing these (and not every embedded file)
-// keeps one family's keys stable when another family's file changes.
-std::vector<KernelSource> included_sources(std::string_view text);
 
 }  // namespace mpgemm

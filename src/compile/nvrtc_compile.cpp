@@ -11,6 +11,7 @@
 #include "codegen/kernel_sources.hpp"
 #include "common/error.hpp"
 #include "common/hash.hpp"
+#include "compile/includes.hpp"
 #include "compile/ptxas_report.hpp"
 
 #ifndef MPGEMM_CUDA_INCLUDE_DIR
@@ -96,9 +97,8 @@ std::vector<std::string> nvrtc_options(const KernelSpec& spec, const CompileOpti
 
 std::string compile_key(const KernelSpec& spec, const CompileOptions& options) {
   Hasher h;
-  h.add(spec.source);
-  for (const auto& header : included_sources(spec.source)) h.add(header.name).add(header.text);
-  h.add(spec.name_expression);
+  hash_translation_unit(h, spec,
+                        options.cuda_include_dir.empty() ? resolve_cuda_include_dir() : options.cuda_include_dir);
   for (const auto& o : nvrtc_options(spec, options)) h.add(o);
   h.add(spec.arch.str()).add(nvrtc_version());
   return h.hex();
@@ -122,7 +122,7 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
     check(nvrtcAddNameExpression(prog.get(), spec.name_expression.c_str()), "nvrtcAddNameExpression");
 
   std::vector<std::string> opts = nvrtc_options(spec, options);
-  opts.push_back("-I" + include_dir);
+  for (const auto& dir : include_path(spec, include_dir)) opts.push_back("-I" + dir);
   std::vector<const char*> argv;
   for (const auto& o : opts) argv.push_back(o.c_str());
 

@@ -27,12 +27,16 @@ std::string resolve_cuda_include_dir();
 // the extra options.
 std::vector<std::string> nvrtc_options(const KernelSpec& spec, const CompileOptions& options);
 
-// Hash of the source, every embedded kernel header it includes (name and text), the name expression, nvrtc_options(), the arch
-// and the NVRTC version: equal keys compile to the same cubin. Pure apart from the NVRTC version query.
+// Hash of the translation unit (the source, every header it includes, embedded or from the toolkit and
+// spec.include_dirs, by name and content: hash_translation_unit in compile/includes.hpp), the name expression,
+// nvrtc_options(), the arch and the NVRTC version: equal keys compile to the same cubin. Where the headers lie is
+// not part of it, only what they say. Reads the headers (cached per process) and asks NVRTC its version; throws
+// NvrtcError when options.cuda_include_dir is empty and no toolkit include directory is found.
 std::string compile_key(const KernelSpec& spec, const CompileOptions& options = {});
 
-// Compiles spec.source with every kernels/*.cuh available as a header by file name and resolves
-// spec.name_expression to its lowered name. Throws NvrtcError only when NVRTC itself fails (out of memory, ...).
+// Compiles spec.source with every kernels/*.cuh available as a header by file name, the toolkit include directory
+// and then spec.include_dirs on the include path, and resolves spec.name_expression to its lowered name. Throws
+// NvrtcError only when NVRTC itself fails (out of memory, ...).
 CompileResult compile(const KernelSpec& spec, const CompileOptions& options = {});
 
 }  // namespace mpgemm

@@ -2,16 +2,15 @@
 
 #include <fmt/format.h>
 
-#include "codegen/kernel_sources.hpp"
 #include "common/hash.hpp"
+#include "compile/includes.hpp"
+#include "compile/nvrtc_compile.hpp"
 
 namespace mpgemm {
 
 std::string source_hash(const KernelSpec& spec) {
   Hasher h;
-  h.add(spec.source);
-  for (const auto& file : included_sources(spec.source)) h.add(file.name).add(file.text);
-  h.add(spec.name_expression);
+  hash_translation_unit(h, spec, resolve_cuda_include_dir());
   return h.hex();
 }
 

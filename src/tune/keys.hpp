@@ -10,7 +10,9 @@
 
 namespace mpgemm {
 
-// Hash of the translation unit, every embedded kernel file it can include and the name expression.
+// Hash of the translation unit: the source, every header it includes (embedded kernel files and toolkit headers,
+// by name and content) and the name expression; not the arch or the options, so one config row serves every arch.
+// Throws NvrtcError when no toolkit include directory is found.
 std::string source_hash(const KernelSpec& spec);
 
 std::string result_key(const Candidate& candidate, const std::string& compile_key, const DeviceDescription& device,

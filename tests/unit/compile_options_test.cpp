@@ -36,9 +36,12 @@ TEST(CompileOptions, KeyIsDeterministicAndCoversEveryInput) {
   CompileOptions extra;
   extra.extra_options = {"-G"};
   EXPECT_NE(key, compile_key(spec("sm_86"), extra));
-  CompileOptions include_only;  // where the headers come from is not part of the key
-  include_only.cuda_include_dir = "/elsewhere/include";
-  EXPECT_EQ(key, compile_key(spec("sm_86"), include_only));
+  CompileOptions same_dir;  // where the headers lie is not part of the key, only what they say
+  same_dir.cuda_include_dir = resolve_cuda_include_dir() + "/.";
+  EXPECT_EQ(key, compile_key(spec("sm_86"), same_dir));
+  CompileOptions no_toolkit;  // cuda_fp16.h and mma.h found nowhere: they count by name only
+  no_toolkit.cuda_include_dir = "/elsewhere/include";
+  EXPECT_NE(key, compile_key(spec("sm_86"), no_toolkit));
 }
 
 TEST(CompileOptions, VersionAndIncludeDir) {

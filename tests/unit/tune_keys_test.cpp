@@ -2,8 +2,11 @@
 // same key, in any process; anything that can change a measurement must give a new one.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "codegen/family.hpp"
 #include "compile/nvrtc_compile.hpp"
+#include "support/run_command.hpp"
 #include "tune/keys.hpp"
 
 namespace mpgemm {
@@ -146,6 +149,26 @@ TEST(TuneKeys, SourceHashFollowsTheKernelSourceNotTheTarget) {
   edited = spec90;
   edited.name_expression += " ";
   EXPECT_NE(source_hash(edited), source_hash(spec90));
+}
+
+TEST(TuneKeys, SourceHashFollowsTheHeadersOfTheIncludeDirs) {
+  // Like compile_key (tests/unit/compile_includes_test.cpp): a header found through spec.include_dirs counts by
+  // its content, wherever it lies.
+  const auto dir = testing::fresh_dir("source_hash_headers");
+  for (const char* variant : {"a", "b", "c"}) {
+    std::filesystem::create_directories(dir / variant);
+    std::ofstream(dir / variant / "mp_header.h") << (variant == std::string("b") ? "int b;\n" : "int a;\n");
+  }
+  auto spec = [&](const char* variant) {
+    KernelSpec s;
+    s.source = "#include <mp_header.h>\n";
+    s.name_expression = "k";
+    s.include_dirs = {(dir / variant).string()};
+    return s;
+  };
+  EXPECT_NE(source_hash(spec("a")), source_hash(spec("b")));
+  EXPECT_EQ(source_hash(spec("a")), source_hash(spec("c")));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
