@@ -105,7 +105,9 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
   for (const auto& row : rows) {
     const Family& fam = family(row.candidate.family);
     std::vector<report::Cell> cells{row.label, row.candidate.name};
-    if (auto reason = fam.check_shape(row.candidate.params, opt.shape)) {
+    std::optional<std::string> reason = fam.check_device(row.candidate.params, dev);
+    if (!reason) reason = fam.check_shape(row.candidate.params, opt.shape);
+    if (reason) {
       cells.insert(cells.end(), {std::string("constraint_rejected"), {}, {}, {}, {}, {}, {}});
       notes->push_back(fmt::format("{}: {}", row.label, *reason));
       t.rows.push_back(cells);

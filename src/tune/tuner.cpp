@@ -39,6 +39,7 @@ struct Work {
   std::optional<CompileResult> compiled;           // compiled in this run
   std::optional<StoredCompilation> stored;         // recorded earlier (or by this run)
   std::optional<std::int64_t> compilation_id;
+  std::optional<std::string> device_rejected;      // Family::check_device's reason: never compiled, never measured
 };
 
 std::string file_hash(const std::filesystem::path& path) {
@@ -129,7 +130,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   summary.arch = choose_arch(opt, space, backend.get());
   summary.mode = backend ? backend->mode() : "compile-only";
   summary.candidates = candidates.size();
-  // What the families are asked about: the measuring device, or in compile-only mode just the target.
+  // What the family is asked about: the measuring device, or in compile-only mode just the target.
   DeviceDescription device;
   if (backend)
     device = backend->device();
@@ -168,9 +169,15 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
       w.config_id = store.upsert_config(c, source_hash(w.spec));
       w.stored = store.find_compilation(w.config_id, w.spec.arch.str(), w.compile_key);
       if (w.stored) w.compilation_id = w.stored->id;
+      w.device_rejected = fam->check_device(c.params, device);
+      if (w.device_rejected && summary.device_rejected++ == 0) summary.device_rejected_reason = *w.device_rejected;
       w.candidate = std::move(c);
       work.push_back(std::move(w));
     }
+    if (summary.device_rejected > 0)
+      obs.note(fmt::format("{} config{} do{} not run on {}: {}", summary.device_rejected,
+                           summary.device_rejected == 1 ? "" : "s", summary.device_rejected == 1 ? "es" : "",
+                           device.arch.str(), summary.device_rejected_reason));
 
     // Which (candidate, shape) pairs still need a measurement.
     std::map<std::pair<std::size_t, std::size_t>, std::string> pending;  // (work index, shape index) -> key
@@ -192,7 +199,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
     for (std::size_t i = 0; i < work.size(); ++i) {
       bool needed = backend ? std::any_of(pending.begin(), pending.end(), [&](auto& p) { return p.first.first == i; })
                             : !work[i].stored.has_value();
-      if (needed && summary.mode != "replay") to_compile.push_back(i);
+      if (needed && summary.mode != "replay" && !work[i].device_rejected) to_compile.push_back(i);
     }
     if (!to_compile.empty()) {
       obs.phase_started("compile", to_compile.size());
@@ -217,7 +224,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
     }
     for (auto& w : work) {
       Status st = w.compiled ? w.compiled->status : (w.stored ? w.stored->status : Status::compile_failed);
-      if (!w.compiled && !w.stored) continue;
+      if ((!w.compiled && !w.stored) || w.device_rejected) continue;
       (st == Status::ok ? summary.compiled_ok : summary.compile_failed)++;
     }
 
@@ -260,7 +267,10 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
           Status compiled_status =
               w.compiled ? w.compiled->status : (w.stored ? w.stored->status : Status::compile_failed);
           CompileResult empty;
-          if (summary.mode == "replay") {
+          if (w.device_rejected) {
+            // Decided before compiling, on a GPU and in a replay alike: the recorded outcome does not matter.
+            m = Measurement{Status::constraint_rejected, std::nullopt, std::nullopt, 0, *w.device_rejected};
+          } else if (summary.mode == "replay") {
             // The recorded outcome, whatever decided it: on a GPU a failed compilation wins over the shape check,
             // and a replay compiles nothing to know that. The shape check only fills in what was not recorded.
             m = backend->measure(w.candidate, empty, shape);

@@ -51,6 +51,9 @@ struct TuneSummary {
   std::size_t measured_now = 0;     // measurements recorded by this run
   std::size_t measured_before = 0;  // measurements skipped because the database already had them
   std::vector<std::pair<Status, std::size_t>> statuses;  // measurement statuses of this run's candidates
+  std::size_t device_rejected = 0;     // candidates Family::check_device rejects for the device (or target arch):
+                                       // never compiled; measured as constraint_rejected
+  std::string device_rejected_reason;  // the first one's reason; empty when none
   bool interrupted = false;
 };
 

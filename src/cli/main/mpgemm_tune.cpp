@@ -57,6 +57,9 @@ int main(int argc, char** argv) {
       for (auto& [st, n] : s.statuses) std::cout << fmt::format(", {} {}", to_string(st), n);
     }
     std::cout << "\n";
+    if (s.device_rejected > 0)
+      std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,
+                               s.device_rejected_reason);
     if (s.interrupted) {
       std::cout << "interrupted: re-run the same command to resume\n";
       return 130;
