@@ -52,6 +52,29 @@ CandidateRun::CandidateRun(DeviceSession& session, ProblemContext& problem, Cand
 
 CandidateRun::~CandidateRun() = default;
 
+std::optional<std::string> CandidateRun::fit_to_device() {
+  LaunchGeometry& g = kernel_.geometry;
+  const std::uint64_t cluster = g.cluster.count();
+  const std::uint64_t smem = g.dynamic_smem_bytes + static_cast<std::uint64_t>(loaded_->resources().static_smem_bytes);
+  std::uint64_t co_resident = 0;  // blocks; 0: not asked
+  if (cluster > 1) {
+    const int clusters = loaded_->max_active_clusters(g);
+    if (clusters <= 0)
+      return fmt::format("a cluster of {} blocks with {} bytes of shared memory each cannot be co-resident on this "
+                         "device",
+                         cluster, smem);
+    co_resident = static_cast<std::uint64_t>(clusters) * cluster;
+  } else if (g.persistent) {
+    const int per_sm = loaded_->max_active_blocks_per_sm(g);
+    if (per_sm <= 0)
+      return fmt::format("a block of {} threads with {} bytes of shared memory cannot be resident on this device",
+                         g.block.count(), smem);
+    co_resident = static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(session_.info().sm_count);
+  }
+  if (g.persistent && co_resident > 0) g = lower_persistent_grid(g, co_resident);
+  return std::nullopt;
+}
+
 void CandidateRun::launch() {
   loaded_->launch(kernel_.geometry, session_.stream(), arg_pointers_.data());
   MPGEMM_CUDA(cudaPeekAtLastError());
@@ -72,6 +95,12 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
     }
     step = "configuring the function";
     loaded_->configure(g);
+    step = "querying occupancy";
+    if (auto why = fit_to_device()) {
+      out.status = Status::resources_exceeded;
+      out.message = *why;
+      return out;
+    }
 
     step = "building the kernel's arguments";
     try {

@@ -27,7 +27,7 @@ ArgsBuilder standard_args();
 struct CandidateKernel {
   std::span<const char> cubin;   // must stay valid while the CandidateRun lives
   std::string lowered_name;      // the function's name in the cubin
-  LaunchGeometry geometry;
+  LaunchGeometry geometry;       // as the family asked; a persistent grid is lowered by verify()
   ArgsBuilder build_args;
 };
 
@@ -49,6 +49,8 @@ class CandidateRun {
   CandidateRun(const CandidateRun&) = delete;
   CandidateRun& operator=(const CandidateRun&) = delete;
 
+  // Loads and checks the kernel (resources; for a cluster launch, that one cluster can be co-resident), lowers a
+  // persistent grid to what is co-resident (lower_persistent_grid), launches once and compares with cuBLAS.
   VerifyOutcome verify(double atol, double rtol);
 
   // Times the kernel under the protocol and reads the SM clock right after. Only after verify() returned ok.
@@ -58,8 +60,14 @@ class CandidateRun {
 
   bool context_lost() const { return context_lost_; }
 
+  // The geometry verify() and time() launch: the kernel's, with a persistent grid lowered once verify() has run.
+  const LaunchGeometry& geometry() const { return kernel_.geometry; }
+
  private:
   void launch();
+  // Queries occupancy for the geometry (after configure) and lowers a persistent grid; the reason when not even
+  // one block or cluster can be resident.
+  std::optional<std::string> fit_to_device();
 
   DeviceSession& session_;
   ProblemContext& problem_;

@@ -53,6 +53,8 @@ DriverApi load() {
   resolve("cuFuncGetAttribute", api.func_get_attribute, true);
   resolve("cuFuncSetAttribute", api.func_set_attribute, true);
   resolve("cuLaunchKernelEx", api.launch_kernel_ex, true);
+  resolve("cuOccupancyMaxActiveClusters", api.occupancy_max_active_clusters, true);
+  resolve("cuOccupancyMaxActiveBlocksPerMultiprocessor", api.occupancy_max_active_blocks_per_sm, true);
   resolve("cuTensorMapEncodeTiled", api.tensor_map_encode_tiled, false);
   return api;
 }

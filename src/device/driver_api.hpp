@@ -17,6 +17,8 @@ struct DriverApi {
   PFN_cuFuncGetAttribute_v2020 func_get_attribute = nullptr;
   PFN_cuFuncSetAttribute_v9000 func_set_attribute = nullptr;
   PFN_cuLaunchKernelEx_v11060 launch_kernel_ex = nullptr;
+  PFN_cuOccupancyMaxActiveClusters_v11070 occupancy_max_active_clusters = nullptr;
+  PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 occupancy_max_active_blocks_per_sm = nullptr;
   PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encode_tiled = nullptr;  // null where the driver lacks it
 
   // "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered"; "CUresult 12345" for unknown codes.

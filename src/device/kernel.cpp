@@ -43,26 +43,60 @@ void LoadedKernel::configure(const LaunchGeometry& geometry) {
     MPGEMM_CU(api_.func_set_attribute(function_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
 }
 
-void LoadedKernel::launch(const LaunchGeometry& geometry, CUstream stream, void** params) const {
+namespace {
+
+// cuLaunchKernelEx's description of a launch; the cluster attribute lives here so that config.attrs stays valid.
+struct LaunchConfig {
   CUlaunchConfig config{};
-  config.gridDimX = geometry.grid.x;
-  config.gridDimY = geometry.grid.y;
-  config.gridDimZ = geometry.grid.z;
-  config.blockDimX = geometry.block.x;
-  config.blockDimY = geometry.block.y;
-  config.blockDimZ = geometry.block.z;
-  config.sharedMemBytes = geometry.dynamic_smem_bytes;
-  config.hStream = stream;
   CUlaunchAttribute cluster{};
-  if (geometry.cluster.count() > 1) {
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value.clusterDim.x = geometry.cluster.x;
-    cluster.value.clusterDim.y = geometry.cluster.y;
-    cluster.value.clusterDim.z = geometry.cluster.z;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
+
+  LaunchConfig(const LaunchGeometry& geometry, CUstream stream) {
+    config.gridDimX = geometry.grid.x;
+    config.gridDimY = geometry.grid.y;
+    config.gridDimZ = geometry.grid.z;
+    config.blockDimX = geometry.block.x;
+    config.blockDimY = geometry.block.y;
+    config.blockDimZ = geometry.block.z;
+    config.sharedMemBytes = geometry.dynamic_smem_bytes;
+    config.hStream = stream;
+    if (geometry.cluster.count() > 1) {
+      cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      cluster.value.clusterDim.x = geometry.cluster.x;
+      cluster.value.clusterDim.y = geometry.cluster.y;
+      cluster.value.clusterDim.z = geometry.cluster.z;
+      config.attrs = &cluster;
+      config.numAttrs = 1;
+    }
   }
-  check_cu(api_.launch_kernel_ex(&config, function_, params, nullptr), "cuLaunchKernelEx",
+  LaunchConfig(const LaunchConfig&) = delete;
+  LaunchConfig& operator=(const LaunchConfig&) = delete;
+};
+
+}  // namespace
+
+int LoadedKernel::max_active_clusters(const LaunchGeometry& geometry) const {
+  LaunchConfig launch(geometry, nullptr);
+  int clusters = 0;
+  check_cu(api_.occupancy_max_active_clusters(&clusters, function_, &launch.config), "cuOccupancyMaxActiveClusters",
+           fmt::format(" (cluster {}x{}x{}, block {}x{}x{}, {} bytes of dynamic shared memory)", geometry.cluster.x,
+                       geometry.cluster.y, geometry.cluster.z, geometry.block.x, geometry.block.y, geometry.block.z,
+                       geometry.dynamic_smem_bytes));
+  return clusters;
+}
+
+int LoadedKernel::max_active_blocks_per_sm(const LaunchGeometry& geometry) const {
+  int blocks = 0;
+  check_cu(api_.occupancy_max_active_blocks_per_sm(&blocks, function_, static_cast<int>(geometry.block.count()),
+                                                   geometry.dynamic_smem_bytes),
+           "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+           fmt::format(" (block {}x{}x{}, {} bytes of dynamic shared memory)", geometry.block.x, geometry.block.y,
+                       geometry.block.z, geometry.dynamic_smem_bytes));
+  return blocks;
+}
+
+void LoadedKernel::launch(const LaunchGeometry& geometry, CUstream stream, void** params) const {
+  LaunchConfig launch(geometry, stream);
+  check_cu(api_.launch_kernel_ex(&launch.config, function_, params, nullptr), "cuLaunchKernelEx",
            fmt::format(" (grid {}x{}x{}, block {}x{}x{}, cluster {}x{}x{}, {} bytes of dynamic shared memory)",
                        geometry.grid.x, geometry.grid.y, geometry.grid.z, geometry.block.x, geometry.block.y,
                        geometry.block.z, geometry.cluster.x, geometry.cluster.y, geometry.cluster.z,

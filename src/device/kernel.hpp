@@ -30,6 +30,13 @@ class LoadedKernel {
   // cluster). Throws DriverError when the launch is refused.
   void launch(const LaunchGeometry& geometry, CUstream stream, void** params) const;
 
+  // Occupancy, after configure(): how many clusters of the geometry's launch (grid, block, dynamic shared memory,
+  // cluster attribute) can be co-resident on the device (cuOccupancyMaxActiveClusters), and how many of its blocks
+  // fit on one multiprocessor (cuOccupancyMaxActiveBlocksPerMultiprocessor). Throw DriverError when the driver
+  // refuses the query (e.g. a cluster size it does not support).
+  int max_active_clusters(const LaunchGeometry& geometry) const;
+  int max_active_blocks_per_sm(const LaunchGeometry& geometry) const;
+
  private:
   int attribute(CUfunction_attribute attr, const char* name) const;
 

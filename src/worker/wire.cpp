@@ -90,7 +90,8 @@ json encode(const LaunchGeometry& v) {
   return {{"grid", encode_dim3(v.grid)},
           {"block", encode_dim3(v.block)},
           {"cluster", encode_dim3(v.cluster)},
-          {"dynamic_smem_bytes", v.dynamic_smem_bytes}};
+          {"dynamic_smem_bytes", v.dynamic_smem_bytes},
+          {"persistent", v.persistent}};
 }
 
 LaunchGeometry decode_geometry(const json& j) {
@@ -100,6 +101,7 @@ LaunchGeometry decode_geometry(const json& j) {
     g.block = decode_dim3(j.at("block"));
     g.cluster = decode_dim3(j.at("cluster"));
     g.dynamic_smem_bytes = j.at("dynamic_smem_bytes").get<std::uint32_t>();
+    g.persistent = j.at("persistent").get<bool>();
     return g;
   });
 }

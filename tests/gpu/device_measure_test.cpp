@@ -167,6 +167,62 @@ TEST_F(DeviceMeasureTest, ResourcesAreCheckedBeforeLaunch) {
   EXPECT_EQ(v.status, Status::ok) << v.message;
 }
 
+// A persistent launch of test_gemm_persistent: far more blocks than the device holds at once.
+LaunchGeometry persistent_geometry(std::uint32_t grid_x, std::uint32_t cluster_x = 1) {
+  LaunchGeometry g;
+  g.grid = {grid_x, 1, 1};
+  g.block = {256, 1, 1};
+  g.cluster = {cluster_x, 1, 1};
+  g.persistent = true;
+  return g;
+}
+
+TEST_F(DeviceMeasureTest, PersistentGridIsLoweredToWhatIsCoResident) {
+  CandidateRun run(*session_, *problem_, kernel("test_gemm_persistent", persistent_geometry(1'000'000)));
+  const VerifyOutcome v = run.verify(0.5, 1e-3);
+  ASSERT_EQ(v.status, Status::ok) << v.message;
+  // cuOccupancyMaxActiveBlocksPerMultiprocessor x SMs: a whole number of blocks per SM, at most what the SM's
+  // thread limit allows (2048 threads on every arch since Volta but Turing's 1024).
+  const auto sms = static_cast<std::uint32_t>(session_->info().sm_count);
+  const std::uint32_t grid = run.geometry().grid.x;
+  EXPECT_GT(grid, 0u);
+  EXPECT_EQ(grid % sms, 0u) << grid;
+  EXPECT_LE(grid, sms * 2048 / 256) << grid;
+  EXPECT_EQ(run.geometry().grid.y, 1u);
+  // The same geometry is timed.
+  const Measurement m = run.time(1, 2, 3);
+  EXPECT_EQ(m.status, Status::ok) << m.message;
+  EXPECT_EQ(run.geometry().grid.x, grid);
+}
+
+TEST_F(DeviceMeasureTest, PersistentGridIsNeverRaised) {
+  CandidateRun run(*session_, *problem_, kernel("test_gemm_persistent", persistent_geometry(3)));
+  const VerifyOutcome v = run.verify(0.5, 1e-3);
+  ASSERT_EQ(v.status, Status::ok) << v.message;  // three blocks still cover C
+  EXPECT_EQ(run.geometry().grid.x, 3u);
+}
+
+TEST_F(DeviceMeasureTest, ClusterLaunchesAreCheckedAndPersistentOnesLowered) {
+  if (session_->info().arch.cc() < 90) GTEST_SKIP() << "thread block clusters need sm_90";
+  // A cluster launch that fits: checked with cuOccupancyMaxActiveClusters, launched as asked.
+  LaunchGeometry g = geometry_for(kShape);  // 12 x 16 blocks: grid.x divisible by the cluster
+  g.cluster = {2, 1, 1};
+  CandidateRun plain(*session_, *problem_, kernel("test_gemm_naive", g));
+  VerifyOutcome v = plain.verify(0.5, 1e-3);
+  ASSERT_EQ(v.status, Status::ok) << v.message;
+  EXPECT_EQ(plain.geometry().grid.x, g.grid.x);
+  EXPECT_EQ(plain.geometry().grid.y, g.grid.y);
+
+  // Persistent with clusters of 2: lowered to a whole number of co-resident clusters.
+  CandidateRun persistent(*session_, *problem_, kernel("test_gemm_persistent", persistent_geometry(1'000'000, 2)));
+  v = persistent.verify(0.5, 1e-3);
+  ASSERT_EQ(v.status, Status::ok) << v.message;
+  const std::uint32_t grid = persistent.geometry().grid.x;
+  EXPECT_GT(grid, 0u);
+  EXPECT_EQ(grid % 2, 0u) << grid;
+  EXPECT_LE(grid, static_cast<std::uint32_t>(session_->info().sm_count) * 2048 / 256) << grid;
+}
+
 TEST_F(DeviceMeasureTest, RefusalsAreLaunchFailures) {
   VerifyOutcome v = verify(kernel("no_such_kernel"));
   EXPECT_EQ(v.status, Status::launch_failed);

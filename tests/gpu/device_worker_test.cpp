@@ -144,7 +144,7 @@ class DeviceWorkerTest : public ::testing::Test {
             {"cubin", json::binary(std::vector<std::uint8_t>(cubin_.begin(), cubin_.end()))},
             {"lowered_name", kernel},
             {"geometry", {{"grid", {12, 16, 1}}, {"block", {16, 16, 1}}, {"cluster", {1, 1, 1}},
-                          {"dynamic_smem_bytes", 0}}},
+                          {"dynamic_smem_bytes", 0}, {"persistent", false}}},
             {"atol", 0.5},
             {"rtol", 1e-3},
             {"warmup", 3},

@@ -30,6 +30,19 @@ extern "C" __global__ void test_gemm_naive(const unsigned short* A, const unsign
   if (row < M && col < N) C[(size_t)row * N + col] = test_dot(A, B, row, col, N, K);
 }
 
+// Correct and persistent: a one-dimensional grid of 256-thread blocks takes the 16 x 16 tiles of C in turn with a
+// stride of gridDim.x, so any grid.x >= 1 computes all of C (LaunchGeometry::persistent).
+extern "C" __global__ void test_gemm_persistent(const unsigned short* A, const unsigned short* B, float* C, int M,
+                                                int N, int K) {
+  const int tiles_n = (N + 15) / 16;
+  const int tiles = ((M + 15) / 16) * tiles_n;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int row = (tile / tiles_n) * 16 + threadIdx.x / 16;
+    const int col = (tile % tiles_n) * 16 + threadIdx.x % 16;
+    if (row < M && col < N) C[(size_t)row * N + col] = test_dot(A, B, row, col, N, K);
+  }
+}
+
 // Wrong by one everywhere: must be incorrect, with max_abs error 1.
 extern "C" __global__ void test_gemm_off_by_one(const unsigned short* A, const unsigned short* B, float* C, int M,
                                                 int N, int K) {

@@ -111,7 +111,7 @@ TEST(WorkerProtocol, Measure) {
   m.params = Params{{"BM", std::int64_t{128}}, {"LOAD", std::string("cp_async")}};
   for (int i = 0; i < 70000; ++i) m.cubin.push_back(static_cast<char>(i * 7));  // binary, with every byte value
   m.lowered_name = "_Z9wmma_gemmILi128EEvPK6__halfS2_Pfiii";
-  m.geometry = LaunchGeometry{{16, 32, 1}, {256, 1, 1}, {2, 1, 1}, 100000};
+  m.geometry = LaunchGeometry{{16, 32, 1}, {256, 1, 1}, {2, 1, 1}, 100000, false};
   m.atol = 0.25;
   m.rtol = 2e-3;
   m.warmup = 1;
@@ -127,6 +127,7 @@ TEST(WorkerProtocol, Measure) {
   EXPECT_EQ(got.geometry.block.x, 256u);
   EXPECT_EQ(got.geometry.cluster.x, 2u);
   EXPECT_EQ(got.geometry.dynamic_smem_bytes, 100000u);
+  EXPECT_FALSE(got.geometry.persistent);
   EXPECT_EQ(got.atol, 0.25);
   EXPECT_EQ(got.rtol, 2e-3);
   EXPECT_EQ(got.warmup, 1);
@@ -134,6 +135,24 @@ TEST(WorkerProtocol, Measure) {
   EXPECT_EQ(got.iters, 3);
   // The cubin travels as MessagePack binary, not as an array of numbers.
   EXPECT_TRUE(to_json_message(m)["cubin"].is_binary());
+}
+
+TEST(WorkerProtocol, MeasurePersistentGeometry) {
+  MeasureRequest m;
+  m.lowered_name = "k";
+  m.geometry = LaunchGeometry{{4096, 1, 1}, {384, 1, 1}, {2, 1, 1}, 200704, true};
+  const auto got = round_trip(m);
+  EXPECT_TRUE(got.geometry.persistent);
+  EXPECT_EQ(got.geometry.grid.x, 4096u);
+  EXPECT_EQ(got.geometry.cluster.x, 2u);
+  EXPECT_EQ(got.geometry.dynamic_smem_bytes, 200704u);
+
+  // Coordinator and worker come from one build: a geometry without the field is refused, not read as false.
+  nlohmann::json j = to_json_message(m);
+  j["geometry"].erase("persistent");
+  EXPECT_THROW(message_from_json(j), ProtocolError);
+  j["geometry"]["persistent"] = 1;
+  EXPECT_THROW(message_from_json(j), ProtocolError);
 }
 
 TEST(WorkerProtocol, VerifiedAndResult) {
