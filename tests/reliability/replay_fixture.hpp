@@ -94,8 +94,9 @@ inline Measurement synthetic_outcome(std::size_t i, std::size_t s) {
   return m;
 }
 
-// Writes `path` as a GPU run on `device` over `space_path` would: a finished run, a compilation per candidate
-// (every 9th failed), a cuBLAS timing per shape and one measurement per (candidate, shape) with a mix of statuses.
+// Writes `path` as a GPU run on `device` over `space_path` would: a finished run, a compilation per candidate the
+// family accepts for the device (every 9th failed), a cuBLAS timing per shape and one measurement per (candidate,
+// shape) with a mix of statuses.
 // Keys are derived exactly as mpgemm-tune derives them, with the default measure settings.
 inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std::string& space_path = replay_space(),
                                    const DeviceDescription& device = recorded_h200(),
@@ -136,6 +137,7 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
     const KernelSpec spec = fam.kernel_spec(c.params, device.arch);
     const std::string ck = compile_key(spec);
     const std::int64_t config_id = store.upsert_config(c, source_hash(spec));
+    const std::optional<std::string> device_rejected = fam.check_device(c.params, device);
     CompileResult compiled;
     compiled.status = i % 9 == 0 ? Status::compile_failed : Status::ok;
     compiled.arch = spec.arch;
@@ -149,13 +151,17 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
     } else {
       compiled.log = "kernel.cu(12): error: synthetic compile error";
     }
-    const std::int64_t compilation_id = store.record_compilation(config_id, run, compiled);
+    std::optional<std::int64_t> compilation_id;  // a config rejected for the device is never compiled
+    if (!device_rejected) compilation_id = store.record_compilation(config_id, run, compiled);
 
     for (std::size_t s = 0; s < space.shapes.size(); ++s) {
       const Shape& shape = space.shapes[s];
-      // The tuner's order on a GPU: a failed compilation first, then the family's shape check, then the device.
+      // The tuner's order on a GPU: the family's device check (before compiling), a failed compilation, the
+      // family's shape check, then the device.
       Measurement m;
-      if (compiled.status != Status::ok) {
+      if (device_rejected) {
+        m = Measurement{Status::constraint_rejected, std::nullopt, std::nullopt, 0, *device_rejected};
+      } else if (compiled.status != Status::ok) {
         m = Measurement{Status::compile_failed, std::nullopt, std::nullopt, 0,
                         "compilation failed; see the compilations table for the log"};
       } else if (auto why = fam.check_shape(c.params, shape)) {
