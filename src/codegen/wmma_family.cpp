@@ -79,7 +79,7 @@ std::optional<std::string> WmmaFamily::check_device(const Params& params, const 
 }
 
 LaunchGeometry WmmaFamily::launch_geometry(const Params& params, const Shape& shape,
-                                          const DeviceDescription&) const {
+                                           const DeviceDescription&) const {
   const WmmaConfig c = WmmaConfig::from_params(params);
   if (auto problems = c.problems(); !problems.empty())
     throw Error(fmt::format("{} cannot be launched: {}", c.name(), fmt::join(problems, "; ")));

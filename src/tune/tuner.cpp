@@ -39,7 +39,8 @@ struct Work {
   std::optional<CompileResult> compiled;           // compiled in this run
   std::optional<StoredCompilation> stored;         // recorded earlier (or by this run)
   std::optional<std::int64_t> compilation_id;
-  std::optional<std::string> device_rejected;      // Family::check_device's reason: never compiled, never measured
+  std::optional<std::string> device_rejected;      // Family::check_device's reason: never compiled, and measured
+                                                   // as constraint_rejected
 };
 
 std::string file_hash(const std::filesystem::path& path) {
@@ -167,9 +168,9 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
       w.spec = fam->kernel_spec(c.params, summary.arch);
       w.compile_key = compile_key(w.spec);
       w.config_id = store.upsert_config(c, source_hash(w.spec));
-      w.stored = store.find_compilation(w.config_id, w.spec.arch.str(), w.compile_key);
-      if (w.stored) w.compilation_id = w.stored->id;
       w.device_rejected = fam->check_device(c.params, device);
+      w.stored = store.find_compilation(w.config_id, w.spec.arch.str(), w.compile_key);
+      if (w.stored && !w.device_rejected) w.compilation_id = w.stored->id;
       if (w.device_rejected && summary.device_rejected++ == 0) summary.device_rejected_reason = *w.device_rejected;
       w.candidate = std::move(c);
       work.push_back(std::move(w));

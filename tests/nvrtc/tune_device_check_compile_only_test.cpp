@@ -36,7 +36,7 @@ std::int64_t compiled(const fs::path& db, const char* mode) {
                                  mode));
 }
 
-TEST(TuneDeviceCheck, CompileOnlySkipsWhatDoesNotRunOnTheTarget) {
+TEST(TuneDeviceCheckCompileOnly, SkipsWhatDoesNotRunOnTheTarget) {
   try {
     (void)family("test_faulty");  // linked here and into mpgemm-tune by the same CMake option
   } catch (const Error&) {
