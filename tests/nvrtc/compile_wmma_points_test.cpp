@@ -61,6 +61,18 @@ TEST(WmmaKernel, CpAsyncNeedsSm80) {
   const CompileResult r = compile(WmmaFamily{}.kernel_spec(WmmaConfig{}.to_params(), Arch{7, 5, false}));
   EXPECT_EQ(r.status, Status::compile_failed);
   EXPECT_NE(r.log.find("cp.async needs sm_80 or newer"), std::string::npos) << r.log;
+
+  // WmmaFamily::check_device says so before compiling, and what it accepts on sm_75 compiles there.
+  DeviceDescription turing;
+  turing.arch = Arch{7, 5, false};
+  EXPECT_TRUE(WmmaFamily{}.check_device(WmmaConfig{}.to_params(), turing));
+  WmmaConfig sync;
+  sync.load = WmmaLoad::sync;
+  sync.stages = 1;
+  ASSERT_TRUE(sync.problems().empty());
+  EXPECT_EQ(WmmaFamily{}.check_device(sync.to_params(), turing), std::nullopt);
+  const CompileResult s = compile(WmmaFamily{}.kernel_spec(sync.to_params(), turing.arch));
+  EXPECT_EQ(s.status, Status::ok) << s.log;
 }
 
 }  // namespace
