@@ -22,9 +22,9 @@ constexpr int kModeBadGrid = 7;
 constexpr int kModeNeedsSm90 = 8;
 constexpr std::int64_t kMaxCopy = 3;
 
-constexpr std::uint32_t kTile = 16;              // threads per block side, one per element of C
-constexpr std::uint32_t kSmemBytes = 4u << 20;   // more dynamic shared memory than any GPU gives a block (bytes)
-constexpr std::uint32_t kBadGridY = 70'000;      // above the grid's y limit, 65535
+constexpr std::uint32_t kTile = 16;                   // threads per block side, one per element of C
+constexpr std::uint32_t kSmemBytes = 4u << 20;        // more dynamic shared memory than any GPU gives a block (bytes)
+constexpr std::uint32_t kBadGridY = 70'000;           // above the grid's y limit, 65535
 
 struct Config {
   int mode = 0;  // index into kModes
@@ -40,22 +40,16 @@ Config parse(const Params& params) {
   int found = -1;
   for (std::size_t i = 0; i < kModes.size(); ++i)
     if (kModes[i] == mode) found = static_cast<int>(i);
-  if (found < 0)
-    problems.push_back(fmt::format("MODE \"{}\" is not one of {}", mode, fmt::join(kModes, ", ")));
-  if (c.copy < 0 || c.copy > kMaxCopy)
-    problems.push_back(fmt::format("COPY {} is outside 0..{}", c.copy, kMaxCopy));
+  if (found < 0) problems.push_back(fmt::format("MODE \"{}\" is not one of {}", mode, fmt::join(kModes, ", ")));
+  if (c.copy < 0 || c.copy > kMaxCopy) problems.push_back(fmt::format("COPY {} is outside 0..{}", c.copy, kMaxCopy));
   if (!problems.empty()) throw Error(fmt::format("test_faulty: {}", fmt::join(problems, "; ")));
   c.mode = found;
   return c;
 }
 
-std::string name_of(const Config& c) {
-  return fmt::format("test_faulty_{}_c{}", kModes[c.mode], c.copy);
-}
+std::string name_of(const Config& c) { return fmt::format("test_faulty_{}_c{}", kModes[c.mode], c.copy); }
 
-std::uint32_t ceil_div(std::int64_t a, std::int64_t b) {
-  return static_cast<std::uint32_t>((a + b - 1) / b);
-}
+std::uint32_t ceil_div(std::int64_t a, std::int64_t b) { return static_cast<std::uint32_t>((a + b - 1) / b); }
 
 }  // namespace
 
@@ -68,9 +62,7 @@ std::vector<std::string> TestFaultyFamily::check_config(const Params& params) co
   }
 }
 
-std::string TestFaultyFamily::config_name(const Params& params) const {
-  return name_of(parse(params));
-}
+std::string TestFaultyFamily::config_name(const Params& params) const { return name_of(parse(params)); }
 
 KernelSpec TestFaultyFamily::kernel_spec(const Params& params, const Arch& target) const {
   const Config c = parse(params);
