@@ -1,0 +1,307 @@
+#pragma once
+// wgmma_gemm: C (M x N, FP32, row-major) = A (M x K, FP16, row-major) * B (K x N, FP16, row-major), FP32 accumulate,
+// on Hopper's warpgroup MMA (wgmma.mma_async, sm_90a) fed by the tensor memory accelerator (TMA).
+//
+// One CTA = one producer warpgroup + CONSUMERS consumer warpgroups (warp specialisation):
+//   producer  one thread issues TMA loads of BM x 64 A tiles and 64 x BN B tiles into a STAGES-deep shared-memory
+//             ring; "full" mbarriers count the bytes in, "empty" mbarriers count the consumers' releases.
+//   consumers each owns BM / CONSUMERS rows of the block tile and issues m64nBNk16 wgmmas from shared memory into
+//             FP32 registers, keeping one k-block of wgmmas in flight while releasing the stage before it.
+// The grid walks cluster tiles (CLUSTER_M x CLUSTER_N block tiles) in the order of tile_schedule.cuh, with a
+// stride of the number of clusters, so a grid smaller than the tile count is persistent. Inside a cluster, the
+// CTAs of one tile row share A and those of one tile column share B: each loads a slice of the shared operand and
+// multicasts it to its peers.
+//
+// Epilogues (EPILOGUE): 0 direct: FP32 pairs straight from registers (st.global.v2, bounds-checked);
+//                       1 tma:    64 x 32 sub-tiles through two 128B-swizzled shared buffers per consumer and TMA
+//                                 stores, which drain while the consumer starts its next tile.
+//
+// Bounds: any M and N; K and N multiples of 8 (TMA needs 16-byte row strides). Edges need no code: TMA fills
+// out-of-bounds loads with zeros (the barrier still counts the full box) and clips out-of-bounds stores.
+//
+// The shared-memory layout is wgmma_layout.cuh's (shared with the host); the host launches
+// Layout::dynamic_smem_bytes() of dynamic shared memory, (CONSUMERS + 1) * 128 threads and clusters of
+// CLUSTER_M * CLUSTER_N CTAs along x, and passes tensor maps built by the wgmma family (src/codegen/):
+//   a_map  FP16 {K, M}, box {64, BM / CLUSTER_N}, 128B swizzle
+//   b_map  FP16 {N, K}, box {64, 64 / CLUSTER_M}, 128B swizzle
+//   c_map  FP32 {N, M}, box {32, 64}, 128B swizzle (read by the tma epilogue only)
+#include "hopper_ptx.cuh"
+#include "tile_schedule.cuh"
+#include "wgmma_layout.cuh"
+#include "wgmma_ops.cuh"
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "wgmma_gemm.cuh needs the sm_90a target (wgmma and setmaxnreg exist only there)"
+#endif
+
+namespace mpgemm {
+namespace wgmma_detail {
+
+enum : int { kEpilogueDirect = 0, kEpilogueTma = 1 };
+constexpr int kProducerRegs = 40;   // registers per producer thread once it gives its share away (setmaxnreg)
+constexpr int kConsumerRegs = 232;  // per consumer thread with two consumers: 128 * 40 + 256 * 232 <= 65536
+constexpr int kWarpsPerGroup = 4;
+
+__device__ __forceinline__ void st_shared_v2(unsigned address, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(x), "f"(y) : "memory");
+}
+
+// Cluster ranks that share this CTA's A rows (same rank_m) or B columns (same rank_n); rank = rank_m + CM * rank_n.
+template <int CLUSTER_M, int CLUSTER_N>
+__device__ __forceinline__ unsigned short a_sharers(int rank_m) {
+  unsigned mask = 0;
+#pragma unroll
+  for (int j = 0; j < CLUSTER_N; ++j) mask |= 1u << (rank_m + CLUSTER_M * j);
+  return static_cast<unsigned short>(mask);
+}
+template <int CLUSTER_M, int CLUSTER_N>
+__device__ __forceinline__ unsigned short b_sharers(int rank_n) {
+  unsigned mask = 0;
+#pragma unroll
+  for (int i = 0; i < CLUSTER_M; ++i) mask |= 1u << (i + CLUSTER_M * rank_n);
+  return static_cast<unsigned short>(mask);
+}
+
+// Where this CTA's block tile of the index-th cluster tile starts.
+struct BlockOrigin {
+  int m0, n0;
+};
+template <int BM, int BN, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP>
+__device__ __forceinline__ BlockOrigin block_origin(int index, int tiles_m, int tiles_n, int rank_m, int rank_n) {
+  const TileCoord t = tile_at(index, tiles_m, tiles_n, RASTER, GROUP);
+  return {(t.m * CLUSTER_M + rank_m) * BM, (t.n * CLUSTER_N + rank_n) * BN};
+}
+
+}  // namespace wgmma_detail
+
+template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP,
+          int EPILOGUE>
+__global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
+    wgmma_gemm(const __grid_constant__ hopper::TensorMap a_map, const __grid_constant__ hopper::TensorMap b_map,
+               const __grid_constant__ hopper::TensorMap c_map, float* __restrict__ C, int M, int N, int K) {
+  using namespace hopper;
+  using namespace wgmma_layout;
+  using namespace wgmma_detail;
+  constexpr Layout L{BM, BN, STAGES, CONSUMERS, EPILOGUE == kEpilogueTma};
+  constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
+  constexpr int ROWS = L.rows_per_consumer();
+  constexpr int M_BLOCKS = L.m_blocks();
+  constexpr int K_STEPS = kBK / 16;
+  static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
+  static_assert(ROWS % kWgmmaM == 0, "each consumer owns whole m64 blocks");
+  static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
+  static_assert(L.accumulators() <= 128, "at most 128 FP32 accumulators per thread");
+  static_assert(BM <= 256 && BM % (8 * CLUSTER_N) == 0, "A slices are whole 8-row swizzle atoms, boxes <= 256 rows");
+  static_assert(kBK % (8 * CLUSTER_M) == 0, "B slices are whole 8-row swizzle atoms");
+  static_assert(CLUSTER <= 16, "multicast masks are 16 bits");
+  static_assert(EPILOGUE == kEpilogueDirect || BN % kCSubCols == 0, "the tma epilogue stores 32-column sub-tiles");
+  static_assert(STAGES >= 2, "a ring needs two stages");
+
+  extern __shared__ unsigned char smem_raw[];
+  const unsigned base = (smem_address(smem_raw) + kAlign - 1) & ~static_cast<unsigned>(kAlign - 1);
+  const auto full = [base](int s) { return base + static_cast<unsigned>(L.full_barrier_offset(s)); };
+  const auto empty = [base](int s) { return base + static_cast<unsigned>(L.empty_barrier_offset(s)); };
+
+  const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroup;
+  const int tid = static_cast<int>(threadIdx.x) % kWarpgroup;
+  const int rank = CLUSTER > 1 ? static_cast<int>(cluster_rank()) : 0;
+  const int rank_m = rank % CLUSTER_M, rank_n = rank / CLUSTER_M;
+  const int cluster_id = static_cast<int>(blockIdx.x) / CLUSTER;
+  const int clusters = static_cast<int>(gridDim.x) / CLUSTER;
+  const int tiles_m = (M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M);
+  const int tiles_n = (N + BN * CLUSTER_N - 1) / (BN * CLUSTER_N);
+  const int tiles = tiles_m * tiles_n;
+  const int k_blocks = (K + kBK - 1) / kBK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbarrier_init(full(s), 1);                                   // the producer's arrive.expect_tx
+      mbarrier_init(empty(s), CONSUMERS * kWarpsPerGroup * CLUSTER);  // every consumer warp of the cluster
+    }
+    fence_barrier_init();
+  } else if (threadIdx.x == 32) {
+    prefetch_tensor_map(&a_map);
+    prefetch_tensor_map(&b_map);
+    if constexpr (EPILOGUE == kEpilogueTma) prefetch_tensor_map(&c_map);
+  }
+  if constexpr (CLUSTER > 1)
+    cluster_sync();  // peers multicast into this CTA's barriers from now on
+  else
+    __syncthreads();
+
+  if (warpgroup == 0) {
+    // ---- producer ------------------------------------------------------------------------------------------
+    if constexpr (CONSUMERS == 2) setmaxnreg_dec<kProducerRegs>();
+    if (tid == 0) {
+      const unsigned short a_mask = a_sharers<CLUSTER_M, CLUSTER_N>(rank_m);
+      const unsigned short b_mask = b_sharers<CLUSTER_M, CLUSTER_N>(rank_n);
+      int stage = 0;
+      unsigned phase = 0;
+      for (int t = cluster_id; t < tiles; t += clusters) {
+        const BlockOrigin o =
+            block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(t, tiles_m, tiles_n, rank_m, rank_n);
+        for (int kb = 0; kb < k_blocks; ++kb) {
+          mbarrier_wait(empty(stage), phase ^ 1);
+          mbarrier_arrive_expect_tx(full(stage), L.stage_bytes());
+          const int k0 = kb * kBK;
+          const unsigned a_dst = base + L.a_offset(stage);
+          if constexpr (CLUSTER_N == 1) {
+            tma_load_2d(a_dst, &a_map, full(stage), k0, o.m0);
+          } else {
+            constexpr int rows = BM / CLUSTER_N;
+            tma_load_2d_multicast(a_dst + rank_n * rows * kRowBytes, &a_map, full(stage), k0, o.m0 + rank_n * rows,
+                                  a_mask);
+          }
+          const unsigned b_dst = base + L.b_offset(stage);
+#pragma unroll
+          for (int j = 0; j < L.b_chunks(); ++j) {
+            if constexpr (CLUSTER_M == 1) {
+              tma_load_2d(b_dst + j * L.b_chunk_bytes(), &b_map, full(stage), o.n0 + j * kBChunk, k0);
+            } else {
+              constexpr int rows = kBK / CLUSTER_M;
+              tma_load_2d_multicast(b_dst + j * L.b_chunk_bytes() + rank_m * rows * kRowBytes, &b_map, full(stage),
+                                    o.n0 + j * kBChunk, k0 + rank_m * rows, b_mask);
+            }
+          }
+          if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+    if constexpr (CLUSTER > 1) cluster_sync();  // no CTA leaves while a peer may still multicast or arrive here
+  } else {
+    // ---- consumers -----------------------------------------------------------------------------------------
+    if constexpr (CONSUMERS == 2) setmaxnreg_inc<kConsumerRegs>();
+    const int consumer = warpgroup - 1;
+    const int warp = tid / 32, lane = tid % 32;
+    // Releases a stage to the producers of every CTA that loads into it: one arrival per warp and CTA.
+    const auto release = [&](int s) {
+      if constexpr (CLUSTER == 1) {
+        if (lane == 0) mbarrier_arrive(empty(s));
+      } else {
+        if (lane < CLUSTER) mbarrier_arrive_cluster(empty(s), static_cast<unsigned>(lane));
+      }
+    };
+
+    float acc[M_BLOCKS][BN / 2];
+#pragma unroll
+    for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+      for (int r = 0; r < BN / 2; ++r) acc[mb][r] = 0.f;  // overwritten by the first wgmma (scale_d = 0)
+    int stage = 0, slot = 0;
+    unsigned phase = 0;
+    for (int t = cluster_id; t < tiles; t += clusters) {
+      const BlockOrigin o =
+          block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(t, tiles_m, tiles_n, rank_m, rank_n);
+      int previous = 0;
+      for (int kb = 0; kb < k_blocks; ++kb) {
+        mbarrier_wait(full(stage), phase);
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+          for (int r = 0; r < BN / 2; ++r) fence_operand(acc[mb][r]);
+        wgmma_fence();
+        const unsigned a_tile = base + L.a_offset(stage) + consumer * ROWS * kRowBytes;
+        const unsigned b_tile = base + L.b_offset(stage);
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb) {
+#pragma unroll
+          for (int k = 0; k < K_STEPS; ++k) {
+#if defined(MPGEMM_WGMMA_FAULT) && MPGEMM_WGMMA_FAULT == 1
+            // Test-only fault: step A by 8 halves instead of 16, so the product reads the wrong K columns.
+            const unsigned a_k = k * 16;
+#else
+            const unsigned a_k = k * 32;  // 16 halves along K inside the swizzled 128-byte row
+#endif
+            const unsigned long long desc_a =
+                smem_descriptor(a_tile + mb * kWgmmaM * kRowBytes + a_k, 16, 8 * kRowBytes);
+            // B is N-major: 64-column chunks lie b_chunk_bytes apart (leading), 8-row K groups 1024 bytes apart.
+            const unsigned long long desc_b =
+                smem_descriptor(b_tile + k * 16 * kRowBytes, L.b_chunk_bytes(), 8 * kRowBytes);
+            wgmma_detail::Wgmma<BN>::mma(acc[mb], desc_a, desc_b, (kb > 0 || k > 0) ? 1 : 0);
+          }
+        }
+        wgmma_commit();
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+          for (int r = 0; r < BN / 2; ++r) fence_operand(acc[mb][r]);
+        if (kb > 0) {
+          wgmma_wait<1>();  // the previous k-block's wgmmas are done with their stage
+          release(previous);
+        }
+        previous = stage;
+        if (++stage == STAGES) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+      wgmma_wait<0>();
+#pragma unroll
+      for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+        for (int r = 0; r < BN / 2; ++r) fence_operand(acc[mb][r]);
+      release(previous);
+
+      // ---- epilogue ----
+      const int row_in_block = warp * 16 + lane / 4;  // and + 8
+      if constexpr (EPILOGUE == kEpilogueDirect) {
+        // Bounds checks only matter on edge tiles; N is even, so a pair never straddles the right edge.
+        const bool inside = o.m0 + BM <= M && o.n0 + BN <= N;
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb) {
+          const int row = o.m0 + consumer * ROWS + mb * kWgmmaM + row_in_block;
+          const int col = o.n0 + 2 * (lane % 4);
+          float* c0 = C + static_cast<size_t>(row) * N + col;
+          float* c1 = c0 + static_cast<size_t>(8) * N;
+          const bool row0 = inside || row < M, row1 = inside || row + 8 < M;
+#pragma unroll
+          for (int i = 0; i < BN / 8; ++i) {
+            const bool in_n = inside || col + 8 * i < N;
+            if (row0 && in_n)
+              *reinterpret_cast<float2*>(c0 + 8 * i) = make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]);
+            if (row1 && in_n)
+              *reinterpret_cast<float2*>(c1 + 8 * i) = make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]);
+          }
+        }
+      } else {
+        const int bar_id = 1 + consumer;  // named barrier of this consumer's 128 threads (0 is __syncthreads)
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb) {
+#pragma unroll
+          for (int j = 0; j < BN / kCSubCols; ++j) {
+            const unsigned buffer = base + L.c_offset(consumer, slot % kCBuffers);
+            if (tid == 0) bulk_wait_group_read<kCBuffers - 1>();  // this buffer's previous store has read it
+            named_barrier_sync(bar_id, kWarpgroup);
+#pragma unroll
+            for (int ii = 0; ii < kCSubCols / 8; ++ii) {
+              const int i = j * (kCSubCols / 8) + ii;
+              const int chunk = 2 * ii + (lane % 4) / 2;  // 16-byte chunk of the 128-byte row
+              const int within = (lane % 2) * 8;
+              const int r0 = row_in_block, r1 = row_in_block + 8;
+              st_shared_v2(buffer + r0 * kRowBytes + ((chunk ^ (r0 % 8)) * 16) + within, acc[mb][4 * i],
+                           acc[mb][4 * i + 1]);
+              st_shared_v2(buffer + r1 * kRowBytes + ((chunk ^ (r1 % 8)) * 16) + within, acc[mb][4 * i + 2],
+                           acc[mb][4 * i + 3]);
+            }
+            fence_proxy_async_shared();
+            named_barrier_sync(bar_id, kWarpgroup);
+            if (tid == 0) {
+              tma_store_2d(&c_map, buffer, o.n0 + j * kCSubCols, o.m0 + consumer * ROWS + mb * kWgmmaM);
+              bulk_commit_group();
+            }
+            ++slot;
+          }
+        }
+      }
+    }
+    if constexpr (EPILOGUE == kEpilogueTma) {
+      if (tid == 0) bulk_wait_group<0>();
+    }
+    if constexpr (CLUSTER > 1) cluster_sync();
+  }
+}
+
+}  // namespace mpgemm
