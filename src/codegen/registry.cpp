@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "codegen/family.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "codegen/wmma_family.hpp"
 #include "common/error.hpp"
 
@@ -17,6 +18,7 @@ std::vector<std::unique_ptr<const Family>>& registered() {
   static auto all = [] {
     std::vector<std::unique_ptr<const Family>> v;
     v.push_back(std::make_unique<WmmaFamily>());
+    v.push_back(std::make_unique<WgmmaFamily>());
     return v;
   }();
   return all;

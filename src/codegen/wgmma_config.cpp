@@ -1,0 +1,126 @@
+// WgmmaConfig: Params <-> typed struct, the procedural name, and the rules of kernels/wgmma_gemm.cuh's static_asserts.
+#include <limits>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "codegen/wgmma_family.hpp"
+#include "common/error.hpp"
+
+namespace mpgemm {
+namespace {
+
+constexpr int kMaxAccumulators = 128;              // FP32 registers per consumer thread the kernel allows
+constexpr std::uint64_t kMaxSmemAnyGpu = 232448;   // bytes: the largest opt-in per block (sm_90)
+
+int get_small_int(const Params& p, const std::string& name) {
+  const std::int64_t v = get_int(p, name);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    throw Error(fmt::format("parameter {}={} is out of range", name, v));
+  return static_cast<int>(v);
+}
+
+template <class Enum, std::size_t N>
+Enum enum_from(const Params& p, const std::string& name, const std::array<Enum, N>& all) {
+  const std::string& text = get_string(p, name);
+  std::string known;
+  for (Enum e : all) {
+    if (to_string(e) == text) return e;
+    known += fmt::format("{}\"{}\"", known.empty() ? "" : " or ", to_string(e));
+  }
+  throw Error(fmt::format("parameter {} must be {}, got \"{}\"", name, known, text));
+}
+
+}  // namespace
+
+std::string_view to_string(WgmmaEpilogue e) { return e == WgmmaEpilogue::direct ? "direct" : "tma"; }
+std::string_view to_string(TileRaster r) { return r == TileRaster::m ? "m" : "n"; }
+
+WgmmaConfig WgmmaConfig::from_params(const Params& p) {
+  WgmmaConfig c;
+  c.bm = get_small_int(p, "BM");
+  c.bn = get_small_int(p, "BN");
+  c.stages = get_small_int(p, "STAGES");
+  c.consumers = get_small_int(p, "CONSUMERS");
+  c.cluster_m = get_small_int(p, "CLUSTER_M");
+  c.cluster_n = get_small_int(p, "CLUSTER_N");
+  c.group = get_small_int(p, "GROUP");
+  const int persistent = get_small_int(p, "PERSISTENT");
+  if (persistent != 0 && persistent != 1)
+    throw Error(fmt::format("parameter PERSISTENT must be 0 or 1, got {}", persistent));
+  c.persistent = persistent == 1;
+  c.raster = enum_from(p, "RASTER", std::array{TileRaster::m, TileRaster::n});
+  c.epilogue = enum_from(p, "EPILOGUE", std::array{WgmmaEpilogue::direct, WgmmaEpilogue::tma});
+  return c;
+}
+
+Params WgmmaConfig::to_params() const {
+  return Params{{"BM", std::int64_t{bm}},
+                {"BN", std::int64_t{bn}},
+                {"STAGES", std::int64_t{stages}},
+                {"CONSUMERS", std::int64_t{consumers}},
+                {"CLUSTER_M", std::int64_t{cluster_m}},
+                {"CLUSTER_N", std::int64_t{cluster_n}},
+                {"RASTER", std::string(to_string(raster))},
+                {"GROUP", std::int64_t{group}},
+                {"EPILOGUE", std::string(to_string(epilogue))},
+                {"PERSISTENT", std::int64_t{persistent ? 1 : 0}}};
+}
+
+std::string WgmmaConfig::name() const {
+  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_cl{}x{}_{}{}_{}_{}", bm, bn, wgmma_layout::kBK, stages, consumers,
+                     cluster_m, cluster_n, to_string(raster), group, to_string(epilogue), persistent ? "pers" : "grid");
+}
+
+std::string WgmmaConfig::name_expression() const {
+  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages, consumers, cluster_m,
+                     cluster_n, static_cast<int>(raster), group, static_cast<int>(epilogue));
+}
+
+wgmma_layout::Layout WgmmaConfig::layout() const {
+  return {bm, bn, stages, consumers, epilogue == WgmmaEpilogue::tma};
+}
+
+std::vector<std::string> WgmmaConfig::problems() const {
+  std::vector<std::string> out;
+  for (auto [name, v] : {std::pair{"BM", bm}, {"BN", bn}, {"STAGES", stages}, {"CONSUMERS", consumers},
+                         {"CLUSTER_M", cluster_m}, {"CLUSTER_N", cluster_n}, {"GROUP", group}})
+    if (v <= 0) out.push_back(fmt::format("{}={} must be positive", name, v));
+  if (!out.empty()) return out;
+
+  using namespace wgmma_layout;
+  if (consumers > 2) out.push_back(fmt::format("CONSUMERS={}: one or two consumer warpgroups", consumers));
+  if (bm % (kWgmmaM * consumers) != 0)
+    out.push_back(fmt::format("BM={} is not a multiple of 64 * CONSUMERS = {} (each consumer owns whole m64 blocks)",
+                              bm, kWgmmaM * consumers));
+  if (bm > 256) out.push_back(fmt::format("BM={} is over 256 (a TMA box has at most 256 rows)", bm));
+  if (bn % 8 != 0 || bn > 256) out.push_back(fmt::format("BN={} is not a multiple of 8 up to 256 (wgmma N)", bn));
+  if (stages < 2) out.push_back(fmt::format("STAGES={}: a ring needs at least 2 stages", stages));
+  if (cluster_m * cluster_n > 16) out.push_back("CLUSTER_M * CLUSTER_N is over 16 (multicast masks are 16 bits)");
+  if (bm % (8 * cluster_n) != 0)
+    out.push_back(fmt::format("BM={} is not a multiple of 8 * CLUSTER_N = {} (each CTA multicasts whole 8-row "
+                              "swizzle atoms of A)",
+                              bm, 8 * cluster_n));
+  if (kBK % (8 * cluster_m) != 0)
+    out.push_back(fmt::format("64 is not a multiple of 8 * CLUSTER_M = {} (each CTA multicasts whole 8-row swizzle "
+                              "atoms of B)",
+                              8 * cluster_m));
+  if (epilogue == WgmmaEpilogue::tma && bn % kCSubCols != 0)
+    out.push_back(fmt::format("BN={} is not a multiple of 32 (EPILOGUE=\"tma\" stores 32-column sub-tiles)", bn));
+  if (!out.empty()) return out;
+
+  const Layout l = layout();
+  if (l.accumulators() > kMaxAccumulators)
+    out.push_back(fmt::format("(BM / CONSUMERS) * BN / 128 = {} accumulators per thread, more than {}",
+                              l.accumulators(), kMaxAccumulators));
+  if (static_cast<std::uint64_t>(l.dynamic_smem_bytes()) > kMaxSmemAnyGpu)
+    out.push_back(fmt::format("needs {} bytes of shared memory per block, more than any GPU allows ({})",
+                              l.dynamic_smem_bytes(), kMaxSmemAnyGpu));
+  return out;
+}
+
+void to_json(nlohmann::json& j, const WgmmaConfig& c) { j = to_json(c.to_params()); }
+
+void from_json(const nlohmann::json& j, WgmmaConfig& c) { c = WgmmaConfig::from_params(params_from_json(j)); }
+
+}  // namespace mpgemm

@@ -1,0 +1,146 @@
+// WgmmaFamily: a WgmmaConfig as NVRTC input, launch geometry, tensor maps and kernel arguments.
+#include "codegen/wgmma_family.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
+namespace mpgemm {
+namespace {
+
+constexpr int kHopperCc = 90;
+
+WgmmaConfig buildable(const Params& params, std::string_view what) {
+  const WgmmaConfig c = WgmmaConfig::from_params(params);
+  if (auto problems = c.problems(); !problems.empty())
+    throw Error(fmt::format("{} cannot be {}: {}", c.name(), what, fmt::join(problems, "; ")));
+  return c;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Cluster tiles of the grid: the kernel's tiles_m * tiles_n.
+std::int64_t cluster_tiles(const WgmmaConfig& c, const Shape& s) {
+  return ceil_div(s.m, std::int64_t{c.bm} * c.cluster_m) * ceil_div(s.n, std::int64_t{c.bn} * c.cluster_n);
+}
+
+std::string describe(const TensorMapSpec& s) {
+  return fmt::format("dims {}x{}, row stride {} bytes, box {}x{}", s.dims[0], s.dims[1], s.row_stride_bytes, s.box[0],
+                     s.box[1]);
+}
+
+}  // namespace
+
+std::vector<std::string> WgmmaFamily::check_config(const Params& params) const {
+  try {
+    return WgmmaConfig::from_params(params).problems();
+  } catch (const Error& e) {
+    return {e.what()};
+  }
+}
+
+std::optional<std::string> WgmmaFamily::check_device(const Params&, const DeviceDescription& device) const {
+  if (device.arch.cc() != kHopperCc)
+    return fmt::format("wgmma, TMA multicast and setmaxnreg need an sm_90 GPU (Hopper, compiled for sm_90a); {} is {}",
+                       device.name.empty() ? "the target" : device.name, device.arch.str());
+  return std::nullopt;
+}
+
+std::string WgmmaFamily::config_name(const Params& params) const { return WgmmaConfig::from_params(params).name(); }
+
+KernelSpec WgmmaFamily::kernel_spec(const Params& params, const Arch& target) const {
+  const WgmmaConfig c = buildable(params, "built");
+  KernelSpec spec;
+  spec.program_name = c.name() + ".cu";
+  spec.source = fmt::format("#include \"{}\"\n", kernel_file());
+  spec.name_expression = c.name_expression();
+  // IEEE arithmetic (no --use_fast_math); -lineinfo lets profilers map SASS to the template's lines.
+  spec.options = {"-std=c++17", "-lineinfo"};
+  spec.arch = target.cc() == kHopperCc ? Arch{9, 0, true} : target;
+  return spec;
+}
+
+std::optional<std::string> WgmmaFamily::check_shape(const Params& params, const Shape& shape) const {
+  const WgmmaConfig c = WgmmaConfig::from_params(params);
+  for (auto [name, v] : {std::pair{"M", shape.m}, {"N", shape.n}, {"K", shape.k}}) {
+    if (v <= 0) return fmt::format("{}={} must be positive", name, v);
+    if (v > INT_MAX) return fmt::format("{}={} does not fit the kernel's int arguments", name, v);
+  }
+  for (auto [name, v, row] : {std::tuple{"K", shape.k, "A"}, {"N", shape.n, "B"}})
+    if (v % 8 != 0)
+      return fmt::format("{}={} is not a multiple of 8: TMA needs rows of {} to be multiples of 16 bytes", name, v,
+                         row);
+  if (c.bm > 0 && c.bn > 0 && c.cluster_m > 0 && c.cluster_n > 0 &&
+      cluster_tiles(c, shape) * c.cluster_size() > INT_MAX)
+    return fmt::format("{} tiles of {}x{} do not fit the kernel's int tile index", cluster_tiles(c, shape), c.bm, c.bn);
+  return std::nullopt;
+}
+
+LaunchGeometry WgmmaFamily::launch_geometry(const Params& params, const Shape& shape,
+                                            const DeviceDescription& device) const {
+  const WgmmaConfig c = buildable(params, "launched");
+  const std::int64_t tiles = cluster_tiles(c, shape);
+  std::int64_t clusters = tiles;
+  if (c.persistent && device.sm_count > 0)
+    clusters = std::min<std::int64_t>(tiles, std::max(1, device.sm_count / c.cluster_size()));
+  LaunchGeometry g;
+  g.grid = Dim3{static_cast<std::uint32_t>(clusters * c.cluster_size()), 1, 1};
+  g.block = Dim3{static_cast<std::uint32_t>(c.layout().threads()), 1, 1};
+  g.cluster = Dim3{static_cast<std::uint32_t>(c.cluster_size()), 1, 1};
+  g.dynamic_smem_bytes = static_cast<std::uint32_t>(c.layout().dynamic_smem_bytes());
+  g.persistent = c.persistent;
+  return g;
+}
+
+WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& c, const Shape& s) {
+  using namespace wgmma_layout;
+  const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
+             k = static_cast<std::uint64_t>(s.k);
+  WgmmaTensorMaps maps;
+  maps.a = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, {k, m}, k * 2,
+            {static_cast<std::uint32_t>(kBK), static_cast<std::uint32_t>(c.bm / c.cluster_n)},
+            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
+  maps.b = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, {n, k}, n * 2,
+            {static_cast<std::uint32_t>(kBChunk), static_cast<std::uint32_t>(kBK / c.cluster_m)},
+            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
+  maps.c = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, {n, m}, n * 4,
+            {static_cast<std::uint32_t>(kCSubCols), static_cast<std::uint32_t>(kCSubRows)},
+            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE};
+  return maps;
+}
+
+CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const void* base, PFN_cuTensorMapEncodeTiled_v12000 encode,
+                              std::string_view operand) {
+  if (encode == nullptr)
+    throw Error(fmt::format("cannot build the tensor map of {}: the driver has no cuTensorMapEncodeTiled", operand));
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {spec.dims[0], spec.dims[1]};
+  const cuuint64_t strides[1] = {spec.row_stride_bytes};
+  const cuuint32_t box[2] = {spec.box[0], spec.box[1]};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode(&map, spec.dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, spec.swizzle, spec.l2_promotion,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error(fmt::format("cuTensorMapEncodeTiled refused the tensor map of {} ({}, base {}): CUresult {}", operand,
+                            describe(spec), base, static_cast<int>(r)));
+  return map;
+}
+
+void WgmmaFamily::append_problem_args(const Params& params, const ProblemBuffers& buffers,
+                                      const DriverFunctions& driver, KernelArgs& args) const {
+  const WgmmaConfig c = buildable(params, "launched");
+  const WgmmaTensorMaps maps = tensor_map_specs(c, buffers.shape);
+  args.push(encode_tensor_map(maps.a, buffers.a, driver.tensor_map_encode_tiled, "A"));
+  args.push(encode_tensor_map(maps.b, buffers.b, driver.tensor_map_encode_tiled, "B"));
+  args.push(encode_tensor_map(maps.c, buffers.c, driver.tensor_map_encode_tiled, "C"));
+  args.push(buffers.c);
+  args.push(static_cast<int>(buffers.shape.m));
+  args.push(static_cast<int>(buffers.shape.n));
+  args.push(static_cast<int>(buffers.shape.k));
+}
+
+}  // namespace mpgemm

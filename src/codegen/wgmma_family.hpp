@@ -1,0 +1,113 @@
+#pragma once
+// The Hopper family: kernels/wgmma_gemm.cuh (wgmma + TMA, warp-specialised producer/consumer warpgroups, sm_90a).
+// WgmmaConfig is the typed view of a point; WgmmaFamily maps it to NVRTC, a launch and the kernel's tensor maps.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <cuda.h>
+#include <nlohmann/json.hpp>
+
+#include "codegen/family.hpp"
+#include "common/params.hpp"
+#include "wgmma_layout.cuh"
+
+namespace mpgemm {
+
+enum class WgmmaEpilogue {
+  direct = 0,  // FP32 pairs straight from the accumulators to global memory
+  tma = 1,     // 64 x 32 sub-tiles staged in shared memory and written by TMA stores
+};
+enum class TileRaster {
+  m = 0,  // consecutive tiles walk down M inside bands of GROUP tile rows (tile_schedule.cuh)
+  n = 1,  // consecutive tiles walk along N inside bands of GROUP tile columns
+};
+std::string_view to_string(WgmmaEpilogue e);  // "direct", "tma"
+std::string_view to_string(TileRaster r);     // "m", "n"
+
+// One point of the family. Defaults are the named point wgmma_persistent.
+struct WgmmaConfig {
+  int bm = 128;                                 // block tile rows: 64 per m64 wgmma block, <= 256 (TMA box)
+  int bn = 256;                                 // block tile columns: the wgmma N, a multiple of 8 up to 256
+  int stages = 4;                               // operand ring depth (each stage: BM x 64 of A, 64 x BN of B)
+  int consumers = 2;                            // consumer warpgroups, splitting BM between them
+  int cluster_m = 1;                            // CTAs of a cluster along M (they share B tiles by multicast)
+  int cluster_n = 1;                            // CTAs of a cluster along N (they share A tiles by multicast)
+  TileRaster raster = TileRaster::m;            // tile order of the grid
+  int group = 8;                                // band width of the tile order, in cluster tiles
+  WgmmaEpilogue epilogue = WgmmaEpilogue::direct;
+  bool persistent = true;                       // grid of (at most) one CTA per SM looping over tiles, else one
+                                                // CTA per tile
+
+  // Reads BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, GROUP, PERSISTENT (integers), RASTER ("m" | "n") and
+  // EPILOGUE ("direct" | "tma"). Throws mpgemm::Error naming a missing or ill-typed parameter. Does not validate.
+  static WgmmaConfig from_params(const Params& params);
+  Params to_params() const;
+
+  // "wgmma_bm128_bn256_bk64_s4_c2_cl1x1_m8_direct_pers": every parameter, in a fixed order.
+  std::string name() const;
+  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0>" (PERSISTENT is a launch choice, not a template argument).
+  std::string name_expression() const;
+  // Human-readable reasons the kernel template would reject this config; empty when it is buildable.
+  std::vector<std::string> problems() const;
+
+  wgmma_layout::Layout layout() const;
+  int cluster_size() const { return cluster_m * cluster_n; }
+
+  friend bool operator==(const WgmmaConfig&, const WgmmaConfig&) = default;
+};
+
+void to_json(nlohmann::json& j, const WgmmaConfig& c);
+void from_json(const nlohmann::json& j, WgmmaConfig& c);
+
+// What cuTensorMapEncodeTiled is given for one operand: a 2-D row-major matrix, innermost dimension first.
+struct TensorMapSpec {
+  CUtensorMapDataType dtype = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  std::array<std::uint64_t, 2> dims{};  // elements: {columns, rows}
+  std::uint64_t row_stride_bytes = 0;   // bytes between rows: a multiple of 16
+  std::array<std::uint32_t, 2> box{};   // elements copied per TMA instruction: {columns, rows}
+  CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  CUtensorMapL2promotion l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  friend bool operator==(const TensorMapSpec&, const TensorMapSpec&) = default;
+};
+
+struct WgmmaTensorMaps {
+  TensorMapSpec a;  // FP16 {K, M}, box {64, BM / CLUSTER_N}
+  TensorMapSpec b;  // FP16 {N, K}, box {64, 64 / CLUSTER_M}
+  TensorMapSpec c;  // FP32 {N, M}, box {32, 64}
+};
+// Pure: what the kernel's three tensor maps describe for this config and shape.
+WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& config, const Shape& shape);
+
+// Encodes one map for the matrix at `base`. Throws mpgemm::Error naming the operand, the spec and the CUresult when
+// the driver refuses it, or when `encode` is null (a driver without cuTensorMapEncodeTiled).
+CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const void* base, PFN_cuTensorMapEncodeTiled_v12000 encode,
+                              std::string_view operand);
+
+// Every method but check_config throws mpgemm::Error when the params lack a parameter or hold a bad value.
+class WgmmaFamily final : public Family {
+ public:
+  std::string_view name() const override { return "wgmma"; }
+  std::string_view kernel_file() const override { return "wgmma_gemm.cuh"; }
+  std::vector<std::string> check_config(const Params& params) const override;
+  // wgmma and setmaxnreg exist on sm_90 GPUs only (compiled for sm_90a).
+  std::optional<std::string> check_device(const Params& params, const DeviceDescription& device) const override;
+  std::string config_name(const Params& params) const override;
+  // Compiles for sm_90a when the target is sm_90 or sm_90a. Throws mpgemm::Error when check_config finds problems.
+  KernelSpec kernel_spec(const Params& params, const Arch& target) const override;
+  // K and N multiples of 8 (TMA row strides are multiples of 16 bytes), sizes that fit the kernel's ints.
+  std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
+  // Clusters of CLUSTER_M * CLUSTER_N CTAs along x over the cluster tiles; persistent: at most one CTA per SM
+  // (device.sm_count), which the launcher may lower further to what is co-resident.
+  LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
+                                 const DeviceDescription& device) const override;
+  // Encodes the A, B and C tensor maps with the driver's cuTensorMapEncodeTiled, then pushes
+  // (a_map, b_map, c_map, C, M, N, K).
+  void append_problem_args(const Params& params, const ProblemBuffers& buffers, const DriverFunctions& driver,
+                           KernelArgs& args) const override;
+};
+
+}  // namespace mpgemm

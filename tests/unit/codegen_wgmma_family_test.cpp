@@ -1,0 +1,213 @@
+// The Hopper family on the CPU: names, rules, tensor-map parameters, launch geometry and the tile order the kernel
+// walks (kernels/tile_schedule.cuh is compiled here by g++ too).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "codegen/family.hpp"
+#include "codegen/wgmma_family.hpp"
+#include "common/error.hpp"
+#include "tile_schedule.cuh"
+
+namespace mpgemm {
+namespace {
+
+const Family& wgmma() { return family("wgmma"); }
+
+Params persistent_point() { return WgmmaConfig{}.to_params(); }  // the defaults are the named point wgmma_persistent
+
+Params with(Params p, const std::string& name, Value v) {
+  p[name] = std::move(v);
+  return p;
+}
+
+bool any_contains(const std::vector<std::string>& messages, const std::string& needle) {
+  for (const auto& m : messages)
+    if (m.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+DeviceDescription h200() {
+  DeviceDescription d;
+  d.name = "NVIDIA H200";
+  d.arch = Arch{9, 0, false};
+  d.sm_count = 132;
+  d.smem_per_block_optin = 232448;
+  return d;
+}
+
+TEST(WgmmaFamily, NameCoversEveryParameterAndRoundTrips) {
+  const Params p = persistent_point();
+  EXPECT_EQ(wgmma().config_name(p), "wgmma_bm128_bn256_bk64_s4_c2_cl1x1_m8_direct_pers");
+  EXPECT_EQ(WgmmaConfig::from_params(p), WgmmaConfig{});
+  std::set<std::string> names{wgmma().config_name(p)};
+  for (const auto& [name, value] : p) {
+    Value other;
+    if (name == "RASTER") other = std::string("n");
+    else if (name == "EPILOGUE") other = std::string("tma");
+    else if (name == "PERSISTENT") other = std::int64_t{0};
+    else other = std::get<std::int64_t>(value) + 1;
+    EXPECT_TRUE(names.insert(wgmma().config_name(with(p, name, other))).second) << name;
+  }
+}
+
+TEST(WgmmaFamily, NameExpressionNamesTheTemplate) {
+  Params p = with(with(persistent_point(), "EPILOGUE", std::string("tma")), "RASTER", std::string("n"));
+  EXPECT_EQ(WgmmaConfig::from_params(p).name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1>");
+}
+
+TEST(WgmmaFamily, RejectsWhatTheKernelCannotBuild) {
+  const auto problems = [](Params p) { return wgmma().check_config(p); };
+  EXPECT_TRUE(problems(persistent_point()).empty());
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "BM", std::int64_t{64})), "multiple of 64 * CONSUMERS"));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "BN", std::int64_t{100})), "multiple of 8 up to 256"));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "BM", std::int64_t{512})), "256"));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "CONSUMERS", std::int64_t{1})), "accumulators"));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "STAGES", std::int64_t{5})), "shared memory"));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "STAGES", std::int64_t{1})), "at least 2 stages"));
+  EXPECT_TRUE(any_contains(
+      problems(with(with(persistent_point(), "BN", std::int64_t{208}), "EPILOGUE", std::string("tma"))), "32-column"));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "EPILOGUE", std::string("smem"))), "\"direct\" or \"tma\""));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "PERSISTENT", std::int64_t{2})), "0 or 1"));
+  EXPECT_TRUE(any_contains(problems(Params{}), "BM"));
+}
+
+TEST(WgmmaFamily, SharedMemoryComesFromTheKernelsLayout) {
+  // 4 stages of 128 x 64 A and 4 chunks of 64 x 64 B (FP16), the barriers, and 1 KiB to reach 1024-byte alignment.
+  EXPECT_EQ(WgmmaConfig{}.layout().dynamic_smem_bytes(), 4 * (128 * 128 + 4 * 8192) + 4 * 16 + 1024);
+  WgmmaConfig tma;
+  tma.epilogue = WgmmaEpilogue::tma;
+  EXPECT_EQ(tma.layout().dynamic_smem_bytes() - WgmmaConfig{}.layout().dynamic_smem_bytes(), 2 * 2 * 64 * 32 * 4);
+  WgmmaConfig odd;
+  odd.bn = 208;  // four 64-column chunks of B: the last one partly used
+  EXPECT_EQ(odd.layout().b_stage_bytes(), 4 * 8192);
+}
+
+TEST(WgmmaFamily, DeviceMustBeHopper) {
+  const Params p = persistent_point();
+  EXPECT_EQ(wgmma().check_device(p, h200()), std::nullopt);
+  DeviceDescription ampere = h200();
+  ampere.name = "NVIDIA GeForce RTX 3050";
+  ampere.arch = Arch{8, 6, false};
+  const auto why = wgmma().check_device(p, ampere);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("sm_90"), std::string::npos) << *why;
+  EXPECT_NE(why->find("sm_86"), std::string::npos) << *why;
+  DeviceDescription target;  // compile-only: the target arch alone
+  target.arch = Arch{9, 0, true};
+  EXPECT_EQ(wgmma().check_device(p, target), std::nullopt);
+}
+
+TEST(WgmmaFamily, CompilesForSm90aOnly) {
+  const KernelSpec spec = wgmma().kernel_spec(persistent_point(), Arch{9, 0, false});
+  EXPECT_EQ(spec.arch.str(), "sm_90a");
+  EXPECT_EQ(spec.source, "#include \"wgmma_gemm.cuh\"\n");
+  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0>");
+  EXPECT_EQ(wgmma().kernel_spec(persistent_point(), Arch{9, 0, true}).arch.str(), "sm_90a");
+  EXPECT_THROW(wgmma().kernel_spec(with(persistent_point(), "BN", std::int64_t{7}), Arch{9, 0, false}), Error);
+}
+
+TEST(WgmmaFamily, ShapesNeedTmaStrides) {
+  const Params p = persistent_point();
+  EXPECT_EQ(wgmma().check_shape(p, Shape{3000, 3000, 3000}), std::nullopt);
+  EXPECT_EQ(wgmma().check_shape(p, Shape{1000, 1000, 1000}), std::nullopt);
+  EXPECT_EQ(wgmma().check_shape(p, Shape{1001, 1000, 1000}), std::nullopt);  // M is free
+  EXPECT_TRUE(wgmma().check_shape(p, Shape{1000, 1001, 1000}).value_or("").starts_with("N=1001 is not a multiple of 8"));
+  EXPECT_TRUE(wgmma().check_shape(p, Shape{1000, 1000, 1004}).value_or("").starts_with("K=1004 is not a multiple of 8"));
+  EXPECT_TRUE(wgmma().check_shape(p, Shape{0, 8, 8}).value_or("").starts_with("M=0 must be positive"));
+  EXPECT_TRUE(wgmma().check_shape(p, Shape{8, 8, 1LL << 32}).value_or("").find("int") != std::string::npos);
+}
+
+TEST(WgmmaFamily, TensorMapsDescribeTheOperands) {
+  WgmmaConfig c;
+  c.cluster_m = 2;  // B is multicast: each CTA loads half of the 64 K rows
+  const WgmmaTensorMaps maps = tensor_map_specs(c, Shape{3000, 1000, 520});
+  EXPECT_EQ(maps.a, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT16, {520, 3000}, 1040, {64, 128},
+                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B}));
+  EXPECT_EQ(maps.b, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT16, {1000, 520}, 2000, {64, 32},
+                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B}));
+  EXPECT_EQ(maps.c, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT32, {1000, 3000}, 4000, {32, 64},
+                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE}));
+  c.cluster_m = 1;
+  c.cluster_n = 2;  // A is multicast: each CTA loads half of the BM rows
+  EXPECT_EQ(tensor_map_specs(c, Shape{3000, 1000, 520}).a.box, (std::array<std::uint32_t, 2>{64, 64}));
+  // The 128-byte swizzle takes boxes whose inner side is at most 128 bytes, and TMA boxes at most 256 per side.
+  for (const auto& s : {maps.a, maps.b, maps.c}) {
+    const int bytes = s.dtype == CU_TENSOR_MAP_DATA_TYPE_FLOAT32 ? 4 : 2;
+    EXPECT_LE(s.box[0] * bytes, 128u);
+    EXPECT_LE(s.box[1], 256u);
+    EXPECT_EQ(s.row_stride_bytes % 16, 0u);
+  }
+}
+
+TEST(WgmmaFamily, EncodingWithoutADriverIsAClearError) {
+  const WgmmaTensorMaps maps = tensor_map_specs(WgmmaConfig{}, Shape{64, 64, 64});
+  try {
+    encode_tensor_map(maps.a, reinterpret_cast<const void*>(0x1000), nullptr, "A");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cuTensorMapEncodeTiled"), std::string::npos) << e.what();
+  }
+}
+
+TEST(WgmmaFamily, PersistentGridComesFromTheDevice) {
+  const Shape s{4096, 4096, 4096};
+  LaunchGeometry g = wgmma().launch_geometry(persistent_point(), s, h200());  // 512 tiles, 132 SMs
+  EXPECT_EQ(g.grid.x, 132u);
+  EXPECT_EQ(g.block.x, 384u);
+  EXPECT_EQ(g.cluster.count(), 1u);
+  EXPECT_TRUE(g.persistent);
+  EXPECT_EQ(g.dynamic_smem_bytes, static_cast<std::uint32_t>(WgmmaConfig{}.layout().dynamic_smem_bytes()));
+
+  DeviceDescription small = h200();
+  small.sm_count = 7;
+  g = wgmma().launch_geometry(with(persistent_point(), "CLUSTER_M", std::int64_t{2}), s, small);
+  EXPECT_EQ(g.grid.x, 6u);  // three clusters of two
+  EXPECT_EQ(g.cluster.x, 2u);
+
+  g = wgmma().launch_geometry(with(persistent_point(), "PERSISTENT", std::int64_t{0}), s, h200());
+  EXPECT_EQ(g.grid.x, 512u);
+  EXPECT_FALSE(g.persistent);
+
+  g = wgmma().launch_geometry(persistent_point(), Shape{1000, 1000, 1000}, h200());  // 8 x 4 tiles, fewer than SMs
+  EXPECT_EQ(g.grid.x, 32u);
+  g = wgmma().launch_geometry(persistent_point(), s, DeviceDescription{});  // SM count unknown: one CTA per tile
+  EXPECT_EQ(g.grid.x, 512u);
+}
+
+TEST(TileSchedule, EveryTileExactlyOnce) {
+  for (int raster : {kRasterM, kRasterN})
+    for (int group : {1, 3, 8, 16})
+      for (auto [tm, tn] : {std::pair{1, 1}, {7, 5}, {16, 16}, {5, 23}, {32, 3}}) {
+        std::set<std::pair<int, int>> seen;
+        for (int i = 0; i < tm * tn; ++i) {
+          const TileCoord t = tile_at(i, tm, tn, raster, group);
+          ASSERT_TRUE(t.m >= 0 && t.m < tm && t.n >= 0 && t.n < tn) << i;
+          seen.insert({t.m, t.n});
+        }
+        EXPECT_EQ(seen.size(), static_cast<std::size_t>(tm * tn)) << raster << " " << group << " " << tm << "x" << tn;
+      }
+}
+
+TEST(TileSchedule, GroupedOrders) {
+  // Raster along M, bands of 2 tile rows of a 3 x 3 grid: down the band's rows, then along N; the last band is
+  // one row high.
+  const int expected_m[][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}, {2, 0}, {2, 1}, {2, 2}};
+  for (int i = 0; i < 9; ++i) {
+    const TileCoord t = tile_at(i, 3, 3, kRasterM, 2);
+    EXPECT_EQ(t.m, expected_m[i][0]) << i;
+    EXPECT_EQ(t.n, expected_m[i][1]) << i;
+  }
+  // Bands one tile wide: raster along M is row-major order, raster along N column-major.
+  for (int i = 0; i < 12; ++i) {
+    const TileCoord row_major = tile_at(i, 3, 4, kRasterM, 1), column_major = tile_at(i, 3, 4, kRasterN, 1);
+    EXPECT_EQ(row_major.m, i / 4);
+    EXPECT_EQ(row_major.n, i % 4);
+    EXPECT_EQ(column_major.m, i % 3);
+    EXPECT_EQ(column_major.n, i / 3);
+  }
+}
+
+}  // namespace
+}  // namespace mpgemm
