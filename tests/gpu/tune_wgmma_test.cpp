@@ -1,0 +1,107 @@
+// On an sm_90 GPU, the Hopper family end to end: its named points (the design ladder: one consumer, warp
+// specialisation, persistent grid, 2-CTA cluster with multicast, TMA-store epilogue) verify against cuBLAS at the
+// issue's shapes through mpgemm-tune, including ragged ones, and a deliberately broken build of the kernel is caught
+// as incorrect by the worker. Skipped, with the reason, without a device or on a GPU that is not sm_90.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "codegen/family.hpp"
+#include "codegen/wgmma_family.hpp"
+#include "compile/nvrtc_compile.hpp"
+#include "device/query.hpp"
+#include "store/store.hpp"
+#include "support/run_command.hpp"
+#include "worker/client.hpp"
+
+using namespace mpgemm;
+using namespace mpgemm::testing;
+
+namespace {
+
+constexpr const char* kPoints = "wgmma_tile128,wgmma_ws128x256,wgmma_persistent,wgmma_cluster,wgmma_tma_store";
+
+class TuneWgmma : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!device_available(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    const DeviceInfo info = query_device();
+    if (info.arch.cc() != 90) GTEST_SKIP() << "the wgmma family needs an sm_90 GPU; this is " << info.arch.str();
+    device_ = info;
+    dir_ = fresh_dir("tune_wgmma");
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  DeviceInfo device_;
+  std::filesystem::path dir_;
+};
+
+std::string text(const report::Cell& c) {
+  auto* s = std::get_if<std::string>(&c);
+  return s ? *s : "";
+}
+
+}  // namespace
+
+TEST_F(TuneWgmma, NamedPointsVerifyAtTheIssueShapes) {
+  const Shape shapes[] = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {3000, 3000, 3000},
+                          {1000, 1000, 1000}, {4096, 4096, 256},  {128, 8192, 8192},  {777, 1240, 520}};
+  for (const Shape& s : shapes) {
+    auto db = (dir_ / fmt::format("{}.db", s.str())).string();
+    auto r = run_command(fmt::format("cd {} && {} configs/sm90a.json --only {} --M {} --N {} --K {} --db {}",
+                                     MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kPoints, s.m, s.n, s.k, db));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    Store st = Store::open(db, Store::Mode::read_only);
+    auto t = st.query_sql(
+        "SELECT c.alias, m.status, m.message, m.ratio_to_cublas, m.bad_count, m.max_abs_err FROM measurements m "
+        "JOIN configs c ON c.id = m.config_id WHERE c.alias IS NOT NULL ORDER BY c.id");
+    ASSERT_EQ(t.rows.size(), 5u) << s.str();
+    for (const auto& row : t.rows) {
+      EXPECT_EQ(text(row[1]), "ok") << text(row[0]) << " at " << s.str() << ": " << text(row[2]);
+      if (text(row[1]) != "ok") continue;
+      EXPECT_EQ(std::get<std::int64_t>(row[4]), 0) << text(row[0]) << " at " << s.str();
+      EXPECT_GT(std::get<double>(row[3]), 0.0);
+    }
+  }
+}
+
+TEST_F(TuneWgmma, BrokenBuildIsCaughtAsIncorrect) {
+  // The same point compiled with the test-only fault (the A descriptor steps 8 halves along K instead of 16):
+  // it runs to completion and writes every element, so only the comparison with cuBLAS can catch it.
+  const Family& fam = family("wgmma");
+  const Params params = WgmmaConfig{}.to_params();  // the named point wgmma_persistent
+  const KernelSpec spec = fam.kernel_spec(params, device_.arch);
+  CompileOptions broken;
+  broken.extra_options = {"-DMPGEMM_WGMMA_FAULT=1"};
+  for (const auto& [options, expected] : {std::pair{CompileOptions{}, Status::ok}, {broken, Status::incorrect}}) {
+    const CompileResult compiled = compile(spec, options);
+    ASSERT_EQ(compiled.status, Status::ok) << compiled.log;
+    WorkerClient client;
+    client.hello();
+    const Shape shape{1024, 1024, 1024};
+    client.prepare_shape(PrepareShapeRequest{shape, 42, 1, 1, 1});
+    DeviceDescription device;
+    device.name = device_.name;
+    device.arch = device_.arch;
+    device.sm_count = device_.sm_count;
+    device.smem_per_block_optin = device_.smem_per_block_optin;
+    MeasureRequest req;
+    req.family = "wgmma";
+    req.params = params;
+    req.cubin = compiled.cubin;
+    req.lowered_name = compiled.lowered_name;
+    req.geometry = fam.launch_geometry(params, shape, device);
+    req.warmup = 1;
+    req.runs = 1;
+    req.iters = 1;
+    const Measurement m = client.measure(req);
+    EXPECT_EQ(m.status, expected) << m.message;
+    if (expected == Status::incorrect) {
+      ASSERT_TRUE(m.error.has_value());
+      EXPECT_GT(m.error->bad_count, 0);
+      EXPECT_EQ(m.error->nan_count, 0) << "every element was written, only wrongly";
+    }
+  }
+}
