@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One batch on an H200 for the Hopper family: the GPU tests, then a space tuned at its shapes with the best config
+# per shape next to cuBLAS. Everything goes to $OUT (default results/device) and a short summary to stdout.
+#   tools/device_hopper_check.sh [SPACE] [BIN_DIR]     (defaults configs/sm90a_focus.json, build-rel/bin)
+# Environment: MPGEMM_TESTS="test_a test_b" picks the GPU test binaries (default: every gpu test found);
+#              MPGEMM_TUNE_ARGS adds mpgemm-tune arguments (e.g. "--M 4096 --N 4096 --K 4096");
+#              MPGEMM_TUNE_TIMEOUT caps the tune (seconds; what finished stays in the database).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+space="${1:-configs/sm90a_focus.json}"
+bin="${2:-$root/build-rel/bin}"
+out="${OUT:-$root/results/device}"
+mkdir -p "$out"
+cd "$root"
+log() { echo "== $* ==" | tee -a "$out/summary.log"; }
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
+    --format=csv
+} 2>&1 | tee "$out/gpu.txt"
+
+tests="${MPGEMM_TESTS:-tune_wgmma_test device_measure_test device_worker_test tune_points_test tune_faults_test}"
+log "GPU tests: $tests"
+for t in $tests; do
+  [ -x "$bin/$t" ] || { echo "missing $bin/$t" | tee -a "$out/summary.log"; continue; }
+  start=$(date +%s)
+  "$bin/$t" 2>&1 | tee -a "$out/gpu_tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|error" |
+    head -40 | tee -a "$out/summary.log"
+  echo "$t: $(($(date +%s) - start)) s" | tee -a "$out/summary.log"
+done
+
+log "tune $space ${MPGEMM_TUNE_ARGS:-}"
+start=$(date +%s)
+# shellcheck disable=SC2086
+timeout "${MPGEMM_TUNE_TIMEOUT:-1800}" "$bin/mpgemm-tune" "$space" --db "$out/h200.db" --top 5 ${MPGEMM_TUNE_ARGS:-} \
+  >"$out/tune.log" 2>&1
+echo "exit $? after $(($(date +%s) - start)) s" | tee -a "$out/tune.log" "$out/summary.log"
+tail -40 "$out/tune.log" | tee -a "$out/summary.log"
+"$bin/mpgemm-query" "$out/h200.db" best --format markdown 2>&1 | tee -a "$out/summary.log"
+"$bin/mpgemm-query" "$out/h200.db" --sql "SELECT status, count(*) AS n FROM measurements GROUP BY status" 2>&1 |
+  tee -a "$out/summary.log"
+"$bin/mpgemm-query" "$out/h200.db" measurements --format csv >"$out/measurements.csv" 2>&1
