@@ -1,5 +1,7 @@
 #include "device/candidate.hpp"
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "device/cuda_check.hpp"
@@ -71,7 +73,15 @@ std::optional<std::string> CandidateRun::fit_to_device() {
                          g.block.count(), smem);
     co_resident = static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(session_.info().sm_count);
   }
-  if (g.persistent && co_resident > 0) g = lower_persistent_grid(g, co_resident);
+  if (g.persistent && co_resident > 0) {
+    const std::uint32_t asked = g.grid.x;
+    g = lower_persistent_grid(g, co_resident);
+    // Said on stderr (the tuner's log) because it changes what is timed: a persistent grid smaller than the SM
+    // count leaves SMs idle.
+    if (g.grid.x != asked)
+      fmt::print(stderr, "mpgemm-worker: persistent grid lowered from {} to {} blocks ({} co-resident)\n", asked,
+                 g.grid.x, co_resident);
+  }
   return std::nullopt;
 }
 
