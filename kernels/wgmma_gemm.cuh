@@ -4,17 +4,19 @@
 //
 // One CTA = one producer warpgroup + CONSUMERS consumer warpgroups (warp specialisation):
 //   producer  one thread issues TMA loads of BM x 64 A tiles and 64 x BN B tiles into a STAGES-deep shared-memory
-//             ring; "full" mbarriers count the bytes in, "empty" mbarriers count the consumers' releases.
-//   consumers each owns BM / CONSUMERS rows of the block tile and issues m64nBNk16 wgmmas from shared memory into
-//             FP32 registers, keeping one k-block of wgmmas in flight while releasing the stage before it.
+//             ring, tile after tile; "full" mbarriers count the bytes in, "empty" mbarriers the releases.
+//   consumers issue m64nBNk16 wgmmas from shared memory into FP32 registers, keeping one k-block of wgmmas in
+//             flight while releasing the stage before it. SCHEDULE 0 (cooperative): each consumer owns BM / CONSUMERS
+//             rows of every tile. SCHEDULE 1 (pingpong, two consumers): consumers take alternate tiles whole, so
+//             one's epilogue runs while the other's wgmmas use the tensor cores.
 // The grid walks cluster tiles (CLUSTER_M x CLUSTER_N block tiles) in the order of tile_schedule.cuh, with a
 // stride of the number of clusters, so a grid smaller than the tile count is persistent. Inside a cluster, the
 // CTAs of one tile row share A and those of one tile column share B: each loads a slice of the shared operand and
 // multicasts it to its peers.
 //
 // Epilogues (EPILOGUE): 0 direct: FP32 pairs straight from registers (st.global.v2, bounds-checked);
-//                       1 tma:    64 x 32 sub-tiles through two 128B-swizzled shared buffers per consumer and TMA
-//                                 stores, which drain while the consumer starts its next tile.
+//                       1 tma:    64 x 32 sub-tiles through C_BUFFERS 128B-swizzled shared buffers per consumer and
+//                                 TMA stores, which drain while the consumer goes on.
 //
 // Bounds: any M and N; K and N multiples of 8 (TMA needs 16-byte row strides). Edges need no code: TMA fills
 // out-of-bounds loads with zeros (the barrier still counts the full box) and clips out-of-bounds stores.
@@ -38,9 +40,9 @@ namespace mpgemm {
 namespace wgmma_detail {
 
 enum : int { kEpilogueDirect = 0, kEpilogueTma = 1 };
+enum : int { kScheduleCooperative = 0, kSchedulePingpong = 1 };
 constexpr int kProducerRegs = 40;   // registers per producer thread once it gives its share away (setmaxnreg)
 constexpr int kConsumerRegs = 232;  // per consumer thread with two consumers: 128 * 40 + 256 * 232 <= 65536
-constexpr int kWarpsPerGroup = 4;
 
 __device__ __forceinline__ void st_shared_v2(unsigned address, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(x), "f"(y) : "memory");
@@ -75,14 +77,15 @@ __device__ __forceinline__ BlockOrigin block_origin(int index, int tiles_m, int 
 }  // namespace wgmma_detail
 
 template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP,
-          int EPILOGUE>
+          int EPILOGUE, int SCHEDULE, int C_BUFFERS>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wgmma_gemm(const __grid_constant__ hopper::TensorMap a_map, const __grid_constant__ hopper::TensorMap b_map,
                const __grid_constant__ hopper::TensorMap c_map, float* __restrict__ C, int M, int N, int K) {
   using namespace hopper;
   using namespace wgmma_layout;
   using namespace wgmma_detail;
-  constexpr Layout L{BM, BN, STAGES, CONSUMERS, EPILOGUE == kEpilogueTma};
+  constexpr bool PINGPONG = SCHEDULE == kSchedulePingpong;
+  constexpr Layout L{BM, BN, STAGES, CONSUMERS, PINGPONG, EPILOGUE == kEpilogueTma, C_BUFFERS};
   constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
   constexpr int ROWS = L.rows_per_consumer();
   constexpr int M_BLOCKS = L.m_blocks();
@@ -96,11 +99,14 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(CLUSTER <= 16, "multicast masks are 16 bits");
   static_assert(EPILOGUE == kEpilogueDirect || BN % kCSubCols == 0, "the tma epilogue stores 32-column sub-tiles");
   static_assert(STAGES >= 2, "a ring needs two stages");
+  static_assert(!PINGPONG || CONSUMERS == 2, "pingpong alternates two consumers");
+  static_assert(EPILOGUE == kEpilogueDirect || C_BUFFERS >= 1, "the tma epilogue needs a staging buffer");
 
   extern __shared__ unsigned char smem_raw[];
   const unsigned base = (smem_address(smem_raw) + kAlign - 1) & ~static_cast<unsigned>(kAlign - 1);
-  const auto full = [base](int s) { return base + static_cast<unsigned>(L.full_barrier_offset(s)); };
-  const auto empty = [base](int s) { return base + static_cast<unsigned>(L.empty_barrier_offset(s)); };
+  const unsigned full_base = base + L.full_barrier_offset(0), empty_base = base + L.empty_barrier_offset(0);
+  const auto full = [full_base](int s) { return full_base + 8u * s; };    // mbarriers are 8 bytes
+  const auto empty = [empty_base](int s) { return empty_base + 8u * s; };
 
   const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroup;
   const int tid = static_cast<int>(threadIdx.x) % kWarpgroup;
@@ -116,7 +122,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(full(s), 1);                                   // the producer's arrive.expect_tx
-      mbarrier_init(empty(s), CONSUMERS * kWarpsPerGroup * CLUSTER);  // every consumer warp of the cluster
+      mbarrier_init(empty(s), L.releasing_warps() * CLUSTER);  // each reading warp of each CTA it feeds
     }
     fence_barrier_init();
   } else if (threadIdx.x == 32) {
@@ -190,11 +196,18 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
       for (int r = 0; r < BN / 2; ++r) acc[mb][r] = 0.f;  // overwritten by the first wgmma (scale_d = 0)
-    int stage = 0, slot = 0;
-    unsigned phase = 0;
-    for (int t = cluster_id; t < tiles; t += clusters) {
+    const int row0 = PINGPONG ? 0 : consumer * ROWS;  // this consumer's first row in the block tile
+    int slot = 0;
+    // The i-th tile of this CTA fills ring positions i * k_blocks onwards (the producer's order); a pingpong
+    // consumer takes every other tile, so it finds its place in the ring from i.
+    for (int i = PINGPONG ? consumer : 0;; i += PINGPONG ? 2 : 1) {
+      const int t = cluster_id + i * clusters;
+      if (t >= tiles) break;
       const BlockOrigin o =
           block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(t, tiles_m, tiles_n, rank_m, rank_n);
+      const long long position = static_cast<long long>(i) * k_blocks;
+      int stage = static_cast<int>(position % STAGES);
+      unsigned phase = static_cast<unsigned>(position / STAGES) & 1u;
       int previous = 0;
       for (int kb = 0; kb < k_blocks; ++kb) {
         mbarrier_wait(full(stage), phase);
@@ -203,7 +216,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 #pragma unroll
           for (int r = 0; r < BN / 2; ++r) fence_operand(acc[mb][r]);
         wgmma_fence();
-        const unsigned a_tile = base + L.a_offset(stage) + consumer * ROWS * kRowBytes;
+        const unsigned a_tile = base + L.a_offset(stage) + row0 * kRowBytes;
         const unsigned b_tile = base + L.b_offset(stage);
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
@@ -252,7 +265,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         const bool inside = o.m0 + BM <= M && o.n0 + BN <= N;
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
-          const int row = o.m0 + consumer * ROWS + mb * kWgmmaM + row_in_block;
+          const int row = o.m0 + row0 + mb * kWgmmaM + row_in_block;
           const int col = o.n0 + 2 * (lane % 4);
           float* c0 = C + static_cast<size_t>(row) * N + col;
           float* c1 = c0 + static_cast<size_t>(8) * N;
@@ -272,8 +285,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
 #pragma unroll
           for (int j = 0; j < BN / kCSubCols; ++j) {
-            const unsigned buffer = base + L.c_offset(consumer, slot % kCBuffers);
-            if (tid == 0) bulk_wait_group_read<kCBuffers - 1>();  // this buffer's previous store has read it
+            const unsigned buffer = base + L.c_offset(consumer, slot % C_BUFFERS);
+            if (tid == 0) bulk_wait_group_read<C_BUFFERS - 1>();  // this buffer's previous store has read it
             named_barrier_sync(bar_id, kWarpgroup);
 #pragma unroll
             for (int ii = 0; ii < kCSubCols / 8; ++ii) {
@@ -289,7 +302,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
             fence_proxy_async_shared();
             named_barrier_sync(bar_id, kWarpgroup);
             if (tid == 0) {
-              tma_store_2d(&c_map, buffer, o.n0 + j * kCSubCols, o.m0 + consumer * ROWS + mb * kWgmmaM);
+              tma_store_2d(&c_map, buffer, o.n0 + j * kCSubCols, o.m0 + row0 + mb * kWgmmaM);
               bulk_commit_group();
             }
             ++slot;

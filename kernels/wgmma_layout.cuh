@@ -4,7 +4,7 @@
 //
 //   [A stages]  STAGES x BM rows x 128 bytes (64 halves of K), 128B-swizzled by TMA
 //   [B stages]  STAGES x ceil(BN/64) chunks x 64 rows of K x 128 bytes (64 halves of N), 128B-swizzled
-//   [C staging] tma epilogue only: CONSUMERS x 2 buffers x 64 rows x 128 bytes (32 floats), 128B-swizzled
+//   [C staging] tma epilogue only: CONSUMERS x C_BUFFERS buffers x 64 rows x 128 bytes (32 floats), 128B-swizzled
 //   [barriers]  STAGES "full" then STAGES "empty" mbarriers, 8 bytes each
 //
 // Every tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and the
@@ -19,7 +19,6 @@ constexpr int kRowBytes = 128;     // bytes per shared row of every tile
 constexpr int kBChunk = 64;        // N columns per B chunk: one TMA box 128 bytes wide
 constexpr int kCSubRows = 64;      // rows of an epilogue sub-tile: one m64 block
 constexpr int kCSubCols = 32;      // FP32 columns of an epilogue sub-tile: 128 bytes
-constexpr int kCBuffers = 2;       // epilogue staging buffers per consumer warpgroup
 constexpr int kAlign = 1024;       // bytes
 constexpr int kWarpgroup = 128;    // threads
 constexpr int kWgmmaM = 64;        // rows of one wgmma
@@ -29,7 +28,9 @@ struct Layout {
   int bn;             // block tile columns
   int stages;         // operand ring depth
   int consumers;      // consumer warpgroups
+  bool pingpong;      // each consumer owns whole tiles (else the consumers split each tile's rows)
   bool tma_epilogue;  // C goes through shared memory and TMA stores
+  int c_buffers;      // staging buffers per consumer (tma epilogue)
 
   MPGEMM_HD constexpr int b_chunks() const { return (bn + kBChunk - 1) / kBChunk; }
   MPGEMM_HD constexpr int a_stage_bytes() const { return bm * kRowBytes; }
@@ -40,20 +41,22 @@ struct Layout {
   MPGEMM_HD constexpr int b_offset(int stage) const { return stages * a_stage_bytes() + stage * b_stage_bytes(); }
   MPGEMM_HD constexpr int c_buffer_bytes() const { return kCSubRows * kCSubCols * 4; }
   MPGEMM_HD constexpr int c_offset(int consumer, int buffer) const {
-    return stages * stage_bytes() + (consumer * kCBuffers + buffer) * c_buffer_bytes();
+    return stages * stage_bytes() + (consumer * c_buffers + buffer) * c_buffer_bytes();
   }
   MPGEMM_HD constexpr int barrier_offset() const {
-    return stages * stage_bytes() + (tma_epilogue ? consumers * kCBuffers * c_buffer_bytes() : 0);
+    return stages * stage_bytes() + (tma_epilogue ? consumers * c_buffers * c_buffer_bytes() : 0);
   }
   MPGEMM_HD constexpr int full_barrier_offset(int stage) const { return barrier_offset() + 8 * stage; }
   MPGEMM_HD constexpr int empty_barrier_offset(int stage) const { return barrier_offset() + 8 * (stages + stage); }
   MPGEMM_HD constexpr int bytes() const { return barrier_offset() + 16 * stages; }
   // What the launch asks for: the layout plus the slack the kernel may skip to reach a 1024-byte boundary.
   MPGEMM_HD constexpr int dynamic_smem_bytes() const { return bytes() + kAlign; }
-  MPGEMM_HD constexpr int rows_per_consumer() const { return bm / consumers; }
+  MPGEMM_HD constexpr int rows_per_consumer() const { return pingpong ? bm : bm / consumers; }
   MPGEMM_HD constexpr int m_blocks() const { return rows_per_consumer() / kWgmmaM; }  // wgmma rows per consumer
   MPGEMM_HD constexpr int accumulators() const { return m_blocks() * bn / 2; }       // FP32 registers per thread
   MPGEMM_HD constexpr int threads() const { return (consumers + 1) * kWarpgroup; }
+  // Consumer warps that read each stage and so must release it: all of them, or one warpgroup in pingpong.
+  MPGEMM_HD constexpr int releasing_warps() const { return (pingpong ? 1 : consumers) * (kWarpgroup / 32); }
 };
 
 }  // namespace wgmma_layout

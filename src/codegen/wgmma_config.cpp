@@ -35,6 +35,7 @@ Enum enum_from(const Params& p, const std::string& name, const std::array<Enum, 
 
 std::string_view to_string(WgmmaEpilogue e) { return e == WgmmaEpilogue::direct ? "direct" : "tma"; }
 std::string_view to_string(TileRaster r) { return r == TileRaster::m ? "m" : "n"; }
+std::string_view to_string(WgmmaSchedule s) { return s == WgmmaSchedule::cooperative ? "coop" : "pingpong"; }
 
 WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   WgmmaConfig c;
@@ -45,6 +46,8 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   c.cluster_m = get_small_int(p, "CLUSTER_M");
   c.cluster_n = get_small_int(p, "CLUSTER_N");
   c.group = get_small_int(p, "GROUP");
+  c.c_buffers = get_small_int(p, "C_BUFFERS");
+  c.schedule = enum_from(p, "SCHEDULE", std::array{WgmmaSchedule::cooperative, WgmmaSchedule::pingpong});
   const int persistent = get_small_int(p, "PERSISTENT");
   if (persistent != 0 && persistent != 1)
     throw Error(fmt::format("parameter PERSISTENT must be 0 or 1, got {}", persistent));
@@ -59,26 +62,34 @@ Params WgmmaConfig::to_params() const {
                 {"BN", std::int64_t{bn}},
                 {"STAGES", std::int64_t{stages}},
                 {"CONSUMERS", std::int64_t{consumers}},
+                {"SCHEDULE", std::string(to_string(schedule))},
                 {"CLUSTER_M", std::int64_t{cluster_m}},
                 {"CLUSTER_N", std::int64_t{cluster_n}},
                 {"RASTER", std::string(to_string(raster))},
                 {"GROUP", std::int64_t{group}},
                 {"EPILOGUE", std::string(to_string(epilogue))},
+                {"C_BUFFERS", std::int64_t{c_buffers}},
                 {"PERSISTENT", std::int64_t{persistent ? 1 : 0}}};
 }
 
 std::string WgmmaConfig::name() const {
-  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_cl{}x{}_{}{}_{}_{}", bm, bn, wgmma_layout::kBK, stages, consumers,
-                     cluster_m, cluster_n, to_string(raster), group, to_string(epilogue), persistent ? "pers" : "grid");
+  // "tma2": the epilogue and its buffer count; "direct" stages nothing (a count there is shown, and rejected).
+  const std::string epi = epilogue == WgmmaEpilogue::direct && c_buffers == 0
+                              ? std::string("direct")
+                              : fmt::format("{}{}", to_string(epilogue), c_buffers);
+  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}", bm, bn, wgmma_layout::kBK, stages, consumers,
+                     to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
+                     persistent ? "pers" : "grid");
 }
 
 std::string WgmmaConfig::name_expression() const {
-  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages, consumers, cluster_m,
-                     cluster_n, static_cast<int>(raster), group, static_cast<int>(epilogue));
+  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages, consumers,
+                     cluster_m, cluster_n, static_cast<int>(raster), group, static_cast<int>(epilogue),
+                     static_cast<int>(schedule), c_buffers);
 }
 
 wgmma_layout::Layout WgmmaConfig::layout() const {
-  return {bm, bn, stages, consumers, epilogue == WgmmaEpilogue::tma};
+  return {bm, bn, stages, consumers, schedule == WgmmaSchedule::pingpong, epilogue == WgmmaEpilogue::tma, c_buffers};
 }
 
 std::vector<std::string> WgmmaConfig::problems() const {
@@ -90,9 +101,18 @@ std::vector<std::string> WgmmaConfig::problems() const {
 
   using namespace wgmma_layout;
   if (consumers > 2) out.push_back(fmt::format("CONSUMERS={}: one or two consumer warpgroups", consumers));
-  if (bm % (kWgmmaM * consumers) != 0)
+  const bool pingpong = schedule == WgmmaSchedule::pingpong;
+  if (pingpong && consumers != 2)
+    out.push_back(fmt::format("SCHEDULE=\"pingpong\" alternates two consumers: CONSUMERS must be 2, got {}", consumers));
+  if (!pingpong && bm % (kWgmmaM * consumers) != 0)
     out.push_back(fmt::format("BM={} is not a multiple of 64 * CONSUMERS = {} (each consumer owns whole m64 blocks)",
                               bm, kWgmmaM * consumers));
+  if (pingpong && bm % kWgmmaM != 0)
+    out.push_back(fmt::format("BM={} is not a multiple of 64 (a pingpong consumer owns the tile's m64 blocks)", bm));
+  if (epilogue == WgmmaEpilogue::tma && (c_buffers < 1 || c_buffers > 16))
+    out.push_back(fmt::format("C_BUFFERS={}: the tma epilogue stages through 1 to 16 buffers per consumer", c_buffers));
+  if (epilogue == WgmmaEpilogue::direct && c_buffers != 0)
+    out.push_back(fmt::format("C_BUFFERS={}: the direct epilogue stages nothing, C_BUFFERS must be 0", c_buffers));
   if (bm > 256) out.push_back(fmt::format("BM={} is over 256 (a TMA box has at most 256 rows)", bm));
   if (bn % 8 != 0 || bn > 256) out.push_back(fmt::format("BN={} is not a multiple of 8 up to 256 (wgmma N)", bn));
   if (stages < 2) out.push_back(fmt::format("STAGES={}: a ring needs at least 2 stages", stages));
@@ -111,8 +131,8 @@ std::vector<std::string> WgmmaConfig::problems() const {
 
   const Layout l = layout();
   if (l.accumulators() > kMaxAccumulators)
-    out.push_back(fmt::format("(BM / CONSUMERS) * BN / 128 = {} accumulators per thread, more than {}",
-                              l.accumulators(), kMaxAccumulators));
+    out.push_back(fmt::format("{} * BN / 128 = {} accumulators per thread, more than {}",
+                              pingpong ? "BM" : "(BM / CONSUMERS)", l.accumulators(), kMaxAccumulators));
   if (static_cast<std::uint64_t>(l.dynamic_smem_bytes()) > kMaxSmemAnyGpu)
     out.push_back(fmt::format("needs {} bytes of shared memory per block, more than any GPU allows ({})",
                               l.dynamic_smem_bytes(), kMaxSmemAnyGpu));

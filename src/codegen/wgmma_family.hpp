@@ -21,35 +21,44 @@ enum class WgmmaEpilogue {
   direct = 0,  // FP32 pairs straight from the accumulators to global memory
   tma = 1,     // 64 x 32 sub-tiles staged in shared memory and written by TMA stores
 };
+enum class WgmmaSchedule {
+  cooperative = 0,  // the consumers split every tile's rows between them
+  pingpong = 1,     // the two consumers take alternate tiles whole: one's epilogue overlaps the other's wgmmas
+};
 enum class TileRaster {
   m = 0,  // consecutive tiles walk down M inside bands of GROUP tile rows (tile_schedule.cuh)
   n = 1,  // consecutive tiles walk along N inside bands of GROUP tile columns
 };
 std::string_view to_string(WgmmaEpilogue e);  // "direct", "tma"
 std::string_view to_string(TileRaster r);     // "m", "n"
+std::string_view to_string(WgmmaSchedule s);  // "coop", "pingpong"
 
 // One point of the family. Defaults are the named point wgmma_persistent.
 struct WgmmaConfig {
   int bm = 128;                                 // block tile rows: 64 per m64 wgmma block, <= 256 (TMA box)
   int bn = 256;                                 // block tile columns: the wgmma N, a multiple of 8 up to 256
   int stages = 4;                               // operand ring depth (each stage: BM x 64 of A, 64 x BN of B)
-  int consumers = 2;                            // consumer warpgroups, splitting BM between them
+  int consumers = 2;                            // consumer warpgroups
+  WgmmaSchedule schedule = WgmmaSchedule::cooperative;  // how the consumers share the tiles
   int cluster_m = 1;                            // CTAs of a cluster along M (they share B tiles by multicast)
   int cluster_n = 1;                            // CTAs of a cluster along N (they share A tiles by multicast)
   TileRaster raster = TileRaster::m;            // tile order of the grid
   int group = 8;                                // band width of the tile order, in cluster tiles
   WgmmaEpilogue epilogue = WgmmaEpilogue::direct;
+  int c_buffers = 0;                            // tma epilogue: 64 x 32 FP32 staging buffers per consumer; direct: 0
   bool persistent = true;                       // grid of (at most) one CTA per SM looping over tiles, else one
                                                 // CTA per tile
 
-  // Reads BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, GROUP, PERSISTENT (integers), RASTER ("m" | "n") and
-  // EPILOGUE ("direct" | "tma"). Throws mpgemm::Error naming a missing or ill-typed parameter. Does not validate.
+  // Reads BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, GROUP, C_BUFFERS, PERSISTENT (integers), SCHEDULE
+  // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma"). Throws mpgemm::Error naming a missing
+  // or ill-typed parameter. Does not validate.
   static WgmmaConfig from_params(const Params& params);
   Params to_params() const;
 
-  // "wgmma_bm128_bn256_bk64_s4_c2_cl1x1_m8_direct_pers": every parameter, in a fixed order.
+  // "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers" or "..._tma2_pers": every parameter, in a fixed order.
   std::string name() const;
-  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0>" (PERSISTENT is a launch choice, not a template argument).
+  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0>" (PERSISTENT is a launch choice, not a template
+  // argument).
   std::string name_expression() const;
   // Human-readable reasons the kernel template would reject this config; empty when it is buildable.
   std::vector<std::string> problems() const;

@@ -1,5 +1,5 @@
 // On an sm_90 GPU, the Hopper family end to end: its named points (the design ladder: one consumer, warp
-// specialisation, persistent grid, 2-CTA cluster with multicast, TMA-store epilogue) verify against cuBLAS at the
+// specialisation, persistent grid, 2-CTA cluster with multicast, TMA-store epilogue, pingpong consumers) verify against cuBLAS at the
 // issue's shapes through mpgemm-tune, including ragged ones, and a deliberately broken build of the kernel is caught
 // as incorrect by the worker. Skipped, with the reason, without a device or on a GPU that is not sm_90.
 #include <gtest/gtest.h>
@@ -19,7 +19,8 @@ using namespace mpgemm::testing;
 
 namespace {
 
-constexpr const char* kPoints = "wgmma_tile128,wgmma_ws128x256,wgmma_persistent,wgmma_cluster,wgmma_tma_store";
+constexpr const char* kPoints =
+    "wgmma_tile128,wgmma_ws128x256,wgmma_persistent,wgmma_cluster,wgmma_tma_store,wgmma_pingpong";
 
 class TuneWgmma : public ::testing::Test {
  protected:
@@ -57,7 +58,7 @@ TEST_F(TuneWgmma, NamedPointsVerifyAtTheIssueShapes) {
     auto t = st.query_sql(
         "SELECT c.alias, m.status, m.message, m.ratio_to_cublas, m.bad_count, m.max_abs_err FROM measurements m "
         "JOIN configs c ON c.id = m.config_id WHERE c.alias IS NOT NULL ORDER BY c.id");
-    ASSERT_EQ(t.rows.size(), 5u) << s.str();
+    ASSERT_EQ(t.rows.size(), 6u) << s.str();
     for (const auto& row : t.rows) {
       EXPECT_EQ(text(row[1]), "ok") << text(row[0]) << " at " << s.str() << ": " << text(row[2]);
       if (text(row[1]) != "ok") continue;

@@ -39,12 +39,13 @@ DeviceDescription h200() {
 
 TEST(WgmmaFamily, NameCoversEveryParameterAndRoundTrips) {
   const Params p = persistent_point();
-  EXPECT_EQ(wgmma().config_name(p), "wgmma_bm128_bn256_bk64_s4_c2_cl1x1_m8_direct_pers");
+  EXPECT_EQ(wgmma().config_name(p), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers");
   EXPECT_EQ(WgmmaConfig::from_params(p), WgmmaConfig{});
   std::set<std::string> names{wgmma().config_name(p)};
   for (const auto& [name, value] : p) {
     Value other;
     if (name == "RASTER") other = std::string("n");
+    else if (name == "SCHEDULE") other = std::string("pingpong");
     else if (name == "EPILOGUE") other = std::string("tma");
     else if (name == "PERSISTENT") other = std::int64_t{0};
     else other = std::get<std::int64_t>(value) + 1;
@@ -54,7 +55,10 @@ TEST(WgmmaFamily, NameCoversEveryParameterAndRoundTrips) {
 
 TEST(WgmmaFamily, NameExpressionNamesTheTemplate) {
   Params p = with(with(persistent_point(), "EPILOGUE", std::string("tma")), "RASTER", std::string("n"));
-  EXPECT_EQ(WgmmaConfig::from_params(p).name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1>");
+  p = with(with(p, "C_BUFFERS", std::int64_t{3}), "SCHEDULE", std::string("pingpong"));
+  EXPECT_EQ(WgmmaConfig::from_params(p).name_expression(),
+            "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1, 1, 3>");
+  EXPECT_EQ(WgmmaConfig::from_params(p).name(), "wgmma_bm128_bn256_bk64_s4_c2_pingpong_cl1x1_n8_tma3_pers");
 }
 
 TEST(WgmmaFamily, RejectsWhatTheKernelCannotBuild) {
@@ -66,8 +70,16 @@ TEST(WgmmaFamily, RejectsWhatTheKernelCannotBuild) {
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "CONSUMERS", std::int64_t{1})), "accumulators"));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "STAGES", std::int64_t{5})), "shared memory"));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "STAGES", std::int64_t{1})), "at least 2 stages"));
-  EXPECT_TRUE(any_contains(
-      problems(with(with(persistent_point(), "BN", std::int64_t{208}), "EPILOGUE", std::string("tma"))), "32-column"));
+  const Params tma = with(with(persistent_point(), "EPILOGUE", std::string("tma")), "C_BUFFERS", std::int64_t{2});
+  EXPECT_TRUE(any_contains(problems(with(tma, "BN", std::int64_t{208})), "32-column"));
+  EXPECT_TRUE(any_contains(problems(with(tma, "C_BUFFERS", std::int64_t{0})), "1 to 16 buffers"));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "C_BUFFERS", std::int64_t{2})), "must be 0"));
+  const Params pingpong = with(persistent_point(), "SCHEDULE", std::string("pingpong"));
+  EXPECT_TRUE(any_contains(problems(pingpong), "accumulators"));  // a whole 128 x 256 tile per consumer
+  EXPECT_TRUE(problems(with(pingpong, "BN", std::int64_t{128})).empty());
+  EXPECT_TRUE(any_contains(problems(with(with(pingpong, "BN", std::int64_t{128}), "CONSUMERS", std::int64_t{1})),
+                           "CONSUMERS must be 2"));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "SCHEDULE", std::string("split"))), "\"coop\""));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "EPILOGUE", std::string("smem"))), "\"direct\" or \"tma\""));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "PERSISTENT", std::int64_t{2})), "0 or 1"));
   EXPECT_TRUE(any_contains(problems(Params{}), "BM"));
@@ -78,7 +90,12 @@ TEST(WgmmaFamily, SharedMemoryComesFromTheKernelsLayout) {
   EXPECT_EQ(WgmmaConfig{}.layout().dynamic_smem_bytes(), 4 * (128 * 128 + 4 * 8192) + 4 * 16 + 1024);
   WgmmaConfig tma;
   tma.epilogue = WgmmaEpilogue::tma;
-  EXPECT_EQ(tma.layout().dynamic_smem_bytes() - WgmmaConfig{}.layout().dynamic_smem_bytes(), 2 * 2 * 64 * 32 * 4);
+  tma.c_buffers = 3;
+  EXPECT_EQ(tma.layout().dynamic_smem_bytes() - WgmmaConfig{}.layout().dynamic_smem_bytes(), 2 * 3 * 64 * 32 * 4);
+  EXPECT_EQ(tma.layout().releasing_warps(), 8);
+  tma.schedule = WgmmaSchedule::pingpong;
+  EXPECT_EQ(tma.layout().releasing_warps(), 4);  // only the consumer that owns the tile reads a stage
+  EXPECT_EQ(tma.layout().accumulators(), 256);
   WgmmaConfig odd;
   odd.bn = 208;  // four 64-column chunks of B: the last one partly used
   EXPECT_EQ(odd.layout().b_stage_bytes(), 4 * 8192);
@@ -103,7 +120,7 @@ TEST(WgmmaFamily, CompilesForSm90aOnly) {
   const KernelSpec spec = wgmma().kernel_spec(persistent_point(), Arch{9, 0, false});
   EXPECT_EQ(spec.arch.str(), "sm_90a");
   EXPECT_EQ(spec.source, "#include \"wgmma_gemm.cuh\"\n");
-  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0>");
+  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0>");
   EXPECT_EQ(wgmma().kernel_spec(persistent_point(), Arch{9, 0, true}).arch.str(), "sm_90a");
   EXPECT_THROW(wgmma().kernel_spec(with(persistent_point(), "BN", std::int64_t{7}), Arch{9, 0, false}), Error);
 }
