@@ -5,8 +5,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # clang-14 and libclang-rt-14-dev (libFuzzer) serve only the space loader's fuzz smoke test, which builds in its own
 # folder (tools/fuzz.sh); the build here keeps the default compiler, g++.
+# python3-pip serves the cuobjdump install below when the toolkit has none.
 packages=(cmake make g++ nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev libgtest-dev sqlite3 python3
-          clang-14 libclang-rt-14-dev)
+          python3-pip clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,7 +25,23 @@ if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
 fi
 export PATH="/usr/local/cuda/bin:$PATH"
 build="${MPGEMM_BUILD_DIR:-$root/build}"
-if [ ! -f "$build/CMakeCache.txt" ]; then
+# cuobjdump, and the nvdisasm it runs, for the tests that read a cubin's SASS: the toolkit's when it has both, else
+# PyPI's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm installed into the build folder. pip --target needs no venv
+# and is not refused by a system Python that is externally managed (PEP 668); CMake looks there (tests/CMakeLists).
+# A failed install only warns: the build goes on and the SASS tests fail, saying why.
+cuda_tools="$build/cuda-tools"
+reconfigure=0
+if ! { command -v cuobjdump && command -v nvdisasm; } >/dev/null 2>&1 && [ ! -x "$cuda_tools/nvidia/cu13/bin/cuobjdump" ]
+then
+  echo "bootstrap: installing cuobjdump and nvdisasm (PyPI) into $cuda_tools" >&2
+  if python3 -m pip install --quiet --disable-pip-version-check --no-warn-script-location --root-user-action=ignore \
+      --upgrade --target "$cuda_tools" "nvidia-cuda-cuobjdump==13.*" "nvidia-cuda-nvdisasm==13.*" >&2; then
+    reconfigure=1
+  else
+    echo "bootstrap: could not install cuobjdump from PyPI; the SASS tests (ctest -R Sass) will fail" >&2
+  fi
+fi
+if [ ! -f "$build/CMakeCache.txt" ] || [ "$reconfigure" -eq 1 ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
 cmake --build "$build" -j "$(nproc)"

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/params.hpp"
@@ -19,6 +20,27 @@ struct Candidate {
   std::optional<std::string> alias;  // the space's name for it when it is a named point, e.g. "wmma_cp_async"
 };
 
+// What a ptxas performance diagnostic says the kernel lost. The diagnostics are "ptxas info : (C75xx) ..."
+// lines of the -v report; the compilation still succeeds.
+enum class PtxasWarningKind {
+  wgmma_serialized,     // "wgmma.mma_async instructions are serialized due to ...": no wgmma overlaps another
+  wgmma_wait_injected,  // ptxas added a warpgroup.wait before registers a wgmma writes are used: a stall
+  wgmma_arrive_injected,  // ptxas added a warpgroup.arrive (wgmma.fence) before a wgmma uses registers
+  setmaxnreg_ignored,     // "'setmaxnreg' ignored ...": the register split between warpgroups did not happen
+  other_performance,      // any other "Potential Performance Loss"
+};
+
+std::string_view to_string(PtxasWarningKind kind);
+std::optional<PtxasWarningKind> ptxas_warning_kind_from_string(std::string_view text);
+
+// One ptxas diagnostic that means lost speed (parse_ptxas_warnings in compile/ptxas_report.hpp).
+struct PtxasWarning {
+  std::string code;  // ptxas's diagnostic code, e.g. "C7514"
+  PtxasWarningKind kind = PtxasWarningKind::other_performance;
+  std::string message;  // ptxas's text after the code, e.g. "Potential Performance Loss: wgmma.mma_async ..."
+  friend bool operator==(const PtxasWarning&, const PtxasWarning&) = default;
+};
+
 // What NVRTC and ptxas said about one config for one arch.
 struct CompileResult {
   Status status = Status::compile_failed;  // ok or compile_failed
@@ -32,6 +54,7 @@ struct CompileResult {
   int spill_store_bytes = -1;              // bytes
   int spill_load_bytes = -1;               // bytes
   int stack_bytes = -1;                    // stack frame per thread (bytes)
+  std::vector<PtxasWarning> warnings;      // ptxas's performance diagnostics, in log order (spills are above)
   double compile_ms = 0;                   // wall time of nvrtcCompileProgram + nvrtcGetCUBIN (ms)
   std::string log;                         // NVRTC program log (ptxas -v report or errors)
   std::string compile_key;                 // hash of source, options, arch and NVRTC version

@@ -154,6 +154,7 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
     result.spill_load_bytes = report->spill_load_bytes;
     result.stack_bytes = report->stack_bytes;
   }
+  result.warnings = parse_ptxas_warnings(result.log);
   result.status = Status::ok;
   return result;
 }

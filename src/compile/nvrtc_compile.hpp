@@ -1,7 +1,7 @@
 #pragma once
-// NVRTC: a KernelSpec to a cubin plus ptxas's resource report. A source that does not compile is a result
-// (Status::compile_failed, log kept), not an exception; NvrtcError is for NVRTC itself failing or a missing toolkit.
-// Thread-safe: every call owns its nvrtcProgram.
+// NVRTC: a KernelSpec to a cubin plus ptxas's resource report and performance warnings. A source that does
+// not compile is a result (Status::compile_failed, log kept), not an exception; NvrtcError is for NVRTC
+// itself failing or a missing toolkit. Thread-safe: every call owns its nvrtcProgram.
 #include <string>
 #include <vector>
 

@@ -59,6 +59,8 @@ struct StoredCompilation {
   int spill_store_bytes = -1;              // bytes; -1 when unknown
   int spill_load_bytes = -1;               // bytes; -1 when unknown
   int stack_bytes = -1;                    // per thread (bytes); -1 when unknown
+  // ptxas's performance diagnostics; none when the row predates schema version 3 and they were never parsed
+  std::optional<std::vector<PtxasWarning>> warnings;
   double compile_ms = 0;                   // ms
   std::string log;
   std::string created_at;

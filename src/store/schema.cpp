@@ -166,9 +166,24 @@ CREATE TABLE profile_metrics (
 CREATE INDEX profile_metrics_by_label ON profile_metrics (label, metric);
 )sql";
 
+// Version 3: ptxas's diagnostics that mean lost speed (wgmma serialized, setmaxnreg ignored, ...), parsed from
+// the log at compile time, so configs that compiled "ok" but run slow can be listed (mpgemm-query DB warnings).
+constexpr std::string_view kVersion3 = R"sql(
+-- compilations.warnings: ptxas's performance diagnostics of this compilation, a JSON array in log order of
+-- {"code": "C7514", "kind": "wgmma_serialized", "message": "Potential Performance Loss: wgmma..."};
+-- kind is one of wgmma_serialized, wgmma_wait_injected, wgmma_arrive_injected, setmaxnreg_ignored,
+-- other_performance. '[]' when there were none; NULL for compilations recorded before version 3.
+ALTER TABLE compilations ADD COLUMN warnings TEXT
+  CHECK (warnings IS NULL OR (json_valid(warnings) AND json_type(warnings) = 'array'));
+-- compilations.perf_warnings: how many entries warnings has (NULL when warnings is NULL).
+ALTER TABLE compilations ADD COLUMN perf_warnings INTEGER
+  GENERATED ALWAYS AS (json_array_length(warnings)) VIRTUAL;
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1},
     store_detail::Migration{2, kVersion2},
+    store_detail::Migration{3, kVersion3},
 };
 
 }  // namespace

@@ -76,7 +76,8 @@ class Store {
   // Every metric profiled for both labels (latest value of each), side by side with b / a: which counter moved.
   report::Table compare_profiles(std::string_view label_a, std::string_view label_b) const;
 
-  // Canned queries for mpgemm-query: runs, configs, compilations, failures, best, measurements.
+  // Canned queries for mpgemm-query: runs, configs, compilations, warnings, failures, best, measurements,
+  // profiles.
   static std::span<const std::string_view> query_names();
   // Throws mpgemm::Error listing the valid names for an unknown one.
   report::Table query_named(std::string_view what) const;

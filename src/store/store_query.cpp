@@ -14,13 +14,19 @@ namespace {
 
 // Text columns of canned queries stay one line and short: logs and messages are excerpts.
 #define MPGEMM_EXCERPT(col) "substr(replace(replace(" col ", char(13), ''), char(10), ' '), 1, 160)"
+// The distinct kinds of a compilation's ptxas performance warnings, in log order, e.g.
+// "wgmma_serialized,wgmma_wait_injected"; NULL when it has none (or they were never parsed).
+#define MPGEMM_WARNING_KINDS(cp) \
+  "(SELECT group_concat(DISTINCT json_extract(value, '$.kind')) FROM json_each(" cp ".warnings))"
 
 struct NamedQuery {
   std::string_view name;
   const char* sql;
 };
 
-constexpr std::array<NamedQuery, 7> kQueries{{
+// The SQL is laid out by hand, a clause or a group of columns per line.
+// clang-format off
+constexpr std::array<NamedQuery, 8> kQueries{{
     {"runs",
      "SELECT r.id, r.started_at, r.ended_at, r.status, r.mode, r.device_name, r.device_cc, r.tool_version, "
      "r.git_sha, (SELECT count(*) FROM compilations WHERE run_id = r.id) AS compilations, "
@@ -30,16 +36,27 @@ constexpr std::array<NamedQuery, 7> kQueries{{
     // One row per config and arch it was compiled for, with the resources of its latest compilation there.
     {"configs",
      "SELECT c.id, c.family, c.name, c.alias, cp.arch, cp.status AS compile_status, cp.registers, "
-     "cp.shared_bytes, cp.dynamic_shared_bytes, cp.spill_store_bytes, cp.spill_load_bytes, c.source_hash, "
-     "c.params "
+     "cp.shared_bytes, cp.dynamic_shared_bytes, cp.spill_store_bytes, cp.spill_load_bytes, cp.perf_warnings, "
+     MPGEMM_WARNING_KINDS("cp") " AS warnings, c.source_hash, c.params "
      "FROM configs AS c LEFT JOIN compilations AS cp ON cp.config_id = c.id AND cp.id = "
      "(SELECT max(id) FROM compilations WHERE config_id = c.id AND arch = cp.arch) "
      "ORDER BY c.id, cp.arch"},
     {"compilations",
      "SELECT cp.id, cp.run_id, c.name AS config, cp.arch, cp.status, cp.registers, cp.shared_bytes, "
      "cp.dynamic_shared_bytes, "
-     "cp.spill_store_bytes, cp.spill_load_bytes, cp.stack_bytes, cp.compile_ms, cp.compile_key, cp.created_at "
+     "cp.spill_store_bytes, cp.spill_load_bytes, cp.stack_bytes, cp.perf_warnings, "
+     MPGEMM_WARNING_KINDS("cp") " AS warnings, cp.compile_ms, cp.compile_key, cp.created_at "
      "FROM compilations AS cp JOIN configs AS c ON c.id = cp.config_id ORDER BY cp.id"},
+    // Compilations that lose speed by ptxas's account: performance warnings or spills. One row per
+    // compilation, with the first warning's text; every warning's text is in compilations.warnings.
+    {"warnings",
+     "SELECT cp.id, cp.run_id, c.name AS config, cp.arch, cp.registers, cp.spill_store_bytes, "
+     "cp.spill_load_bytes, cp.perf_warnings, "
+     MPGEMM_WARNING_KINDS("cp") " AS warnings, "
+     "(SELECT group_concat(DISTINCT json_extract(value, '$.code')) FROM json_each(cp.warnings)) AS codes, "
+     MPGEMM_EXCERPT("json_extract(cp.warnings, '$[0].message')") " AS first_message "
+     "FROM compilations AS cp JOIN configs AS c ON c.id = cp.config_id "
+     "WHERE cp.perf_warnings > 0 OR cp.spill_store_bytes > 0 OR cp.spill_load_bytes > 0 ORDER BY cp.id"},
     {"failures",
      "SELECT * FROM ("
      "SELECT 'compile' AS stage, cp.id, cp.run_id, c.name AS config, cp.arch, NULL AS shape, cp.status, "
@@ -49,9 +66,13 @@ constexpr std::array<NamedQuery, 7> kQueries{{
      "SELECT 'measure', m.id, m.run_id, c.name, m.arch, m.M || 'x' || m.N || 'x' || m.K, m.status, "
      MPGEMM_EXCERPT("m.message") " FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
      "WHERE m.status <> 'ok') ORDER BY run_id, stage, id"},
+    // The winner's warnings come from the compilation its measurement ran.
     {"best",
-     "SELECT device_name, arch, M, N, K, config_name, alias, median_ms, tflops, ratio_to_cublas, measurement_id, "
-     "params FROM best ORDER BY device_name, arch, M, N, K"},
+     "SELECT b.device_name, b.arch, b.M, b.N, b.K, b.config_name, b.alias, b.median_ms, b.tflops, "
+     "b.ratio_to_cublas, " MPGEMM_WARNING_KINDS("cp") " AS warnings, b.measurement_id, b.params "
+     "FROM best AS b JOIN measurements AS m ON m.id = b.measurement_id "
+     "LEFT JOIN compilations AS cp ON cp.id = m.compilation_id "
+     "ORDER BY b.device_name, b.arch, b.M, b.N, b.K"},
     {"measurements",
      "SELECT m.id, m.run_id, c.name AS config, m.device_name, m.arch, m.M, m.N, m.K, m.status, m.median_ms, "
      "m.tflops, m.ratio_to_cublas, m.max_rel_err, m.bad_count, m.sm_clock_mhz, " MPGEMM_EXCERPT("m.message")
@@ -60,8 +81,10 @@ constexpr std::array<NamedQuery, 7> kQueries{{
      "SELECT p.label, p.kernel, p.device_name, p.M, p.N, p.K, p.metric, p.unit, p.value, p.created_at "
      "FROM profile_metrics AS p ORDER BY p.label, p.metric, p.id"},
 }};
+// clang-format on
 
 #undef MPGEMM_EXCERPT
+#undef MPGEMM_WARNING_KINDS
 
 constexpr std::array<std::string_view, kQueries.size()> kNames = [] {
   std::array<std::string_view, kQueries.size()> names{};

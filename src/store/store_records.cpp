@@ -35,6 +35,24 @@ std::optional<double> nonzero(double value) {
   return value;
 }
 
+// compilations.warnings: a JSON array of {"code", "kind", "message"} (schema version 3).
+std::string warnings_json(const std::vector<PtxasWarning>& warnings) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& w : warnings)
+    array.push_back({{"code", w.code}, {"kind", to_string(w.kind)}, {"message", w.message}});
+  return array.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::vector<PtxasWarning> warnings_from_json(const std::string& text) {
+  std::vector<PtxasWarning> out;
+  for (const auto& w : nlohmann::json::parse(text)) {
+    const auto kind = ptxas_warning_kind_from_string(w.at("kind").get<std::string>());
+    if (!kind) throw std::runtime_error("unknown warning kind " + w.at("kind").dump());
+    out.push_back(PtxasWarning{w.at("code").get<std::string>(), *kind, w.at("message").get<std::string>()});
+  }
+  return out;
+}
+
 std::int64_t last_id(const store_detail::State& s) { return sqlite3_last_insert_rowid(s.conn.db); }
 
 constexpr std::string_view kCublasColumns =
@@ -176,12 +194,13 @@ std::optional<StoredConfig> Store::find_config(std::int64_t config_id) const {
 std::optional<StoredCompilation> Store::find_compilation(std::int64_t config_id, std::string_view arch,
                                                          std::string_view compile_key) const {
   auto& s = state();
-  sqlite::Statement q(s.conn,
-                      "SELECT id, config_id, run_id, arch, compile_key, status, registers, shared_bytes, "
-                      "spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, created_at, "
-                      "dynamic_shared_bytes "
-                      "FROM compilations WHERE config_id = ?1 AND arch = ?2 AND compile_key = ?3",
-                      fmt::format("looking up compilation {} of config {} for {}", compile_key, config_id, arch));
+  sqlite::Statement q(
+      s.conn,
+      "SELECT id, config_id, run_id, arch, compile_key, status, registers, shared_bytes, "
+      "spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, created_at, "
+      "dynamic_shared_bytes, warnings "
+      "FROM compilations WHERE config_id = ?1 AND arch = ?2 AND compile_key = ?3",
+      fmt::format("looking up compilation {} of config {} for {}", compile_key, config_id, arch));
   if (!q.bind(config_id, arch, compile_key).step()) return std::nullopt;
   StoredCompilation c;
   c.id = q.int64(0);
@@ -203,6 +222,13 @@ std::optional<StoredCompilation> Store::find_compilation(std::int64_t config_id,
   c.log = q.text(12);
   c.created_at = q.text(13);
   c.dynamic_shared_bytes = or_unknown(q.opt_int64(14));
+  if (auto warnings = q.opt_text(15)) {
+    try {
+      c.warnings = warnings_from_json(*warnings);
+    } catch (const std::exception& e) {
+      s.bad_row(fmt::format("compilation {} has malformed warnings: {}", c.id, e.what()));
+    }
+  }
   return c;
 }
 
@@ -213,15 +239,17 @@ std::int64_t Store::record_compilation(std::int64_t config_id, std::int64_t run_
                                         config_id, arch);
   s.require_writable(doing);
   sqlite::Transaction tx(s.conn, doing);
-  sqlite::Statement(s.conn,
-                    "INSERT INTO compilations (config_id, run_id, arch, compile_key, status, registers, "
-                    "shared_bytes, spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, "
-                    "dynamic_shared_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
-                    "ON CONFLICT (config_id, arch, compile_key) DO NOTHING",
-                    doing)
+  sqlite::Statement(
+      s.conn,
+      "INSERT INTO compilations (config_id, run_id, arch, compile_key, status, registers, "
+      "shared_bytes, spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, "
+      "dynamic_shared_bytes, warnings) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+      "?14) ON CONFLICT (config_id, arch, compile_key) DO NOTHING",
+      doing)
       .bind(config_id, run_id, arch, result.compile_key, to_string(result.status), known(result.registers),
             known(result.shared_bytes), known(result.spill_store_bytes), known(result.spill_load_bytes),
-            known(result.stack_bytes), result.compile_ms, result.log, known(result.dynamic_shared_bytes))
+            known(result.stack_bytes), result.compile_ms, result.log, known(result.dynamic_shared_bytes),
+            warnings_json(result.warnings))
       .run();
   sqlite::Statement q(s.conn, "SELECT id FROM compilations WHERE config_id = ?1 AND arch = ?2 AND compile_key = ?3",
                       doing);

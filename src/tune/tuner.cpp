@@ -227,6 +227,9 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
       Status st = w.compiled ? w.compiled->status : (w.stored ? w.stored->status : Status::compile_failed);
       if ((!w.compiled && !w.stored) || w.device_rejected) continue;
       (st == Status::ok ? summary.compiled_ok : summary.compile_failed)++;
+      const bool warned = w.compiled ? !w.compiled->warnings.empty()
+                                     : w.stored->warnings.has_value() && !w.stored->warnings->empty();
+      if (st == Status::ok && warned) ++summary.perf_warned;
     }
 
     // Measure, shape by shape.

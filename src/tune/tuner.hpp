@@ -48,6 +48,8 @@ struct TuneSummary {
   std::size_t compiled_ok = 0;      // compilations recorded ok in this run or earlier ones
   std::size_t compile_failed = 0;
   std::size_t compiled_now = 0;     // compilations done by this run (the rest were already in the database)
+  std::size_t perf_warned =
+      0;  // of compiled_ok: those with ptxas performance warnings (wgmma serialized, ...)
   std::size_t measured_now = 0;     // measurements recorded by this run
   std::size_t measured_before = 0;  // measurements skipped because the database already had them
   std::vector<std::pair<Status, std::size_t>> statuses;  // measurement statuses of this run's candidates

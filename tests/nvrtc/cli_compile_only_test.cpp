@@ -1,5 +1,6 @@
 // End to end without a GPU: mpgemm-tune's compile-only pass over the writeup's space, then mpgemm-query.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <fmt/format.h>
 
@@ -58,6 +59,9 @@ void check_space_compiles(const std::string& space, const std::string& arch) {
                       "WHERE json_extract(params, '$.LOAD') != 'direct' AND NOT dynamic_shared_bytes > 0"),
             0);
   EXPECT_EQ(scalar(s, "SELECT count(*) FROM runs WHERE mode = 'compile-only' AND status = 'finished'"), 1);
+  // WMMA kernels give ptxas nothing to warn about, and every compilation's warnings were parsed (not NULL).
+  EXPECT_NE(r.output.find("; 0 with ptxas performance warnings)"), std::string::npos) << r.output;
+  EXPECT_EQ(scalar(s, "SELECT count(*) FROM compilations WHERE perf_warnings IS NOT 0"), 0);
 
   // Resume: the same command again compiles nothing.
   auto again = run_command(cmd);
@@ -77,3 +81,40 @@ void check_space_compiles(const std::string& space, const std::string& arch) {
 TEST(CompileOnly, EveryConfigOfSm86CompilesForSm86) { check_space_compiles("configs/sm86.json", "sm_86"); }
 TEST(CompileOnly, EveryConfigOfSm86CompilesForSm90) { check_space_compiles("configs/sm86.json", "sm_90"); }
 TEST(CompileOnly, EveryConfigOfSm90CompilesForSm90) { check_space_compiles("configs/sm90.json", "sm_90"); }
+
+// The end-of-run summary counts the compilations ptxas flagged, those of earlier runs too, and says where to
+// see them. WMMA kernels give no warnings, so one stored compilation is given one that ptxas printed.
+TEST(CompileOnly, SummaryCountsCompilationsWithPtxasWarnings) {
+  auto dir = fresh_dir("compile_only_warnings");
+  auto db = (dir / "t.db").string();
+  auto cmd = fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_90 --db {} --only {}",
+                         MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db, "wmma_cp_async_bm128_bn64_bk32_s2");
+  auto first = run_command(cmd);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("; 0 with ptxas performance warnings)"), std::string::npos) << first.output;
+  EXPECT_EQ(first.output.find("lose speed"), std::string::npos) << first.output;
+
+  sqlite3* conn = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &conn), SQLITE_OK);
+  const char* mark =
+      "UPDATE compilations SET warnings = json_array(json_object('code', 'C7511', 'kind', "
+      "'wgmma_serialized', "
+      "'message', 'Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+      "insufficient "
+      "register resources for the wgmma pipeline in the function ''k''')) WHERE id = 1";
+  EXPECT_EQ(sqlite3_exec(conn, mark, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(conn);
+  sqlite3_close(conn);
+
+  auto again = run_command(cmd);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("compiled now 0"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("; 1 with ptxas performance warnings)"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find(fmt::format("mpgemm-query {} warnings", db)), std::string::npos)
+      << again.output;
+
+  auto q = run_command(fmt::format("{} {} warnings --format csv", bin("mpgemm-query"), db));
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  EXPECT_EQ(std::count(q.output.begin(), q.output.end(), '\n'), 2) << q.output;  // header + the one
+  EXPECT_NE(q.output.find(",wgmma_serialized,C7511,"), std::string::npos) << q.output;
+  std::filesystem::remove_all(dir);
+}

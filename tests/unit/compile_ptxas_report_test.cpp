@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "compile/ptxas_report.hpp"
 
 namespace mpgemm {
@@ -109,6 +114,144 @@ TEST(PtxasReport, ErrorLogHasNoReport) {
   EXPECT_TRUE(parse_ptxas_report(log).empty());
   EXPECT_FALSE(find_function_report(parse_ptxas_report(log), "").has_value());
   EXPECT_TRUE(parse_ptxas_report("").empty());
+}
+
+// A whole log from tests/data/ptxas/ (README.md there says how each was made).
+std::string data_log(const std::string& name) {
+  std::ifstream in(std::string(MPGEMM_SOURCE_DIR) + "/tests/data/ptxas/" + name);
+  EXPECT_TRUE(in.good()) << name;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> codes(const std::vector<PtxasWarning>& warnings) {
+  std::vector<std::string> out;
+  for (const auto& w : warnings) out.push_back(w.code);
+  return out;
+}
+
+std::vector<PtxasWarningKind> kinds(const std::vector<PtxasWarning>& warnings) {
+  std::vector<PtxasWarningKind> out;
+  for (const auto& w : warnings) out.push_back(w.kind);
+  return out;
+}
+
+using K = PtxasWarningKind;
+
+TEST(PtxasWarnings, CleanLogsHaveNone) {
+  for (const char* name : {"wgmma_clean.log", "setmaxnreg_launch_bounds.log"})
+    EXPECT_TRUE(parse_ptxas_warnings(data_log(name)).empty()) << name;
+  EXPECT_TRUE(parse_ptxas_warnings(kSm86Log).empty());
+  EXPECT_TRUE(parse_ptxas_warnings(kSpillLog).empty());  // spills are resources, not diagnostics
+  EXPECT_TRUE(parse_ptxas_warnings("").empty());
+}
+
+TEST(PtxasWarnings, AccumulatorReadBeforeTheWait) {
+  const auto w = parse_ptxas_warnings(data_log("wgmma_accumulator_read.log"));
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0], (PtxasWarning{
+                      "C7517", K::wgmma_wait_injected,
+                      "warpgroup.wait is injected in around line 91 by compiler to allow use of registers "
+                      "defined by GMMA in function 'wgmma_accumulator_read'"}));
+  EXPECT_EQ(w[1], (PtxasWarning{
+                      "C7514", K::wgmma_serialized,
+                      "Potential Performance Loss: wgmma.mma_async instructions are serialized due to non "
+                      "wgmma instructions reading accumulator registers of  a wgmma between start and end "
+                      "of the pipeline stage in the function 'wgmma_accumulator_read'"}));
+}
+
+TEST(PtxasWarnings, TightRegisterLimitSerializesAndSpills) {
+  const std::string log = data_log("wgmma_tight_registers.log");
+  const auto w = parse_ptxas_warnings(log);  // "Overriding maximum register limit" is no diagnostic
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].code, "C7511");
+  EXPECT_EQ(w[0].kind, K::wgmma_serialized);
+  EXPECT_EQ(
+      w[0].message,
+      "Potential Performance Loss: wgmma.mma_async instructions are serialized due to insufficient register "
+      "resources for the wgmma pipeline in the function 'wgmma_tight_registers'");
+  const auto r = find_function_report(parse_ptxas_report(log), "wgmma_tight_registers");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->registers, 64);
+  EXPECT_EQ(r->spill_store_bytes, 4264);
+  EXPECT_EQ(r->spill_load_bytes, 3880);
+  EXPECT_EQ(r->stack_bytes, 1696);
+  EXPECT_EQ(r->shared_bytes, 4096);  // after "1696 bytes cumulative stack size"
+}
+
+TEST(PtxasWarnings, EveryObservedCode) {
+  struct Case {
+    const char* log;
+    std::vector<std::string> codes;
+    std::vector<PtxasWarningKind> kinds;
+  };
+  const std::vector<Case> cases{
+      {"wgmma_no_fence.log",
+       {"C7519", "C7519", "C7515"},
+       {K::wgmma_arrive_injected, K::wgmma_arrive_injected, K::wgmma_serialized}},
+      {"setmaxnreg_no_launch_bounds.log", {"C7508"}, {K::setmaxnreg_ignored}},
+      {"setmaxnreg_debug.log",
+       {"C7505", "C7519", "C7520"},
+       {K::setmaxnreg_ignored, K::wgmma_arrive_injected, K::wgmma_serialized}},
+      {"setmaxnreg_rdc.log", {"C7504"}, {K::setmaxnreg_ignored}},
+      {"setmaxnreg_min_registers.log", {"C7507"}, {K::setmaxnreg_ignored}},
+      {"wgmma_extern_call_rdc.log", {"C7509"}, {K::wgmma_serialized}},
+      {"wgmma_noinline_call.log",
+       {"C7519", "C7517", "C7510"},
+       {K::wgmma_arrive_injected, K::wgmma_wait_injected, K::wgmma_serialized}},
+      {"wgmma_input_registers_nvcc.log",
+       {"C7519", "C7519", "C7519", "C7519", "C7519", "C7513"},
+       {K::wgmma_arrive_injected, K::wgmma_arrive_injected, K::wgmma_arrive_injected,
+        K::wgmma_arrive_injected, K::wgmma_arrive_injected, K::wgmma_serialized}},
+      {"max_registers_fatal_nvcc.log", {}, {}},  // a fatal coded line is an error, not a warning
+  };
+  for (const auto& c : cases) {
+    const auto w = parse_ptxas_warnings(data_log(c.log));
+    EXPECT_EQ(codes(w), c.codes) << c.log;
+    EXPECT_EQ(kinds(w), c.kinds) << c.log;
+  }
+}
+
+TEST(PtxasWarnings, MessagesAreWhatFollowsTheCode) {
+  const auto w = parse_ptxas_warnings(data_log("setmaxnreg_no_launch_bounds.log"));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].message,
+            "Potential Performance Loss: 'setmaxnreg' ignored; unable to determine register count at "
+            "entry.");
+  const auto crlf = parse_ptxas_warnings(
+      "ptxas info    : (C7508) Potential Performance Loss: 'setmaxnreg' ignored; unable to determine "
+      "register count "
+      "at entry.\r\n");
+  ASSERT_EQ(crlf.size(), 1u);
+  EXPECT_EQ(crlf[0].message, w[0].message);
+}
+
+// A code this ptxas does not print is classified by its wording, so a newer ptxas's diagnostics still count.
+TEST(PtxasWarnings, UnknownCodesFallBackToTheWording) {
+  const char* log =
+      "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized due "
+      "to "
+      "insufficient register resources for the function 'k'\n"
+      "ptxas info    : (C7506) Potential Performance Loss: 'setmaxnreg' ignored to maintain compatibility "
+      "into "
+      "'extern' call.\n"
+      "ptxas info    : (C7999) Potential Performance Loss: something new\n"
+      "ptxas info    : (C7998) a note about nothing slow\n"
+      "ptxas info    : (C) Potential Performance Loss: no code\n"
+      "ptxas info    : (C7597 Potential Performance Loss: unclosed\n"
+      "t.cu(3): warning: (C7512) Potential Performance Loss: not a ptxas line\n";
+  const auto w = parse_ptxas_warnings(log);
+  EXPECT_EQ(codes(w), (std::vector<std::string>{"C7512", "C7506", "C7999"}));
+  EXPECT_EQ(kinds(w), (std::vector<PtxasWarningKind>{K::wgmma_serialized, K::setmaxnreg_ignored,
+                                                     K::other_performance}));
+}
+
+TEST(PtxasWarnings, KindNamesRoundTrip) {
+  for (auto k : {K::wgmma_serialized, K::wgmma_wait_injected, K::wgmma_arrive_injected, K::setmaxnreg_ignored,
+                 K::other_performance})
+    EXPECT_EQ(ptxas_warning_kind_from_string(to_string(k)), k);
+  EXPECT_FALSE(ptxas_warning_kind_from_string("spill").has_value());
 }
 
 }  // namespace

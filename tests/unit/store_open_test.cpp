@@ -104,6 +104,42 @@ TEST_F(StoreOpen, ReopenKeepsDataAndIsIdempotent) {
   EXPECT_EQ(stored->argv, (std::vector<std::string>{"mpgemm-tune", "--space", "configs/wmma.json"}));
 }
 
+// A version-2 database (before ptxas warnings were kept) gains the warnings columns; its old compilations say
+// NULL, "never parsed", not "none".
+TEST_F(StoreOpen, Version2DatabaseMigratesToWarnings) {
+  const auto path = dir_ / "v2.db";
+  std::string sql;
+  for (const auto& m : store_detail::migrations())
+    if (m.version <= 2) sql += std::string(m.sql);
+  raw_exec(path,
+           sql + fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 2;", kStoreApplicationId));
+  raw_exec(
+      path,
+      "INSERT INTO runs (tool_version, git_sha, argv, mode) VALUES ('0.1.0', 'abc', '[]', 'compile-only');"
+      "INSERT INTO configs (family, name, params, source_hash) VALUES ('wmma', 'wmma_old', '{}', 'h');"
+      "INSERT INTO compilations (config_id, run_id, arch, compile_key, status, compile_ms, log) "
+      "VALUES (1, 1, 'sm_90a', 'old-key', 'ok', 1.0, 'ptxas info : (C7514) Potential Performance Loss: x');");
+  {
+    Store store = Store::open(path, Store::Mode::read_write);
+    const auto old = store.find_compilation(1, "sm_90a", "old-key");
+    ASSERT_TRUE(old);
+    EXPECT_FALSE(old->warnings.has_value());
+    CompileResult fresh;
+    fresh.status = Status::ok;
+    fresh.arch = *Arch::parse("sm_90a");
+    fresh.compile_key = "new-key";
+    store.record_compilation(1, 1, fresh);
+  }
+  EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
+  EXPECT_EQ(
+      raw_text(path, "SELECT count(*) FROM compilations WHERE warnings IS NULL AND perf_warnings IS NULL"),
+      "1");
+  EXPECT_EQ(
+      raw_text(path,
+               "SELECT warnings || ' ' || perf_warnings FROM compilations WHERE compile_key = 'new-key'"),
+      "[] 0");
+}
+
 TEST_F(StoreOpen, NonSqliteFileIsRefusedAndLeftAlone) {
   const auto path = dir_ / "notes.db";
   std::ofstream(path) << std::string(4096, 'x') << "this is not a database\n";
@@ -196,7 +232,7 @@ TEST(StoreErrors, MessagesSayWhatHappened) {
 
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 2);
+  EXPECT_EQ(schema_version(), 3);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object : {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
                              "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best"})

@@ -72,8 +72,8 @@ class StoreQuery : public ::testing::Test {
 TEST_F(StoreQuery, NamedQueries) {
   Store store = Store::open(path_, Store::Mode::read_only);
   const std::vector<std::string_view> names(Store::query_names().begin(), Store::query_names().end());
-  EXPECT_EQ(names, (std::vector<std::string_view>{"runs", "configs", "compilations", "failures", "best",
-                                                  "measurements", "profiles"}));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"runs", "configs", "compilations", "warnings", "failures",
+                                                  "best", "measurements", "profiles"}));
   for (auto name : names) {
     const auto table = store.query_named(name);
     EXPECT_FALSE(table.columns.empty()) << name;
@@ -102,8 +102,10 @@ TEST_F(StoreQuery, NamedQueries) {
     store.query_named("bests");
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "unknown query 'bests' (valid: runs, configs, compilations, failures, best, measurements, profiles)");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "unknown query 'bests' (valid: runs, configs, compilations, warnings, failures, best, measurements, "
+        "profiles)");
   }
 }
 

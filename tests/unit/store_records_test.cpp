@@ -1,6 +1,7 @@
 // Writing and reading back runs, configs, compilations and cuBLAS timings; idempotent inserts.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -122,6 +123,94 @@ TEST_F(StoreRecords, CompilationRoundTripIsIdempotent) {
   EXPECT_NE(failed_id, id);
   EXPECT_EQ(store_->find_compilation(cfg, "sm_90a", "0000000000000001")->status, Status::compile_failed);
   EXPECT_EQ(store_->find_compilation(cfg, "sm_90a", "0000000000000001")->registers, -1);
+}
+
+// ptxas's performance warnings are stored as a JSON array with the compilation (schema version 3), counted in
+// perf_warnings, and shown by the configs, compilations, warnings and best views.
+TEST_F(StoreRecords, CompilationWarningsRoundTripAndShowInTheViews) {
+  using K = PtxasWarningKind;
+  const auto slow = config("wmma_slow");
+  const auto clean = config("wmma_clean");
+  const auto spilling = config("wmma_spilling");
+  CompileResult result;
+  result.status = Status::ok;
+  result.arch = *Arch::parse("sm_90a");
+  result.spill_store_bytes = 0;
+  result.spill_load_bytes = 0;
+  result.compile_key = "k-slow";
+  result.warnings = {
+      {"C7519", K::wgmma_arrive_injected, "warpgroup.arrive is injected in around line 118 by compiler"},
+      {"C7519", K::wgmma_arrive_injected, "warpgroup.arrive is injected in around line 173 by compiler"},
+      {"C7515", K::wgmma_serialized,
+       "Potential Performance Loss: wgmma.mma_async instructions are serialized \"x\""},
+  };
+  const auto slow_id = store_->record_compilation(slow, run_, result);
+  const auto stored = store_->find_compilation(slow, "sm_90a", "k-slow");
+  ASSERT_TRUE(stored && stored->warnings);
+  EXPECT_EQ(*stored->warnings, result.warnings);
+
+  CompileResult none = result;
+  none.compile_key = "k-clean";
+  none.warnings.clear();
+  const auto clean_id = store_->record_compilation(clean, run_, none);
+  ASSERT_TRUE(store_->find_compilation(clean, "sm_90a", "k-clean")->warnings);
+  EXPECT_TRUE(store_->find_compilation(clean, "sm_90a", "k-clean")->warnings->empty());
+  CompileResult spills = none;
+  spills.compile_key = "k-spill";
+  spills.spill_store_bytes = 64;
+  store_->record_compilation(spilling, run_, spills);
+
+  using report::Cell;
+  auto column = [](const report::Table& t, std::string_view name) {
+    const auto at = std::find(t.columns.begin(), t.columns.end(), name);
+    EXPECT_NE(at, t.columns.end()) << name;
+    return static_cast<std::size_t>(at - t.columns.begin());
+  };
+  const auto compilations = store_->query_named("compilations");
+  ASSERT_EQ(compilations.rows.size(), 3u);
+  EXPECT_EQ(compilations.rows[0][column(compilations, "perf_warnings")], Cell(std::int64_t{3}));
+  EXPECT_EQ(compilations.rows[0][column(compilations, "warnings")],
+            Cell(std::string("wgmma_arrive_injected,wgmma_serialized")));
+  EXPECT_EQ(compilations.rows[1][column(compilations, "perf_warnings")], Cell(std::int64_t{0}));
+  EXPECT_EQ(compilations.rows[1][column(compilations, "warnings")], Cell());
+  const auto configs = store_->query_named("configs");
+  ASSERT_EQ(configs.rows.size(), 3u);
+  EXPECT_EQ(configs.rows[0][column(configs, "warnings")],
+            Cell(std::string("wgmma_arrive_injected,wgmma_serialized")));
+
+  // The warnings view: compilations with warnings or spills, one row each.
+  const auto warned = store_->query_named("warnings");
+  ASSERT_EQ(warned.rows.size(), 2u);
+  EXPECT_EQ(warned.rows[0][column(warned, "config")], Cell(std::string("wmma_slow")));
+  EXPECT_EQ(warned.rows[0][column(warned, "codes")], Cell(std::string("C7519,C7515")));
+  EXPECT_EQ(warned.rows[0][column(warned, "first_message")],
+            Cell(std::string("warpgroup.arrive is injected in around line 118 by compiler")));
+  EXPECT_EQ(warned.rows[1][column(warned, "config")], Cell(std::string("wmma_spilling")));
+  EXPECT_EQ(warned.rows[1][column(warned, "perf_warnings")], Cell(std::int64_t{0}));
+  EXPECT_EQ(warned.rows[1][column(warned, "spill_store_bytes")], Cell(std::int64_t{64}));
+
+  // best names the kinds of the winner's compilation.
+  MeasurementRecord m;
+  m.run_id = run_;
+  m.config_id = slow;
+  m.compilation_id = slow_id;
+  m.result_key = "r-slow";
+  m.device_name = "NVIDIA H200";
+  m.device_cc = "sm_90";
+  m.arch = result.arch;
+  m.measurement.timing = TimingStats{0.5, 0.4, 0.6, 1, 2, 3};
+  store_->record_measurement(m);
+  m.config_id = clean;
+  m.compilation_id = clean_id;
+  m.result_key = "r-clean";
+  m.shape = Shape{4096, 4096, 4096};
+  store_->record_measurement(m);
+  const auto best = store_->query_named("best");
+  ASSERT_EQ(best.rows.size(), 2u);
+  EXPECT_EQ(best.rows[0][column(best, "config_name")], Cell(std::string("wmma_slow")));
+  EXPECT_EQ(best.rows[0][column(best, "warnings")],
+            Cell(std::string("wgmma_arrive_injected,wgmma_serialized")));
+  EXPECT_EQ(best.rows[1][column(best, "warnings")], Cell());
 }
 
 TEST_F(StoreRecords, CublasRoundTrip) {

@@ -49,9 +49,11 @@ int main(int argc, char** argv) {
     };
     obs.note = [](const std::string& line) { std::cerr << "mpgemm-tune: " << line << "\n"; };
     TuneSummary s = run_tune(opt, obs);
-    std::cout << fmt::format("run {} ({}, {}): {} candidates; compiled now {} (ok {}, failed {} in total)",
-                             s.run_id, s.mode, s.arch.str(), s.candidates, s.compiled_now, s.compiled_ok,
-                             s.compile_failed);
+    std::cout << fmt::format(
+        "run {} ({}, {}): {} candidates; compiled now {} (ok {}, failed {} in total; {} "
+        "with ptxas performance warnings)",
+        s.run_id, s.mode, s.arch.str(), s.candidates, s.compiled_now, s.compiled_ok, s.compile_failed,
+        s.perf_warned);
     if (s.mode != "compile-only") {
       std::cout << fmt::format("; measured now {}, already in the database {}", s.measured_now, s.measured_before);
       for (auto& [st, n] : s.statuses) std::cout << fmt::format(", {} {}", to_string(st), n);
@@ -60,6 +62,11 @@ int main(int argc, char** argv) {
     if (s.device_rejected > 0)
       std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,
                                s.device_rejected_reason);
+    if (s.perf_warned > 0)
+      std::cout << fmt::format(
+          "ptxas says {} compilation(s) lose speed (wgmma serialized, setmaxnreg ignored, ...): "
+          "mpgemm-query {} warnings\n",
+          s.perf_warned, opt.db_path.string());
     if (s.interrupted) {
       std::cout << "interrupted: re-run the same command to resume\n";
       return 130;
