@@ -8,7 +8,9 @@
 //   consumers issue m64nBNk16 wgmmas from shared memory into FP32 registers, keeping one k-block of wgmmas in
 //             flight while releasing the stage before it. SCHEDULE 0 (cooperative): each consumer owns BM / CONSUMERS
 //             rows of every tile. SCHEDULE 1 (pingpong, two consumers): consumers take alternate tiles whole, so
-//             one's epilogue runs while the other's wgmmas use the tensor cores.
+//             one's epilogue runs while the other's wgmmas use the tensor cores. Their main loops take turns
+//             ("order" mbarriers): besides keeping the tensor cores to one consumer at a time, the turns keep each
+//             consumer within one phase of the ring's barriers, which parity waits need.
 // The grid walks cluster tiles (CLUSTER_M x CLUSTER_N block tiles) in the order of tile_schedule.cuh, with a
 // stride of the number of clusters, so a grid smaller than the tile count is persistent. Inside a cluster, the
 // CTAs of one tile row share A and those of one tile column share B: each loads a slice of the shared operand and
@@ -104,9 +106,11 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 
   extern __shared__ unsigned char smem_raw[];
   const unsigned base = (smem_address(smem_raw) + kAlign - 1) & ~static_cast<unsigned>(kAlign - 1);
-  const unsigned full_base = base + L.full_barrier_offset(0), empty_base = base + L.empty_barrier_offset(0);
-  const auto full = [full_base](int s) { return full_base + 8u * s; };    // mbarriers are 8 bytes
+  const unsigned full_base = base + L.full_barrier_offset(0), empty_base = base + L.empty_barrier_offset(0),
+                 order_base = base + L.order_barrier_offset(0);
+  const auto full = [full_base](int s) { return full_base + 8u * s; };  // mbarriers are 8 bytes
   const auto empty = [empty_base](int s) { return empty_base + 8u * s; };
+  const auto order = [order_base](int consumer) { return order_base + 8u * consumer; };
 
   const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroup;
   const int tid = static_cast<int>(threadIdx.x) % kWarpgroup;
@@ -123,6 +127,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(full(s), 1);                                   // the producer's arrive.expect_tx
       mbarrier_init(empty(s), L.releasing_warps() * CLUSTER);  // each reading warp of each CTA it feeds
+    }
+    if constexpr (PINGPONG) {
+      mbarrier_init(order(0), kWarpgroup / 32);  // the other consumer's warps, once its main loop is issued
+      mbarrier_init(order(1), kWarpgroup / 32);
     }
     fence_barrier_init();
   } else if (threadIdx.x == 32) {
@@ -198,6 +206,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       for (int r = 0; r < BN / 2; ++r) acc[mb][r] = 0.f;  // overwritten by the first wgmma (scale_d = 0)
     const int row0 = PINGPONG ? 0 : consumer * ROWS;  // this consumer's first row in the block tile
     int slot = 0;
+    unsigned turns = 0;  // pingpong: how many times this consumer has waited for its turn
     // The i-th tile of this CTA fills ring positions i * k_blocks onwards (the producer's order); a pingpong
     // consumer takes every other tile, so it finds its place in the ring from i.
     for (int i = PINGPONG ? consumer : 0;; i += PINGPONG ? 2 : 1) {
@@ -209,6 +218,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       int stage = static_cast<int>(position % STAGES);
       unsigned phase = static_cast<unsigned>(position / STAGES) & 1u;
       int previous = 0;
+      if constexpr (PINGPONG) {
+        if (i > 0) mbarrier_wait(order(consumer), turns++ & 1u);  // the other consumer's main loop is issued
+      }
       for (int kb = 0; kb < k_blocks; ++kb) {
         mbarrier_wait(full(stage), phase);
 #pragma unroll
@@ -250,6 +262,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
           stage = 0;
           phase ^= 1;
         }
+      }
+      if constexpr (PINGPONG) {
+        if (lane == 0) mbarrier_arrive(order(1 - consumer));  // the other consumer's turn
       }
       wgmma_wait<0>();
 #pragma unroll

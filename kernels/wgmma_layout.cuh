@@ -5,7 +5,7 @@
 //   [A stages]  STAGES x BM rows x 128 bytes (64 halves of K), 128B-swizzled by TMA
 //   [B stages]  STAGES x ceil(BN/64) chunks x 64 rows of K x 128 bytes (64 halves of N), 128B-swizzled
 //   [C staging] tma epilogue only: CONSUMERS x C_BUFFERS buffers x 64 rows x 128 bytes (32 floats), 128B-swizzled
-//   [barriers]  STAGES "full" then STAGES "empty" mbarriers, 8 bytes each
+//   [barriers]  STAGES "full", STAGES "empty" and 2 "order" mbarriers (pingpong's turns), 8 bytes each
 //
 // Every tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows of 128 bytes, and the
 // wgmma descriptors and TMA assume the pattern starts at the tile's first row.
@@ -48,7 +48,10 @@ struct Layout {
   }
   MPGEMM_HD constexpr int full_barrier_offset(int stage) const { return barrier_offset() + 8 * stage; }
   MPGEMM_HD constexpr int empty_barrier_offset(int stage) const { return barrier_offset() + 8 * (stages + stage); }
-  MPGEMM_HD constexpr int bytes() const { return barrier_offset() + 16 * stages; }
+  MPGEMM_HD constexpr int order_barrier_offset(int consumer) const {
+    return barrier_offset() + 8 * (2 * stages + consumer);
+  }
+  MPGEMM_HD constexpr int bytes() const { return barrier_offset() + 8 * (2 * stages + 2); }
   // What the launch asks for: the layout plus the slack the kernel may skip to reach a 1024-byte boundary.
   MPGEMM_HD constexpr int dynamic_smem_bytes() const { return bytes() + kAlign; }
   MPGEMM_HD constexpr int rows_per_consumer() const { return pingpong ? bm : bm / consumers; }

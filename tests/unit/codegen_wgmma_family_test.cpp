@@ -86,8 +86,9 @@ TEST(WgmmaFamily, RejectsWhatTheKernelCannotBuild) {
 }
 
 TEST(WgmmaFamily, SharedMemoryComesFromTheKernelsLayout) {
-  // 4 stages of 128 x 64 A and 4 chunks of 64 x 64 B (FP16), the barriers, and 1 KiB to reach 1024-byte alignment.
-  EXPECT_EQ(WgmmaConfig{}.layout().dynamic_smem_bytes(), 4 * (128 * 128 + 4 * 8192) + 4 * 16 + 1024);
+  // 4 stages of 128 x 64 A and 4 chunks of 64 x 64 B (FP16), the full, empty and order barriers, and 1 KiB to reach
+  // 1024-byte alignment.
+  EXPECT_EQ(WgmmaConfig{}.layout().dynamic_smem_bytes(), 4 * (128 * 128 + 4 * 8192) + (2 * 4 + 2) * 8 + 1024);
   WgmmaConfig tma;
   tma.epilogue = WgmmaEpilogue::tma;
   tma.c_buffers = 3;
