@@ -9,7 +9,10 @@ void add_measure_options(ArgParser& p) {
       .option("--rtol", "X", "relative tolerance against cuBLAS", "1e-3")
       .option("--warmup", "INT", "untimed launches before timing", "3")
       .option("--runs", "INT", "timed batches; median, min and max are over batches", "5")
-      .option("--iters", "INT", "launches per timed batch", "20");
+      .option("--iters", "INT", "launches per timed batch", "20")
+      .flag("--no-cublaslt",
+            "skip the second reference: cuBLASLt's best of its top 8 heuristic algorithms, "
+            "verified against cuBLAS and timed like the candidates on every shape");
 }
 
 MeasureSettings measure_settings_from(const ParsedArgs& args) {
@@ -23,6 +26,7 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
   }
   s.runs = static_cast<int>(args.get_positive_int("--runs").value_or(s.runs));
   s.iters = static_cast<int>(args.get_positive_int("--iters").value_or(s.iters));
+  s.cublaslt = !args.has("--no-cublaslt");
   return s;
 }
 

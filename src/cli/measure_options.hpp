@@ -1,6 +1,6 @@
 #pragma once
 // The verification and timing flags shared by every command that measures (mpgemm-tune, mpgemm-run), so their
-// names, defaults and checks are one table: --atol --rtol --warmup --runs --iters.
+// names, defaults and checks are one table: --atol --rtol --warmup --runs --iters --no-cublaslt.
 #include "cli/args.hpp"
 #include "tune/backend.hpp"
 

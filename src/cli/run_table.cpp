@@ -37,7 +37,7 @@ std::optional<Store> open_if_present(const std::filesystem::path& p) {
 
 }  // namespace
 
-std::vector<RunRow> resolve_rows(const RunOptions& opt, const std::string& device_cc, std::string* note) {
+std::vector<RunRow> resolve_rows(const RunOptions& opt, const DeviceDescription& device, std::string* note) {
   std::optional<Store> store = open_if_present(opt.db_path);
   report::Table configs;
   if (store) configs = store->query_sql("SELECT id, family, name, alias, params FROM configs ORDER BY id DESC");
@@ -47,7 +47,7 @@ std::vector<RunRow> resolve_rows(const RunOptions& opt, const std::string& devic
     for (const auto& r : configs.rows) {
       if (text(r[0]) == opt.selector || text(r[2]) == opt.selector || text(r[3]) == opt.selector) {
         Candidate c = candidate_from_row(r);
-        rows.push_back({c.alias.value_or(c.name), c});
+        rows.push_back({c.alias.value_or(c.name), c, std::nullopt});
         return rows;
       }
     }
@@ -57,7 +57,8 @@ std::vector<RunRow> resolve_rows(const RunOptions& opt, const std::string& devic
   const Family& fam = family(space.family);
   for (const auto& p : space.points) {
     Candidate c{space.family, p.params, fam.config_name(p.params), p.name};
-    if (opt.selector == "best" || opt.selector == p.name || opt.selector == c.name) rows.push_back({p.name, c});
+    if (opt.selector == "best" || opt.selector == p.name || opt.selector == c.name)
+      rows.push_back({p.name, c, std::nullopt});
   }
   if (opt.selector != "best") {
     if (rows.empty())
@@ -66,26 +67,96 @@ std::vector<RunRow> resolve_rows(const RunOptions& opt, const std::string& devic
     return rows;
   }
   if (store) {
+    // One row per device and shape: every family and arch competes (sm_90 and sm_90a rows alike).
     auto best = store->query_sql(
-        "SELECT device_cc, M, N, K, family, config_name, alias, params, ratio_to_cublas FROM best "
-        "ORDER BY median_ms");
+        "SELECT device_name, arch, M, N, K, family, config_name, alias, params FROM best_per_shape");
     for (const auto& r : best.rows) {
-      if (text(r[0]) != device_cc || std::get<std::int64_t>(r[1]) != opt.shape.m ||
-          std::get<std::int64_t>(r[2]) != opt.shape.n || std::get<std::int64_t>(r[3]) != opt.shape.k)
+      if (text(r[0]) != device.name || std::get<std::int64_t>(r[2]) != opt.shape.m ||
+          std::get<std::int64_t>(r[3]) != opt.shape.n || std::get<std::int64_t>(r[4]) != opt.shape.k)
         continue;
       Candidate c;
-      c.family = text(r[4]);
-      c.name = text(r[5]);
-      if (auto a = text(r[6]); !a.empty()) c.alias = a;
-      c.params = params_from_json(nlohmann::json::parse(text(r[7])));
-      rows.push_back({"best tuned", c});
+      c.family = text(r[5]);
+      c.name = text(r[6]);
+      if (auto a = text(r[7]); !a.empty()) c.alias = a;
+      c.params = params_from_json(nlohmann::json::parse(text(r[8])));
+      const auto arch = Arch::parse(text(r[1]));
+      if (!arch)
+        throw Error(fmt::format("{}: the best row of {} has an unreadable arch '{}'", opt.db_path.string(),
+                                c.name, text(r[1])));
+      rows.push_back({"best tuned", c, arch});
       break;
     }
   }
   if (rows.empty() || rows.back().label != "best tuned")
-    *note = fmt::format("{} has no verified config for {} at {}: run mpgemm-tune first for the 'best tuned' row",
-                        opt.db_path.string(), device_cc, opt.shape.str());
+    *note =
+        fmt::format("{} has no verified config for {} at {}: run mpgemm-tune first for the 'best tuned' row",
+                    opt.db_path.string(), device.name, opt.shape.str());
   return rows;
+}
+
+namespace {
+
+// A row's speed as a percentage of a reference's (100 x reference ms / row ms), or null without the reference.
+report::Cell percent_of(const std::optional<double>& reference_ms, double ms) {
+  if (!reference_ms) return {};
+  return 100.0 * *reference_ms / ms;
+}
+
+}  // namespace
+
+report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeReference& ref,
+                        const Shape& shape, std::vector<std::string>* notes) {
+  const TimingStats& cublas = ref.timing;
+  std::optional<double> cublaslt_ms;
+  if (ref.cublaslt && ref.cublaslt->timing) cublaslt_ms = ref.cublaslt->timing->median_ms;
+
+  report::Table t;
+  t.columns = {"kernel",     "config",       "status", "ms",          "GFLOPS",
+               "pct_cublas", "pct_cublaslt", "gain",   "max_abs_err", "max_rel_err"};
+  const double flops = shape.flops();
+  std::optional<double> previous_ms;
+  for (const auto& [row, m] : outcomes) {
+    std::vector<report::Cell> cells{row.label, row.candidate.name, std::string(to_string(m.status))};
+    if (m.status == Status::ok && m.timing) {
+      const double ms = m.timing->median_ms;
+      cells.insert(cells.end(),
+                   {ms, flops / ms / 1e6, percent_of(cublas.median_ms, ms), percent_of(cublaslt_ms, ms),
+                    previous_ms ? report::Cell(*previous_ms / ms) : report::Cell{}});
+      previous_ms = ms;
+    } else {
+      cells.insert(cells.end(), {{}, {}, {}, {}, {}});
+      notes->push_back(fmt::format("{}: {} {}", row.label, to_string(m.status), m.message));
+    }
+    cells.push_back(m.error ? report::Cell(m.error->max_abs) : report::Cell{});
+    cells.push_back(m.error ? report::Cell(m.error->max_rel) : report::Cell{});
+    t.rows.push_back(std::move(cells));
+  }
+  t.rows.push_back({std::string("cuBLAS"),
+                    std::string("cublasGemmEx COMPUTE_32F"),
+                    std::string("reference"),
+                    cublas.median_ms,
+                    flops / cublas.median_ms / 1e6,
+                    100.0,
+                    percent_of(cublaslt_ms, cublas.median_ms),
+                    previous_ms ? report::Cell(*previous_ms / cublas.median_ms) : report::Cell{},
+                    {},
+                    {}});
+  if (!ref.cublaslt) return t;
+  const CublasLtReference& lt = *ref.cublaslt;
+  if (!cublaslt_ms) {
+    notes->push_back(fmt::format("cuBLASLt: no timing: {}", lt.message));
+    return t;
+  }
+  t.rows.push_back({std::string("cuBLASLt"),
+                    "cublasLtMatmul " + (lt.algo ? describe(*lt.algo) : std::string("?")),
+                    std::string("reference"), *cublaslt_ms, flops / *cublaslt_ms / 1e6,
+                    percent_of(cublas.median_ms, *cublaslt_ms), 100.0, cublas.median_ms / *cublaslt_ms,
+                    lt.error ? report::Cell(lt.error->max_abs) : report::Cell{},
+                    lt.error ? report::Cell(lt.error->max_rel) : report::Cell{}});
+  notes->push_back(fmt::format("cuBLASLt: the fastest of {} verified of {} heuristic algorithms{}",
+                               lt.heuristics_valid, lt.heuristics_returned,
+                               lt.message.empty() ? "" : "; " + lt.message));
+  return t;
 }
 
 report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
@@ -94,58 +165,35 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
   if (!backend) throw NoDeviceError(fmt::format("mpgemm-run measures on a GPU and there is none: {}", why));
   const DeviceDescription& dev = backend->device();
   std::string note;
-  std::vector<RunRow> rows = resolve_rows(opt, dev.arch.str(), &note);
+  std::vector<RunRow> rows = resolve_rows(opt, dev, &note);
   if (!note.empty()) notes->push_back(note);
 
-  const TimingStats cublas = backend->prepare_shape(opt.shape).timing;
-  report::Table t;
-  t.columns = {"kernel", "config", "status", "ms", "GFLOPS", "pct_cublas", "gain", "max_abs_err", "max_rel_err"};
-  const double flops = opt.shape.flops();
-  std::optional<double> previous_ms;
-  for (const auto& row : rows) {
+  const ShapeReference ref = backend->prepare_shape(opt.shape);
+  std::vector<RunOutcome> outcomes;
+  for (auto& row : rows) {
     const Family& fam = family(row.candidate.family);
-    std::vector<report::Cell> cells{row.label, row.candidate.name};
+    Measurement m;
     std::optional<std::string> reason = fam.check_device(row.candidate.params, dev);
     if (!reason) reason = fam.check_shape(row.candidate.params, opt.shape);
     if (reason) {
-      cells.insert(cells.end(), {std::string("constraint_rejected"), {}, {}, {}, {}, {}, {}});
-      notes->push_back(fmt::format("{}: {}", row.label, *reason));
-      t.rows.push_back(cells);
-      continue;
-    }
-    CompileResult compiled = compile(fam.kernel_spec(row.candidate.params, dev.arch));
-    Measurement m;
-    if (compiled.status != Status::ok) {
+      m.status = Status::constraint_rejected;
+      m.message = *reason;
+    } else if (CompileResult compiled =
+                   compile(fam.kernel_spec(row.candidate.params, row.arch.value_or(dev.arch)));
+               compiled.status != Status::ok) {
       m.status = Status::compile_failed;
       m.message = compiled.log;
     } else {
       m = backend->measure(row.candidate, compiled, opt.shape).value();
     }
-    cells.push_back(std::string(to_string(m.status)));
-    if (m.status == Status::ok && m.timing) {
-      double ms = m.timing->median_ms;
-      cells.insert(cells.end(), {ms, flops / ms / 1e6, 100.0 * cublas.median_ms / ms,
-                                 previous_ms ? report::Cell(*previous_ms / ms) : report::Cell{}});
-      previous_ms = ms;
-    } else {
-      cells.insert(cells.end(), {{}, {}, {}, {}});
-      notes->push_back(fmt::format("{}: {} {}", row.label, to_string(m.status), m.message));
-    }
-    if (m.error) {
-      cells.push_back(m.error->max_abs);
-      cells.push_back(m.error->max_rel);
-    } else {
-      cells.insert(cells.end(), {{}, {}});
-    }
-    t.rows.push_back(cells);
+    outcomes.push_back({std::move(row), std::move(m)});
   }
-  t.rows.push_back({std::string("cuBLAS"), std::string("cublasGemmEx COMPUTE_32F"), std::string("reference"),
-                    cublas.median_ms, flops / cublas.median_ms / 1e6, 100.0,
-                    previous_ms ? report::Cell(*previous_ms / cublas.median_ms) : report::Cell{}, {}, {}});
-  notes->push_back(fmt::format("{} ({}, {} SMs, driver {}, cuBLAS {}), {}; median of {} runs x {} iterations after "
-                               "{} warm-up launches",
-                               dev.name, dev.arch.str(), dev.sm_count, dev.driver_version, dev.cublas_version,
-                               opt.shape.str(), opt.settings.runs, opt.settings.iters, opt.settings.warmup));
+  report::Table t = run_table(outcomes, ref, opt.shape, notes);
+  notes->push_back(
+      fmt::format("{} ({}, {} SMs, driver {}, cuBLAS {}), {}; median of {} runs x {} iterations after "
+                  "{} warm-up launches",
+                  dev.name, dev.arch.str(), dev.sm_count, dev.driver_version, dev.cublas_version,
+                  opt.shape.str(), opt.settings.runs, opt.settings.iters, opt.settings.warmup));
   return t;
 }
 

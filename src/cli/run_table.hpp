@@ -1,7 +1,7 @@
 #pragma once
-// mpgemm-run: rebuild chosen configs from the database, verify and time them next to cuBLAS, print the writeup's
-// table (rows wmma_naive, wmma_shared, wmma_cp_async, the best tuned config, cuBLAS; columns ms, GFLOPS,
-// % of cuBLAS, gain over the previous row).
+// mpgemm-run: rebuild chosen configs from the database, verify and time them next to cuBLAS and cuBLASLt,
+// print the writeup's table (rows: the space's named points, the best tuned config, cuBLAS, cuBLASLt's best
+// of its top heuristics; columns ms, GFLOPS, % of cuBLAS, % of cuBLASLt, gain over the previous row).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -16,6 +16,8 @@ namespace mpgemm::cli {
 struct RunRow {
   std::string label;      // "wmma_naive", "best tuned", ...
   Candidate candidate;
+  std::optional<Arch>
+      arch;  // compile for this arch (the one the best row was measured with); none: the device's
 };
 
 struct RunOptions {
@@ -28,9 +30,23 @@ struct RunOptions {
 };
 
 // The rows a selector stands for. "best" = the space's named points in file order, then the fastest verified
-// config of the database for `device_cc` and the shape (when there is one). Throws mpgemm::Error when a name
-// matches nothing, listing what exists.
-std::vector<RunRow> resolve_rows(const RunOptions& options, const std::string& device_cc, std::string* note);
+// config of the database for the device (by name) and the shape, whatever its family and arch (the view
+// best_per_shape), when there is one. Throws mpgemm::Error when a name matches nothing, listing what exists.
+std::vector<RunRow> resolve_rows(const RunOptions& options, const DeviceDescription& device,
+                                 std::string* note);
+
+// One row's outcome: measured, or the reason it was not (constraint_rejected, compile_failed with the log).
+struct RunOutcome {
+  RunRow row;
+  Measurement measurement;
+};
+
+// The table of measured rows followed by the references: cuBLAS, then cuBLASLt when `ref` has it timed.
+// Columns: kernel, config, status, ms, GFLOPS, pct_cublas, pct_cublaslt (null without a cuBLASLt timing),
+// gain (over the previous timed row), max_abs_err, max_rel_err. Rows that did not end ok, and cuBLASLt's
+// verification summary or why it has no timing, go to `notes`. Pure.
+report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeReference& ref,
+                        const Shape& shape, std::vector<std::string>* notes);
 
 // Measures the rows on the GPU (compiling each with NVRTC first) and builds the table. Throws NoDeviceError.
 report::Table run_rows(const RunOptions& options, std::vector<std::string>* notes);

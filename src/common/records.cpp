@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace mpgemm {
 
 namespace {
@@ -25,6 +27,12 @@ std::optional<PtxasWarningKind> ptxas_warning_kind_from_string(std::string_view 
   for (const auto& [k, name] : kWarningKindNames)
     if (name == text) return k;
   return std::nullopt;
+}
+
+std::string describe(const CublasLtAlgo& a) {
+  return fmt::format("algo {} tile {} stages {} splitk {} reduction {} swizzle {} custom {} inner {} cluster {}",
+                     a.algo_id, a.tile_id, a.stages_id, a.splitk, a.reduction_scheme, a.swizzle, a.custom_option,
+                     a.inner_shape_id, a.cluster_shape_id);
 }
 
 }  // namespace mpgemm

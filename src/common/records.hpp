@@ -90,4 +90,41 @@ struct Measurement {
   std::string message;                 // what happened, for every status other than ok
 };
 
+// One cuBLASLt algorithm as cublasLtMatmulAlgoConfigGetAttribute describes it. The ids are cuBLASLt's enums
+// (cublasLtMatmulTile_t, cublasLtMatmulStages_t, ...), kept as numbers: their names live in cublasLt.h.
+struct CublasLtAlgo {
+  int algo_id = 0;                   // CUBLASLT_ALGO_CONFIG_ID
+  int tile_id = 0;                   // cublasLtMatmulTile_t, e.g. 24 = CUBLASLT_MATMUL_TILE_256x128
+  int stages_id = 0;                 // cublasLtMatmulStages_t
+  int splitk = 1;                    // K splits (1: none)
+  int reduction_scheme = 0;          // cublasLtReductionScheme_t of the split-K sums
+  int swizzle = 0;                   // CTA swizzling, 0 or 1
+  int custom_option = 0;             // the algorithm's own option
+  int inner_shape_id = 0;            // cublasLtMatmulInnerShape_t
+  int cluster_shape_id = 0;          // cublasLtClusterShape_t
+  std::int64_t workspace_bytes = 0;  // workspace it needs (bytes)
+  double waves = 0;                  // the heuristic's waves count (1.0: the GPU exactly full)
+  friend bool operator==(const CublasLtAlgo&, const CublasLtAlgo&) = default;
+};
+
+// "algo 66 tile 24 stages 35 splitk 1 reduction 0 swizzle 0 custom 0 inner 0 cluster 0", one line for tables.
+std::string describe(const CublasLtAlgo& algo);
+
+// How many heuristic algorithms cuBLASLt is asked for on each shape.
+inline constexpr int kCublasLtHeuristics = 8;
+
+// cuBLASLt, the second reference, on one problem: up to kCublasLtHeuristics algorithms from its heuristic,
+// each run once and compared with cuBLAS (the candidates' tolerance), the ones that agree timed with the
+// candidates' protocol; the fastest median is kept. Without a timing (no algorithm returned or none verified,
+// or cuBLASLt failed), `message` says why.
+struct CublasLtReference {
+  int heuristics_returned = 0;        // algorithms cublasLtMatmulAlgoGetHeuristic returned
+  int heuristics_valid = 0;           // of those, how many ran, verified and were timed
+  std::optional<TimingStats> timing;  // the fastest valid algorithm (ms)
+  std::optional<CublasLtAlgo> algo;   // which one it was
+  std::optional<ErrorStats> error;    // its comparison with cuBLAS
+  double sm_clock_mhz = 0;            // SM clock read right after timing it (MHz); 0 when unknown
+  std::string message;                // why there is no timing, or which algorithms were rejected and why
+};
+
 }  // namespace mpgemm

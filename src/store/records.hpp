@@ -82,6 +82,21 @@ struct StoredCublas : CublasRecord {
   std::string created_at;
 };
 
+// One cuBLASLt reference timing (table cublaslt_timings), with or without a timing.
+struct CublasLtRecord {
+  std::string device_name;
+  std::string device_cc;  // e.g. "sm_90"
+  Shape shape;
+  CublasLtReference reference;
+};
+
+struct StoredCublasLt : CublasLtRecord {
+  std::int64_t id = 0;
+  std::int64_t run_id = 0;
+  std::optional<double> tflops;  // computed by the store from shape and median when timed (TFLOP/s)
+  std::string created_at;
+};
+
 // One candidate's outcome on one shape (table measurements).
 struct MeasurementRecord {
   std::int64_t run_id = 0;
@@ -93,8 +108,10 @@ struct MeasurementRecord {
   Arch arch;              // compiled for
   Shape shape;
   Measurement measurement;
-  std::optional<std::int64_t> cublas_id;     // the reference timing compared against
-  std::optional<double> ratio_to_cublas;     // cuBLAS median / ours: > 1 means faster than cuBLAS
+  std::optional<std::int64_t> cublas_id;    // the reference timing compared against
+  std::optional<double> ratio_to_cublas;    // cuBLAS median / ours: > 1 means faster than cuBLAS
+  std::optional<std::int64_t> cublaslt_id;  // the cuBLASLt timing compared against, when there is one
+  std::optional<double> ratio_to_cublaslt;  // cuBLASLt median / ours: > 1 means faster than cuBLASLt's best
 };
 
 struct StoredMeasurement : MeasurementRecord {

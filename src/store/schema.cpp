@@ -180,10 +180,95 @@ ALTER TABLE compilations ADD COLUMN perf_warnings INTEGER
   GENERATED ALWAYS AS (json_array_length(warnings)) VIRTUAL;
 )sql";
 
+// Version 4: cuBLASLt as a second reference (its best of its top heuristic algorithms, timed like cuBLAS),
+// the ratio of each measurement to it, and the best views with both references' throughput. `best` keeps one
+// row per arch; `best_per_shape` lets every family and arch compete for a device and shape (mpgemm-run
+// --config best).
+constexpr std::string_view kVersion4 = R"sql(
+-- cuBLASLt (the second reference) on one shape: up to 8 algorithms from cublasLtMatmulAlgoGetHeuristic, each run
+-- once and compared with cuBLAS at the candidates' tolerance, the ones that agree timed with the candidates'
+-- protocol; the fastest is kept. Timing and algorithm columns are NULL when none could be timed (message says why).
+CREATE TABLE cublaslt_timings (
+  id                  INTEGER PRIMARY KEY,
+  run_id              INTEGER NOT NULL REFERENCES runs (id),
+  device_name         TEXT NOT NULL,
+  device_cc           TEXT NOT NULL,        -- e.g. 'sm_90'
+  M                   INTEGER NOT NULL CHECK (M > 0),
+  N                   INTEGER NOT NULL CHECK (N > 0),
+  K                   INTEGER NOT NULL CHECK (K > 0),
+  median_ms           REAL,                 -- per launch (ms), the fastest verified algorithm
+  min_ms              REAL,                 -- per launch (ms)
+  max_ms              REAL,                 -- per launch (ms)
+  warmup              INTEGER,              -- launches before timing
+  runs                INTEGER,              -- timed batches
+  iters               INTEGER,              -- launches per batch
+  tflops              REAL,                 -- 2*M*N*K / median time (TFLOP/s)
+  sm_clock_mhz        REAL,                 -- SM clock read while timing (MHz); NULL when unknown
+  heuristics_returned INTEGER NOT NULL,     -- algorithms the heuristic returned (at most 8)
+  heuristics_valid    INTEGER NOT NULL,     -- of those, how many ran, agreed with cuBLAS and were timed
+  algo                TEXT,                 -- the fastest, in words: 'algo 66 tile 24 stages 35 splitk 1 ...'
+  algo_id             INTEGER,              -- CUBLASLT_ALGO_CONFIG_ID
+  tile_id             INTEGER,              -- cublasLtMatmulTile_t (cublasLt.h), e.g. 24 = 256x128
+  stages_id           INTEGER,              -- cublasLtMatmulStages_t
+  splitk              INTEGER,              -- K splits (1: none)
+  reduction_scheme    INTEGER,              -- cublasLtReductionScheme_t
+  swizzle             INTEGER,              -- CTA swizzling (0 or 1)
+  custom_option       INTEGER,
+  inner_shape_id      INTEGER,              -- cublasLtMatmulInnerShape_t
+  cluster_shape_id    INTEGER,              -- cublasLtClusterShape_t
+  workspace_bytes     INTEGER,              -- workspace the algorithm used (bytes)
+  waves               REAL,                 -- the heuristic's waves count
+  max_abs_err         REAL,                 -- the fastest's max |c - ref| against cuBLAS
+  max_rel_err         REAL,                 -- max |c - ref| / |ref| over ref != 0
+  atol                REAL,                 -- absolute tolerance used
+  rtol                REAL,                 -- relative tolerance used
+  message             TEXT NOT NULL DEFAULT '',  -- why there is no timing, or which algorithms were left out
+  created_at          TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  CHECK ((median_ms IS NULL) = (algo_id IS NULL))
+) STRICT;
+CREATE INDEX cublaslt_timings_by_run ON cublaslt_timings (run_id);
+CREATE INDEX cublaslt_timings_by_shape ON cublaslt_timings (device_name, M, N, K);
+
+-- The cuBLASLt timing compared against (NULL when cuBLASLt was skipped or could not be timed), and
+-- cuBLASLt median / this median: > 1 means faster than cuBLASLt's best.
+ALTER TABLE measurements ADD COLUMN cublaslt_id INTEGER REFERENCES cublaslt_timings (id);
+ALTER TABLE measurements ADD COLUMN ratio_to_cublaslt REAL;
+
+-- For each (device, arch, shape): the fastest 'ok' measurement, with both references' throughput.
+DROP VIEW best;
+CREATE VIEW best AS
+SELECT m.device_name, m.device_cc, m.arch, m.M, m.N, m.K,
+       c.family, c.name AS config_name, c.alias, c.params,
+       m.median_ms, m.tflops, ct.tflops AS cublas_tflops, lt.tflops AS cublaslt_tflops,
+       m.ratio_to_cublas, m.ratio_to_cublaslt, lt.algo AS cublaslt_algo,
+       m.id AS measurement_id, m.config_id, m.run_id, m.created_at
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, arch, M, N, K ORDER BY median_ms, id) AS place
+      FROM measurements WHERE status = 'ok') AS m
+JOIN configs AS c ON c.id = m.config_id
+LEFT JOIN cublas_timings AS ct ON ct.id = m.cublas_id
+LEFT JOIN cublaslt_timings AS lt ON lt.id = m.cublaslt_id
+WHERE m.place = 1;
+
+-- For each (device, shape): the fastest 'ok' measurement of any family and arch (sm_90 and sm_90a compete).
+CREATE VIEW best_per_shape AS
+SELECT m.device_name, m.device_cc, m.arch, m.M, m.N, m.K,
+       c.family, c.name AS config_name, c.alias, c.params,
+       m.median_ms, m.tflops, ct.tflops AS cublas_tflops, lt.tflops AS cublaslt_tflops,
+       m.ratio_to_cublas, m.ratio_to_cublaslt, lt.algo AS cublaslt_algo,
+       m.id AS measurement_id, m.config_id, m.run_id, m.created_at
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, M, N, K ORDER BY median_ms, id) AS place
+      FROM measurements WHERE status = 'ok') AS m
+JOIN configs AS c ON c.id = m.config_id
+LEFT JOIN cublas_timings AS ct ON ct.id = m.cublas_id
+LEFT JOIN cublaslt_timings AS lt ON lt.id = m.cublaslt_id
+WHERE m.place = 1;
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1},
     store_detail::Migration{2, kVersion2},
     store_detail::Migration{3, kVersion3},
+    store_detail::Migration{4, kVersion4},
 };
 
 }  // namespace

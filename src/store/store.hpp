@@ -61,6 +61,12 @@ class Store {
   // The most recent cuBLAS timing of this shape on this device.
   std::optional<StoredCublas> find_latest_cublas(std::string_view device_name, const Shape& shape) const;
 
+  // A cuBLASLt reference, timed or not (then its message says why).
+  std::int64_t record_cublaslt(std::int64_t run_id, const CublasLtRecord& record);
+  std::optional<StoredCublasLt> find_cublaslt(std::int64_t cublaslt_id) const;
+  // The most recent cuBLASLt reference of this shape on this device (replay backend).
+  std::optional<StoredCublasLt> find_latest_cublaslt(std::string_view device_name, const Shape& shape) const;
+
   // Measurements are keyed by result_key; recording a known key is a no-op returning the existing id.
   bool has_measurement(std::string_view result_key) const;
   std::optional<StoredMeasurement> find_measurement(std::string_view result_key) const;
@@ -76,8 +82,8 @@ class Store {
   // Every metric profiled for both labels (latest value of each), side by side with b / a: which counter moved.
   report::Table compare_profiles(std::string_view label_a, std::string_view label_b) const;
 
-  // Canned queries for mpgemm-query: runs, configs, compilations, warnings, failures, best, measurements,
-  // profiles.
+  // Canned queries for mpgemm-query: runs, configs, compilations, warnings, failures, best, best_per_shape,
+  // references, measurements, profiles.
   static std::span<const std::string_view> query_names();
   // Throws mpgemm::Error listing the valid names for an unknown one.
   report::Table query_named(std::string_view what) const;

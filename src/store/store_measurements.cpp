@@ -12,8 +12,9 @@ namespace {
 constexpr std::string_view kColumns =
     "m.id, m.run_id, m.config_id, m.compilation_id, m.result_key, m.device_name, m.device_cc, m.arch, m.M, m.N, "
     "m.K, m.status, m.median_ms, m.min_ms, m.max_ms, m.warmup, m.runs, m.iters, m.tflops, m.max_abs_err, "
-    "m.max_rel_err, m.bad_count, m.nan_count, m.atol, m.rtol, m.cublas_id, m.ratio_to_cublas, m.sm_clock_mhz, "
-    "m.message, m.created_at";
+    "m.max_rel_err, m.bad_count, m.nan_count, m.atol, m.rtol, m.cublas_id, m.ratio_to_cublas, "
+    "m.sm_clock_mhz, "
+    "m.message, m.created_at, m.cublaslt_id, m.ratio_to_cublaslt";
 
 StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::Statement& q) {
   StoredMeasurement r;
@@ -43,6 +44,8 @@ StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::S
   m.sm_clock_mhz = q.opt_real(27).value_or(0);
   m.message = q.text(28);
   r.created_at = q.text(29);
+  r.cublaslt_id = q.opt_int64(30);
+  r.ratio_to_cublaslt = q.opt_real(31);
   return r;
 }
 
@@ -86,21 +89,25 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
   auto timed = [&](auto field) { return t ? std::optional(*t.*field) : std::nullopt; };
   auto compared = [&](auto field) { return e ? std::optional(*e.*field) : std::nullopt; };
   sqlite::Transaction tx(s.conn, doing);
-  sqlite::Statement(s.conn,
-                    "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, "
-                    "arch, M, N, K, status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, max_abs_err, "
-                    "max_rel_err, bad_count, nan_count, atol, rtol, cublas_id, ratio_to_cublas, sm_clock_mhz, "
-                    "message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                    "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28) ON CONFLICT (result_key) DO NOTHING",
-                    doing)
+  sqlite::Statement(
+      s.conn,
+      "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, "
+      "arch, M, N, K, status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, max_abs_err, "
+      "max_rel_err, bad_count, nan_count, atol, rtol, cublas_id, ratio_to_cublas, sm_clock_mhz, "
+      "message, cublaslt_id, ratio_to_cublaslt) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+      "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30) "
+      "ON CONFLICT (result_key) DO NOTHING",
+      doing)
       .bind(r.run_id, r.config_id, r.compilation_id, r.result_key, r.device_name, r.device_cc, r.arch.str(),
             r.shape.m, r.shape.n, r.shape.k, to_string(m.status), timed(&TimingStats::median_ms),
             timed(&TimingStats::min_ms), timed(&TimingStats::max_ms), timed(&TimingStats::warmup),
             timed(&TimingStats::runs), timed(&TimingStats::iters),
             t ? tflops_of(r.shape, t->median_ms) : std::nullopt, compared(&ErrorStats::max_abs),
-            compared(&ErrorStats::max_rel), compared(&ErrorStats::bad_count), compared(&ErrorStats::nan_count),
-            compared(&ErrorStats::atol), compared(&ErrorStats::rtol), r.cublas_id, r.ratio_to_cublas,
-            m.sm_clock_mhz != 0 ? std::optional(m.sm_clock_mhz) : std::nullopt, m.message)
+            compared(&ErrorStats::max_rel), compared(&ErrorStats::bad_count),
+            compared(&ErrorStats::nan_count), compared(&ErrorStats::atol), compared(&ErrorStats::rtol),
+            r.cublas_id, r.ratio_to_cublas,
+            m.sm_clock_mhz != 0 ? std::optional(m.sm_clock_mhz) : std::nullopt, m.message, r.cublaslt_id,
+            r.ratio_to_cublaslt)
       .run();
   sqlite::Statement q(s.conn, "SELECT id FROM measurements WHERE result_key = ?1", doing);
   if (!q.bind(r.result_key).step()) s.bad_row(doing + ": the row vanished");

@@ -26,7 +26,7 @@ struct NamedQuery {
 
 // The SQL is laid out by hand, a clause or a group of columns per line.
 // clang-format off
-constexpr std::array<NamedQuery, 8> kQueries{{
+constexpr std::array<NamedQuery, 10> kQueries{{
     {"runs",
      "SELECT r.id, r.started_at, r.ended_at, r.status, r.mode, r.device_name, r.device_cc, r.tool_version, "
      "r.git_sha, (SELECT count(*) FROM compilations WHERE run_id = r.id) AS compilations, "
@@ -69,14 +69,36 @@ constexpr std::array<NamedQuery, 8> kQueries{{
     // The winner's warnings come from the compilation its measurement ran.
     {"best",
      "SELECT b.device_name, b.arch, b.M, b.N, b.K, b.config_name, b.alias, b.median_ms, b.tflops, "
-     "b.ratio_to_cublas, " MPGEMM_WARNING_KINDS("cp") " AS warnings, b.measurement_id, b.params "
+     "b.cublas_tflops, b.cublaslt_tflops, b.ratio_to_cublas, b.ratio_to_cublaslt, "
+     MPGEMM_WARNING_KINDS("cp") " AS warnings, b.measurement_id, b.params "
      "FROM best AS b JOIN measurements AS m ON m.id = b.measurement_id "
      "LEFT JOIN compilations AS cp ON cp.id = m.compilation_id "
      "ORDER BY b.device_name, b.arch, b.M, b.N, b.K"},
+    // Every family and arch competing: what mpgemm-run --config best takes. The answer first: the config, its
+    // TFLOP/s, both references' and both ratios.
+    {"best_per_shape",
+     "SELECT b.M, b.N, b.K, b.config_name, b.arch, b.tflops, b.cublas_tflops, b.cublaslt_tflops, "
+     "b.ratio_to_cublas, b.ratio_to_cublaslt, b.median_ms, b.family, b.alias, "
+     MPGEMM_WARNING_KINDS("cp") " AS warnings, b.device_name, b.cublaslt_algo, b.measurement_id "
+     "FROM best_per_shape AS b JOIN measurements AS m ON m.id = b.measurement_id "
+     "LEFT JOIN compilations AS cp ON cp.id = m.compilation_id "
+     "ORDER BY b.device_name, b.M, b.N, b.K"},
+    // Both references of every shape of every run; cuBLASLt with how many of its heuristics verified.
+    {"references",
+     "SELECT * FROM ("
+     "SELECT 'cuBLAS' AS reference, t.run_id, t.device_name, t.M, t.N, t.K, t.median_ms, t.min_ms, t.max_ms, "
+     "t.tflops, t.sm_clock_mhz, NULL AS valid_heuristics, NULL AS returned_heuristics, "
+     "'cublasGemmEx COMPUTE_32F' AS detail FROM cublas_timings AS t "
+     "UNION ALL "
+     "SELECT 'cuBLASLt', l.run_id, l.device_name, l.M, l.N, l.K, l.median_ms, l.min_ms, l.max_ms, l.tflops, "
+     "l.sm_clock_mhz, l.heuristics_valid, l.heuristics_returned, "
+     "coalesce(l.algo, " MPGEMM_EXCERPT("l.message") ") FROM cublaslt_timings AS l) "
+     "ORDER BY run_id, M, N, K, reference"},
     {"measurements",
      "SELECT m.id, m.run_id, c.name AS config, m.device_name, m.arch, m.M, m.N, m.K, m.status, m.median_ms, "
-     "m.tflops, m.ratio_to_cublas, m.max_rel_err, m.bad_count, m.sm_clock_mhz, " MPGEMM_EXCERPT("m.message")
-     " AS message FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY m.id"},
+     "m.tflops, m.ratio_to_cublas, m.ratio_to_cublaslt, m.max_rel_err, m.bad_count, m.sm_clock_mhz, "
+     MPGEMM_EXCERPT("m.message") " AS message FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
+     "ORDER BY m.id"},
     {"profiles",
      "SELECT p.label, p.kernel, p.device_name, p.M, p.N, p.K, p.metric, p.unit, p.value, p.created_at "
      "FROM profile_metrics AS p ORDER BY p.label, p.metric, p.id"},

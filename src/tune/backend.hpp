@@ -13,19 +13,23 @@
 
 namespace mpgemm {
 
-// How every candidate is verified and timed; part of each result key.
+// How every candidate is verified and timed; part of each result key (all but `cublaslt`).
 struct MeasureSettings {
-  double atol = 0.5;   // absolute tolerance against cuBLAS
-  double rtol = 1e-3;  // relative tolerance against cuBLAS
-  int warmup = 3;      // launches before timing
-  int runs = 5;        // timed batches
-  int iters = 20;      // launches per batch
+  double atol = 0.5;     // absolute tolerance against cuBLAS
+  double rtol = 1e-3;    // relative tolerance against cuBLAS
+  int warmup = 3;        // launches before timing
+  int runs = 5;          // timed batches
+  int iters = 20;        // launches per batch
+  bool cublaslt = true;  // time cuBLASLt as a second reference per shape; not in result keys: it changes the
+                         // references recorded next to a candidate, never the candidate's own outcome
 };
 
-// cuBLAS on one shape, timed with the same protocol as the candidates.
+// cuBLAS on one shape, timed with the same protocol as the candidates, and cuBLASLt's best of its heuristics
+// when it was asked for (or, replaying, when the recording has it).
 struct ShapeReference {
   TimingStats timing;
   double sm_clock_mhz = 0;  // SM clock read right after timing (MHz); 0 when unknown
+  std::optional<CublasLtReference> cublaslt;
 };
 
 class MeasureBackend {
@@ -33,7 +37,8 @@ class MeasureBackend {
   virtual ~MeasureBackend() = default;
   virtual std::string mode() const = 0;  // "gpu" or "replay", as stored in runs.mode
   virtual const DeviceDescription& device() const = 0;
-  // Prepares inputs for `shape` and returns cuBLAS's timing on it (same protocol as the candidates).
+  // Prepares inputs for `shape` and returns cuBLAS's timing on it (same protocol as the candidates), and
+  // cuBLASLt's.
   virtual ShapeReference prepare_shape(const Shape& shape) = 0;
   // Verifies and times one compiled candidate on the prepared shape. Never throws for a kernel's misbehaviour:
   // faults, hangs and wrong answers come back as statuses. nullopt: the backend has no outcome (replay only).

@@ -29,10 +29,16 @@ class GpuBackend final : public MeasureBackend {
 
   ShapeReference prepare_shape(const Shape& shape) override {
     // Fresh random inputs for every shape of every run: a kernel must compute the same function on any input.
-    PrepareShapeRequest req{shape, std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32),
-                            settings_.warmup, settings_.runs, settings_.iters};
-    CublasReference ref = client_.prepare_shape(req);
-    return {ref.timing, ref.sm_clock_mhz};
+    PrepareShapeRequest req{shape,
+                            std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32),
+                            settings_.warmup,
+                            settings_.runs,
+                            settings_.iters,
+                            settings_.cublaslt,
+                            settings_.atol,
+                            settings_.rtol};
+    PrepareShapeReply reply = client_.prepare_shape(req);
+    return {reply.reference.timing, reply.reference.sm_clock_mhz, std::move(reply.cublaslt)};
   }
 
   std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,

@@ -47,7 +47,10 @@ class ReplayBackend final : public MeasureBackend {
     if (!c)
       throw Error(fmt::format("{} has no cuBLAS timing for {} on {}: nothing to replay for this shape",
                               store_.path().string(), shape.str(), device_.name));
-    return {c->timing, c->sm_clock_mhz};
+    ShapeReference ref{c->timing, c->sm_clock_mhz, std::nullopt};
+    // cuBLASLt when the recording has it (recordings made before schema 3, or with --no-cublaslt, do not).
+    if (auto lt = store_.find_latest_cublaslt(device_.name, shape)) ref.cublaslt = lt->reference;
+    return ref;
   }
 
   std::optional<Measurement> measure(const Candidate& candidate, const CompileResult&, const Shape& shape) override {

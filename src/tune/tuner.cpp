@@ -108,6 +108,34 @@ Arch choose_arch(const TuneOptions& opt, const Space& space, const MeasureBacken
   throw UsageError("no GPU, no --arch and the space names no \"arch\": say which arch to compile for (--arch sm_86)");
 }
 
+// The cuBLASLt reference of a shape as the measurements link to it: its row, and its median when it was
+// timed.
+struct CublasLtIds {
+  std::optional<std::int64_t> id;
+  std::optional<double> median_ms;
+};
+
+// Records cuBLASLt's reference when the backend has one (it is absent with --no-cublaslt, or replaying a
+// recording without it) and says how it went.
+CublasLtIds record_cublaslt(Store& store, std::int64_t run_id, const DeviceDescription& device,
+                            const Shape& shape, const ShapeReference& ref, const TuneObserver& obs) {
+  if (!ref.cublaslt) return {};
+  const CublasLtReference& lt = *ref.cublaslt;
+  CublasLtIds ids;
+  ids.id = store.record_cublaslt(run_id, CublasLtRecord{device.name, device.arch.str(), shape, lt});
+  if (lt.timing && lt.timing->median_ms > 0) {
+    ids.median_ms = lt.timing->median_ms;
+    obs.note(
+        fmt::format("shape {}: cuBLASLt {:.4f} ms ({:.1f} TFLOP/s), best of {} verified of {} heuristic "
+                    "algorithms: {}",
+                    shape.str(), lt.timing->median_ms, shape.flops() / lt.timing->median_ms / 1e9,
+                    lt.heuristics_valid, lt.heuristics_returned, lt.algo ? describe(*lt.algo) : "?"));
+  } else {
+    obs.note(fmt::format("shape {}: no cuBLASLt timing: {}", shape.str(), lt.message));
+  }
+  return ids;
+}
+
 }  // namespace
 
 TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
@@ -248,6 +276,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
         std::int64_t cublas_id = store.record_cublas(summary.run_id, cr);
         obs.note(fmt::format("shape {}: cuBLAS {:.4f} ms ({:.1f} TFLOP/s)", shape.str(), cublas.median_ms,
                              shape.flops() / cublas.median_ms / 1e9));
+        const CublasLtIds lt = record_cublaslt(store, summary.run_id, backend->device(), shape, ref, obs);
         obs.phase_started(fmt::format("measure {}", shape.str()), todo.size());
         std::size_t done = 0;
         // A candidate another process is measuring goes to the back of the queue; met again, it is waited for.
@@ -303,8 +332,11 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
           rec.shape = shape;
           rec.measurement = *m;
           rec.cublas_id = cublas_id;
-          if (m->status == Status::ok && m->timing && m->timing->median_ms > 0)
+          rec.cublaslt_id = lt.id;
+          if (m->status == Status::ok && m->timing && m->timing->median_ms > 0) {
             rec.ratio_to_cublas = cublas.median_ms / m->timing->median_ms;
+            if (lt.median_ms) rec.ratio_to_cublaslt = *lt.median_ms / m->timing->median_ms;
+          }
           store.record_measurement(rec);
           ++summary.measured_now;
           ++statuses[m->status];

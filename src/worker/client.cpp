@@ -147,7 +147,7 @@ DeviceInfo WorkerClient::hello() {
   return *device_;
 }
 
-CublasReference WorkerClient::prepare_shape(const PrepareShapeRequest& request) {
+PrepareShapeReply WorkerClient::prepare_shape(const PrepareShapeRequest& request) {
   shape_.reset();  // a restart in between must not prepare the previous shape first
   reference_.reset();
   ensure_started();
@@ -158,8 +158,9 @@ CublasReference WorkerClient::prepare_shape(const PrepareShapeRequest& request) 
     throw WorkerError(fmt::format("worker answered prepare_shape with {}", message_type(reply)));
   }
   shape_ = request;
+  shape_->cublaslt = false;
   reference_ = prepared->reference;
-  return *reference_;
+  return *prepared;
 }
 
 Measurement WorkerClient::measure(const MeasureRequest& request) {

@@ -54,10 +54,11 @@ class WorkerClient {
   // (the worker has exited then), WorkerError when it cannot be started or does not answer in time.
   DeviceInfo hello();
 
-  // Makes `request` the current shape: the worker allocates it, computes cuBLAS's reference and times cuBLAS. Throws
-  // CudaError (e.g. out of memory for the shape, with the sizes), NoDeviceError, WorkerError; the current shape is
-  // then unset.
-  CublasReference prepare_shape(const PrepareShapeRequest& request);
+  // Makes `request` the current shape: the worker allocates it, computes cuBLAS's reference and times cuBLAS
+  // (and cuBLASLt when the request asks). Throws CudaError (e.g. out of memory for the shape, with the
+  // sizes), NoDeviceError, WorkerError; the current shape is then unset. A replacement worker gets the same
+  // request without cuBLASLt: its reference was taken once.
+  PrepareShapeReply prepare_shape(const PrepareShapeRequest& request);
 
   // Measures one candidate on the current shape. Kernel failures are results: resources_exceeded, launch_failed,
   // incorrect, runtime_fault, timeout (see the limits above). Throws mpgemm::Error when no shape is prepared,

@@ -36,10 +36,19 @@ struct Encoder {
     return {{"protocol", m.protocol}, {"device", wire::encode(m.device)}, {"pid", m.pid}};
   }
   json operator()(const PrepareShapeRequest& m) const {
-    return {{"shape", wire::encode(m.shape)}, {"seed", m.seed}, {"warmup", m.warmup}, {"runs", m.runs},
-            {"iters", m.iters}};
+    return {{"shape", wire::encode(m.shape)},
+            {"seed", m.seed},
+            {"warmup", m.warmup},
+            {"runs", m.runs},
+            {"iters", m.iters},
+            {"cublaslt", m.cublaslt},
+            {"atol", m.atol},
+            {"rtol", m.rtol}};
   }
-  json operator()(const PrepareShapeReply& m) const { return {{"reference", wire::encode(m.reference)}}; }
+  json operator()(const PrepareShapeReply& m) const {
+    return {{"reference", wire::encode(m.reference)},
+            {"cublaslt", m.cublaslt ? wire::encode(*m.cublaslt) : json(nullptr)}};
+  }
   json operator()(const MeasureRequest& m) const {
     return {{"family", m.family},
             {"params", to_json(m.params)},
@@ -71,8 +80,14 @@ Message decode_body(std::string_view type, const json& j) {
     return HelloReply{j.at("protocol").get<int>(), wire::decode_device_info(j.at("device")), j.at("pid").get<int>()};
   if (type == "prepare_shape")
     return PrepareShapeRequest{wire::decode_shape(j.at("shape")), j.at("seed").get<std::uint64_t>(),
-                               j.at("warmup").get<int>(), j.at("runs").get<int>(), j.at("iters").get<int>()};
-  if (type == "cublas_reference") return PrepareShapeReply{wire::decode_cublas_reference(j.at("reference"))};
+                               j.at("warmup").get<int>(),          j.at("runs").get<int>(),
+                               j.at("iters").get<int>(),           j.at("cublaslt").get<bool>(),
+                               j.at("atol").get<double>(),         j.at("rtol").get<double>()};
+  if (type == "cublas_reference") {
+    PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt};
+    if (!j.at("cublaslt").is_null()) r.cublaslt = wire::decode_cublaslt_reference(j.at("cublaslt"));
+    return r;
+  }
   if (type == "measure") {
     MeasureRequest m;
     m.family = j.at("family").get<std::string>();

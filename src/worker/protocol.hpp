@@ -5,7 +5,7 @@
 //
 //   coordinator -> worker          worker -> coordinator
 //   hello                          device (or error: no_device, fatal)
-//   prepare_shape                  cublas_reference (or error)
+//   prepare_shape                  cublas_reference, with cuBLASLt's when asked for (or error)
 //   measure                        verified, then result (or error)
 //   shutdown                       (the worker exits)
 //
@@ -23,7 +23,7 @@
 
 namespace mpgemm {
 
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;  // 2: cuBLASLt in prepare_shape
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -44,10 +44,16 @@ struct PrepareShapeRequest {
   int warmup = 3;          // cuBLAS timing protocol
   int runs = 5;
   int iters = 20;
+  bool cublaslt = true;  // also time cuBLASLt's best of its top heuristics (verified with atol, rtol)
+  double atol = 0.5;
+  double rtol = 1e-3;
 };
 
 struct PrepareShapeReply {
   CublasReference reference;
+  // Present when the request asked for it, also when cuBLASLt could not be timed (its message says why): a
+  // failing cuBLASLt never fails prepare_shape.
+  std::optional<CublasLtReference> cublaslt;
 };
 
 struct MeasureRequest {

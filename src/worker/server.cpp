@@ -9,6 +9,7 @@
 
 #include "codegen/family.hpp"
 #include "device/candidate.hpp"
+#include "device/cublaslt.hpp"
 #include "device/cuda_check.hpp"
 #include "device/problem.hpp"
 #include "device/session.hpp"
@@ -102,6 +103,7 @@ class Server {
   std::optional<int> prepare(const PrepareShapeRequest& m) {
     if (!session_) return fail(ErrorKind::bad_request, 0, "prepare_shape before hello", 0);
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
     problem_.reset();  // free the previous shape's memory before allocating the next
     problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
     CublasReference ref;
@@ -109,8 +111,25 @@ class Server {
     ref.seed = m.seed;
     ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters);
     ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
-    reply(PrepareShapeReply{ref});
+    PrepareShapeReply out{ref, std::nullopt};
+    if (m.cublaslt) out.cublaslt = time_cublaslt(m);
+    reply(out);
     return std::nullopt;
+  }
+
+  // cuBLASLt's reference on the prepared problem. Its failures are recorded, not raised: the sweep needs
+  // cuBLAS only. A failure that left the context unusable is raised, since nothing can be measured after it.
+  CublasLtReference time_cublaslt(const PrepareShapeRequest& m) {
+    CublasLtReference lt;
+    try {
+      if (!cublaslt_) cublaslt_ = std::make_unique<CublasLtSession>(*session_);
+      return cublaslt_->best_of_heuristics(*problem_, m.warmup, m.runs, m.iters, m.atol, m.rtol);
+    } catch (const Error& e) {
+      if (!context_healthy()) throw;
+      lt.message = fmt::format("cuBLASLt failed: {}", e.what());
+      log(lt.message);
+    }
+    return lt;
   }
 
   static std::optional<std::string> bad_protocol(int warmup, int runs, int iters) {
@@ -118,11 +137,15 @@ class Server {
     return fmt::format("bad timing protocol: warmup {}, runs {}, iters {}", warmup, runs, iters);
   }
 
+  static std::optional<std::string> bad_tolerances(double atol, double rtol) {
+    if (atol >= 0 && rtol >= 0) return std::nullopt;
+    return fmt::format("bad tolerances: atol {}, rtol {}", atol, rtol);
+  }
+
   std::optional<int> measure(const MeasureRequest& m) {
     if (!problem_) return fail(ErrorKind::bad_request, 0, "measure before prepare_shape", 0);
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
-    if (!(m.atol >= 0) || !(m.rtol >= 0))
-      return fail(ErrorKind::bad_request, 0, fmt::format("bad tolerances: atol {}, rtol {}", m.atol, m.rtol), 0);
+    if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
     ArgsBuilder args = m.family.empty() ? standard_args() : family_args(family(m.family), m.params);
     CandidateRun run(*session_, *problem_, {m.cubin, m.lowered_name, m.geometry, std::move(args)});
 
@@ -142,6 +165,7 @@ class Server {
   FrameReader reader_;
   std::unique_ptr<DeviceSession> session_;
   std::unique_ptr<ProblemContext> problem_;
+  std::unique_ptr<CublasLtSession> cublaslt_;  // made at the first prepare_shape that asks for cuBLASLt
 };
 
 }  // namespace

@@ -165,4 +165,60 @@ CublasReference decode_cublas_reference(const json& j) {
   });
 }
 
+json encode(const CublasLtAlgo& v) {
+  return {{"algo_id", v.algo_id},
+          {"tile_id", v.tile_id},
+          {"stages_id", v.stages_id},
+          {"splitk", v.splitk},
+          {"reduction_scheme", v.reduction_scheme},
+          {"swizzle", v.swizzle},
+          {"custom_option", v.custom_option},
+          {"inner_shape_id", v.inner_shape_id},
+          {"cluster_shape_id", v.cluster_shape_id},
+          {"workspace_bytes", v.workspace_bytes},
+          {"waves", v.waves}};
+}
+
+CublasLtAlgo decode_cublaslt_algo(const json& j) {
+  return guarded("cuBLASLt algorithm", [&] {
+    CublasLtAlgo a;
+    a.algo_id = j.at("algo_id").get<int>();
+    a.tile_id = j.at("tile_id").get<int>();
+    a.stages_id = j.at("stages_id").get<int>();
+    a.splitk = j.at("splitk").get<int>();
+    a.reduction_scheme = j.at("reduction_scheme").get<int>();
+    a.swizzle = j.at("swizzle").get<int>();
+    a.custom_option = j.at("custom_option").get<int>();
+    a.inner_shape_id = j.at("inner_shape_id").get<int>();
+    a.cluster_shape_id = j.at("cluster_shape_id").get<int>();
+    a.workspace_bytes = j.at("workspace_bytes").get<std::int64_t>();
+    a.waves = j.at("waves").get<double>();
+    return a;
+  });
+}
+
+json encode(const CublasLtReference& v) {
+  return {{"heuristics_returned", v.heuristics_returned},
+          {"heuristics_valid", v.heuristics_valid},
+          {"timing", v.timing ? encode(*v.timing) : json(nullptr)},
+          {"algo", v.algo ? encode(*v.algo) : json(nullptr)},
+          {"error", v.error ? encode(*v.error) : json(nullptr)},
+          {"sm_clock_mhz", v.sm_clock_mhz},
+          {"message", v.message}};
+}
+
+CublasLtReference decode_cublaslt_reference(const json& j) {
+  return guarded("cuBLASLt reference", [&] {
+    CublasLtReference r;
+    r.heuristics_returned = j.at("heuristics_returned").get<int>();
+    r.heuristics_valid = j.at("heuristics_valid").get<int>();
+    if (!j.at("timing").is_null()) r.timing = decode_timing(j.at("timing"));
+    if (!j.at("algo").is_null()) r.algo = decode_cublaslt_algo(j.at("algo"));
+    if (!j.at("error").is_null()) r.error = decode_error_stats(j.at("error"));
+    r.sm_clock_mhz = j.at("sm_clock_mhz").get<double>();
+    r.message = j.at("message").get<std::string>();
+    return r;
+  });
+}
+
 }  // namespace mpgemm::wire

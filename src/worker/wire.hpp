@@ -28,6 +28,8 @@ json encode(const Measurement& v);
 json encode(const LaunchGeometry& v);
 json encode(const DeviceInfo& v);
 json encode(const CublasReference& v);
+json encode(const CublasLtAlgo& v);
+json encode(const CublasLtReference& v);
 
 Shape decode_shape(const json& j);
 TimingStats decode_timing(const json& j);
@@ -36,6 +38,8 @@ Measurement decode_measurement(const json& j);
 LaunchGeometry decode_geometry(const json& j);
 DeviceInfo decode_device_info(const json& j);
 CublasReference decode_cublas_reference(const json& j);
+CublasLtAlgo decode_cublaslt_algo(const json& j);
+CublasLtReference decode_cublaslt_reference(const json& j);
 
 Status decode_status(const json& j);
 

@@ -121,18 +121,28 @@ class DeviceWorkerTest : public ::testing::Test {
     ASSERT_TRUE(std::filesystem::exists(kWorker)) << "build mpgemm-worker first: " << kWorker;
   }
 
-  // A worker that has answered hello and prepared a 256 x 192 x 320 problem.
-  static std::unique_ptr<WorkerProcess> ready_worker() {
+  // A worker that has answered hello and prepared a 256 x 192 x 320 problem (with cuBLASLt's reference when
+  // asked; its reply goes to `prepared`).
+  static std::unique_ptr<WorkerProcess> ready_worker(bool cublaslt = false, json* prepared = nullptr) {
     auto w = std::make_unique<WorkerProcess>();
-    w->send({{"type", "hello"}, {"protocol", 1}, {"device_ordinal", 0}});
+    w->send({{"type", "hello"}, {"protocol", 2}, {"device_ordinal", 0}});
     const auto hello = w->receive(120s);
     EXPECT_TRUE(hello && (*hello)["type"] == "device") << (hello ? hello->dump() : "no reply");
-    w->send({{"type", "prepare_shape"}, {"shape", {{"m", 256}, {"n", 192}, {"k", 320}}}, {"seed", 5},
-             {"warmup", 3}, {"runs", 5}, {"iters", 20}});
+    w->send({{"type", "prepare_shape"},
+             {"shape", {{"m", 256}, {"n", 192}, {"k", 320}}},
+             {"seed", 5},
+             {"warmup", 3},
+             {"runs", 5},
+             {"iters", 20},
+             {"cublaslt", cublaslt},
+             {"atol", 0.5},
+             {"rtol", 1e-3}});
     const auto ref = w->receive(120s);
     EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
     if (ref && ref->contains("reference")) {
       EXPECT_GT((*ref)["reference"]["timing"]["median_ms"].get<double>(), 0);
+      EXPECT_EQ((*ref)["cublaslt"].is_null(), !cublaslt) << ref->dump();
+      if (prepared) *prepared = *ref;
     }
     return w;
   }
@@ -215,6 +225,21 @@ TEST_F(DeviceWorkerTest, HungKernelIsKilledAndTheGpuRecovers) {
   }  // SIGKILL + waitpid
   auto fresh = ready_worker();
   expect_ok_measurement(*fresh);
+}
+
+TEST_F(DeviceWorkerTest, PrepareShapeTimesCublasLtAndTheWorkerGoesOn) {
+  json prepared;
+  auto w = ready_worker(true, &prepared);
+  const json& lt = prepared["cublaslt"];
+  ASSERT_TRUE(lt.is_object()) << prepared.dump();
+  EXPECT_GE(lt["heuristics_returned"].get<int>(), 1) << lt.dump();
+  EXPECT_GE(lt["heuristics_valid"].get<int>(), 1) << lt.dump();
+  ASSERT_FALSE(lt["timing"].is_null()) << lt.dump();
+  EXPECT_GT(lt["timing"]["median_ms"].get<double>(), 0);
+  EXPECT_FALSE(lt["algo"].is_null());
+  EXPECT_EQ(lt["error"]["bad_count"], 0);
+  EXPECT_LE(lt["error"]["max_abs"].get<double>(), 0.5);
+  expect_ok_measurement(*w);  // cuBLASLt wrote into C; the candidate's poisoned C must not notice
 }
 
 TEST_F(DeviceWorkerTest, UnknownFamilyIsARefusedRequest) {

@@ -35,9 +35,15 @@ class TunePoints : public ::testing::Test {
     EXPECT_EQ(s.query_sql("SELECT * FROM cublas_timings WHERE median_ms > 0").rows.size(), 1u);
     // Throttling shows in the SM clock (NVML), stored with cuBLAS's timing and every timed measurement.
     EXPECT_EQ(s.query_sql("SELECT * FROM cublas_timings WHERE sm_clock_mhz > 0").rows.size(), 1u);
-    EXPECT_EQ(s.query_sql("SELECT * FROM measurements WHERE status = 'ok' AND NOT sm_clock_mhz > 0").rows.size(), 0u);
+    EXPECT_EQ(
+        s.query_sql("SELECT * FROM measurements WHERE status = 'ok' AND NOT sm_clock_mhz > 0").rows.size(),
+        0u);
+    // cuBLASLt, the second reference: one row per shape, recorded whether or not it could be timed.
+    EXPECT_EQ(s.query_sql("SELECT * FROM cublaslt_timings").rows.size(), 1u);
     return s.query_sql(
-        "SELECT c.alias, m.status, m.message, m.ratio_to_cublas, m.max_abs_err, m.bad_count FROM measurements m "
+        "SELECT c.alias, m.status, m.message, m.ratio_to_cublas, m.max_abs_err, m.bad_count, "
+        "m.ratio_to_cublaslt "
+        "FROM measurements m "
         "JOIN configs c ON c.id = m.config_id WHERE c.alias IS NOT NULL ORDER BY c.id");
   }
   std::filesystem::path dir_;
@@ -58,7 +64,39 @@ TEST_F(TunePoints, AllVerifyAt2048Cubed) {
     ASSERT_TRUE(std::holds_alternative<double>(r[3])) << text(r[0]) << " has no ratio to cuBLAS";
     EXPECT_GT(std::get<double>(r[3]), 0.0);
     EXPECT_EQ(std::get<std::int64_t>(r[5]), 0);
+    ASSERT_TRUE(std::holds_alternative<double>(r[6])) << text(r[0]) << " has no ratio to cuBLASLt";
+    EXPECT_GT(std::get<double>(r[6]), 0.0);
   }
+}
+
+TEST_F(TunePoints, CublasLtIsTimedVerifiedAndCanBeSkipped) {
+  tune_points(2048, 2048, 2048);
+  Store s = Store::open((dir_ / "2048x2048x2048.db").string(), Store::Mode::read_only);
+  const auto lt = s.query_sql(
+      "SELECT median_ms, heuristics_returned, heuristics_valid, algo, max_abs_err, message FROM "
+      "cublaslt_timings");
+  ASSERT_EQ(lt.rows.size(), 1u);
+  const auto& r = lt.rows[0];
+  ASSERT_TRUE(std::holds_alternative<double>(r[0])) << "no cuBLASLt timing: " << text(r[5]);
+  EXPECT_GT(std::get<double>(r[0]), 0.0);
+  EXPECT_GE(std::get<std::int64_t>(r[1]), 1);
+  EXPECT_LE(std::get<std::int64_t>(r[1]), 8);
+  EXPECT_GE(std::get<std::int64_t>(r[2]), 1);
+  EXPECT_NE(text(r[3]).find("algo "), std::string::npos);
+  EXPECT_LE(std::get<double>(r[4]), 0.5);
+
+  // --no-cublaslt: no row, no ratio, and the candidates are measured as before.
+  const auto db = (dir_ / "skipped.db").string();
+  auto run = run_command(
+      fmt::format("cd {} && {} configs/sm86.json --only wmma_cp_async_bm128_bn64_bk32_s2_w32x32_p8x8 "
+                  "--M 1024 --N 1024 --K 1024 --no-cublaslt --db {}",
+                  MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  Store skipped = Store::open(db, Store::Mode::read_only);
+  EXPECT_EQ(skipped.query_sql("SELECT * FROM cublaslt_timings").rows.size(), 0u);
+  EXPECT_EQ(skipped.query_sql("SELECT * FROM measurements WHERE status = 'ok' AND ratio_to_cublaslt IS NULL")
+                .rows.size(),
+            1u);
 }
 
 TEST_F(TunePoints, SharedMemoryPointsHandleRaggedShapesAndNaiveIsRejectedWithAReason) {

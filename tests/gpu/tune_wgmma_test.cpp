@@ -82,7 +82,7 @@ TEST_F(TuneWgmma, BrokenBuildIsCaughtAsIncorrect) {
     WorkerClient client;
     client.hello();
     const Shape shape{1024, 1024, 1024};
-    client.prepare_shape(PrepareShapeRequest{shape, 42, 1, 1, 1});
+    client.prepare_shape(PrepareShapeRequest{shape, 42, 1, 1, 1, /*cublaslt=*/false});
     DeviceDescription device;
     device.name = device_.name;
     device.arch = device_.arch;

@@ -132,6 +132,31 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
         run, CublasRecord{device.name, device.arch.str(), space.shapes[s], cublas.back(), 1980.0}));
   }
 
+  // cuBLASLt, the second reference: timed on the first shape, untimed with its reason on the others (both
+  // happen on a GPU); a replay must carry either over.
+  std::vector<std::int64_t> cublaslt_ids;
+  std::vector<std::optional<double>> cublaslt_ms;
+  for (std::size_t s = 0; s < space.shapes.size(); ++s) {
+    CublasLtReference lt;
+    lt.heuristics_returned = 8;
+    if (s == 0) {
+      const double median = 0.2713;
+      lt.heuristics_valid = 7;
+      lt.timing =
+          TimingStats{median, median * 0.993, median * 1.011, settings.warmup, settings.runs, settings.iters};
+      lt.algo = CublasLtAlgo{66, 24, 35, 1, 0, 1, 0, 0, 2, 1048576, 1.37};
+      lt.error = ErrorStats{0.0021, 3.1e-6, 0, 0, settings.atol, settings.rtol};
+      lt.sm_clock_mhz = 1975;
+      lt.message = "left out: heuristic 6 (algo 21 tile 20): CUBLAS_STATUS_NOT_SUPPORTED";
+    } else {
+      lt.message =
+          "none of the 8 algorithms verified: heuristic 1 (algo 66 tile 24): 9 of 4096 elements differ";
+    }
+    cublaslt_ms.push_back(lt.timing ? std::optional(lt.timing->median_ms) : std::nullopt);
+    cublaslt_ids.push_back(
+        store.record_cublaslt(run, CublasLtRecord{device.name, device.arch.str(), space.shapes[s], lt}));
+  }
+
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
     const KernelSpec spec = fam.kernel_spec(c.params, device.arch);
@@ -180,7 +205,10 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
       rec.shape = shape;
       rec.measurement = m;
       rec.cublas_id = cublas_ids[s];
+      rec.cublaslt_id = cublaslt_ids[s];
       if (m.status == Status::ok) rec.ratio_to_cublas = cublas[s].median_ms / m.timing->median_ms;
+      if (m.status == Status::ok && cublaslt_ms[s])
+        rec.ratio_to_cublaslt = *cublaslt_ms[s] / m.timing->median_ms;
       store.record_measurement(rec);
       ++out.statuses[m.status];
       out.result_keys.push_back(rec.result_key);
@@ -248,12 +276,23 @@ inline std::int64_t sql_int(const std::filesystem::path& db, const std::string& 
 // Every recorded outcome, keyed by what identifies it: what "the same content" means between two databases.
 // Ids, run ids, timestamps and compilation ids (a replay compiles nothing) are left out on purpose.
 inline std::vector<std::vector<std::string>> outcomes(const std::filesystem::path& db) {
-  return sql_rows(db,
-                  "SELECT c.family, c.name, ifnull(c.alias, ''), c.params, c.source_hash, m.result_key, m.device_name, "
-                  "m.device_cc, m.arch, m.M, m.N, m.K, m.status, m.median_ms, m.min_ms, m.max_ms, m.warmup, m.runs, "
-                  "m.iters, m.tflops, m.max_abs_err, m.max_rel_err, m.bad_count, m.nan_count, m.atol, m.rtol, "
-                  "m.ratio_to_cublas, m.sm_clock_mhz, m.message "
-                  "FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY c.name, m.M, m.N, m.K");
+  return sql_rows(
+      db,
+      "SELECT c.family, c.name, ifnull(c.alias, ''), c.params, c.source_hash, m.result_key, m.device_name, "
+      "m.device_cc, m.arch, m.M, m.N, m.K, m.status, m.median_ms, m.min_ms, m.max_ms, m.warmup, m.runs, "
+      "m.iters, m.tflops, m.max_abs_err, m.max_rel_err, m.bad_count, m.nan_count, m.atol, m.rtol, "
+      "m.ratio_to_cublas, m.sm_clock_mhz, m.message, m.ratio_to_cublaslt "
+      "FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY c.name, m.M, m.N, m.K");
+}
+
+// The cuBLASLt references of a database, without ids and timestamps.
+inline std::vector<std::vector<std::string>> cublaslt_references(const std::filesystem::path& db) {
+  return sql_rows(
+      db,
+      "SELECT device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, "
+      "sm_clock_mhz, heuristics_returned, heuristics_valid, algo, algo_id, tile_id, stages_id, splitk, "
+      "reduction_scheme, swizzle, custom_option, inner_shape_id, cluster_shape_id, workspace_bytes, "
+      "waves, max_abs_err, max_rel_err, atol, rtol, message FROM cublaslt_timings ORDER BY M, N, K, id");
 }
 
 // "" when `got` holds exactly the outcomes of `expected`; else the first differences, one line each.

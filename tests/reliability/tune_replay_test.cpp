@@ -59,8 +59,15 @@ TEST_F(ReliabilityReplay, ReproducesEveryRecordedOutcomeAndResumesToNothing) {
   const auto expected = outcomes(recorded_);
   EXPECT_EQ(outcome_differences(expected, outcomes(db)), "");
   EXPECT_EQ(integrity_problems(db), "");
-  EXPECT_EQ(sql_rows(db, "SELECT mode, status, device_name, device_cc, driver_version, cublas_version FROM runs"),
-            (std::vector<std::vector<std::string>>{{"replay", "finished", "NVIDIA H200", "sm_90", "13.0", "13.1.0"}}));
+  // cuBLASLt's references come along, timed or not, and the measurements' ratios to it with them.
+  EXPECT_EQ(cublaslt_references(db), cublaslt_references(recorded_));
+  EXPECT_EQ(sql_int(db, "SELECT count(*) FROM measurements WHERE ratio_to_cublaslt IS NOT NULL"),
+            sql_int(recorded_, "SELECT count(*) FROM measurements WHERE ratio_to_cublaslt IS NOT NULL"));
+  EXPECT_GT(sql_int(db, "SELECT count(*) FROM measurements WHERE ratio_to_cublaslt IS NOT NULL"), 0);
+  EXPECT_EQ(
+      sql_rows(db, "SELECT mode, status, device_name, device_cc, driver_version, cublas_version FROM runs"),
+      (std::vector<std::vector<std::string>>{
+          {"replay", "finished", "NVIDIA H200", "sm_90", "13.0", "13.1.0"}}));
 
   // The same command again: everything is already there.
   const TuneOutput second = tune(recorded_, db);

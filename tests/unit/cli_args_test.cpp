@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/args.hpp"
+#include "cli/measure_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/tune_args.hpp"
 #include "common/error.hpp"
@@ -68,7 +69,18 @@ TEST(TuneArgs, MapsFlagsToOptions) {
   EXPECT_EQ(o.settings.runs, 2);
   EXPECT_EQ(o.settings.iters, 20);
   EXPECT_TRUE(o.compile_only);
+  EXPECT_TRUE(o.settings.cublaslt);  // the second reference is on unless turned off
   EXPECT_EQ(o.argv.size(), argv.size());
+}
+
+TEST(MeasureArgs, NoCublasLtTurnsTheSecondReferenceOff) {
+  ArgParser p("mpgemm-run", "", "");
+  add_measure_options(p);
+  std::vector<const char*> argv = {"mpgemm-run", "--no-cublaslt", "--iters", "7"};
+  const MeasureSettings s = measure_settings_from(p.parse(static_cast<int>(argv.size()), argv.data()));
+  EXPECT_FALSE(s.cublaslt);
+  EXPECT_EQ(s.iters, 7);
+  EXPECT_NE(p.help_text().find("--no-cublaslt"), std::string::npos);
 }
 
 TEST(TuneArgs, RejectsBadArch) {

@@ -230,12 +230,74 @@ TEST(StoreErrors, MessagesSayWhatHappened) {
             "not a database) (SQLite code 26)");
 }
 
+// A database as schema version 2 or 3 left it (applied from the migrations' own SQL, as an older mpgemm did),
+// with one run, config, cuBLAS timing and measurement, opened by this build: migrated in place to cuBLASLt's
+// version, nothing lost, the new columns empty, the rebuilt views working on the old rows.
+class StoreOpenFrom : public StoreOpen, public ::testing::WithParamInterface<int> {};
+
+TEST_P(StoreOpenFrom, OlderDatabaseGainsCublasLtKeepingItsRows) {
+  const int from = GetParam();
+  const auto path = dir_ / fmt::format("v{}.db", from);
+  const auto migrations = store_detail::migrations();
+  ASSERT_GT(static_cast<int>(migrations.size()), from);
+  std::string old_sql;
+  for (const auto& m : migrations)
+    if (m.version <= from) old_sql += std::string(m.sql);
+  raw_exec(path, "BEGIN;" + old_sql +
+                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {}; COMMIT;",
+                                 kStoreApplicationId, from));
+  raw_exec(
+      path,
+      "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
+      "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
+      "INSERT INTO cublas_timings (id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
+      "  warmup, runs, iters, tflops) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 2048, 2048, 2048, 0.025, 0.025, "
+      "  0.025, 3, 5, 20, 687.2);"
+      "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
+      "  status, median_ms, tflops, cublas_id, ratio_to_cublas) VALUES (1, 1, 1, 'key-1', 'NVIDIA H200', "
+      "  'sm_90', 'sm_90', 2048, 2048, 2048, 'ok', 0.05, 343.6, 1, 0.5);");
+  // A read-only open cannot migrate, and says so.
+  expect_refused(path, Store::Mode::read_only, SQLITE_READONLY,
+                 fmt::format("schema version {} is older", from));
+
+  {
+    Store store = Store::open(path, Store::Mode::read_write);
+    const auto m = store.find_measurement("key-1");
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->ratio_to_cublas, 0.5);
+    EXPECT_EQ(m->cublas_id, 1);
+    EXPECT_FALSE(m->cublaslt_id);
+    EXPECT_FALSE(m->ratio_to_cublaslt);
+    // The new table takes rows, and new measurements link to them.
+    CublasLtReference lt;
+    lt.heuristics_returned = 8;
+    lt.heuristics_valid = 8;
+    lt.timing = TimingStats{0.02, 0.02, 0.02, 3, 5, 20};
+    lt.algo = CublasLtAlgo{};
+    const auto lt_id =
+        store.record_cublaslt(1, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{2048, 2048, 2048}, lt});
+    EXPECT_EQ(store.find_latest_cublaslt("NVIDIA H200", Shape{2048, 2048, 2048})->id, lt_id);
+  }
+  EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
+  EXPECT_EQ(raw_text(path, "PRAGMA application_id"), std::to_string(kStoreApplicationId));
+  EXPECT_EQ(raw_text(path, "SELECT config_name || ' ' || cublas_tflops FROM best"), "wmma_a 687.2");
+  EXPECT_EQ(raw_text(path, "SELECT config_name || ' ' || arch FROM best_per_shape"), "wmma_a sm_90");
+  EXPECT_EQ(
+      raw_text(path, "SELECT count(*) FROM best WHERE cublaslt_tflops IS NULL AND ratio_to_cublaslt IS NULL"),
+      "1");
+  EXPECT_EQ(raw_text(path, "PRAGMA foreign_key_check"), "");
+  EXPECT_EQ(raw_text(path, "PRAGMA integrity_check"), "ok");
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, StoreOpenFrom, ::testing::Values(2, 3));
+
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 3);
+  EXPECT_EQ(schema_version(), 4);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object : {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
-                             "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best"})
+                             "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best",
+                             "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);

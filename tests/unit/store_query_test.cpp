@@ -73,7 +73,8 @@ TEST_F(StoreQuery, NamedQueries) {
   Store store = Store::open(path_, Store::Mode::read_only);
   const std::vector<std::string_view> names(Store::query_names().begin(), Store::query_names().end());
   EXPECT_EQ(names, (std::vector<std::string_view>{"runs", "configs", "compilations", "warnings", "failures",
-                                                  "best", "measurements", "profiles"}));
+                                                  "best", "best_per_shape", "references", "measurements",
+                                                  "profiles"}));
   for (auto name : names) {
     const auto table = store.query_named(name);
     EXPECT_FALSE(table.columns.empty()) << name;
@@ -83,6 +84,8 @@ TEST_F(StoreQuery, NamedQueries) {
   EXPECT_EQ(store.query_named("compilations").rows.size(), 2u);
   EXPECT_EQ(store.query_named("measurements").rows.size(), 2u);
   EXPECT_EQ(store.query_named("best").rows.size(), 1u);
+  EXPECT_EQ(store.query_named("best_per_shape").rows.size(), 1u);
+  EXPECT_EQ(store.query_named("references").rows.size(), 0u);
 
   const auto configs = store.query_named("configs");
   ASSERT_EQ(configs.rows.size(), 1u);  // one row per config and arch: the latest compilation there
@@ -102,10 +105,9 @@ TEST_F(StoreQuery, NamedQueries) {
     store.query_named("bests");
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_EQ(
-        std::string(e.what()),
-        "unknown query 'bests' (valid: runs, configs, compilations, warnings, failures, best, measurements, "
-        "profiles)");
+    EXPECT_EQ(std::string(e.what()),
+              "unknown query 'bests' (valid: runs, configs, compilations, warnings, failures, best, "
+              "best_per_shape, references, measurements, profiles)");
   }
 }
 

@@ -61,6 +61,13 @@ TEST(TuneKeys, NamesOfPointsDoNotMatter) {
   EXPECT_EQ(named.key(), plain.key());
 }
 
+TEST(TuneKeys, SkippingCublasLtDoesNotMeasureAgain) {
+  const Inputs with;
+  Inputs without;
+  without.settings.cublaslt = false;  // --no-cublaslt changes the references beside a result, not the result
+  EXPECT_EQ(without.key(), with.key());
+}
+
 TEST(TuneKeys, EverythingThatDeterminesAResultChangesTheKey) {
   std::vector<std::pair<std::string, Inputs>> variants;
   auto vary = [&](std::string what, auto change) {

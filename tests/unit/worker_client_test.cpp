@@ -28,6 +28,7 @@ using namespace std::chrono_literals;
 using std::chrono::milliseconds;
 
 constexpr double kFakeCublasMs = 0.2;
+constexpr double kFakeCublasLtMs = 0.18;
 constexpr double kFakeFirstLaunchMs = 2.0;
 
 void fake_log(const std::string& line) {
@@ -74,12 +75,23 @@ int run_fake_worker(const std::string& mode) {
       continue;
     }
     if (const auto* p = std::get_if<PrepareShapeRequest>(&*request)) {
-      fake_log(fmt::format("{} shape {} seed {}", getpid(), p->shape.str(), p->seed));
+      fake_log(fmt::format("{} shape {} seed {} cublaslt {}", getpid(), p->shape.str(), p->seed,
+                           p->cublaslt ? 1 : 0));
       if (mode == "oom") {
         send(ErrorReply{ErrorKind::cuda, 2, "CUDA cudaMalloc failed (code 2): 4294967296 bytes for A", false});
         continue;
       }
-      send(PrepareShapeReply{CublasReference{p->shape, p->seed, TimingStats{kFakeCublasMs, 0.19, 0.21, 3, 5, 20}, 0}});
+      PrepareShapeReply reply{
+          CublasReference{p->shape, p->seed, TimingStats{kFakeCublasMs, 0.19, 0.21, 3, 5, 20}, 0},
+          std::nullopt};
+      if (p->cublaslt) {
+        reply.cublaslt.emplace();
+        reply.cublaslt->heuristics_returned = 8;
+        reply.cublaslt->heuristics_valid = 7;
+        reply.cublaslt->timing = TimingStats{kFakeCublasLtMs, 0.17, 0.19, 3, 5, 20};
+        reply.cublaslt->algo = CublasLtAlgo{};
+      }
+      send(reply);
       if (mode == "exit_after_prepare_once" && first_time()) return 0;
       if (mode == "close_after_prepare") {
         close(3);  // alive, but nobody reads the requests any more: the client's next write meets EPIPE
@@ -182,9 +194,14 @@ class WorkerClientTest : public ::testing::Test {
 TEST_F(WorkerClientTest, MeasuresThroughTheProtocol) {
   WorkerClient client(options("ok"));
   EXPECT_EQ(client.hello().name, "Fake GPU");
-  const CublasReference ref = client.prepare_shape(shape());
+  const PrepareShapeReply prepared = client.prepare_shape(shape());
+  const CublasReference& ref = prepared.reference;
   EXPECT_EQ(ref.shape, shape().shape);
   EXPECT_EQ(ref.timing.median_ms, kFakeCublasMs);
+  ASSERT_TRUE(prepared.cublaslt);
+  ASSERT_TRUE(prepared.cublaslt->timing);
+  EXPECT_EQ(prepared.cublaslt->timing->median_ms, kFakeCublasLtMs);
+  EXPECT_EQ(prepared.cublaslt->heuristics_valid, 7);
   const Measurement m = client.measure(request());
   EXPECT_EQ(m.status, Status::ok) << m.message;
   ASSERT_TRUE(m.timing);
@@ -246,7 +263,11 @@ TEST_F(WorkerClientTest, DeathMidRequestIsARuntimeFaultAndTheNextCallRestarts) {
   const std::string second = std::to_string(client.pid());
   const std::string text = log();
   const auto hello = text.find(second + " hello");
-  const auto prepared = text.find(second + " shape 64x32x16 seed 7");
+  // cuBLASLt was timed once, by the first worker: the replacement only needs the problem and cuBLAS's
+  // reference.
+  EXPECT_NE(text.find(std::to_string(first) + " shape 64x32x16 seed 7 cublaslt 1"), std::string::npos)
+      << text;
+  const auto prepared = text.find(second + " shape 64x32x16 seed 7 cublaslt 0");
   const auto measured = text.find(second + " measure");
   ASSERT_NE(hello, std::string::npos) << text;
   ASSERT_NE(prepared, std::string::npos) << text;

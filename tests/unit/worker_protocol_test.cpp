@@ -90,19 +90,63 @@ TEST(WorkerProtocol, Hello) {
 }
 
 TEST(WorkerProtocol, PrepareShape) {
-  const auto req = round_trip(PrepareShapeRequest{Shape{4096, 1024, 8192}, 0xfedcba9876543210ull, 2, 7, 11});
+  const auto req = round_trip(
+      PrepareShapeRequest{Shape{4096, 1024, 8192}, 0xfedcba9876543210ull, 2, 7, 11, false, 0.25, 2e-3});
   EXPECT_EQ(req.shape, (Shape{4096, 1024, 8192}));
   EXPECT_EQ(req.seed, 0xfedcba9876543210ull);  // all 64 bits survive
   EXPECT_EQ(req.warmup, 2);
   EXPECT_EQ(req.runs, 7);
   EXPECT_EQ(req.iters, 11);
+  EXPECT_FALSE(req.cublaslt);
+  EXPECT_EQ(req.atol, 0.25);
+  EXPECT_EQ(req.rtol, 2e-3);
+  EXPECT_TRUE(round_trip(PrepareShapeRequest{}).cublaslt);  // asked for unless turned off
 
   CublasReference ref{Shape{64, 32, 16}, 99, sample_timing(), 1755};
-  const auto reply = round_trip(PrepareShapeReply{ref});
+  const auto reply = round_trip(PrepareShapeReply{ref, std::nullopt});
   EXPECT_EQ(reply.reference.shape, ref.shape);
   EXPECT_EQ(reply.reference.seed, 99u);
   expect_equal(reply.reference.timing, ref.timing);
   EXPECT_EQ(reply.reference.sm_clock_mhz, 1755);
+  EXPECT_FALSE(reply.cublaslt);
+}
+
+TEST(WorkerProtocol, PrepareShapeReplyCarriesCublasLt) {
+  CublasLtReference lt;
+  lt.heuristics_returned = 8;
+  lt.heuristics_valid = 6;
+  lt.timing = TimingStats{0.0251, 0.025, 0.0262, 3, 5, 20};
+  lt.algo = CublasLtAlgo{66, 24, 35, 2, 1, 1, 3, 4, 5, 1048576, 1.25};
+  lt.error = sample_errors();
+  lt.sm_clock_mhz = 1980;
+  lt.message = "left out: heuristic 3 (algo 21 tile 20): 5 of 4096 elements differ from cuBLAS";
+  const auto reply =
+      round_trip(PrepareShapeReply{CublasReference{Shape{64, 32, 16}, 1, sample_timing(), 0}, lt});
+  ASSERT_TRUE(reply.cublaslt);
+  const CublasLtReference& got = *reply.cublaslt;
+  EXPECT_EQ(got.heuristics_returned, 8);
+  EXPECT_EQ(got.heuristics_valid, 6);
+  ASSERT_TRUE(got.timing);
+  expect_equal(*got.timing, *lt.timing);
+  ASSERT_TRUE(got.algo);
+  EXPECT_EQ(*got.algo, *lt.algo);
+  ASSERT_TRUE(got.error);
+  expect_equal(*got.error, *lt.error);
+  EXPECT_EQ(got.sm_clock_mhz, 1980);
+  EXPECT_EQ(got.message, lt.message);
+  EXPECT_EQ(describe(*got.algo),
+            "algo 66 tile 24 stages 35 splitk 2 reduction 1 swizzle 1 custom 3 inner 4 cluster 5");
+
+  // cuBLASLt asked for but not timed: the reply says why, and prepare_shape still succeeds.
+  CublasLtReference failed;
+  failed.message = "cuBLASLt failed: cublasLtCreate (CUBLAS_STATUS_NOT_INITIALIZED)";
+  const auto without = round_trip(PrepareShapeReply{CublasReference{}, failed});
+  ASSERT_TRUE(without.cublaslt);
+  EXPECT_FALSE(without.cublaslt->timing);
+  EXPECT_FALSE(without.cublaslt->algo);
+  EXPECT_FALSE(without.cublaslt->error);
+  EXPECT_EQ(without.cublaslt->heuristics_returned, 0);
+  EXPECT_EQ(without.cublaslt->message, failed.message);
 }
 
 TEST(WorkerProtocol, Measure) {

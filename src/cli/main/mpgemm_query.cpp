@@ -14,18 +14,19 @@ using namespace mpgemm;
 int main(int argc, char** argv) {
   cli::ArgParser parser(
       "mpgemm-query", "read an mpgemm results database",
-      "Prints one view of DB: runs (every tuning run with its device and versions), configs (every config "
-      "with its parameters), compilations (registers, shared memory, spills, ptxas performance warnings per "
-      "arch), warnings (compilations that ptxas says lose speed: wgmma serialized, setmaxnreg ignored, "
-      "injected warpgroup waits, spills), failures (every compilation or measurement that did not end ok, "
-      "with why), best (the fastest verified config per device, arch and shape), measurements (every "
-      "measurement), profiles (Nsight Compute counters imported by mpgemm-profile). --sql runs your own "
-      "SELECT instead. The database is opened read-only; nothing is ever written. The schema is in the "
-      "README and printed by --schema.");
+      "Prints one view of DB: runs (every tuning run with its device and versions), configs (every config with its "
+      "parameters), compilations (registers, shared memory, spills, ptxas performance warnings per arch), warnings "
+      "(compilations that ptxas says lose speed: wgmma serialized, setmaxnreg ignored, injected warpgroup waits, "
+      "spills), failures (every compilation or measurement that did not end ok, with why), best (the fastest "
+      "verified config per device, arch and shape, with cuBLAS's and cuBLASLt's TFLOP/s and the ratios to both), "
+      "best_per_shape (the same per device and shape, every family and arch competing: what mpgemm-run --config "
+      "best takes), references (every cuBLAS and cuBLASLt timing), measurements (every measurement), profiles "
+      "(Nsight Compute counters imported by mpgemm-profile). --sql runs your own SELECT instead. The database is "
+      "opened read-only; nothing is ever written. The schema is in the README and printed by --schema.");
   parser.positional("DB", "the results database (mpgemm-tune writes results/results.db by default)", false)
       .positional("VIEW",
-                  "runs | configs | compilations | warnings | failures | best | measurements | profiles "
-                  "(default: best)",
+                  "runs | configs | compilations | warnings | failures | best | best_per_shape | references | "
+                  "measurements | profiles (default: best)",
                   false)
       .option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--sql", "QUERY", "run one read-only SELECT on the database instead of a view")
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
       .example("mpgemm-query results/results.db best", "the fastest verified config per device, arch and shape")
       .example("mpgemm-query t.db configs --format csv", "every config as CSV")
       .example("mpgemm-query t.db warnings", "configs whose compilation ptxas flagged as losing speed")
+      .example("mpgemm-query results/h200/sm90a.db best_per_shape --format markdown",
+               "per shape: the fastest config of any family and arch, cuBLAS's and cuBLASLt's TFLOP/s, "
+               "both ratios")
       .example("mpgemm-query results/results.db --compare wmma_naive,wmma_shared",
                "which hardware counters moved from the naive to the shared-memory kernel")
       .example("mpgemm-query t.db --sql \"SELECT name, registers FROM compilations JOIN configs ON "

@@ -14,12 +14,14 @@ using namespace mpgemm;
 int main(int argc, char** argv) {
   cli::ArgParser parser(
       "mpgemm-run", "re-run chosen configs next to cuBLAS and print the results table",
-      "Rebuilds the chosen kernels from their parameters (NVRTC, for the GPU at hand), verifies each against "
-      "cuBLAS (output poisoned before every launch, |c-ref| <= atol + rtol*|ref|) and times it with the writeup's "
-      "protocol, in a worker process. --config best prints the writeup's table: the space's named points "
-      "(wmma_naive, wmma_shared, wmma_cp_async), the fastest verified config in the database for this device and "
-      "shape, and cuBLAS; columns ms, GFLOPS, % of cuBLAS and the gain over the previous row. --config NAME runs "
-      "one config (a point name, a procedural config name or a config id) plus cuBLAS. Needs a GPU.");
+      "Rebuilds the chosen kernels from their parameters (NVRTC, for the GPU at hand), verifies each against cuBLAS "
+      "(output poisoned before every launch, |c-ref| <= atol + rtol*|ref|) and times it with the writeup's protocol, "
+      "in a worker process. --config best prints the writeup's table: the space's named points (wmma_naive, "
+      "wmma_shared, wmma_cp_async), the fastest verified config in the database for this device and shape (any "
+      "family, any arch: sm_90 and sm_90a configs compete), cuBLAS, and cuBLASLt's best of its top 8 heuristic "
+      "algorithms (each verified against cuBLAS, timed the same way; --no-cublaslt skips it); columns ms, GFLOPS, % "
+      "of cuBLAS, % of cuBLASLt and the gain over the previous row. --config NAME runs one config (a point name, a "
+      "procedural config name or a config id) plus the references. Needs a GPU.");
   parser.option("--config", "WHICH", "best | a point name | a config name | a config id", "best")
       .option("--db", "PATH", "results database to take configs from", "results/results.db")
       .option("--space", "PATH", "space whose named points make the table's first rows", "configs/sm86.json")

@@ -1,0 +1,171 @@
+#include "device/cublaslt.hpp"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "device/cuda_check.hpp"
+#include "device/sm_clock.hpp"
+#include "device/timing.hpp"
+#include "measure/stats.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+// Owners of cuBLASLt's descriptors; destruction failures are ignored (nothing to do about them).
+struct DescDeleter {
+  void operator()(cublasLtMatmulDescOpaque_t* d) const { (void)cublasLtMatmulDescDestroy(d); }
+  void operator()(cublasLtMatrixLayoutOpaque_t* l) const { (void)cublasLtMatrixLayoutDestroy(l); }
+  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const { (void)cublasLtMatmulPreferenceDestroy(p); }
+};
+using MatmulDesc = std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter>;
+using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, DescDeleter>;
+using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, DescDeleter>;
+
+Layout make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  cublasLtMatrixLayout_t layout = nullptr;
+  MPGEMM_CUBLAS(cublasLtMatrixLayoutCreate(&layout, type, static_cast<std::uint64_t>(rows),
+                                           static_cast<std::uint64_t>(cols), ld));
+  return Layout(layout);
+}
+
+// One algorithm attribute read as the type cuBLASLt stores it; `fallback` when it cannot be read.
+template <class T>
+int config_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr,
+                     int fallback) {
+  T value{};
+  std::size_t written = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof value, &written) !=
+          CUBLAS_STATUS_SUCCESS ||
+      written != sizeof value)
+    return fallback;
+  return static_cast<int>(value);
+}
+
+CublasLtAlgo describe_algo(const cublasLtMatmulHeuristicResult_t& r) {
+  CublasLtAlgo a;
+  a.algo_id = config_attribute<std::int32_t>(r.algo, CUBLASLT_ALGO_CONFIG_ID, -1);
+  a.tile_id = config_attribute<std::uint32_t>(r.algo, CUBLASLT_ALGO_CONFIG_TILE_ID, 0);
+  a.stages_id = config_attribute<std::uint32_t>(r.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, 0);
+  a.splitk = config_attribute<std::int32_t>(r.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, 1);
+  a.reduction_scheme = config_attribute<std::uint32_t>(r.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, 0);
+  a.swizzle = config_attribute<std::uint32_t>(r.algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, 0);
+  a.custom_option = config_attribute<std::uint32_t>(r.algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, 0);
+  a.inner_shape_id = config_attribute<std::uint16_t>(r.algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, 0);
+  a.cluster_shape_id = config_attribute<std::uint16_t>(r.algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, 0);
+  a.workspace_bytes = static_cast<std::int64_t>(r.workspaceSize);
+  a.waves = static_cast<double>(r.wavesCount);
+  return a;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const auto& p : parts) text += (text.empty() ? "" : "; ") + p;
+  return text;
+}
+
+}  // namespace
+
+CublasLtSession::CublasLtSession(DeviceSession& session) : session_(session) {
+  MPGEMM_CUBLAS(cublasLtCreate(&handle_));
+  try {
+    workspace_ = DeviceBuffer(kCublasLtWorkspaceBytes, "the cuBLASLt workspace");
+  } catch (...) {
+    (void)cublasLtDestroy(handle_);
+    throw;
+  }
+}
+
+CublasLtSession::~CublasLtSession() {
+  if (handle_) (void)cublasLtDestroy(handle_);
+}
+
+CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs,
+                                                      int iters, double atol, double rtol) {
+  // Row-major C = A * B is column-major C^T = B^T * A^T, exactly as the cuBLAS reference is called:
+  // cuBLASLt's "A" is our B (n x k, leading dimension n), its "B" is our A (k x m, leading dimension k), C^T
+  // is n x m.
+  const Shape& s = problem.shape();
+  const ProblemBuffers buffers = problem.buffers();
+  cublasLtMatmulDesc_t op_raw = nullptr;
+  MPGEMM_CUBLAS(cublasLtMatmulDescCreate(&op_raw, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const MatmulDesc op(op_raw);
+  const Layout layout_b = make_layout(CUDA_R_16F, s.n, s.k, s.n);
+  const Layout layout_a = make_layout(CUDA_R_16F, s.k, s.m, s.k);
+  const Layout layout_c = make_layout(CUDA_R_32F, s.n, s.m, s.n);
+  cublasLtMatmulPreference_t pref_raw = nullptr;
+  MPGEMM_CUBLAS(cublasLtMatmulPreferenceCreate(&pref_raw));
+  const Preference pref(pref_raw);
+  const std::uint64_t workspace_bytes = workspace_.bytes();
+  MPGEMM_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                     &workspace_bytes, sizeof workspace_bytes));
+
+  CublasLtReference out;
+  std::array<cublasLtMatmulHeuristicResult_t, kCublasLtHeuristics> results{};
+  int returned = 0;
+  const cublasStatus_t heuristic = cublasLtMatmulAlgoGetHeuristic(
+      handle_, op.get(), layout_b.get(), layout_a.get(), layout_c.get(), layout_c.get(), pref.get(),
+      kCublasLtHeuristics, results.data(), &returned);
+  if (heuristic != CUBLAS_STATUS_SUCCESS || returned <= 0) {
+    out.message =
+        heuristic != CUBLAS_STATUS_SUCCESS
+            ? fmt::format("cublasLtMatmulAlgoGetHeuristic failed: {}", cublasGetStatusName(heuristic))
+            : std::string("cublasLtMatmulAlgoGetHeuristic returned no algorithm");
+    return out;
+  }
+  out.heuristics_returned = returned;
+
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  std::vector<std::string> rejected;
+  for (int i = 0; i < returned; ++i) {
+    const cublasLtMatmulHeuristicResult_t& r = results[static_cast<std::size_t>(i)];
+    const CublasLtAlgo algo = describe_algo(r);
+    const std::string which =
+        fmt::format("heuristic {} (algo {} tile {})", i + 1, algo.algo_id, algo.tile_id);
+    if (r.state != CUBLAS_STATUS_SUCCESS) {
+      rejected.push_back(fmt::format("{}: {}", which, cublasGetStatusName(r.state)));
+      continue;
+    }
+    auto launch = [&] {
+      MPGEMM_CUBLAS(cublasLtMatmul(handle_, op.get(), &alpha, buffers.b, layout_b.get(), buffers.a,
+                                   layout_a.get(), &beta, buffers.c, layout_c.get(), buffers.c,
+                                   layout_c.get(), &r.algo, workspace_.get(), r.workspaceSize,
+                                   session_.stream()));
+    };
+    try {
+      problem.poison_output();
+      launch();
+      const std::vector<float> result = problem.download_output();
+      const ErrorStats error = compare(result, problem.reference(), atol, rtol);
+      if (error.bad_count > 0) {
+        rejected.push_back(fmt::format("{}: {} of {} elements differ from cuBLAS (max abs error {:.6g})",
+                                       which, error.bad_count, result.size(), error.max_abs));
+        continue;
+      }
+      const TimingStats timing = time_launches(session_.stream(), warmup, runs, iters, launch);
+      const double clock = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
+      ++out.heuristics_valid;
+      if (!out.timing || timing.median_ms < out.timing->median_ms) {
+        out.timing = timing;
+        out.algo = algo;
+        out.error = error;
+        out.sm_clock_mhz = clock;
+      }
+    } catch (const CublasError& e) {
+      rejected.push_back(fmt::format("{}: {}", which, e.what()));
+    }
+  }
+  if (!out.timing)
+    out.message = fmt::format("none of the {} algorithms verified: {}", returned, join(rejected));
+  else if (!rejected.empty())
+    out.message = fmt::format("left out: {}", join(rejected));
+  return out;
+}
+
+}  // namespace mpgemm

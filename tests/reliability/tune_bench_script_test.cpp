@@ -1,0 +1,105 @@
+// tools/hopper_bench.sh without a GPU: its tuning runs replay a recorded database (the extra arguments after
+// "--" reach mpgemm-tune), so the script's own logic is tested here: one run when the space lists the
+// benchmark's shapes, one per shape otherwise, the markdown table from mpgemm-query with both references, the
+// CSVs and logs beside it, and a non-zero exit naming the step when something fails.
+#include <gtest/gtest.h>
+
+#include "replay_fixture.hpp"
+
+namespace mpgemm::testing {
+namespace {
+
+class ReliabilityBenchScript : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fresh_dir(std::string("bench_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // The replay space with two cube shapes, as the benchmark's sizes.
+    std::string text = file_text(replay_space());
+    const std::string shapes =
+        R"("shapes": [{"M": 1024, "N": 1024, "K": 1024}, {"M": 2048, "N": 512, "K": 1000}])";
+    const auto at = text.find(shapes);
+    ASSERT_NE(at, std::string::npos) << "the replay space's shapes changed; update this test";
+    text.replace(at, shapes.size(),
+                 R"("shapes": [{"M": 256, "N": 256, "K": 256}, {"M": 512, "N": 512, "K": 512}])");
+    space_ = dir_ / "cubes.json";
+    std::ofstream(space_) << text;
+    recorded_ = dir_ / "recorded.db";
+    make_recorded_db(recorded_, space_.string());
+    out_ = dir_ / "out";
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  CommandResult bench(const std::string& sizes, const std::string& space) {
+    return run_command(
+        fmt::format("OUT={} MPGEMM_BIN={} MPGEMM_BENCH_SIZES='{}' MPGEMM_BENCH_RERUN=0 {} {} -- "
+                    "--replay {}",
+                    out_.string(), std::string(MPGEMM_BINARY_DIR) + "/bin", sizes,
+                    source("tools/hopper_bench.sh"), space, recorded_.string()));
+  }
+
+  std::filesystem::path dir_, space_, recorded_, out_;
+};
+
+TEST_F(ReliabilityBenchScript, TunesTheListedShapesOnceAndPrintsTheTable) {
+  const auto r = bench("256 512", space_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The space lists exactly the sizes: one tuning run for both.
+  EXPECT_TRUE(std::filesystem::exists(out_ / "cubes_tune.log"));
+  EXPECT_FALSE(std::filesystem::exists(out_ / "cubes_tune_256.log"));
+  EXPECT_EQ(sql_int(out_ / "cubes.db", "SELECT count(*) FROM runs"), 1);
+  EXPECT_EQ(sql_int(out_ / "cubes.db", "SELECT count(*) FROM cublaslt_timings"), 2);
+
+  // The table: per shape the best config, its TFLOP/s, both references' and both ratios.
+  const std::string table = file_text(out_ / "cubes_bench.md");
+  EXPECT_NE(r.output.find(table), std::string::npos) << "the table is printed too";
+  for (const char* column :
+       {"config_name", "tflops", "cublas_tflops", "cublaslt_tflops", "ratio_to_cublas", "ratio_to_cublaslt"})
+    EXPECT_NE(table.find(column), std::string::npos) << column << "\n" << table;
+  const auto best =
+      sql_rows(out_ / "cubes.db", "SELECT M, config_name, ratio_to_cublaslt FROM best_per_shape ORDER BY M");
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0][0], "256");
+  EXPECT_EQ(best[1][0], "512");
+  for (const auto& row : best) EXPECT_NE(table.find(row[1]), std::string::npos) << row[1] << "\n" << table;
+  EXPECT_NE(best[0][2], "NULL");  // the recording timed cuBLASLt on its first shape
+  EXPECT_EQ(table.find("## Problems"), std::string::npos) << table;
+
+  for (const char* csv :
+       {"best_per_shape", "best", "references", "measurements", "failures", "compilations", "runs"})
+    EXPECT_GT(std::filesystem::file_size(out_ / fmt::format("cubes_{}.csv", csv)), 0u) << csv;
+  EXPECT_EQ(file_text(out_ / "cubes_best_per_shape.csv").substr(0, 20), "M,N,K,config_name,ar");
+}
+
+TEST_F(ReliabilityBenchScript, OtherSizesAreTunedOneShapeAtATime) {
+  const auto r = bench("512", space_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(out_ / "cubes_tune_512.log"));
+  EXPECT_EQ(sql_int(out_ / "cubes.db", "SELECT count(*) FROM measurements WHERE M <> 512"), 0);
+  EXPECT_GT(sql_int(out_ / "cubes.db", "SELECT count(*) FROM measurements WHERE M = 512"), 0);
+}
+
+TEST_F(ReliabilityBenchScript, FailuresAreNamedAndExitNonZero) {
+  auto r = bench("256", (dir_ / "missing.json").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("no search space at"), std::string::npos) << r.output;
+
+  r = bench("25x", space_.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("positive integers"), std::string::npos) << r.output;
+
+  // 128^3 was never recorded: the replay has nothing for it, the tuning step fails and is named, the shape
+  // with data still gets its row, and the exit status says something went wrong.
+  r = bench("128 256", space_.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("tune " + space_.string() + " at 128^3 FAILED"), std::string::npos) << r.output;
+  const std::string table = file_text(out_ / "cubes_bench.md");
+  EXPECT_NE(table.find("## Problems"), std::string::npos) << table;
+  EXPECT_NE(table.find("no verified config at 128^3"), std::string::npos) << table;
+  EXPECT_EQ(sql_int(out_ / "cubes.db", "SELECT count(*) FROM best_per_shape WHERE M = 256"), 1);
+}
+
+}  // namespace
+}  // namespace mpgemm::testing
