@@ -35,6 +35,6 @@ for name in "$@"; do
     continue
   }
   echo "== $name"
-  grep -E '"(Duration|Grid Size|Cluster Size|Registers Per Thread|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active)"' \
+  grep -E '"(Duration|SM Frequency|Elapsed Cycles|Grid Size|Cluster Size|Registers Per Thread|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|Achieved Occupancy|Issue Slots Busy|Executed Ipc Active)"' \
     "$out/ncu_$name.csv" | awk -F'","' '{print "  " $(NF-2) " = " $NF " " $(NF-1)}' | tr -d '"' || true
 done
