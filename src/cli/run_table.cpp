@@ -111,16 +111,18 @@ report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeRefe
   if (ref.cublaslt && ref.cublaslt->timing) cublaslt_ms = ref.cublaslt->timing->median_ms;
 
   report::Table t;
-  t.columns = {"kernel",     "config",       "status", "ms",          "GFLOPS",
-               "pct_cublas", "pct_cublaslt", "gain",   "max_abs_err", "max_rel_err"};
+  t.columns = {"kernel",       "config", "status",      "ms",          "GFLOPS",   "pct_cublas",
+               "pct_cublaslt", "gain",   "max_abs_err", "max_rel_err", "cublas_ms"};
   const double flops = shape.flops();
   std::optional<double> previous_ms;
   for (const auto& [row, m] : outcomes) {
     std::vector<report::Cell> cells{row.label, row.candidate.name, std::string(to_string(m.status))};
+    // The row's own cuBLAS timing when it was paired with it (mpgemm-run --paired), else the shape's.
+    const double cublas_ms = m.paired_cublas ? m.paired_cublas->median_ms : cublas.median_ms;
     if (m.status == Status::ok && m.timing) {
       const double ms = m.timing->median_ms;
       cells.insert(cells.end(),
-                   {ms, flops / ms / 1e6, percent_of(cublas.median_ms, ms), percent_of(cublaslt_ms, ms),
+                   {ms, flops / ms / 1e6, percent_of(cublas_ms, ms), percent_of(cublaslt_ms, ms),
                     previous_ms ? report::Cell(*previous_ms / ms) : report::Cell{}});
       previous_ms = ms;
     } else {
@@ -129,6 +131,7 @@ report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeRefe
     }
     cells.push_back(m.error ? report::Cell(m.error->max_abs) : report::Cell{});
     cells.push_back(m.error ? report::Cell(m.error->max_rel) : report::Cell{});
+    cells.push_back(m.status == Status::ok && m.timing ? report::Cell(cublas_ms) : report::Cell{});
     t.rows.push_back(std::move(cells));
   }
   t.rows.push_back({std::string("cuBLAS"),
@@ -140,7 +143,8 @@ report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeRefe
                     percent_of(cublaslt_ms, cublas.median_ms),
                     previous_ms ? report::Cell(*previous_ms / cublas.median_ms) : report::Cell{},
                     {},
-                    {}});
+                    {},
+                    cublas.median_ms});
   if (!ref.cublaslt) return t;
   const CublasLtReference& lt = *ref.cublaslt;
   if (!cublaslt_ms) {
@@ -152,7 +156,7 @@ report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeRefe
                     std::string("reference"), *cublaslt_ms, flops / *cublaslt_ms / 1e6,
                     percent_of(cublas.median_ms, *cublaslt_ms), 100.0, cublas.median_ms / *cublaslt_ms,
                     lt.error ? report::Cell(lt.error->max_abs) : report::Cell{},
-                    lt.error ? report::Cell(lt.error->max_rel) : report::Cell{}});
+                    lt.error ? report::Cell(lt.error->max_rel) : report::Cell{}, cublas.median_ms});
   notes->push_back(fmt::format("cuBLASLt: the fastest of {} verified of {} heuristic algorithms{}",
                                lt.heuristics_valid, lt.heuristics_returned,
                                lt.message.empty() ? "" : "; " + lt.message));
@@ -194,6 +198,10 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
                   "{} warm-up launches",
                   dev.name, dev.arch.str(), dev.sm_count, dev.driver_version, dev.cublas_version,
                   opt.shape.str(), opt.settings.runs, opt.settings.iters, opt.settings.warmup));
+  if (opt.settings.paired)
+    notes->push_back(
+        "paired: each kernel's pct_cublas is against its own cublas_ms, cuBLAS timed batch by batch alternately "
+        "with it (a b, b a, ...); the cuBLAS and cuBLASLt rows are the shape's references, timed first");
   return t;
 }
 

@@ -43,7 +43,8 @@ struct RunOutcome {
 
 // The table of measured rows followed by the references: cuBLAS, then cuBLASLt when `ref` has it timed.
 // Columns: kernel, config, status, ms, GFLOPS, pct_cublas, pct_cublaslt (null without a cuBLASLt timing),
-// gain (over the previous timed row), max_abs_err, max_rel_err. Rows that did not end ok, and cuBLASLt's
+// gain (over the previous timed row), max_abs_err, max_rel_err, cublas_ms (the cuBLAS time pct_cublas is against:
+// the row's paired timing when it has one, else the shape's reference). Rows that did not end ok, and cuBLASLt's
 // verification summary or why it has no timing, go to `notes`. Pure.
 report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeReference& ref,
                         const Shape& shape, std::vector<std::string>* notes);

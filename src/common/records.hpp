@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -88,6 +89,17 @@ struct Measurement {
   std::optional<ErrorStats> error;     // present when the output was compared (ok or incorrect)
   double sm_clock_mhz = 0;             // SM clock read while timing (MHz); 0 when unknown
   std::string message;                 // what happened, for every status other than ok
+  // cuBLAS timed batch by batch alternately with the candidate (time_paired), when the measurement asked for it
+  // (mpgemm-run --paired): the reference a ratio should use when the clock drifts. Not stored in the database.
+  std::optional<TimingStats> paired_cublas;
+
+  // An outcome decided without timing (constraint_rejected, compile_failed, ...), with why.
+  static Measurement unmeasured(Status status, std::string why) {
+    Measurement m;
+    m.status = status;
+    m.message = std::move(why);
+    return m;
+  }
 };
 
 // One cuBLASLt algorithm as cublasLtMatmulAlgoConfigGetAttribute describes it. The ids are cuBLASLt's enums

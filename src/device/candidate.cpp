@@ -150,11 +150,18 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
   return out;
 }
 
-Measurement CandidateRun::time(int warmup, int runs, int iters) {
+Measurement CandidateRun::time(int warmup, int runs, int iters, bool pair_with_cublas) {
   Measurement m;
   if (!loaded_ || !verified_error_) throw Error("CandidateRun::time called before a successful verify");
   try {
-    m.timing = time_launches(session_.stream(), warmup, runs, iters, [this] { launch(); });
+    if (pair_with_cublas) {
+      PairedTimingStats p = time_paired(
+          session_.stream(), warmup, runs, iters, [this] { launch(); }, [this] { problem_.run_cublas(); });
+      m.timing = p.a;
+      m.paired_cublas = p.b;
+    } else {
+      m.timing = time_launches(session_.stream(), warmup, runs, iters, [this] { launch(); });
+    }
     m.sm_clock_mhz = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
     m.status = Status::ok;
     m.error = verified_error_;
@@ -163,6 +170,7 @@ Measurement CandidateRun::time(int warmup, int runs, int iters) {
     context_lost_ = fault.context_lost;
     m.status = fault.status;
     m.timing.reset();
+    m.paired_cublas.reset();
     m.message = fmt::format("timing failed after a correct verification launch: {}", e.what());
   }
   return m;

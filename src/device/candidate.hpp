@@ -56,7 +56,8 @@ class CandidateRun {
   // Times the kernel under the protocol and reads the SM clock right after. Only after verify() returned ok.
   // Status ok with timing and the verification's error stats, or the runtime_fault / launch_failed found while
   // timing (context_lost() tells whether the process must end).
-  Measurement time(int warmup, int runs, int iters);
+  // With pair_with_cublas, cuBLAS is timed alternately with the kernel (time_paired) into paired_cublas.
+  Measurement time(int warmup, int runs, int iters, bool pair_with_cublas = false);
 
   bool context_lost() const { return context_lost_; }
 

@@ -47,6 +47,8 @@ class ProblemContext {
 
   // cuBLAS under the timing protocol (it writes its own output buffer, never C).
   TimingStats time_cublas(int warmup, int runs, int iters);
+  // One cublasGemmEx on the problem into cuBLAS's own output buffer, enqueued on the session's stream.
+  void run_cublas();
 
   // Fills C with 0xFF bytes (a NaN in every float) on the session's stream.
   void poison_output();
@@ -54,7 +56,6 @@ class ProblemContext {
   std::vector<float> download_output();
 
  private:
-  void run_cublas();
 
   DeviceSession& session_;
   Shape shape_;

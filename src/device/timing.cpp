@@ -56,6 +56,41 @@ TimingStats time_launches(cudaStream_t stream, int warmup, int runs, int iters, 
   return summarize(std::move(per_launch), warmup, runs, iters);
 }
 
+PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int iters, const std::function<void()>& a,
+                              const std::function<void()>& b) {
+  if (warmup < 0 || runs < 1 || iters < 1)
+    throw Error(fmt::format("bad timing protocol: warmup {}, runs {}, iters {}", warmup, runs, iters));
+  for (int i = 0; i < warmup; ++i) {
+    a();
+    b();
+  }
+  MPGEMM_CUDA(cudaStreamSynchronize(stream));
+  MPGEMM_CUDA(cudaGetLastError());
+
+  Event start, stop;
+  const auto batch = [&](const std::function<void()>& launch) {
+    MPGEMM_CUDA(cudaEventRecord(start.get(), stream));
+    for (int i = 0; i < iters; ++i) launch();
+    MPGEMM_CUDA(cudaEventRecord(stop.get(), stream));
+    const float ms = elapsed_ms(start, stop);
+    MPGEMM_CUDA(cudaGetLastError());
+    return static_cast<double>(ms) / iters;
+  };
+  std::vector<double> per_a, per_b;
+  per_a.reserve(static_cast<std::size_t>(runs));
+  per_b.reserve(static_cast<std::size_t>(runs));
+  for (int r = 0; r < runs; ++r) {
+    if (paired_first_is_a(r)) {
+      per_a.push_back(batch(a));
+      per_b.push_back(batch(b));
+    } else {
+      per_b.push_back(batch(b));
+      per_a.push_back(batch(a));
+    }
+  }
+  return {summarize(std::move(per_a), warmup, runs, iters), summarize(std::move(per_b), warmup, runs, iters)};
+}
+
 double time_one_launch(cudaStream_t stream, const std::function<void()>& launch) {
   Event start, stop;
   MPGEMM_CUDA(cudaEventRecord(start.get(), stream));

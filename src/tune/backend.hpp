@@ -20,6 +20,8 @@ struct MeasureSettings {
   int warmup = 3;        // launches before timing
   int runs = 5;          // timed batches
   int iters = 20;        // launches per batch
+  bool paired = false;   // time cuBLAS alternately with every candidate (Measurement::paired_cublas): mpgemm-run
+                         // --paired. The tuner's ratios use the shape's one cuBLAS timing.
   bool cublaslt = true;  // time cuBLASLt as a second reference per shape; not in result keys: it changes the
                          // references recorded next to a candidate, never the candidate's own outcome
 };

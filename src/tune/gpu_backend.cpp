@@ -55,6 +55,7 @@ class GpuBackend final : public MeasureBackend {
     req.warmup = settings_.warmup;
     req.runs = settings_.runs;
     req.iters = settings_.iters;
+    req.pair_with_cublas = settings_.paired;
     return client_.measure(req);
   }
 

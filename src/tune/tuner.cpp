@@ -302,19 +302,19 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
           CompileResult empty;
           if (w.device_rejected) {
             // Decided before compiling, on a GPU and in a replay alike: the recorded outcome does not matter.
-            m = Measurement{Status::constraint_rejected, std::nullopt, std::nullopt, 0, *w.device_rejected};
+            m = Measurement::unmeasured(Status::constraint_rejected, *w.device_rejected);
           } else if (summary.mode == "replay") {
             // The recorded outcome, whatever decided it: on a GPU a failed compilation wins over the shape check,
             // and a replay compiles nothing to know that. The shape check only fills in what was not recorded.
             m = backend->measure(w.candidate, empty, shape);
             if (!m)
               if (auto why = fam->check_shape(w.candidate.params, shape))
-                m = Measurement{Status::constraint_rejected, std::nullopt, std::nullopt, 0, *why};
+                m = Measurement::unmeasured(Status::constraint_rejected, *why);
           } else if (compiled_status != Status::ok) {
-            m = Measurement{Status::compile_failed, std::nullopt, std::nullopt, 0,
-                            "compilation failed; see the compilations table for the log"};
+            m = Measurement::unmeasured(Status::compile_failed,
+                                        "compilation failed; see the compilations table for the log");
           } else if (auto why = fam->check_shape(w.candidate.params, shape)) {
-            m = Measurement{Status::constraint_rejected, std::nullopt, std::nullopt, 0, *why};
+            m = Measurement::unmeasured(Status::constraint_rejected, *why);
           } else {
             m = measure_steady(*backend, w.candidate, w.compiled ? *w.compiled : empty, shape, opt.max_spread);
           }

@@ -59,7 +59,8 @@ struct Encoder {
             {"rtol", m.rtol},
             {"warmup", m.warmup},
             {"runs", m.runs},
-            {"iters", m.iters}};
+            {"iters", m.iters},
+            {"pair_with_cublas", m.pair_with_cublas}};
   }
   json operator()(const VerifiedReply& m) const {
     return {{"status", std::string(to_string(m.status))},
@@ -107,6 +108,7 @@ Message decode_body(std::string_view type, const json& j) {
     m.warmup = j.at("warmup").get<int>();
     m.runs = j.at("runs").get<int>();
     m.iters = j.at("iters").get<int>();
+    m.pair_with_cublas = j.at("pair_with_cublas").get<bool>();
     return m;
   }
   if (type == "verified") {

@@ -23,7 +23,7 @@
 
 namespace mpgemm {
 
-inline constexpr int kProtocolVersion = 2;  // 2: cuBLASLt in prepare_shape
+inline constexpr int kProtocolVersion = 3;  // 2: cuBLASLt in prepare_shape; 3: paired timing, balanced grids
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -68,6 +68,7 @@ struct MeasureRequest {
   int warmup = 3;
   int runs = 5;
   int iters = 20;
+  bool pair_with_cublas = false;  // time cuBLAS alternately with the candidate (Measurement::paired_cublas)
 };
 
 // Sent by the worker as soon as the verification launch has been compared (or has failed).

@@ -151,7 +151,8 @@ class Server {
 
     const VerifyOutcome v = run.verify(m.atol, m.rtol);
     reply(VerifiedReply{v.status, v.error, v.first_launch_ms, v.message});
-    const Measurement result = v.status == Status::ok ? run.time(m.warmup, m.runs, m.iters) : measurement_from(v);
+    const Measurement result =
+        v.status == Status::ok ? run.time(m.warmup, m.runs, m.iters, m.pair_with_cublas) : measurement_from(v);
     reply(ResultReply{result});
     if (run.context_lost()) {
       log(fmt::format("CUDA context lost ({}); exiting", result.message));

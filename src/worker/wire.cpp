@@ -71,7 +71,8 @@ json encode(const Measurement& v) {
           {"timing", v.timing ? encode(*v.timing) : json(nullptr)},
           {"error", v.error ? encode(*v.error) : json(nullptr)},
           {"sm_clock_mhz", v.sm_clock_mhz},
-          {"message", v.message}};
+          {"message", v.message},
+          {"paired_cublas", v.paired_cublas ? encode(*v.paired_cublas) : json(nullptr)}};
 }
 
 Measurement decode_measurement(const json& j) {
@@ -82,6 +83,7 @@ Measurement decode_measurement(const json& j) {
     if (!j.at("error").is_null()) m.error = decode_error_stats(j.at("error"));
     m.sm_clock_mhz = j.at("sm_clock_mhz").get<double>();
     m.message = j.at("message").get<std::string>();
+    if (!j.at("paired_cublas").is_null()) m.paired_cublas = decode_timing(j.at("paired_cublas"));
     return m;
   });
 }
@@ -91,7 +93,8 @@ json encode(const LaunchGeometry& v) {
           {"block", encode_dim3(v.block)},
           {"cluster", encode_dim3(v.cluster)},
           {"dynamic_smem_bytes", v.dynamic_smem_bytes},
-          {"persistent", v.persistent}};
+          {"persistent", v.persistent},
+          {"balanced_units", v.balanced_units}};
 }
 
 LaunchGeometry decode_geometry(const json& j) {
@@ -102,6 +105,7 @@ LaunchGeometry decode_geometry(const json& j) {
     g.cluster = decode_dim3(j.at("cluster"));
     g.dynamic_smem_bytes = j.at("dynamic_smem_bytes").get<std::uint32_t>();
     g.persistent = j.at("persistent").get<bool>();
+    g.balanced_units = j.at("balanced_units").get<std::uint64_t>();
     return g;
   });
 }

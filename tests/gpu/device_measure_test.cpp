@@ -12,6 +12,7 @@
 #include "device/problem.hpp"
 #include "device/query.hpp"
 #include "device/session.hpp"
+#include "device/timing.hpp"
 #include "measure/fp16.hpp"
 #include "measure/random_fill.hpp"
 
@@ -119,6 +120,28 @@ TEST_F(DeviceMeasureTest, CorrectKernelVerifiesAndTimes) {
   EXPECT_GE(m.sm_clock_mhz, 0);
   ASSERT_TRUE(m.error);
   EXPECT_EQ(m.error->bad_count, 0);
+}
+
+TEST_F(DeviceMeasureTest, PairedTimingTimesCublasBesideTheKernel) {
+  CandidateRun run(*session_, *problem_, kernel("test_gemm_naive"));
+  ASSERT_EQ(run.verify(0.5, 1e-3).status, Status::ok);
+  const Measurement m = run.time(2, 6, 10, /*pair_with_cublas=*/true);
+  ASSERT_EQ(m.status, Status::ok) << m.message;
+  ASSERT_TRUE(m.timing);
+  ASSERT_TRUE(m.paired_cublas);
+  EXPECT_EQ(m.timing->runs, 6);
+  EXPECT_EQ(m.paired_cublas->runs, 6);
+  EXPECT_GT(m.paired_cublas->median_ms, 0);
+  EXPECT_FALSE(run.time(2, 3, 10).paired_cublas);  // only when asked
+}
+
+TEST_F(DeviceMeasureTest, PairedTimingOfOneLaunchWithItselfAgrees) {
+  // A/A: the same cuBLAS call on both sides; the medians of alternating batches must agree closely.
+  const auto launch = [] { problem_->run_cublas(); };
+  const PairedTimingStats p = time_paired(session_->stream(), 3, 10, 20, launch, launch);
+  ASSERT_GT(p.a.median_ms, 0);
+  EXPECT_NEAR(p.b.median_ms / p.a.median_ms, 1.0, 0.1) << p.a.median_ms << " vs " << p.b.median_ms;
+  EXPECT_EQ(p.a.runs, 10);
 }
 
 TEST_F(DeviceMeasureTest, OffByOneIsIncorrect) {

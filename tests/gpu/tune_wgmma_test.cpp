@@ -82,7 +82,9 @@ TEST_F(TuneWgmma, LessTravelledCornersVerifyAtARaggedShape) {
   EXPECT_EQ(t.rows.size(), 50u);
   for (const auto& row : t.rows) {
     EXPECT_EQ(text(row[1]), "ok") << text(row[0]) << ": " << text(row[2]);
-    if (text(row[1]) == "ok") EXPECT_EQ(std::get<std::int64_t>(row[3]), 0) << text(row[0]);
+    if (text(row[1]) == "ok") {
+      EXPECT_EQ(std::get<std::int64_t>(row[3]), 0) << text(row[0]);
+    }
   }
 }
 

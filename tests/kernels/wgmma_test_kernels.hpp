@@ -60,7 +60,7 @@ struct WgmmaTestKernel {
   std::vector<std::string> codes;       // the codes NVRTC 13.0 printed, in order of first appearance
 
   KernelSpec spec() const {
-    return KernelSpec{name + ".cu", std::string(kWgmmaPrelude) + body, name, options, Arch{9, 0, true}};
+    return KernelSpec{name + ".cu", std::string(kWgmmaPrelude) + body, name, options, Arch{9, 0, true}, {}};
   }
 };
 

@@ -185,12 +185,12 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
       // family's shape check, then the device.
       Measurement m;
       if (device_rejected) {
-        m = Measurement{Status::constraint_rejected, std::nullopt, std::nullopt, 0, *device_rejected};
+        m = Measurement::unmeasured(Status::constraint_rejected, *device_rejected);
       } else if (compiled.status != Status::ok) {
-        m = Measurement{Status::compile_failed, std::nullopt, std::nullopt, 0,
-                        "compilation failed; see the compilations table for the log"};
+        m = Measurement::unmeasured(Status::compile_failed,
+                                    "compilation failed; see the compilations table for the log");
       } else if (auto why = fam.check_shape(c.params, shape)) {
-        m = Measurement{Status::constraint_rejected, std::nullopt, std::nullopt, 0, *why};
+        m = Measurement::unmeasured(Status::constraint_rejected, *why);
       } else {
         m = synthetic_outcome(i, s);
       }

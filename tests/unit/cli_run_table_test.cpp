@@ -147,7 +147,8 @@ TEST(CliRunTable, ShowsCublasLtNextToCublas) {
   std::vector<std::string> notes;
   const report::Table t = cli::run_table(outcomes(), references(true), shape, &notes);
   EXPECT_EQ(t.columns, (std::vector<std::string>{"kernel", "config", "status", "ms", "GFLOPS", "pct_cublas",
-                                                 "pct_cublaslt", "gain", "max_abs_err", "max_rel_err"}));
+                                                 "pct_cublaslt", "gain", "max_abs_err", "max_rel_err",
+                                                 "cublas_ms"}));
   ASSERT_EQ(t.rows.size(), 4u);  // rejected point, best tuned, cuBLAS, cuBLASLt
   EXPECT_EQ(cell(t, 0, "status"), Cell(std::string("constraint_rejected")));
   EXPECT_EQ(cell(t, 0, "pct_cublaslt"), Cell(std::monostate{}));
@@ -178,6 +179,18 @@ TEST(CliRunTable, ShowsCublasLtNextToCublas) {
   EXPECT_NE(markdown.find("| cuBLASLt "), std::string::npos) << markdown;
   const std::string csv = report::render(t, report::Format::csv);
   EXPECT_NE(csv.find("cuBLASLt,cublasLtMatmul algo 66"), std::string::npos) << csv;
+}
+
+TEST(CliRunTable, APairedRowIsComparedWithItsOwnCublasTiming) {
+  std::vector<cli::RunOutcome> rows = outcomes();
+  rows[1].measurement.paired_cublas = TimingStats{0.55, 0.54, 0.56, 3, 5, 20};
+  std::vector<std::string> notes;
+  const report::Table t = cli::run_table(rows, references(false), Shape{4096, 4096, 4096}, &notes);
+  EXPECT_DOUBLE_EQ(number(cell(t, 1, "pct_cublas")), 110.0);  // 0.55 / 0.5, not the shape's 0.25 / 0.5
+  EXPECT_DOUBLE_EQ(number(cell(t, 1, "cublas_ms")), 0.55);
+  EXPECT_EQ(cell(t, 0, "cublas_ms"), Cell(std::monostate{}));  // not timed
+  EXPECT_DOUBLE_EQ(number(cell(t, 2, "cublas_ms")), 0.25);     // the cuBLAS row is the shape's reference
+  EXPECT_DOUBLE_EQ(number(cell(t, 2, "pct_cublas")), 100.0);
 }
 
 TEST(CliRunTable, WithoutCublasLtItsColumnIsEmpty) {

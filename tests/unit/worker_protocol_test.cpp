@@ -161,6 +161,7 @@ TEST(WorkerProtocol, Measure) {
   m.warmup = 1;
   m.runs = 2;
   m.iters = 3;
+  m.pair_with_cublas = true;
   const auto got = round_trip(m);
   EXPECT_EQ(got.family, m.family);
   EXPECT_EQ(got.params, m.params);
@@ -177,6 +178,8 @@ TEST(WorkerProtocol, Measure) {
   EXPECT_EQ(got.warmup, 1);
   EXPECT_EQ(got.runs, 2);
   EXPECT_EQ(got.iters, 3);
+  EXPECT_TRUE(got.pair_with_cublas);
+  EXPECT_FALSE(round_trip(MeasureRequest{}).pair_with_cublas);
   // The cubin travels as MessagePack binary, not as an array of numbers.
   EXPECT_TRUE(to_json_message(m)["cubin"].is_binary());
 }
@@ -184,9 +187,10 @@ TEST(WorkerProtocol, Measure) {
 TEST(WorkerProtocol, MeasurePersistentGeometry) {
   MeasureRequest m;
   m.lowered_name = "k";
-  m.geometry = LaunchGeometry{{4096, 1, 1}, {384, 1, 1}, {2, 1, 1}, 200704, true};
+  m.geometry = LaunchGeometry{{4096, 1, 1}, {384, 1, 1}, {2, 1, 1}, 200704, true, 512};
   const auto got = round_trip(m);
   EXPECT_TRUE(got.geometry.persistent);
+  EXPECT_EQ(got.geometry.balanced_units, 512u);
   EXPECT_EQ(got.geometry.grid.x, 4096u);
   EXPECT_EQ(got.geometry.cluster.x, 2u);
   EXPECT_EQ(got.geometry.dynamic_smem_bytes, 200704u);
@@ -222,6 +226,11 @@ TEST(WorkerProtocol, VerifiedAndResult) {
   ASSERT_TRUE(r.measurement.error);
   expect_equal(*r.measurement.error, sample_errors());
   EXPECT_EQ(r.measurement.sm_clock_mhz, 1980);
+  EXPECT_FALSE(r.measurement.paired_cublas);
+  m.paired_cublas = TimingStats{0.75, 0.5, 1.0, 3, 5, 20};
+  const auto paired = round_trip(ResultReply{m});
+  ASSERT_TRUE(paired.measurement.paired_cublas);
+  expect_equal(*paired.measurement.paired_cublas, *m.paired_cublas);
 
   Measurement fault;
   fault.status = Status::runtime_fault;

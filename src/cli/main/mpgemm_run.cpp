@@ -29,12 +29,18 @@ int main(int argc, char** argv) {
       .option("--N", "INT", "columns of B and C", "2048")
       .option("--K", "INT", "the reduction dimension", "2048");
   cli::add_measure_options(parser);
+  parser.flag("--paired",
+              "time cuBLAS alternately with each kernel, batch by batch (a b, b a, ...), and take each row's "
+              "ratio against that pairing (column cublas_ms): the ratio stays honest when the clock drifts under "
+              "the power cap. Use more --runs (e.g. 10) for a tighter median");
   parser.option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--output", "FILE", "also write the table to FILE in --format")
       .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-run")
       .example("mpgemm-run --config best", "the writeup's table at 2048^3, with the best tuned config")
       .example("mpgemm-run --config wmma_cp_async --M 4096 --N 4096 --K 4096", "one kernel next to cuBLAS")
-      .example("mpgemm-run --config best --format markdown --output results/h200_2048.md", "keep the table");
+      .example("mpgemm-run --config best --format markdown --output results/h200_2048.md", "keep the table")
+      .example("mpgemm-run --config best --paired --runs 10 --M 4096 --N 4096 --K 4096",
+               "the best config's ratio to cuBLAS timed side by side with it");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     cli::RunOptions o;
     o.selector = args.get_or("--config", "best");
@@ -44,6 +50,7 @@ int main(int argc, char** argv) {
     o.shape.n = args.get_positive_int("--N").value_or(2048);
     o.shape.k = args.get_positive_int("--K").value_or(2048);
     o.settings = cli::measure_settings_from(args);
+    o.settings.paired = args.has("--paired");
     if (auto w = args.get("--worker")) o.worker_path = *w;
     auto format = report::format_from_string(args.get_or("--format", "table"));
     if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
