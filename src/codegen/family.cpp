@@ -29,6 +29,18 @@ LaunchGeometry lower_persistent_grid(const LaunchGeometry& geometry, std::uint64
   const std::uint64_t cluster = std::max<std::uint64_t>(1, g.cluster.count());
   const std::uint64_t fit = co_resident_blocks / cluster * cluster;
   if (fit < g.grid.x) g.grid.x = static_cast<std::uint32_t>(fit);
+  return balance_persistent_grid(g);
+}
+
+LaunchGeometry balance_persistent_grid(const LaunchGeometry& geometry) {
+  LaunchGeometry g = geometry;
+  if (!g.persistent || g.balanced_units == 0) return g;
+  const std::uint64_t cluster = std::max<std::uint64_t>(1, g.cluster.count());
+  const std::uint64_t clusters = g.grid.x / cluster;
+  if (clusters == 0) return g;
+  const std::uint64_t rounds = (g.balanced_units + clusters - 1) / clusters;
+  const std::uint64_t balanced = (g.balanced_units + rounds - 1) / rounds;
+  if (balanced < clusters) g.grid.x = static_cast<std::uint32_t>(balanced * cluster);
   return g;
 }
 

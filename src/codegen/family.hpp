@@ -52,12 +52,21 @@ struct LaunchGeometry {
   // The kernel loops over its work with a stride of gridDim.x (grid.y = grid.z = 1), so it is correct with any
   // grid.x >= 1: the launcher may LOWER grid.x to what can be co-resident (lower_persistent_grid), never raise it.
   bool persistent = false;
+  // Persistent kernels whose work is `balanced_units` units (tiles, or cluster tiles) dealt round-robin to the
+  // clusters: when > 0, grid.x is kept to the fewest clusters that need as many rounds as the grid asked for
+  // (balance_persistent_grid), so every cluster gets the same number of units, give or take the last round.
+  std::uint64_t balanced_units = 0;
 };
+
+// A persistent geometry with balanced_units > 0: grid.x lowered from c clusters to ceil(units / rounds) clusters,
+// rounds = ceil(units / c) (e.g. 512 tiles on 132 SMs: 4 rounds either way, 128 clusters). Unchanged otherwise.
+LaunchGeometry balance_persistent_grid(const LaunchGeometry& geometry);
 
 // The geometry a persistent kernel is launched with when `co_resident_blocks` blocks fit on the device at once
 // (cuOccupancyMaxActiveClusters * cluster size, or cuOccupancyMaxActiveBlocksPerMultiprocessor * SMs): grid.x
-// lowered to at most that, rounded down to a multiple of the cluster size. Unchanged when not persistent or when
-// grid.x already fits; grid.x 0 when not even one cluster (one block) fits, which the caller reports.
+// lowered to at most that, rounded down to a multiple of the cluster size, then balanced (balance_persistent_grid).
+// Unchanged when not persistent or when grid.x already fits; grid.x 0 when not even one cluster (one block) fits,
+// which the caller reports.
 LaunchGeometry lower_persistent_grid(const LaunchGeometry& geometry, std::uint64_t co_resident_blocks);
 
 // Device buffers of one problem, as the worker holds them. Pointers are device addresses.

@@ -40,9 +40,11 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   c.c_buffers = get_small_int(p, "C_BUFFERS");
   c.schedule = enum_from(p, "SCHEDULE", std::array{WgmmaSchedule::cooperative, WgmmaSchedule::pingpong});
   const int persistent = get_small_int(p, "PERSISTENT");
-  if (persistent != 0 && persistent != 1)
-    throw Error(fmt::format("parameter PERSISTENT must be 0 or 1, got {}", persistent));
-  c.persistent = persistent == 1;
+  if (persistent < 0 || persistent > 2)
+    throw Error(fmt::format(
+        "parameter PERSISTENT must be 0 (a CTA per tile), 1 (a CTA per SM) or 2 (balanced), got {}", persistent));
+  c.persistent = persistent >= 1;
+  c.balanced = persistent == 2;
   c.raster = enum_from(p, "RASTER", std::array{TileRaster::m, TileRaster::n});
   c.epilogue = enum_from(p, "EPILOGUE", std::array{WgmmaEpilogue::direct, WgmmaEpilogue::tma});
   return c;
@@ -60,7 +62,7 @@ Params WgmmaConfig::to_params() const {
                 {"GROUP", std::int64_t{group}},
                 {"EPILOGUE", std::string(to_string(epilogue))},
                 {"C_BUFFERS", std::int64_t{c_buffers}},
-                {"PERSISTENT", std::int64_t{persistent ? 1 : 0}}};
+                {"PERSISTENT", std::int64_t{balanced ? 2 : persistent ? 1 : 0}}};
 }
 
 std::string WgmmaConfig::name() const {
@@ -70,7 +72,7 @@ std::string WgmmaConfig::name() const {
                               : fmt::format("{}{}", to_string(epilogue), c_buffers);
   return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}", bm, bn, wgmma_layout::kBK, stages, consumers,
                      to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
-                     persistent ? "pers" : "grid");
+                     balanced ? "bal" : persistent ? "pers" : "grid");
 }
 
 std::string WgmmaConfig::name_expression() const {
@@ -107,6 +109,7 @@ std::vector<std::string> WgmmaConfig::problems() const {
   if (bm > 256) out.push_back(fmt::format("BM={} is over 256 (a TMA box has at most 256 rows)", bm));
   if (bn % 8 != 0 || bn > 256) out.push_back(fmt::format("BN={} is not a multiple of 8 up to 256 (wgmma N)", bn));
   if (stages < 2) out.push_back(fmt::format("STAGES={}: a ring needs at least 2 stages", stages));
+  if (balanced && !persistent) out.push_back("a balanced grid is a persistent one");
   if (cluster_m * cluster_n > 16) out.push_back("CLUSTER_M * CLUSTER_N is over 16 (multicast masks are 16 bits)");
   if (bm % (8 * cluster_n) != 0)
     out.push_back(fmt::format("BM={} is not a multiple of 8 * CLUSTER_N = {} (each CTA multicasts whole 8-row "

@@ -48,14 +48,18 @@ struct WgmmaConfig {
   int c_buffers = 0;                            // tma epilogue: 64 x 32 FP32 staging buffers per consumer; direct: 0
   bool persistent = true;                       // grid of (at most) one CTA per SM looping over tiles, else one
                                                 // CTA per tile
+  bool balanced = false;                        // persistent grid of the fewest CTAs that take as many rounds
+                                                // of tiles as one per SM (every CTA the same tile count)
 
+  // PERSISTENT: 0 one CTA per tile, 1 one per SM, 2 balanced (both persistent).
   // Reads BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, GROUP, C_BUFFERS, PERSISTENT (integers), SCHEDULE
   // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma"). Throws mpgemm::Error naming a missing
   // or ill-typed parameter. Does not validate.
   static WgmmaConfig from_params(const Params& params);
   Params to_params() const;
 
-  // "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers" or "..._tma2_pers": every parameter, in a fixed order.
+  // "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers" or "..._tma2_bal": every parameter, in a fixed order
+  // (the last: pers, bal or grid).
   std::string name() const;
   // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0>" (PERSISTENT is a launch choice, not a template
   // argument).
@@ -110,7 +114,8 @@ class WgmmaFamily final : public Family {
   // K and N multiples of 8 (TMA row strides are multiples of 16 bytes), sizes that fit the kernel's ints.
   std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
   // Clusters of CLUSTER_M * CLUSTER_N CTAs along x over the cluster tiles; persistent: at most one CTA per SM
-  // (device.sm_count), which the launcher may lower further to what is co-resident.
+  // (device.sm_count), which the launcher may lower further to what is co-resident; balanced: also
+  // balanced_units = the cluster tiles.
   LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
                                  const DeviceDescription& device) const override;
   // Encodes the A, B and C tensor maps with the driver's cuTensorMapEncodeTiled, then pushes

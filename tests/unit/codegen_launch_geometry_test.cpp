@@ -61,5 +61,22 @@ TEST(LaunchGeometry, AKernelThatIsNotPersistentKeepsItsGrid) {
   EXPECT_FALSE(same.persistent);
 }
 
+TEST(LaunchGeometry, ABalancedGridStaysBalancedWhenLowered) {
+  LaunchGeometry g = persistent(132);
+  g.balanced_units = 512;  // 4 rounds on 132 blocks or on 128
+  EXPECT_EQ(balance_persistent_grid(g).grid.x, 128u);
+  EXPECT_EQ(lower_persistent_grid(g, 132).grid.x, 128u);
+  EXPECT_EQ(lower_persistent_grid(g, 100).grid.x, 86u);  // 100 co-resident: 6 rounds, ceil(512 / 6) = 86 blocks
+  g.balanced_units = 132;
+  EXPECT_EQ(balance_persistent_grid(g).grid.x, 132u);  // one round each: nothing to balance
+  g.balanced_units = 0;
+  EXPECT_EQ(balance_persistent_grid(g).grid.x, 132u);  // not asked for
+  LaunchGeometry pairs = persistent(132, 2);
+  pairs.balanced_units = 256;  // cluster tiles: 66 clusters -> 4 rounds -> 64 clusters
+  EXPECT_EQ(balance_persistent_grid(pairs).grid.x, 128u);
+  pairs.persistent = false;
+  EXPECT_EQ(balance_persistent_grid(pairs).grid.x, 132u);
+}
+
 }  // namespace
 }  // namespace mpgemm

@@ -81,7 +81,7 @@ TEST(WgmmaFamily, RejectsWhatTheKernelCannotBuild) {
                            "CONSUMERS must be 2"));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "SCHEDULE", std::string("split"))), "\"coop\""));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "EPILOGUE", std::string("smem"))), "\"direct\" or \"tma\""));
-  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "PERSISTENT", std::int64_t{2})), "0 or 1"));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "PERSISTENT", std::int64_t{3})), "2 (balanced)"));
   EXPECT_TRUE(any_contains(problems(Params{}), "BM"));
 }
 
@@ -192,6 +192,28 @@ TEST(WgmmaFamily, PersistentGridComesFromTheDevice) {
   EXPECT_EQ(g.grid.x, 32u);
   g = wgmma().launch_geometry(persistent_point(), s, DeviceDescription{});  // SM count unknown: one CTA per tile
   EXPECT_EQ(g.grid.x, 512u);
+}
+
+TEST(WgmmaFamily, BalancedGridGivesEveryCtaTheSameTileCount) {
+  const Params balanced = with(persistent_point(), "PERSISTENT", std::int64_t{2});
+  EXPECT_EQ(WgmmaConfig::from_params(balanced).name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_bal");
+  EXPECT_EQ(WgmmaConfig::from_params(balanced).to_params(), balanced);
+  // 4096^3: 512 tiles of 128 x 256 take 4 rounds on 132 SMs, and 4 rounds on 128 CTAs.
+  LaunchGeometry g = wgmma().launch_geometry(balanced, Shape{4096, 4096, 4096}, h200());
+  EXPECT_EQ(g.grid.x, 128u);
+  EXPECT_TRUE(g.persistent);
+  EXPECT_EQ(g.balanced_units, 512u);
+  // 8192^3: 2048 tiles, 16 rounds: 128 CTAs. 2048 x 4096: 256 tiles, 2 rounds: 128.
+  EXPECT_EQ(wgmma().launch_geometry(balanced, Shape{8192, 8192, 8192}, h200()).grid.x, 128u);
+  EXPECT_EQ(wgmma().launch_geometry(balanced, Shape{2048, 4096, 512}, h200()).grid.x, 128u);
+  // 3000^3: 24 x 12 = 288 tiles, 3 rounds of 96.
+  EXPECT_EQ(wgmma().launch_geometry(balanced, Shape{3000, 3000, 3000}, h200()).grid.x, 96u);
+  // Clusters of two: 256 cluster tiles on 66 clusters = 4 rounds: 64 clusters, 128 CTAs.
+  g = wgmma().launch_geometry(with(balanced, "CLUSTER_M", std::int64_t{2}), Shape{4096, 4096, 4096}, h200());
+  EXPECT_EQ(g.grid.x, 128u);
+  EXPECT_EQ(g.balanced_units, 256u);
+  // The unbalanced persistent grid keeps one CTA per SM and no units.
+  EXPECT_EQ(wgmma().launch_geometry(persistent_point(), Shape{4096, 4096, 4096}, h200()).balanced_units, 0u);
 }
 
 TEST(TileSchedule, EveryTileExactlyOnce) {
