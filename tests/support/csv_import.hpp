@@ -14,7 +14,8 @@
 //    are left NULL (the CSV has no max_abs_err); warmup/runs/iters are the protocol's defaults (3, 5, 20),
 //    which those runs used;
 //  - no compilations (compilation_id NULL), source_hash "unknown: imported from CSV", result_key
-//    "csv:<file>:<id>"; created_at is the import's time, so wall-time convergence of an import means nothing.
+//    "csv:<file>:<id>", git_sha "unknown: imported by <this build>"; started_at and created_at are the import's
+//    time, so wall-time convergence of an import means nothing.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -83,6 +84,7 @@ inline CsvImport import_measurements_csv(const std::filesystem::path& db, const 
     if (!runs.count(csv_run)) {
       RunInfo info;
       info.argv = {"import_measurements_csv", csv.string(), space_path};
+      info.git_sha = "unknown: imported by " + info.git_sha;  // the build that measured is not in the CSV
       info.space_path = space_path;
       info.device_name = device.name;
       info.device_cc = device.arch.str();

@@ -36,7 +36,7 @@ def series(conn, device, shape):
     return out
 
 
-def draw(ctx, device, shape, runs, cublas, path):
+def draw(ctx, device, shape, runs, references, path):
     fig, (by_eval, by_time) = style.figure(11, 5.2, ncols=2, sharey=True)
     lowest = []
     for colour, run in zip(style.CYCLE * 4, runs):
@@ -51,12 +51,13 @@ def draw(ctx, device, shape, runs, cublas, path):
         by_time.plot(pts[0][1], pts[0][2], "o", color=colour, markersize=4)
         by_eval.annotate(f"{pts[-1][2]:.0f}", (run["points"][-1][0], pts[-1][2]), textcoords="offset points",
                          xytext=(2, 3), fontsize=8, color=colour)
+    timed = [r for r in references if r.tflops]
     for ax in (by_eval, by_time):
-        if cublas.tflops:
-            ax.axhline(cublas.tflops, color=style.BLACK, linestyle="--", linewidth=1,
-                       label=f"cuBLAS {cublas.tflops:.0f} TFLOP/s (run {cublas.run_id})")
-    top = max([r["final_best_tflops"] or 0 for r in runs] + [cublas.tflops or 0])
-    floor = min(lowest + ([cublas.tflops] if cublas.tflops else []))
+        for ref, line in zip(timed, ("--", ":")):
+            ax.axhline(ref.tflops, color=style.BLACK, linestyle=line, linewidth=1,
+                       label=f"{ref.name} {ref.tflops:.0f} TFLOP/s (run {ref.run_id})")
+    top = max([r["final_best_tflops"] or 0 for r in runs] + [r.tflops for r in timed])
+    floor = min(lowest + [r.tflops for r in timed])
     by_eval.set_ylim(floor * 0.95, top * 1.03)  # zoomed on the improvements: the axis need not start at 0
     by_time.set_xlim(left=0)
     by_eval.set_xlim(0, max(r["evaluations"] for r in runs) * 1.08)
@@ -80,9 +81,9 @@ def build(ctx):
             continue  # reference timings only
         item = Item(f"{device}, {shape.title()}")
         if any(r["final_best_tflops"] is not None for r in runs):
-            cublas, _ = db.references(ctx.conn, device, shape, db.best_per_shape(ctx.conn, device, shape))
+            references = db.references(ctx.conn, device, shape, db.best_per_shape(ctx.conn, device, shape))
             item.image = ctx.image("convergence", slug(device), shape.key())
-            draw(ctx, device, shape, runs, cublas, ctx.out_dir / item.image)
+            draw(ctx, device, shape, runs, references, ctx.out_dir / item.image)
         else:
             item.notes.append(f"No run found a verified config at {shape.title()} "
                               f"({db.describe_counts(db.status_counts(ctx.conn, device, shape))}).")

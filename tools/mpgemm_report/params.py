@@ -33,16 +33,26 @@ def ordered(values):
     return sorted(values, key=str)
 
 
-def heatmap(points, p, q):
-    """(p values, q values, cells): cells[i][j] = {max, count} of configs with p = ps[i], q = qs[j]."""
-    ps = ordered(params[p] for _, params, _ in points)
-    qs = ordered(params[q] for _, params, _ in points)
+def measured(conn, device, shape, family):
+    """The params of every config of `family` measured on (device, shape), whatever the outcome."""
+    return [json.loads(r[0]) for r in db.rows(conn, """
+        SELECT DISTINCT c.params FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
+        WHERE c.family = ? AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ?""",
+                                               [family, device, *shape.as_list()])]
+
+
+def heatmap(points, tried, p, q):
+    """(p values, q values, cells): cells[i][j] = the best TFLOP/s and the number of verified configs with
+    p = ps[i] and q = qs[j], and how many configs were measured there at all (`tried`: params of each)."""
+    ps = ordered(params[p] for params in tried if p in params)
+    qs = ordered(params[q] for params in tried if q in params)
     cells = []
     for pv in ps:
         row = []
         for qv in qs:
             t = [tf for _, params, tf in points if params[p] == pv and params[q] == qv]
-            row.append(dict(max_tflops=max(t) if t else None, configs=len(t)))
+            n = sum(1 for params in tried if params.get(p) == pv and params.get(q) == qv)
+            row.append(dict(max_tflops=max(t) if t else None, configs=len(t), measured=n))
         cells.append(row)
     return ps, qs, cells
 
@@ -79,9 +89,11 @@ def draw_heatmap(ctx, title, p, q, ps, qs, cells, path):
     for i, row in enumerate(cells):
         for j, c in enumerate(row):
             if c["max_tflops"] is None:
-                ax.text(j, i, "no verified\nconfig", ha="center", va="center", fontsize=7, color=style.GREY)
+                text = f"none verified\n({c['measured']} measured)" if c["measured"] else "not measured"
+                ax.text(j, i, text, ha="center", va="center", fontsize=7, color=style.GREY)
             else:
-                ax.text(j, i, f"{c['max_tflops']:.0f}\n({c['configs']} configs)", ha="center", va="center",
+                configs = f"{c['configs']} config" + ("s" if c["configs"] != 1 else "")
+                ax.text(j, i, f"{c['max_tflops']:.0f}\n({configs})", ha="center", va="center",
                         fontsize=8, color="black" if c["max_tflops"] > middle else "white")
     ax.set_xticks(range(len(qs)), [str(v) for v in qs])
     ax.set_yticks(range(len(ps)), [str(v) for v in ps])
@@ -133,7 +145,7 @@ def build(ctx):
                           constants=constants(points))
             item = Item(where)
             if all(p in params and q in params for _, params, _ in points):
-                ps, qs, cells = heatmap(points, p, q)
+                ps, qs, cells = heatmap(points, measured(ctx.conn, device, shape, family), p, q)
                 record["heatmap"] = dict(rows=p, columns=q, row_values=ps, column_values=qs, cells=cells)
                 item.image = ctx.image("heatmap", slug(device), shape.key(), family, p, q)
                 draw_heatmap(ctx, f"{where}: best TFLOP/s over {p} × {q}", p, q, ps, qs, cells,

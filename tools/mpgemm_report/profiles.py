@@ -79,7 +79,7 @@ def choose_metrics(labels, wanted):
 def si(value):
     """134.2 M for 134217728: counters span nine decades, and exponents are hard to compare at a glance."""
     for factor, suffix in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
-        if abs(value) >= 10 * factor:
+        if abs(value) >= factor:
             return f"{value / factor:.4g}{suffix}"
     return f"{value:.4g}"
 

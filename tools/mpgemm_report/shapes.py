@@ -6,7 +6,8 @@ against). Ratios are reference time / best time (> 1: ours is faster), from the 
 from . import db, style
 from .section import Item, Section, fmt, slug
 
-SERIES = [("best tuned", style.BLUE, None), ("cuBLAS", style.BLACK, "//"), ("cuBLASLt", style.SKY_BLUE, "//")]
+SERIES = [("best tuned", "best_tflops", style.BLUE, None), ("cuBLAS", "cublas_tflops", style.BLACK, "//"),
+          ("cuBLASLt", "cublaslt_tflops", style.SKY_BLUE, "//")]
 
 
 def collect(conn, device, shape):
@@ -29,20 +30,20 @@ def collect(conn, device, shape):
 
 def draw(ctx, device, shapes, rows, path, no_lt):
     fig, ax = style.figure(max(7.0, 2.2 * len(rows) + 3), 5.6)
-    width = 0.26
-    top = max(v for r in rows for v in (r["best_tflops"], r["cublas_tflops"], r["cublaslt_tflops"]) if v)
+    series = [s for s in SERIES if any(r[s[1]] is not None for r in rows)]  # a group per shape, centred
+    width = 0.8 / len(series)
+    offset = {s[1]: (i - (len(series) - 1) / 2) * width for i, s in enumerate(series)}
+    top = max(r[key] for r in rows for _, key, _, _ in series if r[key] is not None)
     ax.set_ylim(0, top * 1.25)
-    for i, (name, colour, hatch) in enumerate(SERIES):
-        key = {"best tuned": "best_tflops", "cuBLAS": "cublas_tflops", "cuBLASLt": "cublaslt_tflops"}[name]
-        xs = [j + (i - 1) * width for j, r in enumerate(rows) if r[key] is not None]
+    for name, key, colour, hatch in series:
+        xs = [j + offset[key] for j, r in enumerate(rows) if r[key] is not None]
         hs = [r[key] for r in rows if r[key] is not None]
-        if not xs:
-            continue
         bars = ax.bar(xs, hs, width, color=colour, hatch=hatch, edgecolor="white", linewidth=0.5, label=name)
         style.bar_labels(ax, bars, [f"{h:.0f}" for h in hs])
     for j, r in enumerate(rows):
-        if r["best_tflops"] is None:
-            ax.text(j - width, top * 0.05, "no verified\nconfig", ha="center", fontsize=8, rotation=90)
+        if r["best_tflops"] is None:  # where the ratios would be
+            ax.text(j, top * 1.12, "no verified config", ha="center", va="bottom", fontsize=8, fontweight="bold",
+                    color=style.VERMILLION)
             continue
         ratios = []
         if r["ratio_to_cublas"] is not None:
