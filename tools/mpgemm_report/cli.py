@@ -10,13 +10,13 @@ from .section import Context
 DESCRIPTION = """\
 Draws an mpgemm results database as PNG pictures and writes report.md, which shows each picture with the numbers
 it draws and a note wherever there is nothing to draw, and numbers.json, every number drawn. Sections:
-  outcomes     measurements per status (ok, incorrect, compile_failed, ...), per shape
   ladder       naive -> shared -> cp_async -> best tuned -> cuBLAS (-> cuBLASLt), % of cuBLAS, per device and shape
   shapes       per shape: best tuned vs cuBLAS vs cuBLASLt, with the ratios
   convergence  best TFLOP/s so far against evaluations and against wall time, one line per run
   params       heat map of the best TFLOP/s over two parameters (default BM x BN), spread per parameter value
   roofline     every verified config as (arithmetic intensity, TFLOP/s) under the device's ceilings
   profiles     Nsight Compute counters of the profiled kernels side by side (tools/profile_layer2.sh)
+  outcomes     measurements per status (ok, incorrect, compile_failed, ...), per shape
 The database is opened read-only and nothing is created beside it (no -wal or -shm file), unless a writer has
 it open (its -wal exists), when SQLite's read-only mode shares the writer's -wal and -shm."""
 

@@ -4,8 +4,9 @@ import json
 
 from . import convergence, db, ladder, outcomes, params, profiles, roofline, shapes
 
-SECTIONS = {m.__name__.rsplit(".", 1)[1]: m for m in (outcomes, ladder, shapes, convergence, params, roofline,
-                                                       profiles)}
+# In report order: the headline first, what failed last.
+SECTIONS = {m.__name__.rsplit(".", 1)[1]: m for m in (ladder, shapes, convergence, params, roofline, profiles,
+                                                       outcomes)}
 
 
 def numeric(cell):
