@@ -108,6 +108,60 @@ TEST_F(ReportRealTest, TheH200WmmaLadderFromItsCsvs) {
   for (const auto& f : fastest) EXPECT_EQ(drawn.at(f[0]), num(f[1])) << f[0];
 }
 
+TEST_F(ReportRealTest, OneLadderFromTheNaiveKernelToTheHopperFamily) {
+  // The WMMA runs imported into a copy of the Hopper benchmark's database: at 2048³ the ladder climbs from
+  // the named points through the WMMA family's best to the wgmma family's, against the best config's
+  // cuBLAS(Lt).
+  const auto db = dir_ / "h200_all.db";
+  std::filesystem::copy_file(source("results/h200/hopper/bench/sm90a_focus.db"), db);
+  import_measurements_csv(db, source("results/h200/sm86_space_2048_measurements.csv"),
+                          source("configs/sm86.json"), h200(), "test import");
+  import_measurements_csv(db, source("results/h200/sm90_space_measurements.csv"), source("configs/sm90.json"),
+                          h200(), "test import");
+  const auto out = dir_ / "out";
+  const auto r = run_report(db, out, "--sections ladder --shape 2048x2048x2048");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto numbers = drawn_numbers(out);
+  expect_pictures(out, numbers);
+  const auto* ladder = record_for(numbers, "ladder", "NVIDIA H200", {2048, 2048, 2048});
+  ASSERT_NE(ladder, nullptr);
+  std::vector<std::string> steps;
+  std::map<std::string, nlohmann::json> bars;
+  for (const auto& b : (*ladder)["bars"]) {
+    steps.push_back(b["step"]);
+    bars[b["step"]] = b;
+  }
+  EXPECT_EQ(steps, (std::vector<std::string>{"naive", "shared", "cp_async", "best wmma", "best tuned",
+                                             "cuBLAS", "cuBLASLt"}));
+  double previous = 0;
+  for (const char* step : {"naive", "shared", "cp_async", "best wmma", "best tuned"}) {
+    EXPECT_GT(bars[step]["tflops"].get<double>(), previous) << step;
+    previous = bars[step]["tflops"].get<double>();
+  }
+  const auto family_best = [&](const char* family) {
+    return sql_rows(
+        db, fmt::format("SELECT m.id, m.tflops FROM measurements AS m JOIN configs AS c ON c.id = "
+                        "m.config_id WHERE c.family = '{}' AND m.status = 'ok' AND m.M = 2048 ORDER BY "
+                        "m.median_ms, m.id LIMIT 1",
+                        family))[0];
+  };
+  const auto wmma = family_best("wmma"), wgmma = family_best("wgmma");
+  EXPECT_EQ(bars["best wmma"]["measurement_id"], std::stoll(wmma[0]));
+  EXPECT_EQ(bars["best wmma"]["tflops"].get<double>(), num(wmma[1]));
+  EXPECT_EQ(bars["best tuned"]["measurement_id"], std::stoll(wgmma[0]));
+  EXPECT_EQ(bars["best tuned"]["family"], "wgmma");
+  const auto cublas = sql_rows(db,
+                               "SELECT t.tflops FROM measurements AS m JOIN cublas_timings AS t ON t.id = "
+                               "m.cublas_id WHERE m.id = " +
+                                   wgmma[0]);
+  EXPECT_EQ(bars["cuBLAS"]["tflops"].get<double>(), num(cublas[0][0]));
+  EXPECT_NEAR(bars["naive"]["pct_of_cublas"].get<double>(),
+              100 * bars["naive"]["tflops"].get<double>() / num(cublas[0][0]), 1e-9);
+  EXPECT_NE((*ladder)["notes"].dump().find("Measured in another run than the best config's"),
+            std::string::npos)
+      << (*ladder)["notes"];
+}
+
 TEST_F(ReportRealTest, TheHopperBenchmarkDatabase) {
   std::filesystem::create_directories(dir_ / "db");
   const auto db = dir_ / "db" / "sm90a_focus.db";

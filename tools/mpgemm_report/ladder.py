@@ -2,8 +2,10 @@
 
 The best tuned config is the view best_per_shape's (any family, any arch). The three steps are the named points
 (configs.alias); each is taken from the best config's run when that run measured it, else its fastest verified
-measurement in any run. cuBLAS and cuBLASLt are the timings the best config was compared against. Every bar's
-percentage is of the cuBLAS bar drawn beside it.
+measurement in any run. When the database holds other families than the best config's, each one's fastest verified
+config is a step "best <family>" just before "best tuned" (e.g. the WMMA family's best under the Hopper family's).
+cuBLAS and cuBLASLt are the timings the best config was compared against. Every bar's percentage is of the cuBLAS
+bar drawn beside it; a bar measured in another run than the best config's says so.
 """
 from . import db, style
 from .section import Item, Section, fmt, fmt_ms, slug
@@ -11,6 +13,24 @@ from .section import Item, Section, fmt, fmt_ms, slug
 POINTS = [("naive", "wmma_naive"), ("shared", "wmma_shared"), ("cp_async", "wmma_cp_async")]
 COLOURS = {"naive": style.VERMILLION, "shared": style.ORANGE, "cp_async": style.PURPLE, "best tuned": style.BLUE,
            "cuBLAS": style.BLACK, "cuBLASLt": style.SKY_BLUE}
+OTHER_FAMILY_COLOUR = style.GREEN  # "best <family>" steps
+
+
+def colour(step):
+    return COLOURS.get(step, OTHER_FAMILY_COLOUR)
+
+
+def family_bests(conn, device, shape, skip_family):
+    """The fastest verified config of every family but `skip_family`, slowest family first."""
+    found = db.rows(conn, """
+        SELECT id, run_id, median_ms, tflops, family, arch, name FROM (
+          SELECT m.id, m.run_id, m.median_ms, m.tflops, c.family, m.arch, c.name,
+                 row_number() OVER (PARTITION BY c.family ORDER BY m.median_ms, m.id) AS place
+          FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
+          WHERE m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? AND c.family != ?)
+        WHERE place = 1 ORDER BY median_ms DESC, id""", [device, *shape.as_list(), skip_family])
+    return [dict(step=f"best {r['family']}", config=r["name"], run_id=r["run_id"], measurement_id=r["id"],
+                 median_ms=r["median_ms"], tflops=r["tflops"], family=r["family"], arch=r["arch"]) for r in found]
 
 
 def point(conn, alias, device, shape, prefer_run):
@@ -52,6 +72,7 @@ def collect(conn, device, shape):
         notes.append("Steps without a bar: " + "; ".join(missing) +
                      ". The ladder's first steps are the named points wmma_naive, wmma_shared, wmma_cp_async "
                      "(configs/sm86.json, configs/sm90.json).")
+    bars.extend(family_bests(conn, device, shape, best["family"]))
     bars.append(dict(step="best tuned", config=best["config_name"], run_id=best["run_id"],
                      measurement_id=best["measurement_id"], median_ms=best["median_ms"], tflops=best["tflops"],
                      family=best["family"], arch=best["arch"]))
@@ -66,6 +87,11 @@ def collect(conn, device, shape):
     cublas = next((b["tflops"] for b in bars if b["step"] == "cuBLAS"), None)
     for b in bars:
         b["pct_of_cublas"] = 100.0 * b["tflops"] / cublas if cublas else None
+    elsewhere = [b for b in bars if b["run_id"] != best["run_id"]]
+    if elsewhere:
+        notes.append("Measured in another run than the best config's (run {0}): {1}; their % is of the cuBLAS bar, "
+                     "timed in run {0}.".format(best["run_id"], ", ".join(f"{b['step']} (run {b['run_id']})"
+                                                                          for b in elsewhere)))
     return bars, notes, missing
 
 
@@ -73,7 +99,7 @@ def draw(ctx, device, shape, bars, missing, path):
     fig, ax = style.figure(10, 5.6)
     x = range(len(bars))
     heights = [b["tflops"] for b in bars]
-    drawn = ax.bar(x, heights, width=0.65, color=[COLOURS[b["step"]] for b in bars],
+    drawn = ax.bar(x, heights, width=0.65, color=[colour(b["step"]) for b in bars],
                    edgecolor="white", linewidth=0.5)
     for bar, b in zip(drawn, bars):
         if b["step"] in ("cuBLAS", "cuBLASLt"):
@@ -81,10 +107,15 @@ def draw(ctx, device, shape, bars, missing, path):
     ax.set_ylim(0, max(heights) * 1.2)
     style.bar_labels(ax, drawn, [f"{b['tflops']:.0f} TFLOP/s" + (
         f"\n{b['pct_of_cublas']:.1f}% of cuBLAS" if b["pct_of_cublas"] is not None else "") for b in bars])
+    best = next(b for b in bars if b["step"] == "best tuned")
     ticks = []
     for b in bars:
-        under = {"best tuned": f"{b.get('family', '')}, {b.get('arch', '')}", "cuBLAS": "cublasGemmEx",
-                 "cuBLASLt": "best of its heuristics"}.get(b["step"], "wmma_" + b["step"])
+        if "family" in b:
+            under = f"{b['family']}, {b['arch']}"
+        else:
+            under = {"cuBLAS": "cublasGemmEx", "cuBLASLt": "best of its heuristics"}.get(b["step"], "wmma_" + b["step"])
+        if b["run_id"] != best["run_id"]:
+            under += f"\nrun {b['run_id']}"
         ticks.append(f"{b['step']}\n{under}")
     ax.set_xticks(list(x), ticks)
     for i in range(1, len(bars)):  # each step's gain over the previous one, in the gap between the two bars
@@ -95,7 +126,6 @@ def draw(ctx, device, shape, bars, missing, path):
     if missing:
         ax.text(0.01, 0.98, "no bar: " + "; ".join(missing), transform=ax.transAxes, ha="left", va="top", fontsize=8,
                 bbox=dict(facecolor="white", edgecolor=style.GREY))
-    best = next(b for b in bars if b["step"] == "best tuned")
     fig.text(0.5, 0.085, f"best tuned: {best['config']} (run {best['run_id']})", ha="center", fontsize=8)
     fig.subplots_adjust(bottom=0.22, top=0.92, left=0.08, right=0.98)
     style.save(fig, path, ctx.footnote("Bars: median of the timed batches; % of the cuBLAS bar (timed in the same "
