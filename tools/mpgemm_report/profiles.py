@@ -26,7 +26,7 @@ PREFERRED = {
     "smsp__issue_active.avg.pct_of_peak_sustained_active": "issue active of peak",
     "l1tex__t_sector_hit_rate.pct": "L1 hit rate",
     "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM throughput of peak",
-    "launch__registers_per_thread": "registers per thread",
+    "launch__registers_per_thread": "registers",
     "Compute (SM) Throughput": "SM throughput of peak",
     "Memory Throughput": "memory throughput of peak",
     "L2 Cache Throughput": "L2 throughput of peak",
@@ -34,13 +34,16 @@ PREFERRED = {
     "DRAM Throughput": "DRAM throughput of peak",
     "Elapsed Cycles": "elapsed cycles",
     "SM Frequency": "SM clock",
-    "Registers Per Thread": "registers per thread",
+    "Registers Per Thread": "registers",
 }
 LABEL_ORDER = ["wmma_naive", "wmma_shared", "wmma_cp_async", "best"]
 # The ladder's colours for the labels tools/profile_layer2.sh uses, so a kernel looks the same in both pictures.
 LABEL_COLOURS = {"wmma_naive": style.VERMILLION, "wmma_shared": style.ORANGE, "wmma_cp_async": style.PURPLE,
                  "best": style.BLUE, "cublas": style.BLACK}
 MAX_PANELS = 12
+# ncu's unit names as a reader writes them (titles only; the tables keep ncu's).
+UNITS = {"hz": "Hz", "cycle": "cycles", "nsecond": "ns", "usecond": "µs", "msecond": "ms", "second": "s",
+         "register/thread": "per thread"}
 
 
 def groups(conn, scope):
@@ -109,6 +112,7 @@ def draw(ctx, device, shape, names, labels, metrics, path):
         ax.set_xlim(0, top * 1.35)
         for y, v in zip(ys, values):
             ax.text(v + top * 0.02, y, si(v), va="center", fontsize=7)
+        unit = UNITS.get(unit, unit)
         ax.set_title(f"{PREFERRED.get(metric, metric)}" + (f" ({unit})" if unit else ""), fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v)))

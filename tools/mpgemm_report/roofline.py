@@ -57,8 +57,8 @@ def draw(ctx, device, shape, pts, ceiling, cublas, cublaslt, best_id, path):
         hi = max(hi, ridge * 2)
         xs = [lo, ridge, hi]
         ax.plot(xs, [min(ceiling.peak_tflops, x * ceiling.bandwidth_tbps) for x in xs], color=style.BLACK,
-                linewidth=2, label=f"datasheet roof: {ceiling.peak_tflops:.0f} TFLOP/s, "
-                                   f"{ceiling.bandwidth_tbps} TB/s × intensity")
+                linewidth=2, label=f"datasheet roof: {ceiling.peak_tflops:.0f} TFLOP/s; {ceiling.bandwidth_tbps} TB/s × "
+                                   "intensity (if L2 caught nothing)")
     for ref, line in ((cublas, "--"), (cublaslt, ":")):
         if ref.tflops:
             ax.axhline(ref.tflops, color=style.GREY, linestyle=line, linewidth=1.3,
@@ -95,7 +95,7 @@ def draw(ctx, device, shape, pts, ceiling, cublas, cublaslt, best_id, path):
     source = ceiling.source if ceiling else f"no datasheet ceilings for {device} (tools/mpgemm_report/ceilings.py)"
     fig.subplots_adjust(bottom=0.14, top=0.93, left=0.08, right=0.98)
     style.save(fig, path, ctx.footnote(f"Ceilings: {source}. Intensity: A and B re-read per block column/row, "
-                                       "C written once; L2 reuse and multicast not counted."))
+                                       "C written once; L2 reuse and multicast not counted, so a point above the slope is fed partly by L2."))
 
 
 def build(ctx):
