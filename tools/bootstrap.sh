@@ -5,9 +5,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # clang-14 and libclang-rt-14-dev (libFuzzer) serve only the space loader's fuzz smoke test, which builds in its own
 # folder (tools/fuzz.sh); the build here keeps the default compiler, g++.
-# python3-pip serves the cuobjdump install below when the toolkit has none.
+# python3-pip serves the cuobjdump install below when the toolkit has none. python3-matplotlib draws mpgemm-report's
+# pictures (Debian's, for /usr/bin/python3: the launcher in build/bin looks there first).
 packages=(cmake make g++ nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev libgtest-dev sqlite3 python3
-          python3-pip clang-14 libclang-rt-14-dev)
+          python3-pip python3-matplotlib clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

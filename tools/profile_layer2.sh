@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The writeup's profile_layer2.sh for mpgemm: Nsight Compute on each published variant, the best tuned config and
-# cuBLAS, collecting the writeup's counters into results/profiles/<label>.csv and into the database
-# (table profile_metrics), so `mpgemm-query DB --compare wmma_naive,wmma_shared` shows which counter moved.
+# The writeup's profile_layer2.sh for mpgemm: Nsight Compute on each published variant, the best tuned config (of
+# any family) and cuBLAS. Each kernel's report is kept as results/profiles/<label>.ncu-rep (open it in Nsight
+# Compute), and its counters as results/profiles/<label>.csv and in the database (table profile_metrics), so
+# `mpgemm-query DB --compare wmma_naive,wmma_shared` shows which counter moved and mpgemm-report draws them.
 #
 # Usage: tools/profile_layer2.sh [DB] [M N K]       (defaults: results/results.db, 2048 2048 2048)
 # Needs a GPU and ncu (Nsight Compute 2025.3+); clocks are left alone (--clock-control none).
@@ -30,23 +31,31 @@ metrics+=,gpu__time_duration.sum
 
 run="$bin/mpgemm-run --db $db --M $M --N $N --K $K --warmup 0 --runs 1 --iters 1"
 # mpgemm-run --config X runs X then nothing else of ours; its worker first launches cuBLAS's reference GEMM, so
-# "-k regex:wmma_gemm" picks our verification launch and the first launch overall is cuBLAS.
+# a filter on our kernel's name picks our verification launch and the first launch overall is cuBLAS.
+# Every family's kernel is <family>_gemm (kernels/<family>.cuh): wmma_gemm, wgmma_gemm, ...
+kernel_filter() { echo "regex:(^|[^A-Za-z0-9_])$1_gemm"; }
+# ncu writes the report, then prints its counters as CSV from it (the details page: one row per counter).
 profile() {  # label, config selector, ncu kernel filter args...
   local label="$1" config="$2"; shift 2
   echo "profile_layer2: $label" >&2
-  "$ncu_bin" --clock-control none --target-processes all --csv --metrics "$metrics" "$@" \
-    $run --config "$config" >"$out/$label.csv" 2>"$out/$label.log" || {
+  "$ncu_bin" --clock-control none --target-processes all --metrics "$metrics" --export "$out/$label.ncu-rep" \
+    --force-overwrite "$@" $run --config "$config" >"$out/$label.log" 2>&1 || {
     echo "profile_layer2: ncu failed for $label (see $out/$label.log)" >&2; return 1; }
+  "$ncu_bin" --import "$out/$label.ncu-rep" --csv --page details >"$out/$label.csv" 2>>"$out/$label.log" || {
+    echo "profile_layer2: ncu could not read back $out/$label.ncu-rep (see $out/$label.log)" >&2; return 1; }
   "$bin/mpgemm-profile" "$db" "$out/$label.csv" --label "$label" --M "$M" --N "$N" --K "$K"
 }
 
 for point in wmma_naive wmma_shared wmma_cp_async; do
-  profile "$point" "$point" -k regex:wmma_gemm --launch-count 1
+  profile "$point" "$point" -k "$(kernel_filter wmma)" --launch-count 1
 done
-best=$("$bin/mpgemm-query" "$db" --format csv --sql \
-  "SELECT config_name FROM best WHERE M = $M AND N = $N AND K = $K ORDER BY median_ms LIMIT 1" | sed -n 2p)
-if [ -n "$best" ]; then
-  profile best "$best" -k regex:wmma_gemm --launch-count 1
+# The best config of any family and arch (best_per_shape), with its family for the kernel filter.
+best_row=$("$bin/mpgemm-query" "$db" --format csv --sql \
+  "SELECT family, config_name FROM best_per_shape WHERE M = $M AND N = $N AND K = $K ORDER BY median_ms LIMIT 1" |
+  sed -n 2p)
+if [ -n "$best_row" ]; then
+  best_family="${best_row%%,*}"
+  profile best "${best_row#*,}" -k "$(kernel_filter "$best_family")" --launch-count 1
 else
   echo "profile_layer2: no tuned config for ${M}x${N}x${K} in $db; skipping 'best'" >&2
 fi
@@ -54,4 +63,5 @@ profile cublas wmma_cp_async --launch-count 1
 
 # One CSV with every label's counters, for the results folder.
 "$bin/mpgemm-query" "$db" profiles --format csv >"$out/all_counters.csv"
-echo "profile_layer2: counters in $out and in $db (mpgemm-query $db --compare wmma_naive,wmma_shared)" >&2
+echo "profile_layer2: reports (.ncu-rep) and counters in $out, counters in $db (mpgemm-query $db --compare" \
+     "wmma_naive,wmma_shared; mpgemm-report $db)" >&2

@@ -51,22 +51,28 @@ std::vector<ProfileRecord> parse_ncu_csv(std::string_view text) {
   std::map<std::string, int> col;
   std::vector<ProfileRecord> out;
   std::map<std::string, std::size_t> by_id;
+  std::size_t needed_fields = 0;  // a row must reach the last column read
   while (std::getline(in, line)) {
     auto f = split_csv_line(line);
     if (col.empty()) {
       if (std::find(f.begin(), f.end(), "Metric Name") == f.end()) continue;
       for (std::size_t i = 0; i < f.size(); ++i) col[f[i]] = static_cast<int>(i);
-      for (const char* needed : {"ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value"})
+      for (const char* needed : {"ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value"}) {
         if (!col.count(needed)) throw Error(std::string("ncu CSV header has no \"") + needed + "\" column");
+        needed_fields = std::max(needed_fields, static_cast<std::size_t>(col[needed]) + 1);
+      }
       continue;
     }
-    if (f.size() < col.size()) continue;  // a program's own output between rows
+    // A program's own output between rows has fewer fields. Rows of a section's metrics end before the
+    // header's rule columns ("Rule Name", ... "Estimated Speedup"), which only rule rows fill.
+    if (f.size() < needed_fields) continue;
     const std::string& id = f[col["ID"]];
     auto [it, fresh] = by_id.try_emplace(id, out.size());
     if (fresh) {
       ProfileRecord r;
       r.kernel = f[col["Kernel Name"]];
-      if (col.count("Device")) r.device_name = f[col["Device"]];
+      if (col.count("Device") && static_cast<std::size_t>(col["Device"]) < f.size())
+        r.device_name = f[col["Device"]];
       out.push_back(std::move(r));
     }
     if (auto v = number(f[col["Metric Value"]]))

@@ -11,16 +11,23 @@ namespace {
 // Shaped like `ncu --csv --metrics ...` output: notes and program output first, then the details page.
 const char* kSample =
     "==PROF== Connected to process 123 (/x/mpgemm-worker)\n"
-    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block "
+    "Size\","
     "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
-    "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"void mpgemm::wmma_gemm<16, 16>(const __half *, const __half *, float *, "
-    "int, int, int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"void mpgemm::wmma_gemm<16, 16>(const __half *, const __half *, "
+    "float *, "
+    "int, int, int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"Command line profiler "
+    "metrics\","
     "\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"%\",\"3.91\"\n"
-    "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"void mpgemm::wmma_gemm<16, 16>(const __half *, const __half *, float *, "
-    "int, int, int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"void mpgemm::wmma_gemm<16, 16>(const __half *, const __half *, "
+    "float *, "
+    "int, int, int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"Command line profiler "
+    "metrics\","
     "\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\",\"sector\",\"134,217,728\"\n"
-    "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"void mpgemm::wmma_gemm<16, 16>(const __half *, const __half *, float *, "
-    "int, int, int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"void mpgemm::wmma_gemm<16, 16>(const __half *, const __half *, "
+    "float *, "
+    "int, int, int)\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"Command line profiler "
+    "metrics\","
     "\"launch__registers_per_thread\",\"register/thread\",\"n/a\"\n";
 }  // namespace
 
@@ -44,6 +51,28 @@ TEST(NcuCsv, ParsesKernelsMetricsAndThousandsSeparators) {
   EXPECT_THROW(cli::parse_ncu_csv("no header here\n"), Error);
 }
 
+TEST(NcuCsv, SectionRowsShorterThanTheRuleColumnsCount) {
+  // `ncu --set ...` (results/h200/hopper/ncu_4096): the header ends in rule columns that metric rows leave
+  // out.
+  const char* sections =
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block "
+      "Size\","
+      "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric "
+      "Value\",\"Rule Name\","
+      "\"Rule Type\",\"Rule Description\",\"Estimated Speedup Type\",\"Estimated Speedup\"\n"
+      "\"0\",\"9\",\"mpgemm-worker\",\"h\",\"nvjet_sm90\",\"1\",\"13\",\"(384, 1, 1)\",\"(2, 66, "
+      "1)\",\"0\",\"9.0\","
+      "\"GPU Speed Of Light Throughput\",\"Elapsed Cycles\",\"cycle\",\"295,846\",\n"
+      "\"0\",\"9\",\"mpgemm-worker\",\"h\",\"nvjet_sm90\",\"1\",\"13\",\"(384, 1, 1)\",\"(2, 66, "
+      "1)\",\"0\",\"9.0\","
+      "\"SpeedOfLight\",\"\",\"\",\"\",\"SOLBottleneck\",\"OPT\",\"This kernel ...\",\"global\",\"12.5\"\n";
+  auto kernels = cli::parse_ncu_csv(sections);
+  ASSERT_EQ(kernels.size(), 1u);
+  ASSERT_EQ(kernels[0].metrics.size(), 1u);  // the rule row has no metric value
+  EXPECT_EQ(kernels[0].metrics[0].name, "Elapsed Cycles");
+  EXPECT_DOUBLE_EQ(kernels[0].metrics[0].value, 295846.0);
+}
+
 TEST(NcuCsv, CountersRoundTripAndCompare) {
   auto dir = mpgemm::testing::fresh_dir("ncu_compare");
   auto db = dir / "t.db";
@@ -53,7 +82,8 @@ TEST(NcuCsv, CountersRoundTripAndCompare) {
       ProfileRecord r;
       r.label = label;
       r.kernel = "k";
-      r.metrics = {{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", sectors}, {"only_here", "", 1}};
+      r.metrics = {{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", sectors},
+                   {"only_here", "", 1}};
       if (std::string(label) == "shared") r.metrics.pop_back();
       EXPECT_EQ(s.record_profile(r), r.metrics.size());
     }

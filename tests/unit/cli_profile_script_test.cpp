@@ -1,0 +1,78 @@
+// tools/profile_layer2.sh without a GPU: a stand-in ncu (NCU=...) records how it is called, "exports" a
+// report and prints it back as ncu's CSV, so the script's own logic is tested here: one .ncu-rep kept beside
+// each CSV, the best config of any family profiled with its family's kernel filter, every CSV recorded in the
+// database.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "reliability/replay_fixture.hpp"
+
+namespace mpgemm::testing {
+namespace {
+
+// Writes its arguments, one call per line, to ncu_calls.log beside itself. --export FILE writes the -k filter
+// it was given into FILE (the "report"); --import FILE prints one counter of that report as ncu --csv does,
+// with the filter as the kernel name, so the database shows which filter picked which kernel.
+constexpr const char* kFakeNcu = R"sh(#!/usr/bin/env bash
+here="$(cd "$(dirname "$0")" && pwd)"
+printf '%s\n' "$*" >> "$here/ncu_calls.log"
+args=("$@"); export_to=""; import_from=""; filter="(first launch)"
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[i]}" in
+    --export) export_to="${args[i+1]}" ;;
+    --import) import_from="${args[i+1]}" ;;
+    -k) filter="${args[i+1]}" ;;
+  esac
+done
+if [ -n "$import_from" ]; then
+  echo '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+  echo "\"0\",\"7\",\"mpgemm-worker\",\"h\",\"$(cat "$import_from")\",\"1\",\"13\",\"(384, 1, 1)\",\"(132, 1, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"gpu__time_duration.sum\",\"ns\",\"1,234\""
+  exit 0
+fi
+[ -n "$export_to" ] || { echo "fake ncu: no --export" >&2; exit 3; }
+printf '%s' "$filter" > "$export_to"
+)sh";
+
+TEST(CliProfileScript, KeepsOneReportPerKernelAndFiltersTheBestByItsFamily) {
+  const auto dir = fresh_dir("profile_script");
+  const auto db = dir / "bench.db";
+  std::filesystem::copy_file(source("results/h200/hopper/bench/sm90a_focus.db"), db);  // its best: wgmma
+  const auto ncu = dir / "ncu";
+  std::ofstream(ncu) << kFakeNcu;
+  std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
+  const auto out = dir / "profiles";
+
+  const auto r = run_command(
+      fmt::format("NCU={} MPGEMM_BIN={}/bin MPGEMM_PROFILE_DIR={} {} {} 2048 2048 2048", ncu.string(),
+                  MPGEMM_BINARY_DIR, out.string(), source("tools/profile_layer2.sh"), db.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  const std::vector<std::string> labels{"wmma_naive", "wmma_shared", "wmma_cp_async", "best", "cublas"};
+  for (const auto& label : labels) {
+    EXPECT_TRUE(std::filesystem::exists(out / (label + ".ncu-rep"))) << label;
+    EXPECT_TRUE(std::filesystem::exists(out / (label + ".csv"))) << label;
+  }
+  EXPECT_TRUE(std::filesystem::exists(out / "all_counters.csv"));
+
+  // Which filter picked which kernel, as recorded in the database.
+  const auto kernels = sql_rows(db, "SELECT label, kernel FROM profile_metrics ORDER BY id");
+  ASSERT_EQ(kernels.size(), labels.size());
+  std::map<std::string, std::string> kernel_of;
+  for (const auto& k : kernels) kernel_of[k[0]] = k[1];
+  EXPECT_EQ(kernel_of.at("best"), "regex:(^|[^A-Za-z0-9_])wgmma_gemm");
+  for (const char* point : {"wmma_naive", "wmma_shared", "wmma_cp_async"})
+    EXPECT_EQ(kernel_of.at(point), "regex:(^|[^A-Za-z0-9_])wmma_gemm") << point;
+  EXPECT_EQ(kernel_of.at("cublas"), "(first launch)");
+  EXPECT_EQ(sql_text(db, "SELECT value FROM profile_metrics WHERE label = 'best'"), "1234");
+
+  // The best config profiled is best_per_shape's, whatever its family.
+  const std::string calls = file_text(dir / "ncu_calls.log");
+  const std::string best = sql_text(db, "SELECT config_name FROM best_per_shape WHERE M = 2048");
+  EXPECT_NE(calls.find("--config " + best), std::string::npos) << calls;
+  EXPECT_NE(calls.find("--export " + (out / "best.ncu-rep").string()), std::string::npos) << calls;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mpgemm::testing

@@ -1,0 +1,125 @@
+"""The command line: arguments, --help, exit codes (0 written, 1 a problem with the database or the output folder,
+2 a usage error)."""
+import argparse
+import pathlib
+import sys
+
+from . import db, report
+from .section import Context
+
+DESCRIPTION = """\
+Draws an mpgemm results database as PNG pictures and writes report.md, which shows each picture with the numbers
+it draws and a note wherever there is nothing to draw, and numbers.json, every number drawn. Sections:
+  ladder       naive -> shared -> cp_async -> best tuned -> cuBLAS (-> cuBLASLt), % of cuBLAS, per device and shape
+  shapes       per shape: best tuned vs cuBLAS vs cuBLASLt, with the ratios
+  convergence  best TFLOP/s so far against evaluations and against wall time, one line per run
+  params       heat map of the best TFLOP/s over two parameters (default BM x BN), spread per parameter value
+  roofline     every verified config as (arithmetic intensity, TFLOP/s) under the device's ceilings
+  profiles     Nsight Compute counters of the profiled kernels side by side (tools/profile_layer2.sh)
+  outcomes     measurements per status (ok, incorrect, compile_failed, ...), per shape
+The database is opened read-only and nothing is created beside it (no -wal or -shm file), unless a writer has
+it open (its -wal exists), when SQLite's read-only mode shares the writer's -wal and -shm."""
+
+EPILOG = """\
+examples:
+  mpgemm-report results/results.db                          # into results/results_report/
+  mpgemm-report results/h200/hopper/bench/sm90a_focus.db -o results/h200/report
+  mpgemm-report h200.db --shape 4096x4096x4096 --heatmap STAGES,BN --sections ladder,params
+  mpgemm-report h200.db --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+
+exit status: 0 report written (notes say what could not be drawn), 1 the database or the output folder could not
+be used, 2 wrong arguments."""
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="mpgemm-report", description=DESCRIPTION, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("db", metavar="DB", help="the results database (mpgemm-tune --db), read-only")
+    p.add_argument("-o", "--out", metavar="DIR",
+                   help="folder for report.md, numbers.json and the PNGs (default: DB's folder/<DB name>_report)")
+    p.add_argument("--device", metavar="NAME", help="only this device, as the database names it ('NVIDIA H200')")
+    p.add_argument("--shape", metavar="MxNxK", type=shape_arg, help="only this shape, e.g. 4096x4096x4096")
+    p.add_argument("--heatmap", metavar="P,Q", type=pair_arg, default=("BM", "BN"),
+                   help="the two parameters of the heat map (default BM,BN)")
+    p.add_argument("--metrics", metavar="LIST", type=list_arg,
+                   help="Nsight Compute metrics to draw, comma-separated (default: the writeup's counters and "
+                        "Nsight Compute's speed-of-light ones, where at least two kernels have them)")
+    p.add_argument("--sections", metavar="LIST", type=sections_arg, default=list(report.SECTIONS),
+                   help="sections to make, comma-separated, in the order given (default: all: "
+                        + ",".join(report.SECTIONS) + ")")
+    p.add_argument("--note", metavar="TEXT", default="",
+                   help="a provenance note printed under every picture and atop report.md")
+    return p.parse_args(argv)
+
+
+def shape_arg(text):
+    try:
+        return db.Shape.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def list_arg(text):
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError("expected a comma-separated list")
+    return items
+
+
+def pair_arg(text):
+    items = list_arg(text)
+    if len(items) != 2 or items[0] == items[1]:
+        raise argparse.ArgumentTypeError(f"'{text}' is not two different parameter names P,Q")
+    return tuple(items)
+
+
+def sections_arg(text):
+    items = list_arg(text)
+    unknown = [x for x in items if x not in report.SECTIONS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown section(s) {', '.join(unknown)}; choose from "
+                                         + ", ".join(report.SECTIONS))
+    return items
+
+
+def check_scope(conn, scope):
+    """ReportError when --device or --shape names nothing in the database."""
+    if db.device_shapes(conn, scope):
+        return
+    everything = db.device_shapes(conn, db.Scope())
+    known = "; ".join(f"{d} {s.key()}" for d, s in everything) or "none"
+    raise db.ReportError(f"nothing measured for {scope.device or 'any device'} at "
+                         f"{scope.shape.key() if scope.shape else 'any shape'} (the database has: {known})")
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    db_path = pathlib.Path(args.db)
+    out = pathlib.Path(args.out) if args.out else db_path.parent / f"{db_path.stem}_report"
+    try:
+        conn = db.open_readonly(db_path)
+        try:
+            scope = db.Scope(args.device, args.shape)
+            if args.device or args.shape:
+                check_scope(conn, scope)
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise db.ReportError(f"cannot create the output folder {out}: {e.strerror}") from None
+            ctx = Context(conn, scope, out, note=args.note, heatmap=args.heatmap, metrics=args.metrics)
+            built = [report.SECTIONS[name].build(ctx) for name in args.sections]
+            numbers = report.write(ctx, db_path, built)
+        finally:
+            conn.close()
+    except db.ReportError as e:
+        print(f"mpgemm-report: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"mpgemm-report: {e}", file=sys.stderr)
+        return 1
+    images = sum(len(s["images"]) for s in numbers["sections"].values())
+    print(f"mpgemm-report: {images} pictures, report.md and numbers.json in {out}")
+    for key, s in numbers["sections"].items():
+        for note in s["notes"]:
+            print(f"  {key}: {note}")
+    return 0
