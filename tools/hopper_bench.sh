@@ -11,6 +11,9 @@
 #   $MPGEMM_BIN           folder of the mpgemm binaries (default build/bin; built with tools/bootstrap.sh if absent)
 #   $MPGEMM_BENCH_SIZES   cube sizes to tune (default "2048 4096 8192")
 #   $MPGEMM_BENCH_RERUN   1 (default): also re-measure each shape's best with mpgemm-run --config best; 0: skip
+#   $MPGEMM_BENCH_PAIRED  how many of each shape's fastest configs to re-time side by side with cuBLAS after a long
+#                         warm-up (tools/paired_rerank.sh; default 3, 0 skips): the ratios to believe when the
+#                         card's clock drifts under its power cap between cuBLAS's reference timing and the tuning
 #
 # Exit status: 0 when every step worked and every shape has a verified config; 1 otherwise (the step is named).
 set -euo pipefail
@@ -30,6 +33,8 @@ out="${OUT:-$root/results/h200}"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 read -r -a sizes <<<"${MPGEMM_BENCH_SIZES:-2048 4096 8192}"
 rerun="${MPGEMM_BENCH_RERUN:-1}"
+paired="${MPGEMM_BENCH_PAIRED:-3}"
+[[ "$paired" =~ ^[0-9]+$ ]] || { echo "hopper_bench: MPGEMM_BENCH_PAIRED must be a count" >&2; exit 1; }
 [ "$rerun" = 0 ] || [ "$rerun" = 1 ] || { echo "hopper_bench: MPGEMM_BENCH_RERUN must be 0 or 1" >&2; exit 1; }
 
 die() {
@@ -123,6 +128,18 @@ if [ "$rerun" = 1 ]; then
   done
 fi
 
+if [ "$paired" -gt 0 ]; then
+  for n in "${sizes[@]}"; do
+    # About a second of warm-up launches (both kernels, alternately) so the card is at its power-capped clock.
+    warm=$((2000 * 4096 * 4096 * 4096 / (n * n * n)))
+    [ "$warm" -ge 20 ] || warm=20
+    [ "$warm" -le 20000 ] || warm=20000
+    step "paired re-timing of the $paired fastest at ${n}^3" "$out/${name}_paired.log" \
+      env OUT="$out/${name}_paired" MPGEMM_BIN="$bin" MPGEMM_PAIRED_RUNS=20 \
+      MPGEMM_PAIRED_ARGS="--warmup $warm --iters 20" "$root/tools/paired_rerank.sh" "$db" "$n" "$n" "$n" "$paired"
+  done
+fi
+
 # Every view as CSV beside the table, for plots and for the README.
 for view in best_per_shape best references measurements failures compilations runs; do
   # shellcheck disable=SC2016  # $1.. expand in the inner shell
@@ -165,6 +182,12 @@ gpu="$(sed -n 3p "$out/${name}_gpu.txt")"  # nvidia-smi's values line: name, dri
       cat "$out/${name}_run_${n}.md"
     done
   fi
+  for n in "${sizes[@]}"; do
+    f="$out/${name}_paired/paired_${n}x${n}x${n}.md"
+    [ -f "$f" ] || continue
+    echo
+    sed 's/^# /## /' "$f"
+  done
   if ((${#failed[@]})); then
     echo
     echo "## Problems"

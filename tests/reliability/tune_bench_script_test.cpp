@@ -34,7 +34,7 @@ class ReliabilityBenchScript : public ::testing::Test {
 
   CommandResult bench(const std::string& sizes, const std::string& space) {
     return run_command(
-        fmt::format("OUT={} MPGEMM_BIN={} MPGEMM_BENCH_SIZES='{}' MPGEMM_BENCH_RERUN=0 {} {} -- "
+        fmt::format("OUT={} MPGEMM_BIN={} MPGEMM_BENCH_SIZES='{}' MPGEMM_BENCH_RERUN=0 MPGEMM_BENCH_PAIRED=0 {} {} -- "
                     "--replay {}",
                     out_.string(), std::string(MPGEMM_BINARY_DIR) + "/bin", sizes,
                     source("tools/hopper_bench.sh"), space, recorded_.string()));
@@ -99,6 +99,50 @@ TEST_F(ReliabilityBenchScript, FailuresAreNamedAndExitNonZero) {
   EXPECT_NE(table.find("## Problems"), std::string::npos) << table;
   EXPECT_NE(table.find("no verified config at 128^3"), std::string::npos) << table;
   EXPECT_EQ(sql_int(out_ / "cubes.db", "SELECT count(*) FROM best_per_shape WHERE M = 256"), 1);
+}
+
+// tools/paired_rerank.sh with the real mpgemm-query and a stand-in mpgemm-run that prints the row a paired
+// re-timing would: the script picks the fastest configs of the shape from SQL, passes --paired and the extra
+// arguments, and takes each ratio as cublas_ms / ms.
+TEST_F(ReliabilityBenchScript, PairedRerankRetimesTheFastestAndDividesTheirPairedTimes) {
+  ASSERT_EQ(bench("256", space_.string()).exit_code, 0);
+  const auto top = sql_rows(out_ / "cubes.db",
+                            "SELECT c.name FROM measurements m JOIN configs c ON c.id = m.config_id WHERE m.M = 256 "
+                            "AND m.status = 'ok' GROUP BY c.name ORDER BY MIN(m.median_ms) LIMIT 2");
+  ASSERT_EQ(top.size(), 2u);
+  const std::filesystem::path bin = dir_ / "bin";
+  std::filesystem::create_directories(bin);
+  std::filesystem::create_symlink(std::string(MPGEMM_BINARY_DIR) + "/bin/mpgemm-query", bin / "mpgemm-query");
+  {
+    // Echoes its arguments to a file; the config runs in 0.5 ms and its paired cuBLAS in 0.55 ms.
+    std::ofstream run(bin / "mpgemm-run");
+    run << "#!/bin/sh\n"
+        << "echo \"$*\" >>\"" << (dir_ / "run_args.txt").string() << "\"\n"
+        << "while [ $# -gt 0 ]; do [ \"$1\" = --config ] && name=\"$2\"; shift; done\n"
+        << "echo kernel,config,status,ms,GFLOPS,pct_cublas,pct_cublaslt,gain,max_abs_err,max_rel_err,cublas_ms\n"
+        << "echo \"$name,$name,ok,0.5,1,110,,,0,0,0.55\"\n";
+  }
+  std::filesystem::permissions(bin / "mpgemm-run", std::filesystem::perms::owner_all);
+  const auto r = run_command(fmt::format(
+      "OUT={} MPGEMM_BIN={} MPGEMM_PAIRED_RUNS=7 MPGEMM_PAIRED_ARGS='--warmup 99' {} {} 256 256 256 2",
+      (dir_ / "paired").string(), bin.string(), source("tools/paired_rerank.sh"), (out_ / "cubes.db").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string csv = file_text(dir_ / "paired" / "paired_256x256x256.csv");
+  EXPECT_NE(csv.find(top[0][0] + ",ok,0.5,0.55,1.1000"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(top[1][0] + ",ok,0.5,0.55,1.1000"), std::string::npos) << csv;
+  const std::string args = file_text(dir_ / "run_args.txt");
+  EXPECT_NE(args.find("--paired --runs 7"), std::string::npos) << args;
+  EXPECT_NE(args.find("--warmup 99"), std::string::npos) << args;
+  EXPECT_NE(args.find("--M 256 --N 256 --K 256"), std::string::npos) << args;
+  const std::string md = file_text(dir_ / "paired" / "paired_256x256x256.md");
+  EXPECT_NE(md.find("| " + top[0][0] + " | ok | 0.5 | 0.55 | 1.1000 |"), std::string::npos) << md;
+
+  // A shape with nothing verified is refused, naming it.
+  const auto none = run_command(fmt::format("OUT={} MPGEMM_BIN={} {} {} 999 999 999", (dir_ / "paired").string(),
+                                            bin.string(), source("tools/paired_rerank.sh"),
+                                            (out_ / "cubes.db").string()));
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.output.find("no verified config at 999x999x999"), std::string::npos) << none.output;
 }
 
 }  // namespace
