@@ -59,6 +59,9 @@ def draw(ctx, device, shape, pts, ceiling, cublas, cublaslt, best_id, path):
         ax.plot(xs, [min(ceiling.peak_tflops, x * ceiling.bandwidth_tbps) for x in xs], color=style.BLACK,
                 linewidth=2, label=f"datasheet roof: {ceiling.peak_tflops:.0f} TFLOP/s; {ceiling.bandwidth_tbps} TB/s × "
                                    "intensity (if L2 caught nothing)")
+        if ceiling.capped_tflops:
+            ax.axhline(ceiling.capped_tflops, color=style.BLACK, linestyle=(0, (5, 1, 1, 1)), linewidth=1.2,
+                       label=f"{ceiling.capped_source}: {ceiling.capped_tflops:.0f} TFLOP/s")
     for ref, line in ((cublas, "--"), (cublaslt, ":")):
         if ref.tflops:
             ax.axhline(ref.tflops, color=style.GREY, linestyle=line, linewidth=1.3,
