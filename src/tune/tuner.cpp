@@ -82,7 +82,8 @@ bool selected(const Candidate& c, const std::vector<std::string>& only) {
 // Chooses the backend: replay when asked, none for compile-only, else a GPU worker; without a device the run
 // falls back to compile-only and says so.
 std::unique_ptr<MeasureBackend> make_backend(const TuneOptions& opt, const TuneObserver& obs) {
-  if (opt.replay_db) return make_replay_backend(*opt.replay_db, std::chrono::milliseconds(opt.replay_delay_ms));
+  if (opt.replay_db)
+    return make_replay_backend(*opt.replay_db, opt.settings, std::chrono::milliseconds(opt.replay_delay_ms));
   if (opt.compile_only) return nullptr;
   std::string why;
   auto backend = make_gpu_backend(opt.worker_path, opt.settings, &why);
