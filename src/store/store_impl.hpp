@@ -1,9 +1,11 @@
 #pragma once
 // Store's state (the connection and its settings), shared by the store_*.cpp files that implement its parts.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/file_lock.hpp"
 #include "store/sqlite.hpp"
 #include "store/store.hpp"
 
@@ -15,6 +17,7 @@ struct State {
   sqlite::Connection conn;
   std::filesystem::path path;
   Store::Mode mode = Store::Mode::read_only;
+  std::optional<LockFile> live_runs;  // "<db>-claims", opened by the first begin_run (store/live_runs.hpp)
 
   State() = default;
   State(const State&) = delete;
