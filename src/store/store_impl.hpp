@@ -18,11 +18,15 @@ struct State {
   std::filesystem::path path;
   Store::Mode mode = Store::Mode::read_only;
   std::optional<LockFile> live_runs;  // "<db>-claims", opened by the first begin_run (store/live_runs.hpp)
+  bool rollback_on_close = false;     // a read-write connection to our database, fully opened: ~State leaves
+                                      // the file in rollback-journal mode when it is the last one
 
   State() = default;
   State(const State&) = delete;
   State& operator=(const State&) = delete;
-  ~State() { sqlite3_close_v2(conn.db); }  // never throws; every Statement is already finalized (scoped)
+  // Closes the connection; never throws (every Statement is already finalized: they are scoped). A read-write
+  // connection that is the last one open leaves the file in rollback-journal mode (store.cpp says why).
+  ~State();
 
   // Throws StoreError (SQLITE_READONLY) on a read-only Store; `doing` says what was attempted.
   void require_writable(std::string_view doing) const;
