@@ -146,21 +146,22 @@ TEST_F(TuneCubinCache, AMissingHeaderIsAnErrorOfTheRunNotACompileFailure) {
   fs::create_directories(toolkit);
   std::ofstream(toolkit / "cuda_fp16.h") << "// a toolkit without mma.h\n";
   const fs::path db = dir_ / "t.db";
-  const std::string cmd = fmt::format(
-      "cd {} && {} configs/sm86.json --compile-only --arch sm_86 --only wmma_naive "
-      "--db {}",
-      MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db.string());
-  const auto broken = run_command("MPGEMM_CUDA_INCLUDE_DIR=" + toolkit.string() + " " + cmd);
+  auto command = [&](const std::string& env) {
+    return fmt::format("cd {} && {} {} configs/sm86.json --compile-only --arch sm_86 --only wmma_naive --db {}",
+                       MPGEMM_SOURCE_DIR, env, bin("mpgemm-tune"), db.string());
+  };
+  const auto broken = run_command(command("MPGEMM_CUDA_INCLUDE_DIR=" + toolkit.string()));
   EXPECT_EQ(broken.exit_code, 1) << broken.output;
   EXPECT_NE(broken.output.find("mma.h not found on the include path"), std::string::npos) << broken.output;
   EXPECT_NE(broken.output.find("still failing after 3 attempts"), std::string::npos) << broken.output;
   EXPECT_EQ(sql_int(db, "SELECT count(*) FROM compilations"), 0);
   EXPECT_EQ(sql_int(db, "SELECT count(*) FROM runs WHERE status = 'failed'"), 1);
   const fs::path cache = CubinCache::beside(db);
-  if (fs::exists(cache))
+  if (fs::exists(cache)) {
     for (const auto& e : fs::directory_iterator(cache)) EXPECT_NE(e.path().extension(), ".json") << e.path();
+  }
 
-  const auto fixed = run_command(cmd);
+  const auto fixed = run_command(command(""));
   ASSERT_EQ(fixed.exit_code, 0) << fixed.output;
   EXPECT_EQ(counts(fixed.output).compiled, 1) << fixed.output;
   EXPECT_EQ(sql_int(db, "SELECT count(*) FROM compilations WHERE status = 'ok'"), 1);
