@@ -138,6 +138,40 @@ TEST_F(TuneCubinCache, TwoTunersOnOneDatabaseCompileEachKeyOnce) {
   for (const auto& key : ok_keys(db)) EXPECT_TRUE(cache.load(key)) << key;
 }
 
+// The GPU path, with the fake worker of tests/unit/worker_client_test.cpp standing in for a device (it reports an
+// sm_90 GPU and answers every measurement): what a run compiled, a run on a new shape and a resume after the
+// run's measurements were lost take from the cache; before the cache, every pending candidate was compiled again.
+TEST_F(TuneCubinCache, GpuRunsCompileNothingCompiledBefore) {
+  const std::string worker = bin("worker_client_test");
+  ASSERT_TRUE(fs::exists(worker)) << worker << " is not built";
+  const fs::path db = dir_ / "gpu.db";
+  auto tune = [&](const std::string& extra) {
+    return run_command(fmt::format("cd {} && MPGEMM_TEST_FAKE_WORKER=ok {} configs/sm86.json --only {} --worker {} "
+                                   "--db {} {}",
+                                   MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kSubset, worker, db.string(), extra));
+  };
+  const auto first = tune("");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_NE(first.output.find("(gpu, sm_90)"), std::string::npos) << first.output;
+  const Counts c = counts(first.output);
+  ASSERT_GE(c.candidates, 3) << first.output;
+  EXPECT_EQ(c.compiled, c.candidates);
+
+  const auto new_shape = tune("--M 1024 --N 1024 --K 1024");
+  ASSERT_EQ(new_shape.exit_code, 0) << new_shape.output;
+  EXPECT_EQ(counts(new_shape.output).compiled, 0) << new_shape.output;
+  EXPECT_EQ(counts(new_shape.output).cached, c.candidates) << new_shape.output;
+  EXPECT_NE(new_shape.output.find(fmt::format("measured now {},", c.candidates)), std::string::npos)
+      << new_shape.output;
+
+  // As a kill -9 after compiling would leave it: compilations recorded, measurements of the shape missing.
+  testing::sql_exec(db, "DELETE FROM measurements WHERE M = 1024");
+  const auto resumed = tune("--M 1024 --N 1024 --K 1024");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(counts(resumed.output).compiled, 0) << resumed.output;
+  EXPECT_EQ(counts(resumed.output).cached, c.candidates) << resumed.output;
+}
+
 // A toolkit include directory without mma.h: NVRTC fails for want of a header the kernel includes. That is
 // the installation's fault, not the config's: retried, then the run fails with the reason, and nothing is
 // recorded as compile_failed or cached, so the same command on a complete toolkit compiles the config.
