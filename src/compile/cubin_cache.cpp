@@ -42,7 +42,7 @@ std::optional<std::string> read_file(const fs::path& path) {
 // recompiled.
 bool write_atomically(const fs::path& path, std::string_view bytes) {
   std::string temp = (path.parent_path() / (".tmp-" + path.filename().string() + ".XXXXXX")).string();
-  const int fd = ::mkstemp(temp.data());
+  const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) return false;
   bool ok = ::fchmod(fd, 0644) == 0;
   for (std::size_t done = 0; ok && done < bytes.size();) {
