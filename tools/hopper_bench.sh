@@ -5,7 +5,8 @@
 #
 #   tools/hopper_bench.sh [SPACE.json] [-- EXTRA mpgemm-tune ARGUMENTS]
 #
-#   SPACE.json            default configs/sm90a.json
+#   SPACE.json            default configs/sm90a_focus.json (configs/sm90a.json, every lever of the family, has
+#                         thousands of configs: hours exhaustively, until the tuner has search strategies)
 #   $OUT                  output folder (default results/h200); the database is $OUT/<space>.db, resumed if present
 #   $MPGEMM_BIN           folder of the mpgemm binaries (default build/bin; built with tools/bootstrap.sh if absent)
 #   $MPGEMM_BENCH_SIZES   cube sizes to tune (default "2048 4096 8192")
@@ -17,7 +18,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-space="configs/sm90a.json"
+space="configs/sm90a_focus.json"
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then
   space="$1"
   shift

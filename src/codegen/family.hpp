@@ -21,6 +21,10 @@
 
 namespace mpgemm {
 
+// The largest dynamic shared memory a block of any GPU may opt in to (bytes, sm_90): what a family can rule out
+// before it knows the device.
+constexpr std::uint64_t kMaxSmemAnyGpu = 232448;
+
 struct Dim3 {
   std::uint32_t x = 1, y = 1, z = 1;
   std::uint64_t count() const { return std::uint64_t{x} * y * z; }

@@ -1,5 +1,4 @@
 // WgmmaConfig: Params <-> typed struct, the procedural name, and the rules of kernels/wgmma_gemm.cuh's static_asserts.
-#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -11,14 +10,6 @@ namespace mpgemm {
 namespace {
 
 constexpr int kMaxAccumulators = 128;              // FP32 registers per consumer thread the kernel allows
-constexpr std::uint64_t kMaxSmemAnyGpu = 232448;   // bytes: the largest opt-in per block (sm_90)
-
-int get_small_int(const Params& p, const std::string& name) {
-  const std::int64_t v = get_int(p, name);
-  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
-    throw Error(fmt::format("parameter {}={} is out of range", name, v));
-  return static_cast<int>(v);
-}
 
 template <class Enum, std::size_t N>
 Enum enum_from(const Params& p, const std::string& name, const std::array<Enum, N>& all) {

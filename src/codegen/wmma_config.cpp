@@ -1,6 +1,5 @@
 // WmmaConfig: Params <-> typed struct, the procedural name, and the rules of kernels/wmma_gemm.cuh's static_asserts.
 #include <algorithm>
-#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -12,14 +11,6 @@ namespace mpgemm {
 namespace {
 
 constexpr int kFrag = 16;                          // WMMA m16n16k16
-constexpr std::uint64_t kMaxSmemAnyGpu = 232448;   // bytes: the largest opt-in per block of any GPU (sm_90)
-
-int get_small_int(const Params& p, const std::string& name) {
-  const std::int64_t v = get_int(p, name);
-  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
-    throw Error(fmt::format("parameter {}={} is out of range", name, v));
-  return static_cast<int>(v);
-}
 
 }  // namespace
 

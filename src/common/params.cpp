@@ -1,5 +1,7 @@
 #include "common/params.hpp"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "common/error.hpp"
@@ -42,6 +44,13 @@ std::int64_t get_int(const Params& p, const std::string& name) {
   if (it == p.end()) throw Error(fmt::format("parameter {} is missing", name));
   if (const auto* i = std::get_if<std::int64_t>(&it->second)) return *i;
   throw Error(fmt::format("parameter {} must be an integer, got {}", name, to_string(it->second)));
+}
+
+int get_small_int(const Params& p, const std::string& name) {
+  const std::int64_t v = get_int(p, name);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    throw Error(fmt::format("parameter {}={} is out of range", name, v));
+  return static_cast<int>(v);
 }
 
 const std::string& get_string(const Params& p, const std::string& name) {

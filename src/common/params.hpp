@@ -23,6 +23,8 @@ Params params_from_json(const nlohmann::json& j);
 
 // Accessors that throw mpgemm::Error naming the parameter when it is missing or of the other type.
 std::int64_t get_int(const Params& p, const std::string& name);
+// get_int for parameters a kernel takes as a C++ int; also throws when the value does not fit one.
+int get_small_int(const Params& p, const std::string& name);
 const std::string& get_string(const Params& p, const std::string& name);
 
 }  // namespace mpgemm

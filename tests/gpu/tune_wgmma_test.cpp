@@ -68,6 +68,24 @@ TEST_F(TuneWgmma, NamedPointsVerifyAtTheIssueShapes) {
   }
 }
 
+TEST_F(TuneWgmma, LessTravelledCornersVerifyAtARaggedShape) {
+  // tests/data/spaces/wgmma_odd_tiles.json: BN 160/208/224, 64-row tiles, one consumer, 64-row pingpong, 2-stage
+  // rings, a single TMA-store buffer, clusters along N, one CTA per tile; 777 x 1240 x 520 leaves partial tiles on
+  // every side.
+  auto db = (dir_ / "odd.db").string();
+  auto r = run_command(fmt::format("cd {} && {} tests/data/spaces/wgmma_odd_tiles.json --no-cublaslt --db {}",
+                                   MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Store st = Store::open(db, Store::Mode::read_only);
+  auto t = st.query_sql(
+      "SELECT c.name, m.status, m.message, m.bad_count FROM measurements m JOIN configs c ON c.id = m.config_id");
+  EXPECT_EQ(t.rows.size(), 50u);
+  for (const auto& row : t.rows) {
+    EXPECT_EQ(text(row[1]), "ok") << text(row[0]) << ": " << text(row[2]);
+    if (text(row[1]) == "ok") EXPECT_EQ(std::get<std::int64_t>(row[3]), 0) << text(row[0]);
+  }
+}
+
 TEST_F(TuneWgmma, BrokenBuildIsCaughtAsIncorrect) {
   // The same point compiled with the test-only fault (the A descriptor steps 8 halves along K instead of 16):
   // it runs to completion and writes every element, so only the comparison with cuBLAS can catch it.

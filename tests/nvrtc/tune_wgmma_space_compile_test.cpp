@@ -1,0 +1,75 @@
+// Without a GPU: the Hopper family's space compiles for sm_90a under NVRTC, and what it compiles is the wgmma path.
+// The whole of configs/sm90a.json (thousands of configs at ~1.5 s each) would take CI's two cores hours, so the test
+// compiles its named points plus a fixed, seeded sample of its enumerated configs, as its name says. Every cubin must
+// hold HGMMA (warpgroup MMA) and no HMMA (the mma.sync path), spill nothing and draw no ptxas performance warning.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "codegen/family.hpp"
+#include "compile/compile_pool.hpp"
+#include "space/space.hpp"
+#include "support/run_command.hpp"
+#include "support/sass.hpp"
+#include "tune/candidates.hpp"
+
+using namespace mpgemm;
+using namespace mpgemm::testing;
+
+namespace {
+
+constexpr std::uint32_t kSampleSeed = 20261130;
+constexpr std::size_t kSampleSize = 24;
+
+// The named points, then kSampleSize enumerated configs drawn without replacement by a fixed seed.
+std::vector<Candidate> points_and_sample(const std::string& space_file) {
+  const Space space = load_space(source(space_file));
+  std::vector<Candidate> all = build_candidates(space, family(space.family));
+  std::vector<Candidate> out, rest;
+  for (auto& c : all) (c.alias ? out : rest).push_back(std::move(c));
+  std::mt19937 rng(kSampleSeed);
+  std::shuffle(rest.begin(), rest.end(), rng);
+  rest.resize(std::min(rest.size(), kSampleSize));
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+}  // namespace
+
+TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfSm90aCompileToHgmma) {
+  const std::vector<Candidate> candidates = points_and_sample("configs/sm90a.json");
+  ASSERT_EQ(candidates.size(), 6 + kSampleSize);
+  const Family& fam = family("wgmma");
+  std::vector<KernelSpec> specs;
+  for (const auto& c : candidates) specs.push_back(fam.kernel_spec(c.params, Arch{9, 0, false}));
+  // No cache: NVRTC compiles every spec here, which is what this test checks.
+  const std::vector<PooledCompile> results = compile_all(specs);
+  ASSERT_EQ(results.size(), candidates.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    ASSERT_FALSE(results[i].from_cache);
+    const CompileResult& r = results[i].result;
+    const std::string& name = candidates[i].name;
+    ASSERT_EQ(r.status, Status::ok) << name << "\n" << r.log;
+    EXPECT_EQ(r.arch.str(), "sm_90a") << name;
+    EXPECT_EQ(r.spill_store_bytes, 0) << name;
+    EXPECT_EQ(r.spill_load_bytes, 0) << name;
+    EXPECT_EQ(r.stack_bytes, 0) << name;
+    EXPECT_TRUE(r.warnings.empty()) << name << ": " << r.warnings.front().message;
+    EXPECT_GT(r.registers, 0) << name;
+    const std::string sass = disassemble(r.cubin);
+    EXPECT_NE(sass.find("HGMMA.64x"), std::string::npos) << name << " has no warpgroup MMA";
+    EXPECT_EQ(sass.find("HMMA"), std::string::npos) << name << " uses the mma.sync path";
+    EXPECT_EQ(sass.find("LDL"), std::string::npos) << name << " reads local memory";
+  }
+}
+
+TEST(WgmmaSpaceCompile, FocusSpaceIsInsideTheFamily) {
+  // The benchmark's space: every config of it is a config of the family (loading checks the family's rules).
+  const Space space = load_space(source("configs/sm90a_focus.json"));
+  const std::vector<Candidate> all = build_candidates(space, family(space.family));
+  EXPECT_EQ(all.size(), 168u);
+  for (const auto& c : all) EXPECT_TRUE(family("wgmma").check_config(c.params).empty()) << c.name;
+}
