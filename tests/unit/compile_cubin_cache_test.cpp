@@ -1,24 +1,33 @@
 // The cubin cache and the compile pool around it, without NVRTC: a stand-in compiler counts what it is asked
-// to compile. Entries survive a new process, a damaged entry is a miss, concurrent pools compile each key
-// once, and a failure of the machinery is retried and never kept as a config's outcome.
+// to compile. Entries survive a new process, a damaged entry is a miss, an edited kernels/ header is a miss,
+// concurrent pools compile each key once, and a failure of the machinery is retried and never kept as a
+// config's outcome.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "codegen/wgmma_family.hpp"
+#include "codegen/wmma_family.hpp"
 #include "common/error.hpp"
+#include "common/hash.hpp"
 #include "compile/compile_pool.hpp"
 #include "compile/cubin_cache.hpp"
+#include "compile/includes.hpp"
 #include "support/run_command.hpp"
 
 namespace mpgemm {
@@ -163,7 +172,8 @@ TEST_F(CubinCacheTest, ADamagedEntryIsAMiss) {
 }
 
 TEST_F(CubinCacheTest, AnUnwritableCacheOnlyKeepsNothing) {
-  std::ofstream(dir_ / "not-a-folder") << "a file where the cache folder would go\n";  // unwritable, even for root
+  std::ofstream(dir_ / "not-a-folder")
+      << "a file where the cache folder would go\n";  // unwritable, even for root
   const CubinCache cache(dir_ / "not-a-folder" / "c");
   const CompileResult r = fake_compile(spec(5), pool_options(nullptr, {}).compile);
   EXPECT_FALSE(cache.store(r));
@@ -232,6 +242,90 @@ TEST_F(CubinCacheTest, ASecondPoolTakesEverythingFromTheCache) {
     EXPECT_EQ(second[i].result.status, first[i].result.status);
     EXPECT_EQ(second[i].result.cubin, first[i].result.cubin);
   }
+}
+
+// The kernels/ files a source reaches by #include "x", transitively, read from the checkout (not from the
+// binary's embedded copies): what a developer edits.
+std::set<std::string> kernels_files_reached(const std::string& source) {
+  const fs::path kernels = fs::path(MPGEMM_SOURCE_DIR) / "kernels";
+  const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  std::set<std::string> out;
+  std::vector<std::string> todo{source};
+  while (!todo.empty()) {
+    const std::string text = std::move(todo.back());
+    todo.pop_back();
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include) || !fs::is_regular_file(kernels / m[1].str())) continue;
+      if (!out.insert(m[1].str()).second) continue;
+      std::ifstream in(kernels / m[1].str(), std::ios::binary);
+      todo.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+  }
+  return out;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST_F(CubinCacheTest, AnEditedKernelsHeaderIsAMissInEveryFamily) {
+  // A cubin is never reused once a file under kernels/ that its source reaches has changed: each such file is
+  // in the compile key by its content (the binary's embedded copy, which must be the checkout's), and editing
+  // any one of them makes the pool compile again.
+  const CompilePoolOptions no_cache = pool_options(nullptr, {});
+  const KernelSpec specs[] = {family("wgmma").kernel_spec(WgmmaConfig{}.to_params(), Arch{9, 0, true}),
+                              family("wmma").kernel_spec(WmmaConfig{}.to_params(), Arch{8, 6, false})};
+  for (const KernelSpec& real : specs) {
+    const std::set<std::string> files = kernels_files_reached(real.source);
+    ASSERT_FALSE(files.empty()) << real.source;
+    // The embedded copies, as the key sees them, are the checkout's files.
+    const auto headers = included_headers(real.source, include_path(real, no_cache.compile.cuda_include_dir));
+    for (const auto& file : files) {
+      const auto h = std::find_if(headers.begin(), headers.end(),
+                                  [&](const IncludedHeader& ih) { return ih.name == file; });
+      ASSERT_NE(h, headers.end()) << file << " is not in the key of " << real.program_name;
+      EXPECT_EQ(h->content_hash, fnv1a64(read_file(fs::path(MPGEMM_SOURCE_DIR) / "kernels" / file)))
+          << file << ": the build embeds another text than the checkout's (rebuild?)";
+    }
+
+    // The same files on disk, edited one at a time. <x> finds them on the include path before the embedded
+    // copies, and their own "x" includes next to them. Each variant lives in its own folder (header texts are
+    // read once per process and path).
+    auto variant = [&](const std::string& folder, const std::string& edited) {
+      const fs::path dir = dir_ / folder;
+      fs::create_directories(dir);
+      for (const auto& file : files) {
+        std::string text = read_file(fs::path(MPGEMM_SOURCE_DIR) / "kernels" / file);
+        if (file == edited) text += "\n// edited\n";
+        std::ofstream(dir / file, std::ios::binary) << text;
+      }
+      KernelSpec s = real;
+      s.source = std::regex_replace(real.source, std::regex(R"re(#include "([^"]+)")re"), "#include <$1>");
+      s.include_dirs = {dir.string()};
+      return s;
+    };
+    const CubinCache cache(dir_ / ("cache_" + real.program_name));
+    std::atomic<int> calls{0};
+    const auto options = pool_options(&cache, [&](const KernelSpec& s, const CompileOptions& o) {
+      ++calls;
+      return fake_compile(s, o);
+    });
+    EXPECT_FALSE(compile_all({variant("as_is_" + real.program_name, "")}, options)[0].from_cache);
+    EXPECT_TRUE(compile_all({variant("as_is_again_" + real.program_name, "")}, options)[0].from_cache)
+        << "the same texts elsewhere are the same key";
+    for (const auto& file : files) {
+      const auto r = compile_all({variant("edited_" + file + "_" + real.program_name, file)}, options);
+      EXPECT_FALSE(r[0].from_cache) << real.program_name << ": a cubin reused after " << file << " changed";
+    }
+    EXPECT_EQ(calls, 1 + static_cast<int>(files.size()));
+  }
+  const std::set<std::string> wgmma = kernels_files_reached(specs[0].source);
+  for (const char* file : {"wgmma_gemm.cuh", "hopper_ptx.cuh", "wgmma_ops.cuh", "wgmma_layout.cuh",
+                           "tile_schedule.cuh", "host_device.cuh"})
+    EXPECT_TRUE(wgmma.contains(file)) << file;
 }
 
 TEST_F(CubinCacheTest, AMachineryFailureIsRetried) {
