@@ -47,11 +47,10 @@ class CubinCache {
   // Keeps `result` under result.compile_key, replacing what was there. False when it could not be written.
   bool store(const CompileResult& result) const;
 
-  // A claim on one key between processes and threads, held while the key is compiled: an OFD lock on one byte
-  // of
-  // "<dir>/locks" (as tune/claims.hpp does for measurements), released when the Claim is destroyed or its
-  // process dies. Where locks are unavailable every claim is granted (two processes may then compile a key
-  // twice; the entry stays one).
+  // A claim on one key between processes and threads, held while the key is compiled: an OFD lock on one
+  // byte of "<dir>/locks" (as tune/claims.hpp does for measurements), released when the Claim is destroyed or
+  // its process dies. Where locks are unavailable every claim is granted (two processes may then compile a
+  // key twice; the entry stays one).
   class Claim {
    public:
     explicit operator bool() const { return held_; }

@@ -184,7 +184,8 @@ std::vector<IncludedHeader> included_headers(std::string_view source, const std:
   return cache().walk(source, include_path);
 }
 
-std::vector<std::string> missing_headers(std::string_view source, const std::vector<std::string>& include_path) {
+std::vector<std::string> missing_headers(std::string_view source,
+                                         const std::vector<std::string>& include_path) {
   return cache().missing(source, include_path);
 }
 

@@ -130,7 +130,8 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   const nvrtcResult compiled = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
   result.log = prog.log();
   if (compiled == NVRTC_ERROR_COMPILATION) {
-    // A header our kernel code includes is found nowhere: the installation is incomplete, not the config wrong.
+    // A header our kernel code includes is found nowhere: the installation is incomplete, not the config
+    // wrong.
     const std::vector<std::string> path = include_path(spec, include_dir);
     if (const auto missing = missing_headers(spec.source, path); !missing.empty())
       throw NvrtcError(

@@ -99,11 +99,11 @@ void migrate(const store_detail::State& s) {
 
 store_detail::State::~State() {
   if (conn.db && rollback_on_close) {  // never on a file open() refused: that one is left untouched
-    // The database is in WAL mode while open (readers work while a writer commits), and left in rollback-journal
-    // mode by the last connection that closes it: a read-only connection to a WAL database creates "-wal" and
-    // "-shm" files beside it and leaves them there, while one to a rollback-journal database writes nothing. The
-    // switch checkpoints and needs the file to itself: while another connection is open it fails at once (no
-    // busy wait) and the database stays in WAL until that one closes.
+    // The database is in WAL mode while open (readers work while a writer commits), and left in
+    // rollback-journal mode by the last connection that closes it: a read-only connection to a WAL database
+    // creates "-wal" and "-shm" files beside it and leaves them there, while one to a rollback-journal
+    // database writes nothing. The switch checkpoints and needs the file to itself: while another connection
+    // is open it fails at once (no busy wait) and the database stays in WAL until that one closes.
     sqlite3_busy_timeout(conn.db, 0);
     sqlite3_exec(conn.db, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr);
   }

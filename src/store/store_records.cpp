@@ -122,11 +122,12 @@ void Store::end_run(std::int64_t run_id, std::string_view status) {
 
 std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
   auto& s = state();
-  sqlite::Statement q(s.conn,
-                      "SELECT id, started_at, ended_at, status, tool_version, git_sha, argv, mode, space_path, "
-                      "space_hash, hostname, device_name, device_cc, sm_count, driver_version, runtime_version, "
-                      "nvrtc_version, cublas_version, notes, pid FROM runs WHERE id = ?1",
-                      fmt::format("reading run {}", run_id));
+  sqlite::Statement q(
+      s.conn,
+      "SELECT id, started_at, ended_at, status, tool_version, git_sha, argv, mode, space_path, "
+      "space_hash, hostname, device_name, device_cc, sm_count, driver_version, runtime_version, "
+      "nvrtc_version, cublas_version, notes, pid FROM runs WHERE id = ?1",
+      fmt::format("reading run {}", run_id));
   if (!q.bind(run_id).step()) return std::nullopt;
   StoredRun r;
   r.id = q.int64(0);

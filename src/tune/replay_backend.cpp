@@ -27,8 +27,8 @@ Measurement judged(Measurement m, const MeasureSettings& now) {
     m.status = Status::incorrect;
     m.timing.reset();
     m.message = fmt::format(
-        "replayed at atol {:g}, rtol {:g}: the recorded max |c - ref| {:g} (verified at atol {:g}, rtol {:g}) "
-        "is beyond atol, and the recording cannot show that rtol * |ref| covers it",
+        "replayed at atol {:g}, rtol {:g}: the recorded max |c - ref| {:g} (verified at atol {:g}, "
+        "rtol {:g}) is beyond atol, and the recording cannot show that rtol * |ref| covers it",
         now.atol, now.rtol, e.max_abs, e.atol, e.rtol);
     e.bad_count = std::max<std::int64_t>(e.bad_count, 1);
   }

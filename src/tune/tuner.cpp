@@ -225,13 +225,15 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
     }
 
     // Compile, or take from the cubin cache: in compile-only mode what has no compilation recorded yet, or no
-    // cached cubin for its recorded one; otherwise what still needs measuring. Recorded in chunks as they finish.
+    // cached cubin for its recorded one; otherwise what still needs measuring. Recorded in chunks as they
+    // finish.
     const CubinCache cache(opt.cubin_cache.value_or(CubinCache::beside(opt.db_path)));
     std::vector<std::size_t> to_compile;
     for (std::size_t i = 0; i < work.size(); ++i) {
       const auto& stored = work[i].stored;
-      bool needed = backend ? std::any_of(pending.begin(), pending.end(), [&](auto& p) { return p.first.first == i; })
-                            : !stored || (stored->status == Status::ok && !cache.contains(work[i].compile_key));
+      bool needed =
+          backend ? std::any_of(pending.begin(), pending.end(), [&](auto& p) { return p.first.first == i; })
+                  : !stored || (stored->status == Status::ok && !cache.contains(work[i].compile_key));
       if (needed && summary.mode != "replay" && !work[i].device_rejected) to_compile.push_back(i);
     }
     if (!to_compile.empty()) {

@@ -45,7 +45,7 @@ void close_fd(int& fd) noexcept {
   if (error != 0) {
     // reported below, without exec: a worker that could outlive its coordinator is not started
   } else if (status_fd < 0 || in < 0 || out < 0 || null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(in, 3) < 0 ||
-      dup2(out, 4) < 0) {
+             dup2(out, 4) < 0) {
     error = errno;
   } else {
 #ifdef SYS_close_range

@@ -138,17 +138,19 @@ TEST_F(TuneCubinCache, TwoTunersOnOneDatabaseCompileEachKeyOnce) {
   for (const auto& key : ok_keys(db)) EXPECT_TRUE(cache.load(key)) << key;
 }
 
-// The GPU path, with the fake worker of tests/unit/worker_client_test.cpp standing in for a device (it reports an
-// sm_90 GPU and answers every measurement): what a run compiled, a run on a new shape and a resume after the
-// run's measurements were lost take from the cache; before the cache, every pending candidate was compiled again.
+// The GPU path, with the fake worker of tests/unit/worker_client_test.cpp standing in for a device (it
+// reports an sm_90 GPU and answers every measurement): what a run compiled, a run on a new shape and a resume
+// after the run's measurements were lost take from the cache; before the cache, every pending candidate was
+// compiled again.
 TEST_F(TuneCubinCache, GpuRunsCompileNothingCompiledBefore) {
   const std::string worker = bin("worker_client_test");
   ASSERT_TRUE(fs::exists(worker)) << worker << " is not built";
   const fs::path db = dir_ / "gpu.db";
   auto tune = [&](const std::string& extra) {
-    return run_command(fmt::format("cd {} && MPGEMM_TEST_FAKE_WORKER=ok {} configs/sm86.json --only {} --worker {} "
-                                   "--db {} {}",
-                                   MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kSubset, worker, db.string(), extra));
+    return run_command(
+        fmt::format("cd {} && MPGEMM_TEST_FAKE_WORKER=ok {} configs/sm86.json --only {} --worker {} "
+                    "--db {} {}",
+                    MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kSubset, worker, db.string(), extra));
   };
   const auto first = tune("");
   ASSERT_EQ(first.exit_code, 0) << first.output;
@@ -181,8 +183,9 @@ TEST_F(TuneCubinCache, AMissingHeaderIsAnErrorOfTheRunNotACompileFailure) {
   std::ofstream(toolkit / "cuda_fp16.h") << "// a toolkit without mma.h\n";
   const fs::path db = dir_ / "t.db";
   auto command = [&](const std::string& env) {
-    return fmt::format("cd {} && {} {} configs/sm86.json --compile-only --arch sm_86 --only wmma_naive --db {}",
-                       MPGEMM_SOURCE_DIR, env, bin("mpgemm-tune"), db.string());
+    return fmt::format(
+        "cd {} && {} {} configs/sm86.json --compile-only --arch sm_86 --only wmma_naive --db {}",
+        MPGEMM_SOURCE_DIR, env, bin("mpgemm-tune"), db.string());
   };
   const auto broken = run_command(command("MPGEMM_CUDA_INCLUDE_DIR=" + toolkit.string()));
   EXPECT_EQ(broken.exit_code, 1) << broken.output;

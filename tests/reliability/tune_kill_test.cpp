@@ -94,8 +94,9 @@ TEST(ReliabilityKillNine, RandomKillsNeitherCorruptNorLoseNorRemeasure) {
                                       finished->run_id)),
               0);
     killed_while_measuring +=
-        sql_int(db, "SELECT count(*) FROM runs AS r WHERE status = 'interrupted' AND EXISTS "
-                    "(SELECT 1 FROM measurements AS m WHERE m.run_id = r.id)");
+        sql_int(db,
+                "SELECT count(*) FROM runs AS r WHERE status = 'interrupted' AND EXISTS "
+                "(SELECT 1 FROM measurements AS m WHERE m.run_id = r.id)");
     if (::testing::Test::HasFailure()) break;
   }
   std::cout << fmt::format("{} kills over {} starts in {} cycles, {} of them while measuring; an uninterrupted run "

@@ -347,9 +347,11 @@ TEST_F(StoreOpen, Version4DatabaseGainsRunPids) {
   for (const auto& m : store_detail::migrations())
     if (m.version <= 4) old_sql += std::string(m.sql);
   raw_exec(path, "BEGIN;" + old_sql +
-                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 4; COMMIT;", kStoreApplicationId));
-  raw_exec(path, "INSERT INTO runs (id, tool_version, git_sha, argv, mode, hostname) "
-                 "VALUES (1, '0.1.0', 'abc', '[]', 'gpu', 'this-host');");
+                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 4; COMMIT;",
+                                 kStoreApplicationId));
+  raw_exec(path,
+           "INSERT INTO runs (id, tool_version, git_sha, argv, mode, hostname) "
+           "VALUES (1, '0.1.0', 'abc', '[]', 'gpu', 'this-host');");
   Store store = Store::open(path, Store::Mode::read_write);
   EXPECT_FALSE(store.find_run(1)->pid);
   RunInfo info;
@@ -363,10 +365,10 @@ TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
   EXPECT_EQ(schema_version(), 5);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
-  for (const char* object : {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
-                             "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best",
-                             "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape",
-                             "ALTER TABLE runs ADD COLUMN pid"})
+  for (const char* object :
+       {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
+        "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best",
+        "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape", "ALTER TABLE runs ADD COLUMN pid"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);
