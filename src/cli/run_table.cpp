@@ -4,7 +4,8 @@
 
 #include "codegen/family.hpp"
 #include "common/error.hpp"
-#include "compile/nvrtc_compile.hpp"
+#include "compile/compile_pool.hpp"
+#include "compile/cubin_cache.hpp"
 #include "space/space.hpp"
 #include "store/store.hpp"
 #include "tune/candidates.hpp"
@@ -173,6 +174,10 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
   if (!note.empty()) notes->push_back(note);
 
   const ShapeReference ref = backend->prepare_shape(opt.shape);
+  // The tuner's cubins: a config it compiled is not compiled again.
+  const CubinCache cache(opt.cubin_cache.value_or(CubinCache::beside(opt.db_path)));
+  CompilePoolOptions compiling;
+  compiling.cache = &cache;
   std::vector<RunOutcome> outcomes;
   for (auto& row : rows) {
     const Family& fam = family(row.candidate.family);
@@ -183,7 +188,9 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
       m.status = Status::constraint_rejected;
       m.message = *reason;
     } else if (CompileResult compiled =
-                   compile(fam.kernel_spec(row.candidate.params, row.arch.value_or(dev.arch)));
+                   compile_cached(fam.kernel_spec(row.candidate.params, row.arch.value_or(dev.arch)),
+                                  compiling)
+                       .result;
                compiled.status != Status::ok) {
       m.status = Status::compile_failed;
       m.message = compiled.log;

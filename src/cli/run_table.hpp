@@ -27,6 +27,7 @@ struct RunOptions {
   Shape shape;
   MeasureSettings settings;
   std::optional<std::filesystem::path> worker_path;
+  std::optional<std::filesystem::path> cubin_cache;  // default: CubinCache::beside(db_path), as mpgemm-tune's
 };
 
 // The rows a selector stands for. "best" = the space's named points in file order, then the fastest verified

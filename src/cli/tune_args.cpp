@@ -11,15 +11,22 @@ namespace mpgemm::cli {
 
 void add_tune_options(ArgParser& p) {
   p.positional("SPACE.json", "the search space, e.g. configs/sm86.json (format in the README)")
-      .option("--db", "PATH", "results database; created if missing, resumed if present", "results/results.db")
+      .option("--db", "PATH", "results database; created if missing, resumed if present",
+              "results/results.db")
       .option("--arch", "sm_XX", "compile target (sm_86, sm_90, sm_90a); with a GPU it must match the device",
               "the device's, else the space's \"arch\"")
       .flag("--compile-only", "compile every config and record resources; no GPU needed")
       .option("--M", "INT", "rows of A and C, replacing the space's shapes", "the space's shapes")
       .option("--N", "INT", "columns of B and C, replacing the space's shapes", "the space's shapes")
       .option("--K", "INT", "the reduction dimension, replacing the space's shapes", "the space's shapes")
-      .option("--only", "NAMES", "comma-separated substrings: tune only configs whose name or point name has one")
-      .option("--threads", "INT", "NVRTC compile threads", "one per hardware thread");
+      .option("--only", "NAMES",
+              "comma-separated substrings: tune only configs whose name or point name has one")
+      .option("--threads", "INT", "NVRTC compile threads", "one per hardware thread")
+      .option(
+          "--cubin-cache", "DIR",
+          "compilations kept between runs, keyed by source, headers, options, NVRTC version and arch; any "
+          "number of databases and processes may share one",
+          "DB.cubins beside the database");
   add_measure_options(p);
   p.option("--max-spread", "X", "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
               "one still noisy is flagged in its message", "0.10")
@@ -62,6 +69,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     }
   }
   o.compile_threads = static_cast<int>(args.get_positive_int("--threads").value_or(0));
+  if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
   o.settings = measure_settings_from(args);
   o.max_spread = args.get_double("--max-spread").value_or(o.max_spread);
   if (o.max_spread <= 0) throw UsageError("--max-spread must be positive");

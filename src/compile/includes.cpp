@@ -1,5 +1,6 @@
 #include "compile/includes.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -74,6 +75,28 @@ class IncludeCache {
     std::set<std::string> seen_names;  // headers found nowhere, by name
     visit(scan_includes(source), "", path, out, seen_ids, seen_names);
     units_.emplace(std::move(unit_key), out);
+    return out;
+  }
+
+  // The headers the source and the embedded files it reaches include that resolve nowhere, each once.
+  std::vector<std::string> missing(std::string_view source, const std::vector<std::string>& path) {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    std::vector<std::pair<std::vector<Directive>, std::string>> todo{{scan_includes(source), ""}};
+    while (!todo.empty()) {
+      auto [includes, from_dir] = std::move(todo.back());
+      todo.pop_back();
+      for (const auto& d : includes) {
+        const std::optional<std::string> id = resolve(d, from_dir, path);
+        if (!id) {
+          if (std::find(out.begin(), out.end(), d.name) == out.end()) out.push_back(d.name);
+        } else if (id->starts_with(kEmbedded) && seen.insert(*id).second) {
+          const Header& h = header(*id);
+          todo.emplace_back(h.includes, h.dir);
+        }
+      }
+    }
     return out;
   }
 
@@ -159,6 +182,11 @@ std::vector<std::string> include_path(const KernelSpec& spec, const std::string&
 
 std::vector<IncludedHeader> included_headers(std::string_view source, const std::vector<std::string>& include_path) {
   return cache().walk(source, include_path);
+}
+
+std::vector<std::string> missing_headers(std::string_view source,
+                                         const std::vector<std::string>& include_path) {
+  return cache().missing(source, include_path);
 }
 
 void hash_translation_unit(Hasher& h, const KernelSpec& spec, const std::string& toolkit_include_dir) {

@@ -36,4 +36,12 @@ std::vector<IncludedHeader> included_headers(std::string_view source, const std:
 // it includes (name and content) and the name expression. The one definition both source_hash and compile_key use.
 void hash_translation_unit(Hasher& h, const KernelSpec& spec, const std::string& toolkit_include_dir);
 
+// The headers `source` itself and the embedded kernels/ files it reaches include that are found nowhere
+// (neither embedded nor on `include_path`), in the order first met. A translation unit that fails to compile
+// with one of them says the toolkit or the family's include directories are incomplete, not that the config
+// is wrong. The toolkit headers' own includes are not checked: they name host-only headers behind #if that
+// NVRTC never opens.
+std::vector<std::string> missing_headers(std::string_view source,
+                                         const std::vector<std::string>& include_path);
+
 }  // namespace mpgemm

@@ -129,6 +129,17 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const nvrtcResult compiled = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
   result.log = prog.log();
+  if (compiled == NVRTC_ERROR_COMPILATION) {
+    // A header our kernel code includes is found nowhere: the installation is incomplete, not the config
+    // wrong.
+    const std::vector<std::string> path = include_path(spec, include_dir);
+    if (const auto missing = missing_headers(spec.source, path); !missing.empty())
+      throw NvrtcError(
+          "nvrtcCompileProgram", static_cast<int>(compiled),
+          fmt::format("{} not found on the include path [{}] nor among the kernels/ files: the toolkit "
+                      "or the family's include directories are incomplete",
+                      fmt::join(missing, ", "), fmt::join(path, ", ")));
+  }
   if (compiled == NVRTC_ERROR_COMPILATION || compiled == NVRTC_ERROR_INVALID_OPTION) {
     if (compiled == NVRTC_ERROR_INVALID_OPTION) result.log += fmt::format("\n{}\n", nvrtcGetErrorString(compiled));
     result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -34,9 +34,12 @@ std::vector<std::string> nvrtc_options(const KernelSpec& spec, const CompileOpti
 // NvrtcError when options.cuda_include_dir is empty and no toolkit include directory is found.
 std::string compile_key(const KernelSpec& spec, const CompileOptions& options = {});
 
-// Compiles spec.source with every kernels/*.cuh available as a header by file name, the toolkit include directory
-// and then spec.include_dirs on the include path, and resolves spec.name_expression to its lowered name. Throws
-// NvrtcError only when NVRTC itself fails (out of memory, ...).
+// Compiles spec.source with every kernels/*.cuh available as a header by file name, the toolkit include
+// directory and then spec.include_dirs on the include path, and resolves spec.name_expression to its lowered
+// name. A source that does not compile (NVRTC_ERROR_COMPILATION, NVRTC_ERROR_INVALID_OPTION) is a
+// compile_failed result. Throws NvrtcError when the machinery fails: NVRTC itself (out of memory, ...), or a
+// header the kernel code includes that is found nowhere (missing_headers() in compile/includes.hpp); neither
+// is ever the config's outcome.
 CompileResult compile(const KernelSpec& spec, const CompileOptions& options = {});
 
 }  // namespace mpgemm

@@ -36,6 +36,7 @@ struct StoredRun : RunInfo {
   std::string started_at;                // UTC, ISO-8601
   std::optional<std::string> ended_at;   // UTC, ISO-8601; none while running or after a crash
   std::string status;                    // "running", "finished", "interrupted" or "failed"
+  std::optional<std::int64_t> pid;       // the process that recorded it, on `hostname`; none before schema 5
 };
 
 struct StoredConfig {

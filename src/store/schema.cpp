@@ -264,11 +264,21 @@ LEFT JOIN cublaslt_timings AS lt ON lt.id = m.cublaslt_id
 WHERE m.place = 1;
 )sql";
 
+// Version 5: the process of each run, so that the next run can tell a dead run from a live one: a run left
+// 'running' by a process that died (kill -9, a crash) is marked 'interrupted' when the next run on the
+// database starts.
+constexpr std::string_view kVersion5 = R"sql(
+-- runs.pid: the process that recorded the run, on runs.hostname. While it lives it holds an open-file-description
+-- lock on byte 2^60 + id of "<db>-claims". A run still 'running' whose host is this one, whose process is gone and
+-- whose lock is free is marked 'interrupted' by the next run that starts (ended_at stays NULL: when it died is not
+-- known). NULL for runs recorded before version 5, which are left as they are.
+ALTER TABLE runs ADD COLUMN pid INTEGER;
+)sql";
+
 constexpr std::array kMigrations{
-    store_detail::Migration{1, kVersion1},
-    store_detail::Migration{2, kVersion2},
-    store_detail::Migration{3, kVersion3},
-    store_detail::Migration{4, kVersion4},
+    store_detail::Migration{1, kVersion1}, store_detail::Migration{2, kVersion2},
+    store_detail::Migration{3, kVersion3}, store_detail::Migration{4, kVersion4},
+    store_detail::Migration{5, kVersion5},
 };
 
 }  // namespace

@@ -60,8 +60,9 @@ void check_identity(const store_detail::State& s, const Identity& id) {
                                        id.application_id, id.user_version, id.objects));
 }
 
-// WAL lets readers work while a writer commits. Changing the journal mode needs a moment with no other
-// connection in a transaction, which the busy handler does not always wait for, so retry up to the timeout.
+// WAL lets readers work while a writer commits; every read-write open turns it on (the last connection to
+// close turns it off again: ~State). Changing the journal mode needs a moment with no other connection in a
+// transaction, which the busy handler does not always wait for, so retry up to the timeout.
 void use_wal(const sqlite::Connection& c) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
   for (;;) {
@@ -95,6 +96,19 @@ void migrate(const store_detail::State& s) {
 }
 
 }  // namespace
+
+store_detail::State::~State() {
+  if (conn.db && rollback_on_close) {  // never on a file open() refused: that one is left untouched
+    // The database is in WAL mode while open (readers work while a writer commits), and left in
+    // rollback-journal mode by the last connection that closes it: a read-only connection to a WAL database
+    // creates "-wal" and "-shm" files beside it and leaves them there, while one to a rollback-journal
+    // database writes nothing. The switch checkpoints and needs the file to itself: while another connection
+    // is open it fails at once (no busy wait) and the database stays in WAL until that one closes.
+    sqlite3_busy_timeout(conn.db, 0);
+    sqlite3_exec(conn.db, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr);
+  }
+  sqlite3_close_v2(conn.db);
+}
 
 void store_detail::State::require_writable(std::string_view doing) const {
   if (mode == Store::Mode::read_only)
@@ -148,6 +162,7 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
   sqlite::exec(state->conn, "PRAGMA foreign_keys = ON", "enabling foreign keys");
   if (mode == Mode::read_only) sqlite::exec(state->conn, "PRAGMA query_only = ON", "making the connection read-only");
   if (mode == Mode::read_write && id.user_version < schema_version()) migrate(*state);
+  state->rollback_on_close = mode == Mode::read_write;
   return Store(std::move(state));
 }
 

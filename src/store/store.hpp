@@ -40,8 +40,10 @@ class Store {
   const std::filesystem::path& path() const;
   Mode mode() const;
 
-  // Runs. begin_run stores status "running" and started_at now; end_run sets the final status
-  // ("finished", "interrupted" or "failed") and ended_at now.
+  // Runs. begin_run stores status "running", started_at now and this process's pid; first, in the same
+  // transaction, it marks "interrupted" every run still "running" on info.hostname whose process is gone
+  // (store/live_runs.hpp). end_run sets the final status ("finished", "interrupted" or "failed"), ended_at
+  // now.
   std::int64_t begin_run(const RunInfo& info);
   void end_run(std::int64_t run_id, std::string_view status);
   std::optional<StoredRun> find_run(std::int64_t run_id) const;

@@ -1,9 +1,11 @@
 #pragma once
 // Store's state (the connection and its settings), shared by the store_*.cpp files that implement its parts.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/file_lock.hpp"
 #include "store/sqlite.hpp"
 #include "store/store.hpp"
 
@@ -15,11 +17,16 @@ struct State {
   sqlite::Connection conn;
   std::filesystem::path path;
   Store::Mode mode = Store::Mode::read_only;
+  std::optional<LockFile> live_runs;  // "<db>-claims", opened by the first begin_run (store/live_runs.hpp)
+  bool rollback_on_close = false;     // a read-write connection to our database, fully opened: ~State leaves
+                                      // the file in rollback-journal mode when it is the last one
 
   State() = default;
   State(const State&) = delete;
   State& operator=(const State&) = delete;
-  ~State() { sqlite3_close_v2(conn.db); }  // never throws; every Statement is already finalized (scoped)
+  // Closes the connection; never throws (every Statement is already finalized: they are scoped). A read-write
+  // connection that is the last one open leaves the file in rollback-journal mode (store.cpp says why).
+  ~State();
 
   // Throws StoreError (SQLITE_READONLY) on a read-only Store; `doing` says what was attempted.
   void require_writable(std::string_view doing) const;

@@ -1,4 +1,6 @@
 // Runs, configs, compilations and cuBLAS timings. Every write is one short BEGIN IMMEDIATE transaction.
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 
@@ -6,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "store/live_runs.hpp"
 #include "store/store_impl.hpp"
 
 namespace mpgemm {
@@ -83,16 +86,19 @@ std::int64_t Store::begin_run(const RunInfo& info) {
   require_one_of(info.mode, kRunModes, "run mode");
   const std::string argv = nlohmann::json(info.argv).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   sqlite::Transaction tx(s.conn, doing);
+  if (info.hostname) store_detail::mark_dead_runs(s, *info.hostname);
   sqlite::Statement(s.conn,
                     "INSERT INTO runs (tool_version, git_sha, argv, mode, space_path, space_hash, hostname, "
                     "device_name, device_cc, sm_count, driver_version, runtime_version, nvrtc_version, "
-                    "cublas_version, notes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                    "cublas_version, notes, pid) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                     doing)
       .bind(info.tool_version, info.git_sha, argv, info.mode, info.space_path, info.space_hash, info.hostname,
             info.device_name, info.device_cc, info.sm_count, info.driver_version, info.runtime_version,
-            info.nvrtc_version, info.cublas_version, info.notes)
+            info.nvrtc_version, info.cublas_version, info.notes, static_cast<std::int64_t>(::getpid()))
       .run();
   const std::int64_t id = last_id(s);
+  store_detail::hold_live_run(s, id);  // before the row is visible to others: they must never see it unlocked
   tx.commit();
   return id;
 }
@@ -111,15 +117,17 @@ void Store::end_run(std::int64_t run_id, std::string_view status) {
   if (sqlite3_changes(s.conn.db) == 0)
     throw StoreError(s.conn.path, SQLITE_NOTFOUND, fmt::format("{}: there is no run {}", doing, run_id));
   tx.commit();
+  store_detail::release_live_run(s, run_id);
 }
 
 std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
   auto& s = state();
-  sqlite::Statement q(s.conn,
-                      "SELECT id, started_at, ended_at, status, tool_version, git_sha, argv, mode, space_path, "
-                      "space_hash, hostname, device_name, device_cc, sm_count, driver_version, runtime_version, "
-                      "nvrtc_version, cublas_version, notes FROM runs WHERE id = ?1",
-                      fmt::format("reading run {}", run_id));
+  sqlite::Statement q(
+      s.conn,
+      "SELECT id, started_at, ended_at, status, tool_version, git_sha, argv, mode, space_path, "
+      "space_hash, hostname, device_name, device_cc, sm_count, driver_version, runtime_version, "
+      "nvrtc_version, cublas_version, notes, pid FROM runs WHERE id = ?1",
+      fmt::format("reading run {}", run_id));
   if (!q.bind(run_id).step()) return std::nullopt;
   StoredRun r;
   r.id = q.int64(0);
@@ -145,6 +153,7 @@ std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
   r.nvrtc_version = q.opt_text(16);
   r.cublas_version = q.opt_text(17);
   r.notes = q.opt_text(18);
+  r.pid = q.opt_int64(19);
   return r;
 }
 

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "common/hash.hpp"
+#include "common/file_lock.hpp"
 #include "tune/tuner.hpp"
 
 namespace mpgemm {
@@ -17,7 +17,7 @@ Claims::Held::~Held() {
 }
 
 Claims::Claims(const std::filesystem::path& db)
-    : fd_(::open((db.string() + "-claims").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {}
+    : fd_(::open(claims_path(db).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {}
 
 Claims::~Claims() {
   if (fd_ >= 0) ::close(fd_);
@@ -25,7 +25,7 @@ Claims::~Claims() {
 
 Claims::Held Claims::take(const std::string& key, bool wait) const {
   if (fd_ < 0) return Held(-1, 0, true);
-  const auto at = static_cast<off_t>(fnv1a64(key) >> 4);  // below 2^60: any key, any byte, no overflow
+  const off_t at = LockFile::byte_of(key);  // below 2^60: any key, any byte, no overflow
   for (;;) {
     errno = 0;
     if (lock(fd_, at, F_WRLCK)) return Held(fd_, at, true);

@@ -5,6 +5,7 @@
 #include "common/hash.hpp"
 #include "compile/includes.hpp"
 #include "compile/nvrtc_compile.hpp"
+#include "measure/protocol_version.hpp"
 
 namespace mpgemm {
 
@@ -22,6 +23,7 @@ std::string result_key(const Candidate& candidate, const std::string& compile_ke
   h.add(shape.m).add(shape.n).add(shape.k);
   h.add(fmt::format("{:.9g}/{:.9g}", settings.atol, settings.rtol));
   h.add(settings.warmup).add(settings.runs).add(settings.iters);
+  h.add(fmt::format("measure protocol {}", kMeasureProtocolVersion));
   return h.hex();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Content keys. A stored result is reused only when everything that determines it is unchanged: the kernel
 // source and NVRTC options (through the compile key), the NVRTC version, the device and driver, the cuBLAS
-// version, the shape and the verification and timing settings. Anything else is a new measurement.
+// version, the shape, the verification and timing settings, and the version of the code that verifies and
+// times (kMeasureProtocolVersion in measure/protocol_version.hpp). Anything else is a new measurement.
 #include <string>
 
 #include "codegen/family.hpp"

@@ -1,5 +1,6 @@
 #include "tune/replay_backend.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include <fmt/format.h>
@@ -17,10 +18,30 @@ std::string text_cell(const report::Cell& c) {
   return {};
 }
 
+// A recorded outcome at the tolerances of this run (make_replay_backend says what can be carried over).
+Measurement judged(Measurement m, const MeasureSettings& now) {
+  if (!m.error) return m;
+  ErrorStats& e = *m.error;
+  const bool no_tighter = now.atol >= e.atol && now.rtol >= e.rtol;
+  if (m.status == Status::ok && !no_tighter && !(e.max_abs <= now.atol)) {
+    m.status = Status::incorrect;
+    m.timing.reset();
+    m.message = fmt::format(
+        "replayed at atol {:g}, rtol {:g}: the recorded max |c - ref| {:g} (verified at atol {:g}, "
+        "rtol {:g}) is beyond atol, and the recording cannot show that rtol * |ref| covers it",
+        now.atol, now.rtol, e.max_abs, e.atol, e.rtol);
+    e.bad_count = std::max<std::int64_t>(e.bad_count, 1);
+  }
+  e.atol = now.atol;
+  e.rtol = now.rtol;
+  return m;
+}
+
 class ReplayBackend final : public MeasureBackend {
  public:
-  ReplayBackend(const std::filesystem::path& path, std::chrono::milliseconds delay)
-      : store_(Store::open(path, Store::Mode::read_only)), delay_(delay) {
+  ReplayBackend(const std::filesystem::path& path, const MeasureSettings& settings,
+                std::chrono::milliseconds delay)
+      : store_(Store::open(path, Store::Mode::read_only)), settings_(settings), delay_(delay) {
     // The device of the most recent run that measured on a GPU (a fixed query: no values pasted into SQL).
     auto t = store_.query_sql(
         "SELECT device_name, device_cc, sm_count, driver_version, runtime_version, cublas_version FROM runs "
@@ -57,11 +78,12 @@ class ReplayBackend final : public MeasureBackend {
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
     auto m = store_.find_measurement_by_config(candidate.name, device_.arch.str(), shape);
     if (!m) return std::nullopt;
-    return m->measurement;
+    return judged(m->measurement, settings_);
   }
 
  private:
   Store store_;
+  MeasureSettings settings_;
   std::chrono::milliseconds delay_;
   DeviceDescription device_;
 };
@@ -69,8 +91,9 @@ class ReplayBackend final : public MeasureBackend {
 }  // namespace
 
 std::unique_ptr<MeasureBackend> make_replay_backend(const std::filesystem::path& db_path,
+                                                    const MeasureSettings& settings,
                                                     std::chrono::milliseconds delay) {
-  return std::make_unique<ReplayBackend>(db_path, delay);
+  return std::make_unique<ReplayBackend>(db_path, settings, delay);
 }
 
 }  // namespace mpgemm

@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "common/hash.hpp"
 #include "compile/compile_pool.hpp"
+#include "compile/cubin_cache.hpp"
 #include "compile/nvrtc_compile.hpp"
 #include "space/space.hpp"
 #include "store/store.hpp"
@@ -81,7 +82,8 @@ bool selected(const Candidate& c, const std::vector<std::string>& only) {
 // Chooses the backend: replay when asked, none for compile-only, else a GPU worker; without a device the run
 // falls back to compile-only and says so.
 std::unique_ptr<MeasureBackend> make_backend(const TuneOptions& opt, const TuneObserver& obs) {
-  if (opt.replay_db) return make_replay_backend(*opt.replay_db, std::chrono::milliseconds(opt.replay_delay_ms));
+  if (opt.replay_db)
+    return make_replay_backend(*opt.replay_db, opt.settings, std::chrono::milliseconds(opt.replay_delay_ms));
   if (opt.compile_only) return nullptr;
   std::string why;
   auto backend = make_gpu_backend(opt.worker_path, opt.settings, &why);
@@ -222,31 +224,39 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
         }
     }
 
-    // Compile: in compile-only mode what has no compilation yet; otherwise what still needs measuring (the
-    // cubin is not cached between runs yet). Recorded in chunks as they finish.
+    // Compile, or take from the cubin cache: in compile-only mode what has no compilation recorded yet, or no
+    // cached cubin for its recorded one; otherwise what still needs measuring. Recorded in chunks as they
+    // finish.
+    const CubinCache cache(opt.cubin_cache.value_or(CubinCache::beside(opt.db_path)));
     std::vector<std::size_t> to_compile;
     for (std::size_t i = 0; i < work.size(); ++i) {
-      bool needed = backend ? std::any_of(pending.begin(), pending.end(), [&](auto& p) { return p.first.first == i; })
-                            : !work[i].stored.has_value();
+      const auto& stored = work[i].stored;
+      bool needed =
+          backend ? std::any_of(pending.begin(), pending.end(), [&](auto& p) { return p.first.first == i; })
+                  : !stored || (stored->status == Status::ok && !cache.contains(work[i].compile_key));
       if (needed && summary.mode != "replay" && !work[i].device_rejected) to_compile.push_back(i);
     }
     if (!to_compile.empty()) {
       obs.phase_started("compile", to_compile.size());
+      CompilePoolOptions pool;
+      pool.threads = opt.compile_threads;
+      pool.cache = &cache;
       const std::size_t chunk = 16;
       for (std::size_t begin = 0; begin < to_compile.size() && !g_stop_requested; begin += chunk) {
         std::size_t end = std::min(begin + chunk, to_compile.size());
         std::vector<KernelSpec> specs;
         for (std::size_t j = begin; j < end; ++j) specs.push_back(work[to_compile[j]].spec);
-        auto results = compile_all(specs, opt.compile_threads, [&](std::size_t done, std::size_t) {
+        auto results = compile_all(specs, pool, [&](std::size_t done, std::size_t) {
           obs.progress(begin + done, work[to_compile[begin + done - 1]].candidate.name);
         });
         for (std::size_t j = begin; j < end; ++j) {
           Work& w = work[to_compile[j]];
-          w.compiled = std::move(results[j - begin]);
+          PooledCompile& r = results[j - begin];
+          w.compiled = std::move(r.result);
           w.compiled->dynamic_shared_bytes =
               static_cast<int>(fam->launch_geometry(w.candidate.params, shapes.front(), device).dynamic_smem_bytes);
           w.compilation_id = store.record_compilation(w.config_id, summary.run_id, *w.compiled);
-          ++summary.compiled_now;
+          ++(r.from_cache ? summary.cubins_cached : summary.compiled_now);
         }
       }
       obs.phase_finished();

@@ -30,6 +30,9 @@ struct TuneOptions {
   std::vector<std::string> only;               // restrict to configs whose name or point name contains one of these
   std::vector<std::string> argv;               // recorded with the run
   std::optional<std::filesystem::path> worker_path;  // mpgemm-worker to start (default: next to this binary)
+  // Compilations kept between runs (compile/cubin_cache.hpp); default CubinCache::beside(db_path),
+  // "<db>.cubins".
+  std::optional<std::filesystem::path> cubin_cache;
 };
 
 // How the run reports what it is doing; the CLI draws progress bars from these.
@@ -47,7 +50,8 @@ struct TuneSummary {
   std::size_t candidates = 0;
   std::size_t compiled_ok = 0;      // compilations recorded ok in this run or earlier ones
   std::size_t compile_failed = 0;
-  std::size_t compiled_now = 0;     // compilations done by this run (the rest were already in the database)
+  std::size_t compiled_now = 0;   // compilations NVRTC did in this run
+  std::size_t cubins_cached = 0;  // compilations this run needed and took from the cubin cache instead
   std::size_t perf_warned =
       0;  // of compiled_ok: those with ptxas performance warnings (wgmma serialized, ...)
   std::size_t measured_now = 0;     // measurements recorded by this run
@@ -62,8 +66,9 @@ struct TuneSummary {
 // Set from a signal handler to stop after the candidate in flight; the run is then recorded as interrupted.
 extern std::atomic<bool> g_stop_requested;
 
-// Throws SpaceError (bad space), UsageError (bad options), StoreError, NoDeviceError (replay or GPU asked for and
-// unavailable). Kernel failures are results, not exceptions.
+// Throws SpaceError (bad space), UsageError (bad options), StoreError, NoDeviceError (replay or GPU asked for
+// and unavailable), NvrtcError (the compiler machinery still failing after retries: the run is recorded as
+// failed, and nothing of it as a config's outcome). Kernel failures are results, not exceptions.
 TuneSummary run_tune(const TuneOptions& options, const TuneObserver& observer);
 
 // The fastest verified configs for each shape of `space_path` in the database: rank, config, point, ms, TFLOP/s,

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,18 +26,26 @@ void close_fd(int& fd) noexcept {
   fd = -1;
 }
 
-// In the child between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(int request_read, int reply_write, int dev_null, int status_write, const char* path,
-                             char* const* argv) {
+// In the child between fork and exec: only async-signal-safe calls. `parent` is the coordinator's pid.
+[[noreturn]] void exec_child(pid_t parent, int request_read, int reply_write, int dev_null, int status_write,
+                             const char* path, char* const* argv) {
+  // The worker dies with its coordinator: a killed mpgemm-tune must not leave a worker holding the GPU. The
+  // kernel sends SIGKILL when the thread that forked us ends (the setting survives execv); a coordinator that
+  // died before this line is seen by getppid() no longer being it.
+  const bool orphan_dies = prctl(PR_SET_PDEATHSIG, SIGKILL) == 0;
+  const int orphan_errno = errno;
+  if (getppid() != parent) _exit(127);  // nobody is left to tell
   // Move every descriptor needed above 4 first (any of them may sit on 0-4 when the coordinator runs with closed
   // standard streams), so placing them on 0, 3 and 4 cannot clobber one another.
   const int status_fd = fcntl(status_write, F_DUPFD_CLOEXEC, 10);
   const int in = fcntl(request_read, F_DUPFD, 10);
   const int out = fcntl(reply_write, F_DUPFD, 10);
   const int null_fd = fcntl(dev_null, F_DUPFD, 10);
-  int error = 0;
-  if (status_fd < 0 || in < 0 || out < 0 || null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(in, 3) < 0 ||
-      dup2(out, 4) < 0) {
+  int error = orphan_dies ? 0 : orphan_errno;
+  if (error != 0) {
+    // reported below, without exec: a worker that could outlive its coordinator is not started
+  } else if (status_fd < 0 || in < 0 || out < 0 || null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(in, 3) < 0 ||
+             dup2(out, 4) < 0) {
     error = errno;
   } else {
 #ifdef SYS_close_range
@@ -74,9 +83,10 @@ ChildProcess::ChildProcess(const std::string& path, const std::vector<std::strin
   if (dev_null < 0) fail("open /dev/null");
   if (pipe2(request, O_CLOEXEC) != 0 || pipe2(reply, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0) fail("pipe2");
 
+  const pid_t parent = getpid();
   pid_ = fork();
   if (pid_ < 0) fail("fork");
-  if (pid_ == 0) exec_child(request[0], reply[1], dev_null, status[1], path.c_str(), argv.data());
+  if (pid_ == 0) exec_child(parent, request[0], reply[1], dev_null, status[1], path.c_str(), argv.data());
 
   close_fd(request[0]);
   close_fd(reply[1]);

@@ -63,10 +63,35 @@ void check_space_compiles(const std::string& space, const std::string& arch) {
   EXPECT_NE(r.output.find("; 0 with ptxas performance warnings)"), std::string::npos) << r.output;
   EXPECT_EQ(scalar(s, "SELECT count(*) FROM compilations WHERE perf_warnings IS NOT 0"), 0);
 
-  // Resume: the same command again compiles nothing.
+  // Resume: the same command again compiles nothing, and has nothing to take from the cubin cache either.
   auto again = run_command(cmd);
   ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_NE(again.output.find("compiled now 0"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("compiled now 0, from the cubin cache 0 "), std::string::npos) << again.output;
+
+  // Every compilation was kept in the cubin cache beside the database: a new database on the same cache
+  // compiles nothing and records the same compilations.
+  const std::filesystem::path cache = db + ".cubins";
+  std::size_t cubins = 0, entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(cache)) {
+    cubins += e.path().extension() == ".cubin";
+    entries += e.path().extension() == ".json";
+  }
+  EXPECT_EQ(cubins, static_cast<std::size_t>(expected));
+  EXPECT_EQ(entries, static_cast<std::size_t>(expected));
+  const auto other_db = (dir / "other.db").string();
+  auto other =
+      run_command(fmt::format("cd {} && {} {} --compile-only --arch {} --db {} --cubin-cache {}",
+                              MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), space, arch, other_db, cache.string()));
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_NE(other.output.find(fmt::format("compiled now 0, from the cubin cache {} ", expected)),
+            std::string::npos)
+      << other.output;
+  const std::string same =
+      "SELECT c.name, p.compile_key, p.status, p.registers, p.shared_bytes, p.dynamic_shared_bytes, "
+      "p.spill_store_bytes, p.spill_load_bytes, p.stack_bytes, p.compile_ms, p.log, p.warnings "
+      "FROM compilations AS p JOIN configs AS c ON c.id = p.config_id ORDER BY c.name";
+  Store o = Store::open(other_db, Store::Mode::read_only);
+  EXPECT_EQ(o.query_sql(same).rows, s.query_sql(same).rows);
 
   auto q = run_command(fmt::format("{} {} configs --format csv", bin("mpgemm-query"), db));
   ASSERT_EQ(q.exit_code, 0) << q.output;

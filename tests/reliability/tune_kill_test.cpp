@@ -83,14 +83,20 @@ TEST(ReliabilityKillNine, RandomKillsNeitherCorruptNorLoseNorRemeasure) {
               sql_int(db, fmt::format("SELECT count(*) FROM measurements WHERE run_id = {}", finished->run_id)));
     EXPECT_EQ(sql_int(db, fmt::format("SELECT count(*) FROM measurements WHERE run_id <> {}", finished->run_id)),
               finished->measured_before);
-    // Killed runs stay "running" (nothing could end them), or "finished" when the kill came after the run was
-    // recorded as finished, while the final table was being printed.
+    // Nothing could end a killed run's row, but the next run found its process gone and marked it
+    // "interrupted"; or it is "finished" when the kill came after the run was recorded as finished, while the
+    // final table was being printed. None is left "running".
     EXPECT_LE(sql_int(db, "SELECT count(*) FROM runs"), cycle_starts);
     EXPECT_EQ(sql_text(db, fmt::format("SELECT status FROM runs WHERE id = {}", finished->run_id)), "finished");
-    EXPECT_EQ(sql_int(db, "SELECT count(*) FROM runs WHERE status NOT IN ('finished', 'running')"), 0);
+    EXPECT_EQ(sql_int(db, "SELECT count(*) FROM runs WHERE status NOT IN ('finished', 'interrupted')"), 0);
+    EXPECT_EQ(sql_int(db, fmt::format("SELECT count(*) FROM runs WHERE status = 'interrupted' AND "
+                                      "(id > {} OR ended_at IS NOT NULL)",
+                                      finished->run_id)),
+              0);
     killed_while_measuring +=
-        sql_int(db, "SELECT count(*) FROM runs AS r WHERE status = 'running' AND EXISTS "
-                    "(SELECT 1 FROM measurements AS m WHERE m.run_id = r.id)");
+        sql_int(db,
+                "SELECT count(*) FROM runs AS r WHERE status = 'interrupted' AND EXISTS "
+                "(SELECT 1 FROM measurements AS m WHERE m.run_id = r.id)");
     if (::testing::Test::HasFailure()) break;
   }
   std::cout << fmt::format("{} kills over {} starts in {} cycles, {} of them while measuring; an uninterrupted run "

@@ -114,5 +114,42 @@ TEST_F(ReliabilityReplay, ChangedDeviceDriverCublasOrSettingsAreMeasuredAgain) {
   EXPECT_EQ(integrity_problems(db, /*one_per_pair=*/false), "");
 }
 
+// The tolerances a replay is given are applied to what was recorded: an 'ok' whose recorded max |c - ref| is
+// beyond a tighter atol replays as 'incorrect'; looser tolerances keep every verdict.
+TEST_F(ReliabilityReplay, TighterTolerancesTurnRecordedErrorsIncorrect) {
+  const double atol = 0.01;  // the recording's ok errors run from 0.0013 to 0.0351, verified at atol 0.5
+  const auto recorded_ok = sql_int(recorded_, "SELECT count(*) FROM measurements WHERE status = 'ok'");
+  const auto beyond = sql_int(
+      recorded_,
+      fmt::format("SELECT count(*) FROM measurements WHERE status = 'ok' AND max_abs_err > {}", atol));
+  ASSERT_GT(beyond, 0);
+  ASSERT_LT(beyond, recorded_ok);
+
+  const auto tight = dir_ / "tight.db";
+  EXPECT_EQ(tune(recorded_, tight, fmt::format("--atol {}", atol)).measured_now,
+            static_cast<std::int64_t>(rec_.pairs));
+  EXPECT_EQ(sql_int(tight, "SELECT count(*) FROM measurements WHERE status = 'ok'"), recorded_ok - beyond);
+  EXPECT_EQ(sql_int(tight, fmt::format("SELECT count(*) FROM measurements WHERE status = 'ok' AND "
+                                       "(max_abs_err > {} OR atol <> {})",
+                                       atol, atol)),
+            0);
+  // Each config that was ok and off by more than atol: incorrect, untimed, with the reason and the new
+  // tolerance.
+  EXPECT_EQ(
+      sql_int(tight, fmt::format("SELECT count(*) FROM measurements WHERE status = 'incorrect' AND "
+                                 "max_abs_err > {0} AND atol = {0} AND median_ms IS NULL AND ratio_to_cublas "
+                                 "IS NULL AND bad_count >= 1 AND message LIKE 'replayed at atol 0.01%'",
+                                 atol)),
+      beyond);
+  // Nothing else changed status.
+  EXPECT_EQ(sql_int(tight, "SELECT count(*) FROM measurements WHERE status NOT IN ('ok', 'incorrect')"),
+            sql_int(recorded_, "SELECT count(*) FROM measurements WHERE status NOT IN ('ok', 'incorrect')"));
+
+  const auto loose = dir_ / "loose.db";
+  tune(recorded_, loose, "--atol 1 --rtol 0.01");
+  EXPECT_EQ(sql_rows(loose, "SELECT status, count(*) FROM measurements GROUP BY status ORDER BY status"),
+            sql_rows(recorded_, "SELECT status, count(*) FROM measurements GROUP BY status ORDER BY status"));
+}
+
 }  // namespace
 }  // namespace mpgemm::testing

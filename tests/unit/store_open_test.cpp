@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -71,12 +73,58 @@ class StoreOpen : public ::testing::Test {
 
 TEST_F(StoreOpen, NewFileGetsSchemaVersionApplicationIdAndWal) {
   const auto path = dir_ / "sub" / "folder" / "results.db";  // folders are created
-  { Store store = Store::open(path, Store::Mode::read_write); }
+  {
+    Store store = Store::open(path, Store::Mode::read_write);
+    EXPECT_EQ(raw_text(path, "PRAGMA journal_mode"), "wal");  // while open: readers work beside the writer
+  }
   EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
   EXPECT_EQ(raw_text(path, "PRAGMA application_id"), std::to_string(kStoreApplicationId));
-  EXPECT_EQ(raw_text(path, "PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(raw_text(path, "PRAGMA journal_mode"), "delete");  // closed: one self-contained file
   for (const char* table : {"runs", "configs", "compilations", "cublas_timings", "measurements", "best"})
     EXPECT_EQ(raw_text(path, fmt::format("SELECT name FROM sqlite_schema WHERE name = '{}'", table)), table);
+}
+
+// Names and contents of every file in `dir`.
+std::map<std::string, std::string> listing(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    files[e.path().filename().string()] = {std::istreambuf_iterator<char>(in), {}};
+  }
+  return files;
+}
+
+// A read-only open of a closed database writes nothing beside it (no -wal, no -shm) and changes nothing in
+// it.
+TEST_F(StoreOpen, ReadOnlyOpensOfAClosedDatabaseLeaveNoFiles) {
+  const auto path = dir_ / "results.db";
+  {
+    Store store = Store::open(path, Store::Mode::read_write);
+    store.end_run(store.begin_run(RunInfo{}), "finished");
+  }
+  const auto before = listing(dir_);
+  ASSERT_EQ(before.size(), 2u);  // the database and its lock file ("-claims", from begin_run)
+  for (int i = 0; i < 2; ++i) {
+    Store reader = Store::open(path, Store::Mode::read_only);
+    EXPECT_EQ(reader.query_sql("SELECT count(*) FROM runs").rows.size(), 1u);
+    EXPECT_EQ(reader.query_named("runs").rows.size(), 1u);
+  }
+  EXPECT_EQ(listing(dir_), before);
+}
+
+// Two writers: the first to close cannot leave WAL while the other is open; the last one does.
+TEST_F(StoreOpen, TheLastWriterToCloseLeavesOneFile) {
+  const auto path = dir_ / "results.db";
+  std::optional<Store> a(Store::open(path, Store::Mode::read_write));
+  std::optional<Store> b(Store::open(path, Store::Mode::read_write));
+  a->begin_run(RunInfo{});
+  a.reset();
+  EXPECT_TRUE(std::filesystem::exists(path.string() + "-wal"));
+  EXPECT_EQ(b->find_run(1)->status, "running");
+  b.reset();
+  EXPECT_FALSE(std::filesystem::exists(path.string() + "-wal"));
+  EXPECT_FALSE(std::filesystem::exists(path.string() + "-shm"));
+  EXPECT_EQ(raw_text(path, "SELECT count(*) FROM runs"), "1");
 }
 
 TEST_F(StoreOpen, EmptyFileIsInitialized) {
@@ -291,13 +339,36 @@ TEST_P(StoreOpenFrom, OlderDatabaseGainsCublasLtKeepingItsRows) {
 
 INSTANTIATE_TEST_SUITE_P(Versions, StoreOpenFrom, ::testing::Values(2, 3));
 
+// A version-4 database gains runs.pid; its runs say NULL (unknown), and a run of the same host left 'running'
+// by an older mpgemm is never taken for dead: nothing can tell.
+TEST_F(StoreOpen, Version4DatabaseGainsRunPids) {
+  const auto path = dir_ / "v4.db";
+  std::string old_sql;
+  for (const auto& m : store_detail::migrations())
+    if (m.version <= 4) old_sql += std::string(m.sql);
+  raw_exec(path, "BEGIN;" + old_sql +
+                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 4; COMMIT;",
+                                 kStoreApplicationId));
+  raw_exec(path,
+           "INSERT INTO runs (id, tool_version, git_sha, argv, mode, hostname) "
+           "VALUES (1, '0.1.0', 'abc', '[]', 'gpu', 'this-host');");
+  Store store = Store::open(path, Store::Mode::read_write);
+  EXPECT_FALSE(store.find_run(1)->pid);
+  RunInfo info;
+  info.hostname = "this-host";
+  const std::int64_t next = store.begin_run(info);
+  EXPECT_EQ(store.find_run(1)->status, "running");
+  EXPECT_EQ(store.find_run(next)->pid, ::getpid());
+}
+
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 4);
+  EXPECT_EQ(schema_version(), 5);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
-  for (const char* object : {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
-                             "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best",
-                             "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape"})
+  for (const char* object :
+       {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
+        "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best",
+        "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape", "ALTER TABLE runs ADD COLUMN pid"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);

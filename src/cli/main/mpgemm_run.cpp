@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
   parser.option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--output", "FILE", "also write the table to FILE in --format")
       .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-run")
+      .option("--cubin-cache", "DIR", "compilations kept by mpgemm-tune, reused instead of compiling again",
+              "DB.cubins beside the database")
       .example("mpgemm-run --config best", "the writeup's table at 2048^3, with the best tuned config")
       .example("mpgemm-run --config wmma_cp_async --M 4096 --N 4096 --K 4096", "one kernel next to cuBLAS")
       .example("mpgemm-run --config best --format markdown --output results/h200_2048.md", "keep the table")
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
     o.settings = cli::measure_settings_from(args);
     o.settings.paired = args.has("--paired");
     if (auto w = args.get("--worker")) o.worker_path = *w;
+    if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
     auto format = report::format_from_string(args.get_or("--format", "table"));
     if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
     std::vector<std::string> notes;

@@ -51,10 +51,10 @@ int main(int argc, char** argv) {
     obs.note = [](const std::string& line) { std::cerr << "mpgemm-tune: " << line << "\n"; };
     TuneSummary s = run_tune(opt, obs);
     std::cout << fmt::format(
-        "run {} ({}, {}): {} candidates; compiled now {} (ok {}, failed {} in total; {} "
-        "with ptxas performance warnings)",
-        s.run_id, s.mode, s.arch.str(), s.candidates, s.compiled_now, s.compiled_ok, s.compile_failed,
-        s.perf_warned);
+        "run {} ({}, {}): {} candidates; compiled now {}, from the cubin cache {} "
+        "(ok {}, failed {} in total; {} with ptxas performance warnings)",
+        s.run_id, s.mode, s.arch.str(), s.candidates, s.compiled_now, s.cubins_cached, s.compiled_ok,
+        s.compile_failed, s.perf_warned);
     if (s.mode != "compile-only") {
       std::cout << fmt::format("; measured now {}, already in the database {}", s.measured_now, s.measured_before);
       for (auto& [st, n] : s.statuses) std::cout << fmt::format(", {} {}", to_string(st), n);

@@ -1,0 +1,204 @@
+#include "compile/cubin_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/hash.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bumped when the entry format changes: older entries are then misses.
+constexpr int kEntryFormat = 1;
+
+std::string cubin_hash(const std::vector<char>& cubin) {
+  return fmt::format("{:016x}", fnv1a64(std::string_view(cubin.data(), cubin.size())));
+}
+
+std::optional<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  if (in.bad()) return std::nullopt;
+  return text;
+}
+
+// Writes `bytes` to a temporary file in `path`'s folder and renames it to `path`: readers see the old file or
+// the whole new one. No fsync: an entry cut short by a power loss fails its size or hash check and is
+// recompiled.
+bool write_atomically(const fs::path& path, std::string_view bytes) {
+  std::string temp = (path.parent_path() / (".tmp-" + path.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ::fchmod(fd, 0644) == 0;
+  for (std::size_t done = 0; ok && done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<std::size_t>(n);
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (ok) ok = ::rename(temp.c_str(), path.c_str()) == 0;
+  if (!ok) ::unlink(temp.c_str());
+  return ok;
+}
+
+nlohmann::json warnings_json(const std::vector<PtxasWarning>& warnings) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& w : warnings)
+    array.push_back({{"code", w.code}, {"kind", to_string(w.kind)}, {"message", w.message}});
+  return array;
+}
+
+std::optional<std::vector<PtxasWarning>> warnings_from(const nlohmann::json& array) {
+  std::vector<PtxasWarning> out;
+  for (const auto& w : array) {
+    const auto kind = ptxas_warning_kind_from_string(w.at("kind").get<std::string>());
+    if (!kind) return std::nullopt;
+    out.push_back(PtxasWarning{w.at("code").get<std::string>(), *kind, w.at("message").get<std::string>()});
+  }
+  return out;
+}
+
+std::string metadata(const CompileResult& r) {
+  const nlohmann::json j = {
+      {"format", kEntryFormat},
+      {"compile_key", r.compile_key},
+      {"status", to_string(r.status)},
+      {"arch", r.arch.str()},
+      {"lowered_name", r.lowered_name},
+      {"registers", r.registers},
+      {"shared_bytes", r.shared_bytes},
+      {"spill_store_bytes", r.spill_store_bytes},
+      {"spill_load_bytes", r.spill_load_bytes},
+      {"stack_bytes", r.stack_bytes},
+      {"warnings", warnings_json(r.warnings)},
+      {"compile_ms", r.compile_ms},
+      {"log", r.log},
+      {"cubin_bytes", r.cubin.size()},
+      {"cubin_fnv1a64", cubin_hash(r.cubin)},
+  };
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// An entry's json: the CompileResult without its cubin, and what the cubin file must be.
+struct Metadata {
+  CompileResult result;
+  std::size_t cubin_bytes = 0;
+  std::string cubin_hash;
+};
+
+// nullopt when the json is not an entry of this format for `key`.
+std::optional<Metadata> from_metadata(const std::string& text, const std::string& key) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return std::nullopt;
+  try {
+    if (j.at("format").get<int>() != kEntryFormat || j.at("compile_key").get<std::string>() != key)
+      return std::nullopt;
+    const auto status = status_from_string(j.at("status").get<std::string>());
+    const auto arch = Arch::parse(j.at("arch").get<std::string>());
+    auto warnings = warnings_from(j.at("warnings"));
+    if (!status || (*status != Status::ok && *status != Status::compile_failed) || !arch || !warnings)
+      return std::nullopt;
+    Metadata m;
+    CompileResult& r = m.result;
+    r.status = *status;
+    r.arch = *arch;
+    r.compile_key = key;
+    r.lowered_name = j.at("lowered_name").get<std::string>();
+    r.registers = j.at("registers").get<int>();
+    r.shared_bytes = j.at("shared_bytes").get<int>();
+    r.spill_store_bytes = j.at("spill_store_bytes").get<int>();
+    r.spill_load_bytes = j.at("spill_load_bytes").get<int>();
+    r.stack_bytes = j.at("stack_bytes").get<int>();
+    r.warnings = std::move(*warnings);
+    r.compile_ms = j.at("compile_ms").get<double>();
+    r.log = j.at("log").get<std::string>();
+    m.cubin_bytes = j.at("cubin_bytes").get<std::size_t>();
+    m.cubin_hash = j.at("cubin_fnv1a64").get<std::string>();
+    // An ok compilation has a cubin, a failed one none.
+    if ((r.status == Status::ok) != (m.cubin_bytes > 0)) return std::nullopt;
+    return m;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+fs::path CubinCache::beside(const fs::path& db) {
+  return db.string() + ".cubins";
+}
+
+CubinCache::CubinCache(fs::path dir) : dir_(std::move(dir)) {}
+
+bool CubinCache::contains(const std::string& key) const {
+  std::error_code ec;
+  return fs::is_regular_file(dir_ / (key + ".json"), ec);
+}
+
+std::optional<CompileResult> CubinCache::load(const std::string& key) const {
+  const auto text = read_file(dir_ / (key + ".json"));
+  if (!text) return std::nullopt;
+  auto m = from_metadata(*text, key);
+  if (!m) return std::nullopt;
+  if (m->cubin_bytes > 0) {
+    const auto cubin = read_file(dir_ / (key + ".cubin"));
+    if (!cubin || cubin->size() != m->cubin_bytes) return std::nullopt;
+    m->result.cubin.assign(cubin->begin(), cubin->end());
+    if (cubin_hash(m->result.cubin) != m->cubin_hash) return std::nullopt;
+  }
+  return std::move(m->result);
+}
+
+bool CubinCache::store(const CompileResult& result) const {
+  if (result.compile_key.empty()) return false;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return false;
+  const fs::path json = dir_ / (result.compile_key + ".json");
+  if (result.status == Status::ok &&
+      !write_atomically(dir_ / (result.compile_key + ".cubin"),
+                        std::string_view(result.cubin.data(), result.cubin.size())))
+    return false;
+  return write_atomically(json, metadata(result));
+}
+
+CubinCache::Claim::~Claim() {
+  if (locked_) file_.unlock(at_);
+}
+
+CubinCache::Claim CubinCache::claim(const std::string& key, bool wait) const {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  LockFile file(dir_ / "locks");
+  const off_t at = LockFile::byte_of(key);
+  for (;;) {
+    switch (file.try_lock(at)) {
+      case LockFile::Outcome::locked:
+        return Claim(std::move(file), at, true, true);
+      case LockFile::Outcome::unavailable:
+        return Claim(std::move(file), at, true, false);
+      case LockFile::Outcome::busy:
+        break;
+    }
+    if (!wait) return Claim(std::move(file), at, false, false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace mpgemm

@@ -1,0 +1,16 @@
+#pragma once
+// The version of what a stored measurement means, part of every result key (tune/keys.cpp). It covers the
+// code that verifies and times a candidate: the poisoned output, the verification launch and the comparison
+// with cuBLAS (device/candidate.cpp, measure/stats.cpp compare()), the timing protocol and its statistics
+// (device/timing.cpp, measure/stats.cpp summarize()), the worker's limits on a launch (worker/), and the
+// coordinator's re-measuring of noisy timings (tune/noise.cpp). Bump it with any change to that code that can
+// change an outcome or a time: every database then measures its candidates again instead of reusing results
+// the old code produced.
+//
+// History: 1 = the first versioned protocol (poison 0xFF, 1 verification launch, warm-up + runs x iters with
+// CUDA events, median of per-launch batch times, up to two re-measurements of a timing above --max-spread).
+namespace mpgemm {
+
+inline constexpr int kMeasureProtocolVersion = 1;
+
+}  // namespace mpgemm

@@ -1,0 +1,77 @@
+// A worker dies with its coordinator: when the process that started it is killed (kill -9, nothing can run in
+// it), the worker must not live on holding the GPU. The stand-in worker is sleep(1), started through
+// ChildProcess exactly as mpgemm-worker is.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "worker/process.hpp"
+
+namespace mpgemm {
+namespace {
+
+// Waits up to `timeout` for `pid`, a child (or an orphan adopted by this subreaper), to end; true when it
+// did.
+bool reaped_within(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(WorkerProcess, DiesWithItsCoordinator) {
+  // Orphans are re-parented to this process instead of init, so the test can reap (and see) the worker.
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t coordinator = ::fork();
+  ASSERT_GE(coordinator, 0);
+  if (coordinator == 0) {
+    // The coordinator: starts a worker, tells the test its pid, and waits to be killed.
+    ::close(pipe_fds[0]);
+    try {
+      ChildProcess worker("/bin/sleep", {"600"});
+      const pid_t pid = worker.pid();
+      (void)!::write(pipe_fds[1], &pid, sizeof pid);
+      ::pause();
+    } catch (...) {
+    }
+    std::_Exit(1);
+  }
+  ::close(pipe_fds[1]);
+  pid_t worker = -1;
+  ASSERT_EQ(::read(pipe_fds[0], &worker, sizeof worker), static_cast<ssize_t>(sizeof worker));
+  ::close(pipe_fds[0]);
+  ASSERT_GT(worker, 0);
+  EXPECT_EQ(::kill(worker, 0), 0) << "the worker is not running";
+
+  ASSERT_EQ(::kill(coordinator, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(coordinator, &status, 0), coordinator);
+  // The worker (now our orphan) ends on its own, by SIGKILL, well before sleep 600 would.
+  const bool ended = reaped_within(worker, std::chrono::seconds(10));
+  if (!ended) {
+    ::kill(worker, SIGKILL);
+    ::waitpid(worker, &status, 0);
+  }
+  EXPECT_TRUE(ended) << "the worker outlived its coordinator";
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+TEST(WorkerProcess, ADyingChildIsReapedAndDescribed) {
+  ChildProcess child("/bin/sh", {"-c", "exit 3"});
+  ASSERT_TRUE(child.wait_exit(std::chrono::seconds(10)));
+  EXPECT_EQ(child.describe_exit(), "exited with status 3");
+}
+
+}  // namespace
+}  // namespace mpgemm
