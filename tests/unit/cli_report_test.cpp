@@ -308,12 +308,13 @@ TEST_F(ReportTest, WithoutCublasLtTheChartsSaySo) {
 
 TEST_F(ReportTest, WhileAWriterHoldsTheDatabaseItReadsTheCommittedRows) {
   // A writer with a committed change still in its -wal (no checkpoint while it stays open): the report must
-  // read it, through SQLite's normal read-only mode, and leave the writer's files to the writer.
+  // read it, through SQLite's normal read-only mode, and leave the writer's files to the writer. A closed
+  // database rests in rollback-journal mode (the store's last writer switches it back); writers use WAL.
   sqlite3* writer = nullptr;
   ASSERT_EQ(sqlite3_open(db_.c_str(), &writer), SQLITE_OK);
   const auto best = fastest(db_, kCube);
   ASSERT_EQ(sqlite3_exec(writer,
-                         ("PRAGMA wal_autocheckpoint = 0; UPDATE measurements SET median_ms = median_ms / 2, "
+                         ("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; UPDATE measurements SET median_ms = median_ms / 2, "
                           "tflops = tflops * 2 WHERE id = " +
                           best[0])
                              .c_str(),

@@ -12,7 +12,10 @@ import sqlite3
 from dataclasses import dataclass
 
 APPLICATION_ID = 0x6D706765  # "mpge": src/store/schema.hpp kStoreApplicationId
-SCHEMA_VERSION = 4  # the schema this report reads (src/store/schema.cpp); a test keeps the two equal
+SCHEMA_VERSION = 5  # the schema this report reads (src/store/schema.cpp); a test keeps the two equal
+# The oldest schema it also reads: 5 only added runs.pid, which no picture uses, so the committed databases of
+# schema 4 (results/h200/...) are drawn as they are, without a migrating read-write open.
+OLDEST_READABLE_VERSION = 4
 
 
 class ReportError(Exception):
@@ -86,11 +89,12 @@ def open_readonly(path):
     if app_id != APPLICATION_ID:
         conn.close()
         raise ReportError(f"{path}: not an mpgemm results database (SQLite application_id {app_id:#x})")
-    if version != SCHEMA_VERSION:
+    if not OLDEST_READABLE_VERSION <= version <= SCHEMA_VERSION:
         conn.close()
         hint = ("open it read-write once (e.g. with mpgemm-tune) to migrate it" if version < SCHEMA_VERSION
                 else "this mpgemm-report is older than the database")
-        raise ReportError(f"{path}: schema version {version}, this report reads version {SCHEMA_VERSION}; {hint}")
+        raise ReportError(f"{path}: schema version {version}, this report reads versions {OLDEST_READABLE_VERSION} "
+                          f"to {SCHEMA_VERSION}; {hint}")
     conn.row_factory = sqlite3.Row
     return conn
 

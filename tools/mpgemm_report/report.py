@@ -46,10 +46,11 @@ def write(ctx, db_path, built):
     scope = ctx.scope
     parts = [f"device {scope.device}" if scope.device else "", f"shape {scope.shape.title()}" if scope.shape else ""]
     what = ", ".join(x for x in parts if x) or "every device and shape"
+    version = ctx.conn.execute("PRAGMA user_version").fetchone()[0]  # the database's, SCHEMA_VERSION or older
     md = [f"# mpgemm report: `{db_path.name}`\n"]
     if ctx.note:
         md.append(f"> {ctx.note}\n")
-    md.append(f"Database `{db_path}` (schema version {db.SCHEMA_VERSION}), read-only; scope: {what}. "
+    md.append(f"Database `{db_path}` (schema version {version}), read-only; scope: {what}. "
               "Made by `mpgemm-report`; numbers.json beside this file holds every number drawn.\n")
     md.append("## Runs\n")
     md.append(md_table(runs_table(ctx.conn)))
@@ -67,7 +68,7 @@ def write(ctx, db_path, built):
             md.append(md_table(item.table))
             md += [f"> **Note.** {n}\n" for n in item.notes]
     (ctx.out_dir / "report.md").write_text("\n".join(md))
-    numbers = dict(database=str(db_path), schema_version=db.SCHEMA_VERSION,
+    numbers = dict(database=str(db_path), schema_version=version,
                    scope=dict(device=scope.device, shape=scope.shape.as_list() if scope.shape else None),
                    note=ctx.note, heatmap=list(ctx.heatmap),
                    sections={s.key: dict(numbers=s.numbers, notes=s.notes + [n for it in s.items for n in it.notes],
