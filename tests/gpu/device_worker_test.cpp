@@ -18,6 +18,7 @@
 
 #include "../kernels/device_test_nvrtc.hpp"
 #include "device/query.hpp"
+#include "worker/protocol.hpp"
 
 namespace mpgemm {
 namespace {
@@ -125,7 +126,7 @@ class DeviceWorkerTest : public ::testing::Test {
   // asked; its reply goes to `prepared`).
   static std::unique_ptr<WorkerProcess> ready_worker(bool cublaslt = false, json* prepared = nullptr) {
     auto w = std::make_unique<WorkerProcess>();
-    w->send({{"type", "hello"}, {"protocol", 2}, {"device_ordinal", 0}});
+    w->send({{"type", "hello"}, {"protocol", kProtocolVersion}, {"device_ordinal", 0}});
     const auto hello = w->receive(120s);
     EXPECT_TRUE(hello && (*hello)["type"] == "device") << (hello ? hello->dump() : "no reply");
     w->send({{"type", "prepare_shape"},
@@ -154,12 +155,13 @@ class DeviceWorkerTest : public ::testing::Test {
             {"cubin", json::binary(std::vector<std::uint8_t>(cubin_.begin(), cubin_.end()))},
             {"lowered_name", kernel},
             {"geometry", {{"grid", {12, 16, 1}}, {"block", {16, 16, 1}}, {"cluster", {1, 1, 1}},
-                          {"dynamic_smem_bytes", 0}, {"persistent", false}}},
+                          {"dynamic_smem_bytes", 0}, {"persistent", false}, {"balanced_units", 0}}},
             {"atol", 0.5},
             {"rtol", 1e-3},
             {"warmup", 3},
             {"runs", 5},
-            {"iters", 20}};
+            {"iters", 20},
+            {"pair_with_cublas", false}};
   }
 
   static void expect_ok_measurement(WorkerProcess& w) {
