@@ -19,6 +19,7 @@ std::string Progress::format_duration(double seconds) {
 }
 
 void Progress::update(std::size_t done, const std::string& current) {
+  done_ = done;
   if (total_ == 0) return;
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double eta = done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
@@ -43,7 +44,11 @@ void Progress::finish() {
   finished_ = true;
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (tty_) std::fprintf(stderr, "\r\033[K");
-  std::fprintf(stderr, "%s: %zu done in %s\n", phase_.c_str(), total_, format_duration(elapsed).c_str());
+  if (done_ == total_ || total_ == 0)
+    std::fprintf(stderr, "%s: %zu done in %s\n", phase_.c_str(), total_, format_duration(elapsed).c_str());
+  else  // stopped early (interrupted, or a failure ended the pass): say how far it got, not the total
+    std::fprintf(stderr, "%s: stopped after %zu of %zu in %s\n", phase_.c_str(), done_, total_,
+                 format_duration(elapsed).c_str());
 }
 
 }  // namespace mpgemm::cli

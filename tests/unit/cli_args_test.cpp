@@ -96,3 +96,21 @@ TEST(Progress, FormatsDurations) {
   EXPECT_EQ(Progress::format_duration(65), "1:05");
   EXPECT_EQ(Progress::format_duration(3723), "1:02:03");
 }
+
+TEST(Progress, TheLastLineSaysHowFarAPassGotWhenItStoppedEarly) {
+  ::testing::internal::CaptureStderr();
+  Progress stopped("compile", 10);
+  stopped.update(3, "c3");
+  stopped.finish();
+  const std::string early = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(early.find("compile: stopped after 3 of 10 in"), std::string::npos) << early;
+  EXPECT_EQ(early.find("10 done"), std::string::npos) << early;
+
+  ::testing::internal::CaptureStderr();
+  Progress whole("compile", 2);
+  whole.update(1, "c1");
+  whole.update(2, "c2");
+  whole.finish();
+  const std::string done = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(done.find("compile: 2 done in"), std::string::npos) << done;
+}
