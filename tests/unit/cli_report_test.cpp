@@ -252,6 +252,27 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
   EXPECT_NE(bytes_of(out_ / "report.md").find("attributed to the database's only device"), std::string::npos);
 }
 
+TEST_F(ReportTest, CountersInUnitsOfDifferentScaleAreDrawnInOne) {
+  // ncu writes a slow kernel's duration in ms and a fast one's in us: one panel, one unit (the largest value's).
+  add_profiles();
+  sql_exec(db_, "UPDATE profile_metrics SET unit = 'ms', value = 5.05 WHERE label = 'wmma_naive' AND metric = "
+                "'gpu__time_duration.sum'");
+  sql_exec(db_, "UPDATE profile_metrics SET unit = 'us', value = 189.5 WHERE label = 'best' AND metric = "
+                "'gpu__time_duration.sum'");
+  sql_exec(db_, "UPDATE profile_metrics SET unit = 'ns', value = 27968 WHERE label = 'cublas' AND metric = "
+                "'gpu__time_duration.sum'");
+  const auto r = run_report(db_, out_, "--sections profiles --metrics gpu__time_duration.sum");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto numbers = drawn_numbers(out_);
+  const auto* prof = record_for(numbers, "profiles", kDevice, kCube);
+  ASSERT_NE(prof, nullptr);
+  const auto& m = (*prof)["metrics"].at(0);
+  EXPECT_EQ(m["unit"], "ms");
+  EXPECT_DOUBLE_EQ(m["values"]["wmma_naive"].get<double>(), 5.05);
+  EXPECT_NEAR(m["values"]["best"].get<double>(), 0.1895, 1e-12);
+  EXPECT_NEAR(m["values"]["cublas"].get<double>(), 0.027968, 1e-12);
+}
+
 TEST_F(ReportTest, FailuresOnlyGiveNotesNotEmptyPictures) {
   sql_exec(db_,
            "UPDATE measurements SET status = 'timeout', median_ms = NULL, min_ms = NULL, max_ms = NULL, "

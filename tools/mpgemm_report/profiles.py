@@ -46,6 +46,35 @@ UNITS = {"hz": "Hz", "cycle": "cycles", "nsecond": "ns", "usecond": "µs", "msec
          "register/thread": "per thread"}
 
 
+# Units of one quantity that ncu picks per kernel by magnitude ("ms" for a slow kernel, "us" for a fast one):
+# factors to the first of each family, so that one panel and one table row use one unit.
+SCALES = [
+    {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0},
+    {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12},
+    {"hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9},
+    {"byte/second": 1.0, "Kbyte/second": 1e3, "Mbyte/second": 1e6, "Gbyte/second": 1e9, "Tbyte/second": 1e12},
+]
+
+
+def common_units(labels):
+    """Rewrites, per metric, the values of every label into one unit (the one of its largest value) when the
+    labels' units differ by scale only; units it does not know are left as ncu wrote them."""
+    metrics = {m for lab in labels.values() for m in lab["metrics"]}
+    for m in metrics:
+        entries = [lab["metrics"][m] for lab in labels.values() if m in lab["metrics"]]
+        units = {u for u, _ in entries}
+        if len(units) < 2:
+            continue
+        family = next((f for f in SCALES if units <= f.keys()), None)
+        if not family:
+            continue
+        target = max(entries, key=lambda e: e[1] * family[e[0]])[0]
+        for lab in labels.values():
+            if m in lab["metrics"]:
+                u, v = lab["metrics"][m]
+                lab["metrics"][m] = (target, v * family[u] / family[target])
+
+
 def groups(conn, scope):
     """{(device, shape): {label: {"kernel": str, "metrics": {metric: (unit, value)}}}}, newest value per metric."""
     known = db.devices(conn)
@@ -63,6 +92,8 @@ def groups(conn, scope):
             continue
         label = out.setdefault((device, shape), {}).setdefault(r["label"], dict(kernel=r["kernel"], metrics={}))
         label["metrics"][r["metric"]] = (r["unit"] or "", r["value"])
+    for labels in out.values():
+        common_units(labels)
     return out, attributed
 
 
@@ -159,7 +190,10 @@ def build(ctx):
         section.items.append(item)
         section.numbers.append(dict(device=device, shape=shape.as_list(), labels=names,
                                     kernels={n: labels[n]["kernel"] for n in names},
-                                    metrics=[dict(metric=m, values={n: labels[n]["metrics"][m][1] for n in names
-                                                                    if m in labels[n]["metrics"]})
+                                    metrics=[dict(metric=m,
+                                                  unit=next(labels[n]["metrics"][m][0] for n in names
+                                                            if m in labels[n]["metrics"]),
+                                                  values={n: labels[n]["metrics"][m][1] for n in names
+                                                          if m in labels[n]["metrics"]})
                                              for m in metrics]))
     return section
