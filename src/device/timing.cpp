@@ -33,6 +33,17 @@ float elapsed_ms(const Event& start, const Event& stop) {
   return ms;
 }
 
+// Milliseconds per launch of one batch of `iters` launches between two events on `stream`.
+double time_batch(cudaStream_t stream, const Event& start, const Event& stop, int iters,
+                  const std::function<void()>& launch) {
+  MPGEMM_CUDA(cudaEventRecord(start.get(), stream));
+  for (int i = 0; i < iters; ++i) launch();
+  MPGEMM_CUDA(cudaEventRecord(stop.get(), stream));
+  const float ms = elapsed_ms(start, stop);
+  MPGEMM_CUDA(cudaGetLastError());
+  return static_cast<double>(ms) / iters;
+}
+
 }  // namespace
 
 TimingStats time_launches(cudaStream_t stream, int warmup, int runs, int iters, const std::function<void()>& launch) {
@@ -45,14 +56,7 @@ TimingStats time_launches(cudaStream_t stream, int warmup, int runs, int iters, 
   Event start, stop;
   std::vector<double> per_launch;
   per_launch.reserve(static_cast<std::size_t>(runs));
-  for (int r = 0; r < runs; ++r) {
-    MPGEMM_CUDA(cudaEventRecord(start.get(), stream));
-    for (int i = 0; i < iters; ++i) launch();
-    MPGEMM_CUDA(cudaEventRecord(stop.get(), stream));
-    const float ms = elapsed_ms(start, stop);
-    MPGEMM_CUDA(cudaGetLastError());
-    per_launch.push_back(static_cast<double>(ms) / iters);
-  }
+  for (int r = 0; r < runs; ++r) per_launch.push_back(time_batch(stream, start, stop, iters, launch));
   return summarize(std::move(per_launch), warmup, runs, iters);
 }
 
@@ -69,12 +73,7 @@ PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int ite
 
   Event start, stop;
   const auto batch = [&](const std::function<void()>& launch) {
-    MPGEMM_CUDA(cudaEventRecord(start.get(), stream));
-    for (int i = 0; i < iters; ++i) launch();
-    MPGEMM_CUDA(cudaEventRecord(stop.get(), stream));
-    const float ms = elapsed_ms(start, stop);
-    MPGEMM_CUDA(cudaGetLastError());
-    return static_cast<double>(ms) / iters;
+    return time_batch(stream, start, stop, iters, launch);
   };
   std::vector<double> per_a, per_b;
   per_a.reserve(static_cast<std::size_t>(runs));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/device.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
 #include "common/version.hpp"
@@ -29,6 +30,16 @@ struct RunInfo {
   std::optional<std::string> nvrtc_version;
   std::optional<std::string> cublas_version;
   std::optional<std::string> notes;
+
+  // The device fields (name, cc, SM count, driver, runtime and cuBLAS versions) from a device description.
+  void set_device(const DeviceDescription& d) {
+    device_name = d.name;
+    device_cc = d.arch.str();
+    sm_count = d.sm_count;
+    driver_version = d.driver_version;
+    runtime_version = d.runtime_version;
+    cublas_version = d.cublas_version;
+  }
 };
 
 struct StoredRun : RunInfo {

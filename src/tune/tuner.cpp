@@ -176,15 +176,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   info.space_hash = file_hash(opt.space_path);
   info.hostname = host_name();
   info.nvrtc_version = nvrtc_version();
-  if (backend) {
-    const auto& d = backend->device();
-    info.device_name = d.name;
-    info.device_cc = d.arch.str();
-    info.sm_count = d.sm_count;
-    info.driver_version = d.driver_version;
-    info.runtime_version = d.runtime_version;
-    info.cublas_version = d.cublas_version;
-  }
+  if (backend) info.set_device(backend->device());
   summary.run_id = store.begin_run(info);
   obs.note(fmt::format("run {}: {} candidates of {} ({}), {} shape(s), {} for {} into {}", summary.run_id,
                        candidates.size(), opt.space_path.string(), space.family, shapes.size(), summary.mode,

@@ -114,12 +114,7 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
   info.mode = "gpu";
   info.space_path = space_path;
   info.hostname = "recorder";
-  info.device_name = device.name;
-  info.device_cc = device.arch.str();
-  info.sm_count = device.sm_count;
-  info.driver_version = device.driver_version;
-  info.runtime_version = device.runtime_version;
-  info.cublas_version = device.cublas_version;
+  info.set_device(device);
   info.nvrtc_version = nvrtc_version();
   const std::int64_t run = store.begin_run(info);
 

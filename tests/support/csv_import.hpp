@@ -86,12 +86,7 @@ inline CsvImport import_measurements_csv(const std::filesystem::path& db, const 
       info.argv = {"import_measurements_csv", csv.string(), space_path};
       info.git_sha = "unknown: imported by " + info.git_sha;  // the build that measured is not in the CSV
       info.space_path = space_path;
-      info.device_name = device.name;
-      info.device_cc = device.arch.str();
-      info.sm_count = device.sm_count;
-      info.driver_version = device.driver_version;
-      info.runtime_version = device.runtime_version;
-      info.cublas_version = device.cublas_version;
+      info.set_device(device);
       info.notes = fmt::format("{} (run {} of {})", notes, csv_run, csv.filename().string());
       runs[csv_run] = store.begin_run(info);
       ++out.runs;
