@@ -6,8 +6,40 @@
 
 #include "common/error.hpp"
 #include "report/table.hpp"
+#include "tune/strategy/strategy.hpp"
 
 namespace mpgemm::cli {
+
+namespace {
+
+// "exhaustive (every config ...); random (...; options: a=1 ...)", from the strategies' own declarations.
+std::string strategy_help() {
+  std::string out;
+  for (const auto& s : strategies()) {
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", s.name, s.summary);
+    std::string opts;
+    for (const auto& o : s.options)
+      opts += fmt::format("{}{}={} ({})", opts.empty() ? "" : ", ", o.name, o.default_value, o.description);
+    if (!opts.empty()) out += " [options: " + opts + "]";
+  }
+  return out;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text + ",") {
+    if (c == ',') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 void add_tune_options(ArgParser& p) {
   p.positional("SPACE.json", "the search space, e.g. configs/sm86.json (format in the README)")
@@ -27,6 +59,13 @@ void add_tune_options(ArgParser& p) {
           "compilations kept between runs, keyed by source, headers, options, NVRTC version and arch; any "
           "number of databases and processes may share one",
           "DB.cubins beside the database");
+  p.option("--strategy", "NAME", "which configs each shape measures: " + strategy_help(), "exhaustive")
+      .option("--strategy-options", "K=V,...", "options of the strategy (listed with --strategy)")
+      .option("--budget", "INT", "the most configs each shape measures", "no limit")
+      .option("--time-budget", "SECONDS",
+              "stop proposing configs after this long; shared out between the shapes in turn", "no limit")
+      .option("--seed", "INT", "seed of every random choice a strategy makes", "0")
+      .flag("--keep-spills", "time configs whose registers spill (they are pruned before timing by default)");
   add_measure_options(p);
   p.option("--max-spread", "X", "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
               "one still noisy is flagged in its message", "0.10")
@@ -42,7 +81,9 @@ void add_tune_options(ArgParser& p) {
       .example("mpgemm-tune configs/sm86.json --compile-only --arch sm_86 --db t.db",
                "compile every config for sm_86 without a GPU and record registers and shared memory")
       .example("mpgemm-tune configs/sm90.json --M 4096 --N 4096 --K 4096 --only cp_async",
-               "tune the cp.async configs of the H200 space at 4096^3");
+               "tune the cp.async configs of the H200 space at 4096^3")
+      .example("mpgemm-tune configs/sm90a.json --strategy model --budget 300 --seed 1",
+               "let the surrogate model pick 300 configs per shape of the Hopper space");
 }
 
 TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* const* argv) {
@@ -57,17 +98,22 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   o.m = args.get_positive_int("--M");
   o.n = args.get_positive_int("--N");
   o.k = args.get_positive_int("--K");
-  if (auto only = args.get("--only")) {
-    std::string item;
-    for (char c : *only + ",") {
-      if (c == ',') {
-        if (!item.empty()) o.only.push_back(item);
-        item.clear();
-      } else {
-        item += c;
-      }
+  if (auto only = args.get("--only")) o.only = split_commas(*only);
+  o.strategy = args.get_or("--strategy", o.strategy);
+  if (auto opts = args.get("--strategy-options"))
+    for (const auto& kv : split_commas(*opts)) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw UsageError(fmt::format("--strategy-options expects name=value pairs, got '{}'", kv));
+      o.strategy_options[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
+  if (auto b = args.get_positive_int("--budget")) o.budget = static_cast<std::size_t>(*b);
+  if (auto t = args.get_positive_int("--time-budget")) o.time_budget = std::chrono::seconds(*t);
+  if (auto seed = args.get_int("--seed")) {
+    if (*seed < 0) throw UsageError("--seed must be a non-negative integer");
+    o.seed = static_cast<std::uint64_t>(*seed);
   }
+  o.prune.spills = !args.has("--keep-spills");
   o.compile_threads = static_cast<int>(args.get_positive_int("--threads").value_or(0));
   if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
   o.settings = measure_settings_from(args);

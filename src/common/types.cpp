@@ -28,7 +28,7 @@ std::optional<Arch> Arch::parse(std::string_view text) {
 }
 
 namespace {
-constexpr std::array<std::pair<Status, std::string_view>, 8> kStatusNames{{
+constexpr std::array<std::pair<Status, std::string_view>, 9> kStatusNames{{
     {Status::ok, "ok"},
     {Status::compile_failed, "compile_failed"},
     {Status::resources_exceeded, "resources_exceeded"},
@@ -37,6 +37,7 @@ constexpr std::array<std::pair<Status, std::string_view>, 8> kStatusNames{{
     {Status::timeout, "timeout"},
     {Status::incorrect, "incorrect"},
     {Status::constraint_rejected, "constraint_rejected"},
+    {Status::pruned, "pruned"},
 }};
 }  // namespace
 

@@ -39,6 +39,7 @@ enum class Status {
   timeout,              // the kernel did not finish within the time limit: the worker was killed
   incorrect,            // ran, but the result differs from cuBLAS beyond atol + rtol*|ref| or holds NaN
   constraint_rejected,  // the configuration or the shape is outside what the family can run
+  pruned,               // compiled, but its resources make timing it pointless (spills): never launched
 };
 
 std::string_view to_string(Status s);

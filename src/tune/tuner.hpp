@@ -1,11 +1,14 @@
 #pragma once
-// The coordinator of one tuning run: space -> candidates -> compile (thread pool) -> measure (backend) -> store.
-// It records every outcome as soon as it has it, in its own short transaction, so a killed run loses at most the
-// candidate in flight, and a restart with the same command measures only what is missing.
+// One tuning run: space -> strategy -> plan -> compile service -> ready queue -> measuring lanes -> recorder,
+// inside a run scope (tune/scheduler.hpp has the pipeline). Every outcome is recorded as soon as it is known, in
+// its own short transaction, so a killed run loses at most what was in flight, and a restart with the same
+// command measures only what is missing.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "common/types.hpp"
 #include "report/table.hpp"
 #include "tune/backend.hpp"
+#include "tune/prune.hpp"
 
 namespace mpgemm {
 
@@ -33,6 +37,13 @@ struct TuneOptions {
   // Compilations kept between runs (compile/cubin_cache.hpp); default CubinCache::beside(db_path),
   // "<db>.cubins".
   std::optional<std::filesystem::path> cubin_cache;
+  // Search (tune/strategy/strategy.hpp): which configs each shape measures.
+  std::string strategy = "exhaustive";
+  std::map<std::string, std::string> strategy_options;  // --strategy-option name=value
+  std::uint64_t seed = 0;
+  std::optional<std::size_t> budget;                // configs per shape
+  std::optional<std::chrono::seconds> time_budget;  // the whole run, shared out between the shapes in turn
+  PruneRules prune;                                 // what is not worth timing
 };
 
 // How the run reports what it is doing; the CLI draws progress bars from these.
@@ -60,6 +71,14 @@ struct TuneSummary {
   std::size_t device_rejected = 0;     // candidates Family::check_device rejects for the device (or target arch):
                                        // never compiled; measured as constraint_rejected
   std::string device_rejected_reason;  // the first one's reason; empty when none
+  std::string strategy;
+  std::size_t proposed = 0;          // (config, shape) pairs the strategy proposed, the known ones included
+  std::size_t not_in_recording = 0;  // replay: pairs the recording has no outcome for
+  std::vector<std::pair<PruneReason, std::size_t>> pruned;  // compiled but not timed, by reason
+  std::string first_prune_message;
+  double wall_s = 0;                 // the run, planning to the last outcome (s)
+  std::vector<double> device_busy_s;  // per measuring backend: time spent preparing shapes and measuring (s)
+  double device_idle_share() const;  // 1 - busy / wall of the busiest backend; 0 without a backend
   bool interrupted = false;
 };
 

@@ -60,6 +60,14 @@ int main(int argc, char** argv) {
       for (auto& [st, n] : s.statuses) std::cout << fmt::format(", {} {}", to_string(st), n);
     }
     std::cout << "\n";
+    for (auto& [why, n] : s.pruned)
+      std::cout << fmt::format("pruned before timing ({}): {} (e.g. {})\n", to_string(why), n, s.first_prune_message);
+    if (s.not_in_recording > 0)
+      std::cout << fmt::format("not in the recording: {} (config, shape) pair(s)\n", s.not_in_recording);
+    if (!s.device_busy_s.empty())
+      std::cout << fmt::format("{}: {} (config, shape) pairs of {} configs in {:.1f} s; the device was idle {:.0f}% "
+                               "of it\n",
+                               s.strategy, s.proposed, s.candidates, s.wall_s, 100 * s.device_idle_share());
     if (s.device_rejected > 0)
       std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,
                                s.device_rejected_reason);

@@ -1,0 +1,122 @@
+#include "tune/measure_lanes.hpp"
+
+#include <algorithm>
+
+#include "store/store.hpp"
+#include "tune/noise.hpp"
+
+namespace mpgemm {
+
+void EventQueue::push(TuneEvent e) {
+  {
+    std::lock_guard lock(mutex_);
+    events_.push_back(std::move(e));
+  }
+  ready_.notify_one();
+}
+
+std::optional<TuneEvent> EventQueue::pop(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  if (!ready_.wait_for(lock, timeout, [&] { return !events_.empty(); })) return std::nullopt;
+  TuneEvent e = std::move(events_.front());
+  events_.pop_front();
+  return e;
+}
+
+void ReadyQueue::push(MeasureItem item) {
+  {
+    std::lock_guard lock(mutex_);
+    items_.push_back(std::move(item));
+  }
+  ready_.notify_one();
+}
+
+std::optional<MeasureItem> ReadyQueue::pop(std::optional<std::size_t> prefer) {
+  std::unique_lock lock(mutex_);
+  ready_.wait(lock, [&] { return closed_ || !items_.empty(); });
+  if (items_.empty()) return std::nullopt;
+  auto pick = items_.end();
+  if (prefer) pick = std::find_if(items_.begin(), items_.end(), [&](auto& i) { return i.shape == *prefer; });
+  if (pick == items_.end())
+    pick = std::min_element(items_.begin(), items_.end(), [](auto& a, auto& b) { return a.shape < b.shape; });
+  MeasureItem item = std::move(*pick);
+  items_.erase(pick);
+  return item;
+}
+
+void ReadyQueue::close() {
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    items_.clear();
+  }
+  ready_.notify_all();
+}
+
+std::size_t ReadyQueue::size() const {
+  std::lock_guard lock(mutex_);
+  return items_.size();
+}
+
+MeasureLanes::MeasureLanes(std::vector<MeasureBackend*> backends, ReadyQueue& ready, EventQueue& events,
+                           LaneSettings settings)
+    : backends_(std::move(backends)),
+      ready_(ready),
+      events_(events),
+      settings_(std::move(settings)),
+      claims_(settings_.db),
+      busy_(backends_.size(), 0.0) {
+  for (std::size_t i = 0; i < backends_.size(); ++i) threads_.emplace_back([this, i] { run(i); });
+}
+
+MeasureLanes::~MeasureLanes() { join(); }
+
+void MeasureLanes::join() {
+  ready_.close();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+std::vector<double> MeasureLanes::busy_seconds() const {
+  std::lock_guard lock(mutex_);
+  return busy_;
+}
+
+void MeasureLanes::run(std::size_t lane) {
+  try {
+    MeasureBackend& backend = *backends_[lane];
+    // Its own connection: only to see whether another process recorded a key since the run planned it.
+    const Store store = Store::open(settings_.db, Store::Mode::read_write);
+    std::optional<std::size_t> prepared;
+    while (auto item = ready_.pop(prepared)) {
+      auto claim = std::make_shared<Claims::Held>(claims_.take(item->result_key, item->wait_for_claim));
+      if (!*claim) {
+        events_.push(DeferredEvent{std::move(*item)});
+        continue;
+      }
+      if (store.has_measurement(item->result_key)) {
+        events_.push(MeasuredEvent{lane, std::move(*item), std::nullopt, true, claim});
+        continue;
+      }
+      const Shape& shape = (*settings_.shapes)[item->shape];
+      const auto start = std::chrono::steady_clock::now();
+      if (prepared != item->shape) {
+        events_.push(ReferenceEvent{lane, item->shape, backend.prepare_shape(shape)});
+        prepared = item->shape;
+      }
+      static const CompileResult kNone;
+      const PlannedConfig& c = *item->config;
+      std::optional<Measurement> m = measure_steady(backend, c.candidate, c.compiled ? *c.compiled : kNone, shape,
+                                                    settings_.max_spread);
+      {
+        std::lock_guard lock(mutex_);
+        busy_[lane] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+      events_.push(MeasuredEvent{lane, std::move(*item), std::move(m), false, claim});
+    }
+  } catch (...) {
+    events_.push(LaneFailedEvent{lane, std::current_exception()});
+  }
+}
+
+}  // namespace mpgemm

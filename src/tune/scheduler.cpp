@@ -1,0 +1,367 @@
+#include "tune/scheduler.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "compile/cubin_cache.hpp"
+#include "tune/compile_service.hpp"
+#include "tune/measure_lanes.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct ShapeState {
+  std::unique_ptr<Strategy> strategy;
+  std::size_t in_flight = 0;  // proposed, not yet observed
+  std::optional<double> best_ms;
+  Clock::time_point deadline = Clock::time_point::max();
+};
+
+Observation observation_of(const PlannedConfig& c, const Measurement& m) {
+  Observation o;
+  o.params = c.candidate.params;
+  o.status = m.status;
+  if (m.status == Status::ok && m.timing && m.timing->median_ms > 0) o.ms = m.timing->median_ms;
+  if (c.compiled) {
+    o.registers = c.compiled->registers;
+    o.shared_bytes = c.compiled->shared_bytes + std::max(c.compiled->dynamic_shared_bytes, 0);
+    o.spill_bytes = std::max(c.compiled->spill_store_bytes, 0) + std::max(c.compiled->spill_load_bytes, 0);
+  } else if (c.stored) {
+    o.registers = c.stored->registers;
+    o.shared_bytes = c.stored->shared_bytes + std::max(c.stored->dynamic_shared_bytes, 0);
+    o.spill_bytes = std::max(c.stored->spill_store_bytes, 0) + std::max(c.stored->spill_load_bytes, 0);
+  }
+  return o;
+}
+
+class Coordinator {
+ public:
+  Coordinator(const RunContext& run, const SchedulerSettings& s, const SchedulerObserver& obs)
+      : plan_(run.plan), recorder_(run.recorder), store_(run.store), space_(run.space), family_(run.family),
+        plan_device_(run.plan_device), s_(s), obs_(obs), cache_(s.compile.cache), shapes_(s.shapes.size()) {
+    const std::size_t compile_threads =
+        s.compile.threads > 0 ? std::size_t(s.compile.threads) : std::max(1u, std::thread::hardware_concurrency());
+    window_ = s.replay ? 64 : std::max<std::size_t>(8, 2 * compile_threads + 2 * s.backends.size());
+    if (!s.backends.empty()) measuring_device_ = s.backends.front()->device();
+  }
+
+  SchedulerReport run() {
+    const auto start = Clock::now();
+    if (s_.time_budget) run_deadline_ = start + *s_.time_budget;
+    std::optional<CompileService> compiler;
+    if (!s_.replay)
+      compiler.emplace(s_.compile, [this](CompileService::Done d) {
+        events_.push(CompiledEvent{d.tag, std::move(d.result), d.error});
+      });
+    compiler_ = compiler ? &*compiler : nullptr;
+    std::optional<MeasureLanes> lanes;
+    if (!s_.backends.empty()) lanes.emplace(s_.backends, ready_, events_, LaneSettings{&s_.shapes, s_.max_spread, s_.db});
+
+    while (!finished()) {
+      if (s_.stop_requested()) {
+        report_.stopped = true;
+        break;
+      }
+      top_up();
+      if (finished()) break;
+      if (auto e = events_.pop(std::chrono::milliseconds(200))) handle(std::move(*e));
+    }
+    // Stopping: what the lanes are measuring is still recorded; queued work is dropped.
+    if (lanes) {
+      lanes->join();
+      report_.lane_busy_s = lanes->busy_seconds();
+    }
+    compiler.reset();
+    while (auto e = events_.pop(std::chrono::milliseconds(0))) {
+      if (std::holds_alternative<MeasuredEvent>(*e) || std::holds_alternative<ReferenceEvent>(*e) ||
+          std::holds_alternative<CompiledEvent>(*e))
+        handle(std::move(*e));
+    }
+    report_.measure_wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    return report_;
+  }
+
+ private:
+  bool compile_only() const { return s_.backends.empty(); }
+  std::size_t shape_count() const { return compile_only() ? 1 : shapes_.size(); }
+
+  bool finished() const {
+    if (cursor_ < shape_count()) return false;
+    if (compiles_in_flight_ > 0) return false;
+    return std::all_of(shapes_.begin(), shapes_.end(), [](auto& st) { return st.in_flight == 0; });
+  }
+
+  void start_shape(std::size_t s) {
+    StrategyContext ctx;
+    ctx.space = &space_;
+    ctx.shape = s_.shapes[s];
+    ctx.seed = s_.seed + s;
+    ctx.budget = s_.budget;
+    ctx.options = s_.strategy_options;
+    shapes_[s].strategy = make_strategy(s_.strategy, std::move(ctx));
+    if (run_deadline_) {
+      const auto now = Clock::now();
+      const auto left = *run_deadline_ > now ? *run_deadline_ - now : Clock::duration::zero();
+      shapes_[s].deadline = now + left / (shape_count() - s);
+    }
+  }
+
+  // Asks the current shape's strategy for configs while the window has room.
+  void top_up() {
+    while (cursor_ < shape_count()) {
+      ShapeState& st = shapes_[cursor_];
+      if (!st.strategy) start_shape(cursor_);
+      if (st.strategy->done() || Clock::now() >= st.deadline) {
+        ++cursor_;
+        continue;
+      }
+      if (st.in_flight >= window_) return;
+      std::vector<Params> proposals = st.strategy->propose(window_ - st.in_flight);
+      if (proposals.empty()) {
+        if (st.in_flight == 0) ++cursor_;  // nothing to wait for: the strategy has nothing more to say
+        return;
+      }
+      for (auto& p : proposals) propose(cursor_, p);
+    }
+  }
+
+  void propose(std::size_t s, const Params& params) {
+    if (s_.selected && !s_.selected(plan_.candidate(params))) {
+      Observation o;
+      o.params = params;
+      o.status = Status::constraint_rejected;
+      shapes_[s].strategy->observe(o);
+      return;
+    }
+    ++report_.proposed;
+    const std::size_t i = plan_.add(params);
+    PlannedConfig& e = plan_.at(i);
+    ShapeState& st = shapes_[s];
+    if (compile_only()) {
+      const bool have = e.stored && (e.stored->status != Status::ok || (cache_ && cache_->contains(e.compile_key)));
+      if (have || e.device_rejected) {
+        observe(s, e, e.device_rejected ? Measurement::unmeasured(Status::constraint_rejected, *e.device_rejected)
+                                        : Measurement::unmeasured(e.stored->status, ""));
+        return;
+      }
+      ++st.in_flight;
+      request_compile(i);
+      return;
+    }
+    const Shape& shape = s_.shapes[s];
+    std::string key = plan_.result_key(i, measuring_device_, shape, s_.measure);
+    if (auto known = recorder_store_find(key)) {
+      ++report_.measured_before;
+      observe(s, e, known->measurement);
+      progress(e);
+      return;
+    }
+    ++st.in_flight;
+    if (e.device_rejected) {
+      // Decided before compiling, on a GPU and in a replay alike.
+      record(i, s, key, Measurement::unmeasured(Status::constraint_rejected, *e.device_rejected), std::nullopt);
+      return;
+    }
+    if (s_.replay) {
+      ready_.push(MeasureItem{&e, i, s, std::move(key), std::nullopt, false});
+      return;
+    }
+    if (e.compile_status() == Status::compile_failed || e.compiled) {
+      after_compile(i, s, std::move(key));
+      return;
+    }
+    e.waiting.emplace_back(s, std::move(key));
+    request_compile(i);
+  }
+
+  std::optional<StoredMeasurement> recorder_store_find(const std::string& key) { return store_.find_measurement(key); }
+
+  void request_compile(std::size_t i) {
+    PlannedConfig& e = plan_.at(i);
+    if (e.compiling) return;
+    e.compiling = true;
+    ++compiles_in_flight_;
+    compiler_->submit(i, e.spec);
+  }
+
+  // A config whose compilation is known: record why it is not measured, or queue it for the lanes.
+  void after_compile(std::size_t i, std::size_t s, std::string key) {
+    PlannedConfig& e = plan_.at(i);
+    const Shape& shape = s_.shapes[s];
+    if (e.compile_status() != Status::ok) {
+      record(i, s, key,
+             Measurement::unmeasured(Status::compile_failed, "compilation failed; see the compilations table for "
+                                                             "the log"),
+             std::nullopt);
+      return;
+    }
+    if (auto why = family_.check_shape(e.candidate.params, shape)) {
+      record(i, s, key, Measurement::unmeasured(Status::constraint_rejected, *why), std::nullopt);
+      return;
+    }
+    const LaunchGeometry geometry = family_.launch_geometry(e.candidate.params, shape, measuring_device_);
+    if (auto verdict = prune(*e.compiled, geometry, measuring_device_, s_.prune)) {
+      if (report_.pruned[verdict->reason]++ == 0 && report_.first_prune_message.empty())
+        report_.first_prune_message = verdict->message;
+      const Status st = verdict->reason == PruneReason::spills ? Status::pruned : Status::resources_exceeded;
+      record(i, s, key, Measurement::unmeasured(st, "pruned before timing: " + verdict->message), std::nullopt);
+      return;
+    }
+    ready_.push(MeasureItem{&e, i, s, std::move(key), shapes_[s].best_ms, false});
+  }
+
+  const RecordedReferences* references_for(std::size_t s, std::optional<std::size_t> lane) const {
+    if (lane) {
+      auto it = refs_.find({*lane, s});
+      if (it != refs_.end()) return &it->second;
+    }
+    for (auto& [k, v] : refs_)
+      if (k.second == s) return &v;
+    return nullptr;
+  }
+
+  void record(std::size_t i, std::size_t s, const std::string& key, const Measurement& m,
+              std::optional<std::size_t> lane) {
+    PlannedConfig& e = plan_.at(i);
+    MeasurementRecord rec;
+    rec.config_id = e.config_id;
+    rec.compilation_id = e.compilation_id;
+    rec.result_key = key;
+    const DeviceDescription& dev = lane ? s_.backends[*lane]->device() : measuring_device_;
+    rec.device_name = dev.name;
+    rec.device_cc = dev.arch.str();
+    rec.arch = e.spec.arch;
+    rec.shape = s_.shapes[s];
+    rec.measurement = m;
+    const RecordedReferences* refs = references_for(s, lane);
+    recorder_.measurement(rec, refs ? std::optional<RecordedReferences>(*refs) : std::nullopt);
+    observe(s, e, m);
+    --shapes_[s].in_flight;
+    progress(e);
+  }
+
+  void observe(std::size_t s, const PlannedConfig& e, const Measurement& m) {
+    ShapeState& st = shapes_[s];
+    Observation o = observation_of(e, m);
+    if (o.ms && (!st.best_ms || *o.ms < *st.best_ms)) st.best_ms = o.ms;
+    if (st.strategy) st.strategy->observe(o);
+  }
+
+  void progress(const PlannedConfig& e) {
+    obs_.progress(++done_, 0, e.candidate.alias.value_or(e.candidate.name));
+  }
+
+  void handle(TuneEvent ev) {
+    std::visit([this](auto& e) { on(e); }, ev);
+  }
+
+  void on(CompiledEvent& ev) {
+    --compiles_in_flight_;
+    if (ev.error) std::rethrow_exception(ev.error);
+    PlannedConfig& e = plan_.at(ev.entry);
+    e.compiling = false;
+    (ev.result->from_cache ? report_.cubins_cached : report_.compiled_now)++;
+    auto compiled = std::make_shared<CompileResult>(std::move(ev.result->result));
+    const DeviceDescription& dev = measuring_device_.name.empty() ? plan_device_ : measuring_device_;
+    compiled->dynamic_shared_bytes =
+        static_cast<int>(family_.launch_geometry(e.candidate.params, s_.shapes.front(), dev).dynamic_smem_bytes);
+    e.compiled = std::move(compiled);
+    e.compilation_id = recorder_.compilation(e.config_id, *e.compiled);
+    if (compile_only()) {
+      observe(0, e, Measurement::unmeasured(e.compiled->status, ""));
+      --shapes_[0].in_flight;
+      progress(e);
+      return;
+    }
+    auto waiting = std::move(e.waiting);
+    e.waiting.clear();
+    for (auto& [s, key] : waiting) after_compile(ev.entry, s, std::move(key));
+  }
+
+  void on(ReferenceEvent& ev) {
+    const DeviceDescription& dev = s_.backends[ev.lane]->device();
+    const Shape& shape = s_.shapes[ev.shape];
+    refs_[{ev.lane, ev.shape}] = recorder_.references(dev, shape, ev.reference);
+    const TimingStats& c = ev.reference.timing;
+    obs_.note(fmt::format("shape {}: cuBLAS {:.4f} ms ({:.1f} TFLOP/s){}", shape.str(), c.median_ms,
+                          shape.flops() / c.median_ms / 1e9,
+                          s_.backends.size() > 1 ? fmt::format(" on lane {}", ev.lane) : ""));
+    if (const auto& lt = ev.reference.cublaslt) {
+      if (lt->timing && lt->timing->median_ms > 0)
+        obs_.note(fmt::format("shape {}: cuBLASLt {:.4f} ms ({:.1f} TFLOP/s), best of {} verified of {} heuristic "
+                              "algorithms: {}",
+                              shape.str(), lt->timing->median_ms, shape.flops() / lt->timing->median_ms / 1e9,
+                              lt->heuristics_valid, lt->heuristics_returned, lt->algo ? describe(*lt->algo) : "?"));
+      else
+        obs_.note(fmt::format("shape {}: no cuBLASLt timing: {}", shape.str(), lt->message));
+    }
+  }
+
+  void on(MeasuredEvent& ev) {
+    const MeasureItem& item = ev.item;
+    PlannedConfig& e = plan_.at(item.entry);
+    if (ev.recorded_elsewhere) {
+      ++report_.measured_before;
+      if (auto known = recorder_store_find(item.result_key)) observe(item.shape, e, known->measurement);
+      --shapes_[item.shape].in_flight;
+      progress(e);
+      return;
+    }
+    if (!ev.measurement) {  // a replay without a recorded outcome: the shape check fills in what it can
+      if (auto why = family_.check_shape(e.candidate.params, s_.shapes[item.shape])) {
+        record(item.entry, item.shape, item.result_key, Measurement::unmeasured(Status::constraint_rejected, *why),
+               ev.lane);
+        return;
+      }
+      ++report_.not_in_recording;
+      observe(item.shape, e, Measurement::unmeasured(Status::launch_failed, "not in the recording"));
+      --shapes_[item.shape].in_flight;
+      progress(e);
+      return;
+    }
+    record(item.entry, item.shape, item.result_key, *ev.measurement, ev.lane);
+  }
+
+  void on(DeferredEvent& ev) {
+    ev.item.wait_for_claim = true;
+    ready_.push(std::move(ev.item));
+  }
+
+  void on(LaneFailedEvent& ev) { std::rethrow_exception(ev.error); }
+
+  Plan& plan_;
+  Recorder& recorder_;
+  const Store& store_;
+  const Space& space_;
+  const Family& family_;
+  const DeviceDescription plan_device_;  // what the plan asks the family about (compile-only: the target)
+  const SchedulerSettings& s_;
+  const SchedulerObserver& obs_;
+  const CubinCache* cache_;
+  std::vector<ShapeState> shapes_;
+  std::size_t window_ = 8;
+  std::size_t cursor_ = 0;  // the shape whose strategy is proposing
+  std::size_t compiles_in_flight_ = 0;
+  std::size_t done_ = 0;
+  std::optional<Clock::time_point> run_deadline_;
+  DeviceDescription measuring_device_;
+  CompileService* compiler_ = nullptr;
+  EventQueue events_;
+  ReadyQueue ready_;
+  std::map<std::pair<std::size_t, std::size_t>, RecordedReferences> refs_;  // (lane, shape)
+  SchedulerReport report_;
+};
+
+}  // namespace
+
+SchedulerReport run_schedule(const RunContext& run, const SchedulerSettings& settings,
+                             const SchedulerObserver& observer) {
+  return Coordinator(run, settings, observer).run();
+}
+
+}  // namespace mpgemm
