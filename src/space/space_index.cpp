@@ -33,7 +33,8 @@ std::uint64_t SpaceIndex::index_of_digits(const std::vector<std::size_t>& digits
 Params SpaceIndex::decode(std::uint64_t index) const {
   std::vector<std::size_t> d = digits(index);
   Params out;
-  for (std::size_t p = 0; p < d.size(); ++p) out.emplace(space_->parameters[p].name, space_->parameters[p].domain[d[p]]);
+  for (std::size_t p = 0; p < d.size(); ++p)
+    out.emplace(space_->parameters[p].name, space_->parameters[p].domain[d[p]]);
   return out;
 }
 
@@ -51,7 +52,9 @@ std::optional<std::uint64_t> SpaceIndex::index_of(const Params& params) const {
   return index;
 }
 
-bool SpaceIndex::admissible(std::uint64_t index) const { return !failing_constraint(*space_, decode(index)); }
+bool SpaceIndex::admissible(std::uint64_t index) const {
+  return !failing_constraint(*space_, decode(index));
+}
 
 std::vector<std::uint64_t> SpaceIndex::neighbours(std::uint64_t index) const {
   std::vector<std::size_t> d = digits(index);

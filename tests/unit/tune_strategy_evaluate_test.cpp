@@ -21,8 +21,7 @@ class TuneStrategyEvaluate : public testing::StoreWithRun {
   void record(const std::string& family, std::int64_t a, const std::string& b, Shape shape, double ms,
               Status status = Status::ok) {
     Params p{{"A", a}, {"B", b}};
-    const auto config = store_->upsert_config(Candidate{family, p, fmt::format("{}_a{}_{}", family, a, b), {}},
-                                              "0011");
+    const auto config = store_->upsert_config(Candidate{family, p, fmt::format("{}_a{}_{}", family, a, b), {}}, "0011");
     MeasurementRecord r;
     r.run_id = run_;
     r.config_id = config;
@@ -32,8 +31,10 @@ class TuneStrategyEvaluate : public testing::StoreWithRun {
     r.arch = *Arch::parse("sm_90a");
     r.shape = shape;
     r.measurement.status = status;
-    if (status == Status::ok) r.measurement.timing = TimingStats{ms, ms, ms, 1, 1, 1};
-    else r.measurement.message = "failed";
+    if (status == Status::ok)
+      r.measurement.timing = TimingStats{ms, ms, ms, 1, 1, 1};
+    else
+      r.measurement.message = "failed";
     store_->record_measurement(r);
   }
   int keys_ = 0;
@@ -46,13 +47,14 @@ TEST_F(TuneStrategyEvaluate, ReplaysAgainstTheRecording) {
   for (std::int64_t a = 1; a <= 4; ++a) {
     for (std::string b : {"x", "y"}) {
       const double ms = 1 + std::abs(static_cast<double>(a - 3)) + (b == "x" ? 0.5 : 0);
-      if (a == 4 && b == "y") continue;  // unrecorded on the small shape
-      record("wmma", a, b, small, a == 3 && b == "x" ? 0 : ms, a == 3 && b == "x" ? Status::runtime_fault : Status::ok);
       record("wmma", a, b, large, 8 * ms);
+      if (a == 4 && b == "y") continue;  // unrecorded on the small shape
+      const bool fault = a == 3 && b == "x";
+      record("wmma", a, b, small, fault ? 0 : ms, fault ? Status::runtime_fault : Status::ok);
     }
   }
-  record("wmma", 3, "y", small, 9.0);  // an older recording of the optimum...
-  record("wmma", 3, "y", small, 1.0);  // ...the latest wins
+  record("wmma", 3, "y", small, 9.0);   // an older recording of the optimum...
+  record("wmma", 3, "y", small, 1.0);   // ...the latest wins
   record("wgmma", 3, "y", small, 0.1);  // another family: not this space's
   store_.reset();
 

@@ -191,6 +191,43 @@ TEST(TuneStrategy, ExhaustiveOrderIsBuildCandidatesOrder) {
   EXPECT_EQ(drive(*s, 3), want);
 }
 
+TEST(TuneStrategy, StrategiesSampleAHugeSpaceLazily) {
+  // 8^9 > 10^8 configs (widened after loading: the loader refuses products over kMaxSpaceProduct).
+  std::string params;
+  for (int p = 0; p < 9; ++p)
+    params += std::string(p ? ", " : "") + "\"P" + std::to_string(p) + "\": {\"range\": [0, 1]}";
+  Space space = parse_space(R"J({"family": "wmma", "shapes": [{"M": 64, "N": 64, "K": 64}], "parameters": {)J" +
+                                params + R"J(}, "constraints": ["P0 <= P1"]})J",
+                            "huge.json");
+  for (Parameter& p : space.parameters) {
+    p.domain.clear();
+    for (std::int64_t v = 0; v < 8; ++v) p.domain.emplace_back(std::in_place_index<0>, v);
+  }
+  for (const std::string& n : names()) {
+    SCOPED_TRACE(n);
+    StrategyContext c = context_for(space, 9, 40);
+    if (n == "model") c.options = {{"pool_size", "500"}};
+    auto s = make_strategy(n, c);
+    std::set<Params> seen;
+    while (true) {
+      auto got = s->propose(4);
+      if (got.empty()) break;
+      for (const Params& p : got) {
+        EXPECT_TRUE(seen.insert(p).second);
+        EXPECT_LE(get_int(p, "P0"), get_int(p, "P1"));
+        Observation o;
+        o.params = p;
+        o.status = Status::ok;
+        double sum = 0;
+        for (const auto& [k, v] : p) sum += static_cast<double>(std::get<std::int64_t>(v));
+        o.ms = 1 + sum;
+        s->observe(o);
+      }
+    }
+    EXPECT_EQ(seen.size(), 40u);
+  }
+}
+
 // Evaluations until the optimum of objective_ms was proposed.
 std::size_t evaluations_to_optimum(const Space& space, const std::string& name, std::uint64_t seed) {
   double best = INFINITY;

@@ -35,7 +35,8 @@ Shape parse_shape(const std::string& text) {
   for (int i = 0; i < 3; ++i) {
     char* end = nullptr;
     long long v = std::strtoll(parts[i].c_str(), &end, 10);
-    if (*end != '\0' || v <= 0) throw UsageError(fmt::format("--shape must be MxNxK of positive integers, got '{}'", text));
+    if (*end != '\0' || v <= 0)
+      throw UsageError(fmt::format("--shape must be MxNxK of positive integers, got '{}'", text));
     *dims[i] = v;
   }
   return s;
@@ -80,9 +81,10 @@ int main(int argc, char** argv) {
       .example("mpgemm-strategies list", "every strategy and its options")
       .example("mpgemm-strategies evaluate results/h200/hopper/bench2/sm90a_focus.db configs/sm90a_focus.json",
                "every strategy, 20 seeds, at each of the space's three shapes")
-      .example("mpgemm-strategies evaluate t.db configs/sm86.json --strategy model,random --set model.initial=10 "
-               "--format markdown",
-               "two strategies, the model with a larger random start, as a markdown table");
+      .example(
+          "mpgemm-strategies evaluate t.db configs/sm86.json --strategy model,random --set model.initial=10 "
+          "--format markdown",
+          "two strategies, the model with a larger random start, as a markdown table");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     auto format = report::format_from_string(args.get_or("--format", "table"));
     if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));

@@ -18,8 +18,12 @@ namespace {
 class Annealing final : public Strategy {
  public:
   explicit Annealing(const StrategyContext& c)
-      : index_(*c.space), restart_sampler_(index_.size()), rng_(c.seed), budget_(c.budget),
-        t0_(option_double(c, "annealing", "initial_temperature")), cooling_(option_double(c, "annealing", "cooling")),
+      : index_(*c.space),
+        restart_sampler_(index_.size()),
+        rng_(c.seed),
+        budget_(c.budget),
+        t0_(option_double(c, "annealing", "initial_temperature")),
+        cooling_(option_double(c, "annealing", "cooling")),
         patience_(option_size(c, "annealing", "patience")) {
     if (!(t0_ > 0)) throw UsageError("strategy annealing: initial_temperature must be > 0");
     if (!(cooling_ > 0 && cooling_ <= 1)) throw UsageError("strategy annealing: cooling must be in (0, 1]");

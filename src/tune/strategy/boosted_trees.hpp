@@ -27,7 +27,7 @@ class BoostedTrees {
 
  private:
   struct Node {
-    int feature = -1;  // -1: a leaf
+    int feature = -1;      // -1: a leaf
     double threshold = 0;  // row[feature] <= threshold goes left
     int left = -1, right = -1;
     double value = 0;  // a leaf's output

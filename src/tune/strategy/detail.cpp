@@ -16,7 +16,9 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotl(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 const std::string& raw_option(const StrategyContext& context, const std::string& strategy, const std::string& name) {
   auto it = context.options.find(name);
@@ -51,7 +53,9 @@ std::uint64_t Rng::below(std::uint64_t n) {
   return x % n;
 }
 
-double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
 std::uint64_t IndexSampler::value_at(std::uint64_t i) const {
   auto it = swapped_.find(i);
@@ -84,8 +88,7 @@ std::size_t option_size(const StrategyContext& context, const std::string& strat
   errno = 0;
   long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno == ERANGE || v < 0)
-    throw UsageError(
-        fmt::format("strategy {}: option {} must be a whole number >= 0, got '{}'", strategy, name, text));
+    throw UsageError(fmt::format("strategy {}: option {} must be a whole number >= 0, got '{}'", strategy, name, text));
   return static_cast<std::size_t>(v);
 }
 

@@ -1,9 +1,9 @@
 #include "tune/strategy/evaluate.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -44,7 +44,9 @@ Store open_for_reading(const std::filesystem::path& db, std::filesystem::path& c
   }
 }
 
-int resource(const report::Cell& c) { return static_cast<int>(int_cell(c).value_or(-1)); }
+int resource(const report::Cell& c) {
+  return static_cast<int>(int_cell(c).value_or(-1));
+}
 
 }  // namespace
 
@@ -70,8 +72,7 @@ std::vector<Recording> load_recordings(const std::filesystem::path& db, const st
       o.status = *status;
       if (o.status == Status::ok) o.ms = double_cell(r[6]);
       o.registers = resource(r[7]);
-      if (int_cell(r[8]))
-        o.shared_bytes = resource(r[8]) + std::max(0, resource(r[9]));
+      if (int_cell(r[8])) o.shared_bytes = resource(r[8]) + std::max(0, resource(r[9]));
       if (int_cell(r[10]) || int_cell(r[11]))
         o.spill_bytes = std::max(0, resource(r[10])) + std::max(0, resource(r[11]));
       out.push_back(std::move(rec));
@@ -110,8 +111,10 @@ std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const st
     std::map<Params, Observation> oracle;  // the latest recording wins
     std::vector<PriorObservation> prior;
     for (const Recording& r : recordings) {
-      if (r.shape == shape) oracle[r.observation.params] = r.observation;
-      else if (settings.prior) prior.push_back({r.shape, r.observation});
+      if (r.shape == shape)
+        oracle[r.observation.params] = r.observation;
+      else if (settings.prior)
+        prior.push_back({r.shape, r.observation});
     }
     StrategyEvaluation base;
     base.shape = shape;
@@ -151,10 +154,11 @@ std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const st
           if (batch.empty()) break;  // done, or waiting with nothing in flight: either way nothing more comes
           for (Params& p : batch) {
             if (!seen.insert(p).second)
-              throw Error(fmt::format("strategy {} proposed {} twice (seed {})", name, describe_config(space, p), seed));
+              throw Error(
+                  fmt::format("strategy {} proposed {} twice (seed {})", name, describe_config(space, p), seed));
             if (++evaluations > e.budget)
-              throw Error(fmt::format("strategy {} proposed more than its budget of {} (seed {})", name, e.budget,
-                                      seed));
+              throw Error(
+                  fmt::format("strategy {} proposed more than its budget of {} (seed {})", name, e.budget, seed));
             if (auto failed = failing_constraint(space, p))
               throw Error(fmt::format("strategy {} proposed {}, which fails the constraint \"{}\" (seed {})", name,
                                       describe_config(space, p), *failed, seed));
@@ -193,12 +197,13 @@ std::optional<std::size_t> quantile(std::vector<std::optional<std::size_t>> v, d
   return v[std::min(i, v.size() - 1)];
 }
 
-std::string percent(double t) { return fmt::format("{:g}pct", t * 100); }
+std::string percent(double t) {
+  return fmt::format("{:g}pct", t * 100);
+}
 
 }  // namespace
 
-report::Table evaluation_table(const std::vector<StrategyEvaluation>& results,
-                               const std::vector<double>& tolerances) {
+report::Table evaluation_table(const std::vector<StrategyEvaluation>& results, const std::vector<double>& tolerances) {
   report::Table t;
   t.columns = {"strategy", "shape", "configs", "failed", "unrecorded", "budget", "seeds", "optimum_ms"};
   for (double tol : tolerances) {

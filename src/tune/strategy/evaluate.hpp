@@ -27,10 +27,10 @@ struct Recording {
 std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family);
 
 struct EvaluationSettings {
-  std::vector<std::string> strategies;  // names; empty: every strategy
-  std::size_t seeds = 20;               // seeds 1..seeds
-  std::optional<std::size_t> budget;    // proposals per replay; nullopt: every config of the space
-  std::vector<Shape> shapes;            // empty: every shape of the space that has recordings
+  std::vector<std::string> strategies;                  // names; empty: every strategy
+  std::size_t seeds = 20;                               // seeds 1..seeds
+  std::optional<std::size_t> budget;                    // proposals per replay; nullopt: every config of the space
+  std::vector<Shape> shapes;                            // empty: every shape of the space that has recordings
   std::vector<double> tolerances = {0.05, 0.02, 0.01};  // within (1 + t) x the optimum's time
   std::map<std::string, std::map<std::string, std::string>> options;  // per strategy: option -> value
   bool prior = true;  // give each replay the recordings of the other shapes as StrategyContext::prior
@@ -39,9 +39,9 @@ struct EvaluationSettings {
 struct StrategyEvaluation {
   std::string strategy;
   Shape shape;
-  std::size_t configs = 0;      // configs of the space (named points and admissible configs)
-  std::size_t failed = 0;       // of those, recorded with a status other than ok
-  std::size_t unrecorded = 0;   // of those, with no recording on this shape (replayed as failed)
+  std::size_t configs = 0;           // configs of the space (named points and admissible configs)
+  std::size_t failed = 0;            // of those, recorded with a status other than ok
+  std::size_t unrecorded = 0;        // of those, with no recording on this shape (replayed as failed)
   std::optional<double> optimum_ms;  // the fastest recorded; none when nothing succeeded
   std::string optimum;               // its parameters
   std::size_t budget = 0;

@@ -32,11 +32,19 @@ struct Row {
 class Model final : public Strategy {
  public:
   explicit Model(const StrategyContext& c)
-      : space_(*c.space), shape_(c.shape), index_(space_), sampler_(index_.size()), rng_(c.seed),
-        budget_(c.budget), initial_(option_size(c, kName, "initial")),
-        prior_initial_(option_size(c, kName, "prior_initial")), epsilon_(option_double(c, kName, "epsilon")),
-        pool_size_(option_size(c, kName, "pool_size")), fail_penalty_(option_double(c, kName, "fail_penalty")),
-        prior_weight_(option_double(c, kName, "prior_weight")), use_prior_(option_bool(c, kName, "use_prior")) {
+      : space_(*c.space),
+        shape_(c.shape),
+        index_(space_),
+        sampler_(index_.size()),
+        rng_(c.seed),
+        budget_(c.budget),
+        initial_(option_size(c, kName, "initial")),
+        prior_initial_(option_size(c, kName, "prior_initial")),
+        epsilon_(option_double(c, kName, "epsilon")),
+        pool_size_(option_size(c, kName, "pool_size")),
+        fail_penalty_(option_double(c, kName, "fail_penalty")),
+        prior_weight_(option_double(c, kName, "prior_weight")),
+        use_prior_(option_bool(c, kName, "use_prior")) {
     settings_.trees = option_size(c, kName, "trees");
     settings_.depth = option_size(c, kName, "depth");
     settings_.learning_rate = option_double(c, kName, "learning_rate");
@@ -214,21 +222,22 @@ class Model final : public Strategy {
 }  // namespace
 
 StrategyInfo model_info() {
-  return {kName,
-          "a surrogate (gradient-boosted trees over parameters, derived values and shape) picks the config "
-          "predicted fastest; learns from the run and from the family's measurements at other shapes",
-          {{"initial", "6", "uniform random configs measured before the model is trusted (no prior)"},
-           {"prior_initial", "1", "the same when there are prior measurements at other shapes"},
-           {"epsilon", "0.1", "share of later proposals that are uniform random picks (exploration)"},
-           {"pool_size", "4000",
-            "unproposed configs scored per proposal; a space of at most this many is scored whole"},
-           {"trees", "60", "boosting rounds"},
-           {"depth", "3", "splits per tree, root to leaf"},
-           {"learning_rate", "0.15", "shrinkage of each tree, in (0, 1]"},
-           {"fail_penalty", "0.7", "a failed config is learnt as this much slower than the slowest success, in log(ms)"},
-           {"use_prior", "true", "learn from measurements of the family at other shapes (StrategyContext::prior)"},
-           {"prior_weight", "1", "weight of each prior measurement relative to one of this run"}},
-          [](const StrategyContext& c) -> std::unique_ptr<Strategy> { return std::make_unique<Model>(c); }};
+  return {
+      kName,
+      "a surrogate (gradient-boosted trees over parameters, derived values and shape) picks the config "
+      "predicted fastest; learns from the run and from the family's measurements at other shapes",
+      {{"initial", "6", "uniform random configs measured before the model is trusted (no prior)"},
+       {"prior_initial", "0",
+        "the same when there are prior measurements at other shapes (0: the first pick is the prior's best predicted)"},
+       {"epsilon", "0.1", "share of later proposals that are uniform random picks (exploration)"},
+       {"pool_size", "4000", "unproposed configs scored per proposal; a space of at most this many is scored whole"},
+       {"trees", "60", "boosting rounds"},
+       {"depth", "3", "splits per tree, root to leaf"},
+       {"learning_rate", "0.15", "shrinkage of each tree, in (0, 1]"},
+       {"fail_penalty", "0.7", "a failed config is learnt as this much slower than the slowest success, in log(ms)"},
+       {"use_prior", "true", "learn from measurements of the family at other shapes (StrategyContext::prior)"},
+       {"prior_weight", "1", "weight of each prior measurement relative to one of this run"}},
+      [](const StrategyContext& c) -> std::unique_ptr<Strategy> { return std::make_unique<Model>(c); }};
 }
 
 }  // namespace mpgemm::strategy_detail
