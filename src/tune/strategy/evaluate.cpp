@@ -201,6 +201,12 @@ std::string percent(double t) {
   return fmt::format("{:g}pct", t * 100);
 }
 
+report::Cell real(std::optional<double> v) {
+  report::Cell c;
+  if (v) c = *v;
+  return c;
+}
+
 }  // namespace
 
 report::Table evaluation_table(const std::vector<StrategyEvaluation>& results, const std::vector<double>& tolerances) {
@@ -225,17 +231,19 @@ report::Table evaluation_table(const std::vector<StrategyEvaluation>& results, c
                                      static_cast<std::int64_t>(e.unrecorded),
                                      static_cast<std::int64_t>(e.budget),
                                      static_cast<std::int64_t>(e.evaluations.empty() ? 0 : e.evaluations[0].size())};
-    row.push_back(e.optimum_ms ? report::Cell{*e.optimum_ms} : report::Cell{std::monostate{}});
+    row.push_back(real(e.optimum_ms));
     for (std::size_t i = 0; i < tolerances.size(); ++i) {
       const auto& seeds = i < e.evaluations.size() ? e.evaluations[i] : std::vector<std::optional<std::size_t>>{};
       auto p50 = quantile(seeds, 0.5);
       row.push_back(cell(p50));
-      row.push_back(p50 && e.configs ? report::Cell{static_cast<double>(*p50) / static_cast<double>(e.configs)}
-                                     : report::Cell{std::monostate{}});
+      std::optional<double> share;
+      if (p50 && e.configs) share = static_cast<double>(*p50) / static_cast<double>(e.configs);
+      row.push_back(real(share));
       row.push_back(cell(quantile(seeds, 0.9)));
       const auto reached = std::count_if(seeds.begin(), seeds.end(), [](const auto& s) { return s.has_value(); });
-      row.push_back(seeds.empty() ? report::Cell{std::monostate{}}
-                                  : report::Cell{static_cast<double>(reached) / static_cast<double>(seeds.size())});
+      std::optional<double> reached_share;
+      if (!seeds.empty()) reached_share = static_cast<double>(reached) / static_cast<double>(seeds.size());
+      row.push_back(real(reached_share));
     }
     row.push_back(e.optimum);
     t.rows.push_back(std::move(row));
