@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <set>
 
 #include <fmt/format.h>
@@ -34,13 +35,22 @@ std::string text_cell(const report::Cell& c) {
 // The store opened read-only, migrating a temporary copy when the file has an older schema.
 Store open_for_reading(const std::filesystem::path& db, std::filesystem::path& copy) {
   if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db.string()));
+  std::exception_ptr read_only_error;
   try {
     return Store::open(db, Store::Mode::read_only);
   } catch (const StoreError&) {
-    copy = std::filesystem::temp_directory_path() / fmt::format("mpgemm-strategies-{}.db", ::getpid());
-    std::filesystem::copy_file(db, copy, std::filesystem::copy_options::overwrite_existing);
+    read_only_error = std::current_exception();  // an older schema, or no mpgemm database at all
+  }
+  copy = std::filesystem::temp_directory_path() / fmt::format("mpgemm-strategies-{}.db", ::getpid());
+  std::filesystem::copy_file(db, copy, std::filesystem::copy_options::overwrite_existing);
+  try {
     { Store migrated = Store::open(copy, Store::Mode::read_write); }
     return Store::open(copy, Store::Mode::read_only);
+  } catch (const StoreError&) {
+    std::error_code ignored;
+    std::filesystem::remove(copy, ignored);
+    copy.clear();
+    std::rethrow_exception(read_only_error);  // what is wrong with DB itself, not with the copy
   }
 }
 
