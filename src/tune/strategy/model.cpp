@@ -7,7 +7,9 @@
 // else pool_size uniform draws decoded lazily) and takes the best predicted; the first `initial` proposals
 // (`prior_initial` when there is a prior) and a share `epsilon` of the rest are uniform random picks instead.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <unordered_set>
 
@@ -44,7 +46,8 @@ class Model final : public Strategy {
         pool_size_(option_size(c, kName, "pool_size")),
         fail_penalty_(option_double(c, kName, "fail_penalty")),
         prior_weight_(option_double(c, kName, "prior_weight")),
-        use_prior_(option_bool(c, kName, "use_prior")) {
+        use_prior_(option_bool(c, kName, "use_prior")),
+        resources_(option_bool(c, kName, "resources")) {
     settings_.trees = option_size(c, kName, "trees");
     settings_.depth = option_size(c, kName, "depth");
     settings_.learning_rate = option_double(c, kName, "learning_rate");
@@ -54,6 +57,7 @@ class Model final : public Strategy {
       throw UsageError("strategy model: learning_rate must be in (0, 1]");
     if (!(prior_weight_ >= 0)) throw UsageError("strategy model: prior_weight must be >= 0");
     if (use_prior_ && prior_weight_ > 0) {
+      for (const PriorObservation& p : c.prior) learn_resources(p.observation);
       for (const PriorObservation& p : c.prior) {
         if (p.shape == shape_) continue;
         if (auto row = make_row(p.observation, p.shape)) {
@@ -83,6 +87,7 @@ class Model final : public Strategy {
   }
 
   void observe(const Observation& o) override {
+    learn_resources(o);
     if (auto row = make_row(o, shape_)) {
       own_.push_back(std::move(*row));
       stale_ = true;
@@ -101,7 +106,14 @@ class Model final : public Strategy {
     return any_ok(own_) || any_ok(prior_);
   }
 
-  // Parameters (integers as they are, strings as domain positions), derived values, log2 of the shape.
+  // ptxas's report depends on the config, not the shape: one seen at any shape serves every shape.
+  void learn_resources(const Observation& o) {
+    if (resources_ && o.registers >= 0) known_resources_[o.params] = {o.registers, o.shared_bytes, o.spill_bytes};
+  }
+
+  // Parameters (integers as they are, strings as domain positions), derived values, log2 of the shape, and
+  // with `resources` ptxas's registers, shared memory and spills where a compilation of the config was seen
+  // (-1 elsewhere).
   std::optional<std::vector<double>> features(const Params& params, const Shape& shape) const {
     std::vector<Value> env;
     try {
@@ -126,6 +138,11 @@ class Model final : public Strategy {
     f.push_back(std::log2(static_cast<double>(shape.m)));
     f.push_back(std::log2(static_cast<double>(shape.n)));
     f.push_back(std::log2(static_cast<double>(shape.k)));
+    if (resources_) {
+      auto it = known_resources_.find(params);
+      for (std::size_t r = 0; r < 3; ++r)
+        f.push_back(it == known_resources_.end() ? -1.0 : static_cast<double>(it->second[r]));
+    }
     return f;
   }
 
@@ -209,7 +226,8 @@ class Model final : public Strategy {
   double epsilon_;
   std::size_t pool_size_;
   double fail_penalty_, prior_weight_;
-  bool use_prior_;
+  bool use_prior_, resources_;
+  std::map<Params, std::array<int, 3>> known_resources_;  // registers, shared bytes, spill bytes
   gbt::TreeSettings settings_;
   gbt::BoostedTrees trees_;
   bool stale_ = true;
@@ -236,7 +254,10 @@ StrategyInfo model_info() {
        {"learning_rate", "0.15", "shrinkage of each tree, in (0, 1]"},
        {"fail_penalty", "0.7", "a failed config is learnt as this much slower than the slowest success, in log(ms)"},
        {"use_prior", "true", "learn from measurements of the family at other shapes (StrategyContext::prior)"},
-       {"prior_weight", "1", "weight of each prior measurement relative to one of this run"}},
+       {"prior_weight", "1", "weight of each prior measurement relative to one of this run"},
+       {"resources", "false",
+        "also learn from ptxas's registers, shared memory and spills, where a compilation of the config was "
+        "observed (at any shape); unknown for configs never compiled, which is most of a pool"}},
       [](const StrategyContext& c) -> std::unique_ptr<Strategy> { return std::make_unique<Model>(c); }};
 }
 
