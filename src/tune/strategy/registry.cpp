@@ -1,33 +1,41 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "tune/strategy/detail.hpp"
 #include "tune/strategy/strategy.hpp"
 
 namespace mpgemm {
 
-std::unique_ptr<Strategy> make_exhaustive(const StrategyContext& ctx);
-
 const std::vector<StrategyInfo>& strategies() {
-  static const std::vector<StrategyInfo> all{
-      {"exhaustive", "every config: the named points, then the enumeration order", {}, &make_exhaustive},
-  };
+  static const std::vector<StrategyInfo> all = {strategy_detail::exhaustive_info(), strategy_detail::random_info(),
+                                                strategy_detail::annealing_info(), strategy_detail::model_info()};
   return all;
 }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext context) {
-  for (const auto& s : strategies()) {
-    if (s.name != name) continue;
-    for (const auto& [k, v] : context.options) {
-      bool known = false;
-      for (const auto& o : s.options) known = known || o.name == k;
-      if (!known) throw UsageError(fmt::format("strategy {} has no option '{}'", name, k));
-    }
-    for (const auto& o : s.options) context.options.try_emplace(o.name, o.default_value);
-    return s.make(context);
-  }
+  const StrategyInfo* info = nullptr;
   std::string names;
-  for (const auto& s : strategies()) names += (names.empty() ? "" : ", ") + s.name;
-  throw UsageError(fmt::format("unknown strategy '{}': one of {}", name, names));
+  for (const StrategyInfo& s : strategies()) {
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", s.name);
+    if (s.name == name) info = &s;
+  }
+  if (!info) throw UsageError(fmt::format("unknown strategy '{}'; the strategies are {}", name, names));
+  if (!context.space) throw Error(fmt::format("strategy {}: no space given", name));
+  for (const auto& [key, value] : context.options) {
+    bool known = false;
+    std::string accepted;
+    for (const StrategyOption& o : info->options) {
+      known = known || o.name == key;
+      accepted += fmt::format("{}{}", accepted.empty() ? "" : ", ", o.name);
+    }
+    if (!known)
+      throw UsageError(info->options.empty()
+                           ? fmt::format("strategy {} takes no options, got '{}'", name, key)
+                           : fmt::format("strategy {} has no option '{}'; its options are {}", name, key, accepted));
+  }
+  for (const StrategyOption& o : info->options) context.options.try_emplace(o.name, o.default_value);
+  // Each strategy parses its values when made, throwing UsageError for one it cannot read.
+  return info->make(context);
 }
 
 }  // namespace mpgemm

@@ -1,0 +1,264 @@
+#include "tune/strategy/evaluate.hpp"
+
+#include <unistd.h>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "space/enumerate.hpp"
+#include "store/store.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+std::optional<std::int64_t> int_cell(const report::Cell& c) {
+  if (const auto* i = std::get_if<std::int64_t>(&c)) return *i;
+  return std::nullopt;
+}
+
+std::optional<double> double_cell(const report::Cell& c) {
+  if (const auto* d = std::get_if<double>(&c)) return *d;
+  if (const auto* i = std::get_if<std::int64_t>(&c)) return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+std::string text_cell(const report::Cell& c) {
+  if (const auto* s = std::get_if<std::string>(&c)) return *s;
+  return {};
+}
+
+// The store opened read-only, migrating a temporary copy when the file has an older schema.
+Store open_for_reading(const std::filesystem::path& db, std::filesystem::path& copy) {
+  if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db.string()));
+  std::exception_ptr read_only_error;
+  try {
+    return Store::open(db, Store::Mode::read_only);
+  } catch (const StoreError&) {
+    read_only_error = std::current_exception();  // an older schema, or no mpgemm database at all
+  }
+  copy = std::filesystem::temp_directory_path() / fmt::format("mpgemm-strategies-{}.db", ::getpid());
+  std::filesystem::copy_file(db, copy, std::filesystem::copy_options::overwrite_existing);
+  try {
+    { Store migrated = Store::open(copy, Store::Mode::read_write); }
+    return Store::open(copy, Store::Mode::read_only);
+  } catch (const StoreError&) {
+    std::error_code ignored;
+    std::filesystem::remove(copy, ignored);
+    copy.clear();
+    std::rethrow_exception(read_only_error);  // what is wrong with DB itself, not with the copy
+  }
+}
+
+int resource(const report::Cell& c) {
+  return static_cast<int>(int_cell(c).value_or(-1));
+}
+
+}  // namespace
+
+std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family) {
+  std::filesystem::path copy;
+  std::vector<Recording> out;
+  {
+    Store store = open_for_reading(db, copy);
+    // A fixed query; the family is compared in C++ so no value is pasted into SQL.
+    report::Table t = store.query_sql(
+        "SELECT c.family, c.params, m.M, m.N, m.K, m.status, m.median_ms, comp.registers, comp.shared_bytes, "
+        "comp.dynamic_shared_bytes, comp.spill_store_bytes, comp.spill_load_bytes FROM measurements m "
+        "JOIN configs c ON c.id = m.config_id LEFT JOIN compilations comp ON comp.id = m.compilation_id "
+        "ORDER BY m.id");
+    for (const auto& r : t.rows) {
+      if (text_cell(r[0]) != family) continue;
+      Recording rec;
+      rec.shape = Shape{int_cell(r[2]).value_or(0), int_cell(r[3]).value_or(0), int_cell(r[4]).value_or(0)};
+      Observation& o = rec.observation;
+      o.params = params_from_json(nlohmann::json::parse(text_cell(r[1])));
+      auto status = status_from_string(text_cell(r[5]));
+      if (!status) throw Error(fmt::format("{}: unknown measurement status '{}'", db.string(), text_cell(r[5])));
+      o.status = *status;
+      if (o.status == Status::ok) o.ms = double_cell(r[6]);
+      o.registers = resource(r[7]);
+      if (int_cell(r[8])) o.shared_bytes = resource(r[8]) + std::max(0, resource(r[9]));
+      if (int_cell(r[10]) || int_cell(r[11]))
+        o.spill_bytes = std::max(0, resource(r[10])) + std::max(0, resource(r[11]));
+      out.push_back(std::move(rec));
+    }
+  }
+  if (!copy.empty()) std::filesystem::remove(copy);
+  return out;
+}
+
+std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const std::vector<Recording>& recordings,
+                                                    const EvaluationSettings& settings) {
+  for (const auto& [name, options] : settings.options) {
+    if (std::none_of(strategies().begin(), strategies().end(), [&](const StrategyInfo& s) { return s.name == name; }))
+      throw UsageError(fmt::format("options given for '{}', which is no strategy", name));
+  }
+  // The configs of the space, as exhaustive search would measure them.
+  std::set<Params> configs;
+  for (const NamedPoint& p : space.points) configs.insert(p.params);
+  for (Params& p : enumerate(space).configs) configs.insert(std::move(p));
+
+  std::vector<Shape> shapes = settings.shapes;
+  if (shapes.empty()) {
+    for (const Shape& s : space.shapes)
+      if (std::any_of(recordings.begin(), recordings.end(), [&](const Recording& r) { return r.shape == s; }))
+        shapes.push_back(s);
+    if (shapes.empty())
+      throw Error(fmt::format("the database has no measurement of the {} family at the shapes of {}", space.family,
+                              space.file));
+  }
+  std::vector<std::string> names = settings.strategies;
+  if (names.empty())
+    for (const StrategyInfo& s : strategies()) names.push_back(s.name);
+
+  std::vector<StrategyEvaluation> out;
+  for (const Shape& shape : shapes) {
+    std::map<Params, Observation> oracle;  // the latest recording wins
+    std::vector<PriorObservation> prior;
+    for (const Recording& r : recordings) {
+      if (r.shape == shape)
+        oracle[r.observation.params] = r.observation;
+      else if (settings.prior)
+        prior.push_back({r.shape, r.observation});
+    }
+    StrategyEvaluation base;
+    base.shape = shape;
+    base.configs = configs.size();
+    for (const Params& p : configs) {
+      auto it = oracle.find(p);
+      if (it == oracle.end()) {
+        ++base.unrecorded;
+      } else if (it->second.status != Status::ok || !it->second.ms) {
+        ++base.failed;
+      } else if (!base.optimum_ms || *it->second.ms < *base.optimum_ms) {
+        base.optimum_ms = it->second.ms;
+        base.optimum = describe_config(space, p);
+      }
+    }
+    base.budget = settings.budget.value_or(configs.size());
+    for (const std::string& name : names) {
+      StrategyEvaluation e = base;
+      e.strategy = name;
+      e.evaluations.assign(settings.tolerances.size(), {});
+      for (std::size_t seed = 1; seed <= settings.seeds; ++seed) {
+        StrategyContext context;
+        context.space = &space;
+        context.shape = shape;
+        context.seed = seed;
+        context.budget = e.budget;
+        if (auto it = settings.options.find(name); it != settings.options.end()) context.options = it->second;
+        context.prior = prior;
+        auto strategy = make_strategy(name, std::move(context));
+        std::vector<std::optional<std::size_t>> hit(settings.tolerances.size());
+        std::set<Params> seen;
+        std::size_t evaluations = 0;
+        double best = INFINITY;
+        auto all_hit = [&] { return std::all_of(hit.begin(), hit.end(), [](const auto& h) { return h.has_value(); }); };
+        while (e.optimum_ms && !all_hit()) {
+          std::vector<Params> batch = strategy->propose(1);
+          if (batch.empty()) break;  // done, or waiting with nothing in flight: either way nothing more comes
+          for (Params& p : batch) {
+            if (!seen.insert(p).second)
+              throw Error(
+                  fmt::format("strategy {} proposed {} twice (seed {})", name, describe_config(space, p), seed));
+            if (++evaluations > e.budget)
+              throw Error(
+                  fmt::format("strategy {} proposed more than its budget of {} (seed {})", name, e.budget, seed));
+            if (auto failed = failing_constraint(space, p))
+              throw Error(fmt::format("strategy {} proposed {}, which fails the constraint \"{}\" (seed {})", name,
+                                      describe_config(space, p), *failed, seed));
+            Observation o;
+            if (auto it = oracle.find(p); it != oracle.end()) {
+              o = it->second;
+            } else {
+              o.params = p;
+              o.status = Status::launch_failed;  // no recording: replayed as a failure
+            }
+            if (o.status == Status::ok && o.ms) best = std::min(best, *o.ms);
+            for (std::size_t t = 0; t < hit.size(); ++t)
+              if (!hit[t] && best <= *e.optimum_ms * (1 + settings.tolerances[t])) hit[t] = evaluations;
+            strategy->observe(o);
+          }
+        }
+        for (std::size_t t = 0; t < hit.size(); ++t) e.evaluations[t].push_back(hit[t]);
+      }
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The q-quantile (lower) of the seeds' counts, a miss counting as infinite: nullopt when it lands on a miss.
+std::optional<std::size_t> quantile(std::vector<std::optional<std::size_t>> v, double q) {
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    if (!a) return false;
+    if (!b) return true;
+    return *a < *b;
+  });
+  const std::size_t i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size()))) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
+std::string percent(double t) {
+  return fmt::format("{:g}pct", t * 100);
+}
+
+report::Cell real(std::optional<double> v) {
+  report::Cell c;
+  if (v) c = *v;
+  return c;
+}
+
+}  // namespace
+
+report::Table evaluation_table(const std::vector<StrategyEvaluation>& results, const std::vector<double>& tolerances) {
+  report::Table t;
+  t.columns = {"strategy", "shape", "configs", "failed", "unrecorded", "budget", "seeds", "optimum_ms"};
+  for (double tol : tolerances) {
+    t.columns.push_back("p50_evals_" + percent(tol));
+    t.columns.push_back("p50_share_" + percent(tol));
+    t.columns.push_back("p90_evals_" + percent(tol));
+    t.columns.push_back("reached_" + percent(tol));
+  }
+  t.columns.push_back("optimum");
+  auto cell = [](std::optional<std::size_t> v) -> report::Cell {
+    if (!v) return std::monostate{};
+    return static_cast<std::int64_t>(*v);
+  };
+  for (const StrategyEvaluation& e : results) {
+    std::vector<report::Cell> row = {e.strategy,
+                                     e.shape.str(),
+                                     static_cast<std::int64_t>(e.configs),
+                                     static_cast<std::int64_t>(e.failed),
+                                     static_cast<std::int64_t>(e.unrecorded),
+                                     static_cast<std::int64_t>(e.budget),
+                                     static_cast<std::int64_t>(e.evaluations.empty() ? 0 : e.evaluations[0].size())};
+    row.push_back(real(e.optimum_ms));
+    for (std::size_t i = 0; i < tolerances.size(); ++i) {
+      const auto& seeds = i < e.evaluations.size() ? e.evaluations[i] : std::vector<std::optional<std::size_t>>{};
+      auto p50 = quantile(seeds, 0.5);
+      row.push_back(cell(p50));
+      std::optional<double> share;
+      if (p50 && e.configs) share = static_cast<double>(*p50) / static_cast<double>(e.configs);
+      row.push_back(real(share));
+      row.push_back(cell(quantile(seeds, 0.9)));
+      const auto reached = std::count_if(seeds.begin(), seeds.end(), [](const auto& s) { return s.has_value(); });
+      std::optional<double> reached_share;
+      if (!seeds.empty()) reached_share = static_cast<double>(reached) / static_cast<double>(seeds.size());
+      row.push_back(real(reached_share));
+    }
+    row.push_back(e.optimum);
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+}  // namespace mpgemm

@@ -1,0 +1,264 @@
+// model: a surrogate picks what to measure. Gradient-boosted regression trees (boosted_trees.hpp) learn
+// log(ms / flop) from what was measured: features are each parameter's value (integers as they are, strings
+// as their position in the domain), the space's derived values (shared memory bytes, threads, ...) and the
+// shape (log2 M, N, K), so measurements of the same family at other shapes (StrategyContext::prior) carry
+// over. A failed config is learnt as slower than the slowest success (fail_penalty), so the model steers
+// away from it. Each proposal scores a pool of unproposed configs (every admissible config of a small space,
+// else pool_size uniform draws decoded lazily) and takes the best predicted; the first `initial` proposals
+// (`prior_initial` when there is a prior) and a share `epsilon` of the rest are uniform random picks instead.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <unordered_set>
+
+#include "common/error.hpp"
+#include "space/enumerate.hpp"
+#include "tune/strategy/boosted_trees.hpp"
+#include "tune/strategy/detail.hpp"
+
+namespace mpgemm::strategy_detail {
+
+namespace {
+
+constexpr const char* kName = "model";
+
+struct Row {
+  std::vector<double> features;
+  double target = 0;  // log(ms / flop); filled for failures once the slowest success is known
+  bool ok = false;
+  double weight = 1;
+};
+
+class Model final : public Strategy {
+ public:
+  explicit Model(const StrategyContext& c)
+      : space_(*c.space),
+        shape_(c.shape),
+        index_(space_),
+        sampler_(index_.size()),
+        rng_(c.seed),
+        budget_(c.budget),
+        initial_(option_size(c, kName, "initial")),
+        prior_initial_(option_size(c, kName, "prior_initial")),
+        epsilon_(option_double(c, kName, "epsilon")),
+        pool_size_(option_size(c, kName, "pool_size")),
+        fail_penalty_(option_double(c, kName, "fail_penalty")),
+        prior_weight_(option_double(c, kName, "prior_weight")),
+        use_prior_(option_bool(c, kName, "use_prior")),
+        resources_(option_bool(c, kName, "resources")) {
+    settings_.trees = option_size(c, kName, "trees");
+    settings_.depth = option_size(c, kName, "depth");
+    settings_.learning_rate = option_double(c, kName, "learning_rate");
+    if (!(epsilon_ >= 0 && epsilon_ <= 1)) throw UsageError("strategy model: epsilon must be in [0, 1]");
+    if (pool_size_ == 0) throw UsageError("strategy model: pool_size must be at least 1");
+    if (!(settings_.learning_rate > 0 && settings_.learning_rate <= 1))
+      throw UsageError("strategy model: learning_rate must be in (0, 1]");
+    if (!(prior_weight_ >= 0)) throw UsageError("strategy model: prior_weight must be >= 0");
+    if (use_prior_ && prior_weight_ > 0) {
+      for (const PriorObservation& p : c.prior) learn_resources(p.observation);
+      for (const PriorObservation& p : c.prior) {
+        if (p.shape == shape_) continue;
+        if (auto row = make_row(p.observation, p.shape)) {
+          row->weight = prior_weight_;
+          prior_.push_back(std::move(*row));
+        }
+      }
+    }
+  }
+
+  std::vector<Params> propose(std::size_t n) override {
+    std::vector<Params> out;
+    while (out.size() < n && !budget_spent() && !exhausted_) {
+      const std::size_t random_first = prior_.empty() ? initial_ : prior_initial_;
+      const bool explore = proposed_.size() < random_first || rng_.uniform() < epsilon_ || !has_training_data();
+      std::optional<std::uint64_t> pick;
+      if (!explore) pick = best_predicted();
+      if (!pick) pick = draw_random();
+      if (!pick) {
+        exhausted_ = true;
+        break;
+      }
+      proposed_.insert(*pick);
+      out.push_back(index_.decode(*pick));
+    }
+    return out;
+  }
+
+  void observe(const Observation& o) override {
+    learn_resources(o);
+    if (auto row = make_row(o, shape_)) {
+      own_.push_back(std::move(*row));
+      stale_ = true;
+    }
+  }
+
+  bool done() const override { return budget_spent() || exhausted_; }
+
+ private:
+  bool budget_spent() const { return budget_ && proposed_.size() >= *budget_; }
+
+  bool has_training_data() const {
+    auto any_ok = [](const std::vector<Row>& rows) {
+      return std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.ok; });
+    };
+    return any_ok(own_) || any_ok(prior_);
+  }
+
+  // ptxas's report depends on the config, not the shape: one seen at any shape serves every shape.
+  void learn_resources(const Observation& o) {
+    if (resources_ && o.registers >= 0) known_resources_[o.params] = {o.registers, o.shared_bytes, o.spill_bytes};
+  }
+
+  // Parameters (integers as they are, strings as domain positions), derived values, log2 of the shape, and
+  // with `resources` ptxas's registers, shared memory and spills where a compilation of the config was seen
+  // (-1 elsewhere).
+  std::optional<std::vector<double>> features(const Params& params, const Shape& shape) const {
+    std::vector<Value> env;
+    try {
+      env = make_environment(space_, params);
+    } catch (const Error&) {
+      return std::nullopt;  // a prior config of another space of the family, without this space's parameters
+    }
+    std::vector<double> f;
+    f.reserve(space_.parameters.size() + space_.derived.size() + 3);
+    for (std::size_t p = 0; p < space_.parameters.size(); ++p) {
+      if (const auto* i = std::get_if<std::int64_t>(&env[p])) {
+        f.push_back(static_cast<double>(*i));
+      } else {
+        const auto& domain = space_.parameters[p].domain;
+        auto it = std::find(domain.begin(), domain.end(), env[p]);
+        f.push_back(it == domain.end() ? -1.0 : static_cast<double>(it - domain.begin()));
+      }
+    }
+    const std::size_t base = space_.parameters.size() + space_.constants.size();
+    for (std::size_t d = 0; d < space_.derived.size(); ++d)
+      f.push_back(static_cast<double>(std::get<std::int64_t>(env[base + d])));
+    f.push_back(std::log2(static_cast<double>(shape.m)));
+    f.push_back(std::log2(static_cast<double>(shape.n)));
+    f.push_back(std::log2(static_cast<double>(shape.k)));
+    if (resources_) {
+      auto it = known_resources_.find(params);
+      for (std::size_t r = 0; r < 3; ++r)
+        f.push_back(it == known_resources_.end() ? -1.0 : static_cast<double>(it->second[r]));
+    }
+    return f;
+  }
+
+  std::optional<Row> make_row(const Observation& o, const Shape& shape) const {
+    auto f = features(o.params, shape);
+    if (!f) return std::nullopt;
+    Row r;
+    r.features = std::move(*f);
+    r.ok = o.status == Status::ok && o.ms && *o.ms > 0;
+    if (r.ok) r.target = std::log(*o.ms / shape.flops());
+    return r;
+  }
+
+  void refit() {
+    if (!stale_ && trees_.fitted()) return;
+    std::vector<std::vector<double>> x;
+    std::vector<double> y, w;
+    double worst = -1e300;
+    for (const auto* rows : {&prior_, &own_})
+      for (const Row& r : *rows)
+        if (r.ok) worst = std::max(worst, r.target);
+    for (const auto* rows : {&prior_, &own_}) {
+      for (const Row& r : *rows) {
+        x.push_back(r.features);
+        y.push_back(r.ok ? r.target : worst + fail_penalty_);
+        w.push_back(r.weight);
+      }
+    }
+    trees_.fit(x, y, w, settings_);
+    stale_ = false;
+  }
+
+  // The unproposed config with the lowest predicted time.
+  std::optional<std::uint64_t> best_predicted() {
+    refit();
+    std::vector<std::uint64_t> pool;
+    if (index_.size() <= pool_size_) {
+      if (!admissible_) {
+        admissible_.emplace();
+        for (std::uint64_t i = 0; i < index_.size(); ++i)
+          if (index_.admissible(i)) admissible_->push_back(i);
+      }
+      for (std::uint64_t i : *admissible_)
+        if (!proposed_.count(i)) pool.push_back(i);
+    } else {
+      // Uniform draws with replacement; a few rejections per admissible config is the space's density.
+      std::unordered_set<std::uint64_t> seen;
+      for (std::size_t tries = 0; pool.size() < pool_size_ && tries < 20 * pool_size_; ++tries) {
+        const std::uint64_t i = rng_.below(index_.size());
+        if (proposed_.count(i) || !seen.insert(i).second || !index_.admissible(i)) continue;
+        pool.push_back(i);
+      }
+    }
+    std::optional<std::uint64_t> best;
+    double best_score = 0;
+    for (std::uint64_t i : pool) {
+      auto f = features(index_.decode(i), shape_);
+      if (!f) continue;
+      const double score = trees_.predict(*f);
+      if (!best || score < best_score) {
+        best = i;
+        best_score = score;
+      }
+    }
+    return best;
+  }
+
+  std::optional<std::uint64_t> draw_random() {
+    while (auto i = sampler_.next(rng_))
+      if (!proposed_.count(*i) && index_.admissible(*i)) return i;
+    return std::nullopt;
+  }
+
+  const Space& space_;
+  Shape shape_;
+  SpaceIndex index_;
+  IndexSampler sampler_;
+  Rng rng_;
+  std::optional<std::size_t> budget_;
+  std::size_t initial_, prior_initial_;
+  double epsilon_;
+  std::size_t pool_size_;
+  double fail_penalty_, prior_weight_;
+  bool use_prior_, resources_;
+  std::map<Params, std::array<int, 3>> known_resources_;  // registers, shared bytes, spill bytes
+  gbt::TreeSettings settings_;
+  gbt::BoostedTrees trees_;
+  bool stale_ = true;
+  std::vector<Row> prior_, own_;
+  std::unordered_set<std::uint64_t> proposed_;
+  std::optional<std::vector<std::uint64_t>> admissible_;  // every admissible index, for a space <= pool_size
+  bool exhausted_ = false;
+};
+
+}  // namespace
+
+StrategyInfo model_info() {
+  return {
+      kName,
+      "a surrogate (gradient-boosted trees over parameters, derived values and shape) picks the config "
+      "predicted fastest; learns from the run and from the family's measurements at other shapes",
+      {{"initial", "6", "uniform random configs measured before the model is trusted (no prior)"},
+       {"prior_initial", "0",
+        "the same when there are prior measurements at other shapes (0: the first pick is the prior's best predicted)"},
+       {"epsilon", "0.1", "share of later proposals that are uniform random picks (exploration)"},
+       {"pool_size", "4000", "unproposed configs scored per proposal; a space of at most this many is scored whole"},
+       {"trees", "60", "boosting rounds"},
+       {"depth", "3", "splits per tree, root to leaf"},
+       {"learning_rate", "0.15", "shrinkage of each tree, in (0, 1]"},
+       {"fail_penalty", "0.7", "a failed config is learnt as this much slower than the slowest success, in log(ms)"},
+       {"use_prior", "true", "learn from measurements of the family at other shapes (StrategyContext::prior)"},
+       {"prior_weight", "1", "weight of each prior measurement relative to one of this run"},
+       {"resources", "false",
+        "also learn from ptxas's registers, shared memory and spills, where a compilation of the config was "
+        "observed (at any shape); unknown for configs never compiled, which is most of a pool"}},
+      [](const StrategyContext& c) -> std::unique_ptr<Strategy> { return std::make_unique<Model>(c); }};
+}
+
+}  // namespace mpgemm::strategy_detail

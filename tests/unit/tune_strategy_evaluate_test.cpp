@@ -1,0 +1,113 @@
+// Replaying strategies against a small recorded database (tune/strategy/evaluate.hpp): the oracle is the latest
+// recording, unrecorded configs count as failed, exhaustive needs exactly the optimum's position, and every
+// strategy reaches the optimum within a budget of the whole space.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/error.hpp"
+#include "store/store.hpp"
+#include "support/store_fixture.hpp"
+#include "tune/strategy/evaluate.hpp"
+
+namespace mpgemm {
+namespace {
+
+const char* kSpace = R"({"family": "wmma", "shapes": [{"M": 256, "N": 256, "K": 256}, {"M": 512, "N": 512, "K": 512}],
+  "parameters": {"A": {"values": [1, 2, 3, 4]}, "B": {"values": ["x", "y"]}}})";
+
+class TuneStrategyEvaluate : public testing::StoreWithRun {
+ protected:
+  void record(const std::string& family, std::int64_t a, const std::string& b, Shape shape, double ms,
+              Status status = Status::ok) {
+    Params p{{"A", a}, {"B", b}};
+    const auto config = store_->upsert_config(Candidate{family, p, fmt::format("{}_a{}_{}", family, a, b), {}}, "0011");
+    MeasurementRecord r;
+    r.run_id = run_;
+    r.config_id = config;
+    r.result_key = fmt::format("key{}", ++keys_);
+    r.device_name = "NVIDIA H200";
+    r.device_cc = "sm_90";
+    r.arch = *Arch::parse("sm_90a");
+    r.shape = shape;
+    r.measurement.status = status;
+    if (status == Status::ok)
+      r.measurement.timing = TimingStats{ms, ms, ms, 1, 1, 1};
+    else
+      r.measurement.message = "failed";
+    store_->record_measurement(r);
+  }
+  int keys_ = 0;
+};
+
+TEST_F(TuneStrategyEvaluate, ReplaysAgainstTheRecording) {
+  Space space = parse_space(kSpace, "fixture.json");
+  const Shape small{256, 256, 256}, large{512, 512, 512};
+  // ms = 1 + |A - 3| + 0.5 (B = x): the optimum is A=3 B="y" (index 5 of 8), the next best 1.5 ms.
+  for (std::int64_t a = 1; a <= 4; ++a) {
+    for (std::string b : {"x", "y"}) {
+      const double ms = 1 + std::abs(static_cast<double>(a - 3)) + (b == "x" ? 0.5 : 0);
+      record("wmma", a, b, large, 8 * ms);
+      if (a == 4 && b == "y") continue;  // unrecorded on the small shape
+      const bool fault = a == 3 && b == "x";
+      record("wmma", a, b, small, fault ? 0 : ms, fault ? Status::runtime_fault : Status::ok);
+    }
+  }
+  record("wmma", 3, "y", small, 9.0);   // an older recording of the optimum...
+  record("wmma", 3, "y", small, 1.0);   // ...the latest wins
+  record("wgmma", 3, "y", small, 0.1);  // another family: not this space's
+  store_.reset();
+
+  auto recordings = load_recordings(dir_ / "results.db", "wmma");
+  EXPECT_EQ(recordings.size(), 7u + 8u + 2u);
+  EvaluationSettings settings;
+  settings.seeds = 6;
+  settings.strategies = {"exhaustive", "random", "annealing", "model"};
+  auto results = evaluate_strategies(space, recordings, settings);
+  ASSERT_EQ(results.size(), 8u);  // 4 strategies x 2 shapes
+  for (const StrategyEvaluation& e : results) {
+    SCOPED_TRACE(e.strategy + " " + e.shape.str());
+    EXPECT_EQ(e.configs, 8u);
+    EXPECT_EQ(e.budget, 8u);
+    ASSERT_TRUE(e.optimum_ms);
+    EXPECT_EQ(e.optimum, "A=3 B=\"y\"");
+    EXPECT_DOUBLE_EQ(*e.optimum_ms, e.shape == small ? 1.0 : 8.0);
+    EXPECT_EQ(e.failed, e.shape == small ? 1u : 0u);
+    EXPECT_EQ(e.unrecorded, e.shape == small ? 1u : 0u);
+    ASSERT_EQ(e.evaluations.size(), 3u);
+    for (const auto& per_seed : e.evaluations) {
+      ASSERT_EQ(per_seed.size(), 6u);
+      for (const auto& n : per_seed) {
+        ASSERT_TRUE(n);  // the whole space is within the budget
+        if (e.strategy == "exhaustive") {
+          EXPECT_EQ(*n, 6u);
+        }
+        EXPECT_LE(*n, 8u);
+      }
+    }
+  }
+  report::Table t = evaluation_table(results, settings.tolerances);
+  EXPECT_EQ(t.rows.size(), 8u);
+  EXPECT_EQ(t.columns.front(), "strategy");
+  EXPECT_NO_THROW(report::render(t, report::Format::markdown));
+
+  settings.budget = 3;
+  settings.strategies = {"exhaustive"};
+  settings.shapes = {small};
+  results = evaluate_strategies(space, recordings, settings);
+  ASSERT_EQ(results.size(), 1u);
+  for (const auto& n : results[0].evaluations[0]) EXPECT_FALSE(n);  // the optimum is 6th: beyond a budget of 3
+  t = evaluation_table(results, settings.tolerances);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[0][8]));  // no median
+
+  settings.options["annealing"]["nonsense"] = "1";
+  settings.strategies = {"annealing"};
+  EXPECT_THROW(evaluate_strategies(space, recordings, settings), UsageError);
+}
+
+TEST_F(TuneStrategyEvaluate, MissingDatabaseIsAnError) {
+  EXPECT_THROW(load_recordings(dir_ / "nothing.db", "wmma"), Error);
+}
+
+}  // namespace
+}  // namespace mpgemm
