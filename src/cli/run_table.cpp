@@ -68,9 +68,14 @@ std::vector<RunRow> resolve_rows(const RunOptions& opt, const DeviceDescription&
     return rows;
   }
   if (store) {
-    // One row per device and shape: every family and arch competes (sm_90 and sm_90a rows alike).
+    // The winner of the shape's latest re-rank when there is one (view winners), else the fastest of the
+    // tuning: one row per device and shape, every family and arch competing (sm_90 and sm_90a rows alike).
+    // Both views have the same leading columns.
+    auto winners =
+        store->query_sql("SELECT device_name, arch, M, N, K, family, config_name, alias, params FROM winners");
     auto best = store->query_sql(
         "SELECT device_name, arch, M, N, K, family, config_name, alias, params FROM best_per_shape");
+    best.rows.insert(best.rows.begin(), winners.rows.begin(), winners.rows.end());
     for (const auto& r : best.rows) {
       if (text(r[0]) != device.name || std::get<std::int64_t>(r[2]) != opt.shape.m ||
           std::get<std::int64_t>(r[3]) != opt.shape.n || std::get<std::int64_t>(r[4]) != opt.shape.k)

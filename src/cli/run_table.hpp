@@ -30,9 +30,10 @@ struct RunOptions {
   std::optional<std::filesystem::path> cubin_cache;  // default: CubinCache::beside(db_path), as mpgemm-tune's
 };
 
-// The rows a selector stands for. "best" = the space's named points in file order, then the fastest verified
-// config of the database for the device (by name) and the shape, whatever its family and arch (the view
-// best_per_shape), when there is one. Throws mpgemm::Error when a name matches nothing, listing what exists.
+// The rows a selector stands for. "best" = the space's named points in file order, then the winner of the latest
+// re-rank of the shape on the device (by name; the view winners), else the fastest verified config of the
+// database for the device and the shape, whatever its family and arch (the view best_per_shape), when there is
+// one. Throws mpgemm::Error when a name matches nothing, listing what exists.
 std::vector<RunRow> resolve_rows(const RunOptions& options, const DeviceDescription& device,
                                  std::string* note);
 

@@ -72,6 +72,14 @@ struct TimingStats {
   double spread() const { return median_ms > 0 ? (max_ms - min_ms) / median_ms : 0; }  // relative, unitless
 };
 
+// One timed batch of interleaved rounds (the top-K re-rank: worker time_interleaved, table rerank_samples).
+struct RoundSample {
+  int round = 0;     // 0-based
+  int position = 0;  // 0-based place in its round among the entries timed in it
+  double ms = 0;     // per launch (ms): the batch's time / iters
+  friend bool operator==(const RoundSample&, const RoundSample&) = default;
+};
+
 // Element-wise comparison with the cuBLAS reference: |c - ref| <= atol + rtol * |ref|, NaN always fails.
 struct ErrorStats {
   double max_abs = 0;           // max |c - ref|

@@ -176,4 +176,32 @@ Measurement CandidateRun::time(int warmup, int runs, int iters, bool pair_with_c
   return m;
 }
 
+CandidateRun::BatchOutcome CandidateRun::guarded_batch(const char* what, const std::function<double()>& body) {
+  if (!loaded_ || !verified_error_) throw Error("CandidateRun: timing before a successful verify");
+  BatchOutcome out;
+  try {
+    out.ms = body();
+  } catch (const CudaError& e) {
+    const Fault fault = classify(e);
+    context_lost_ = fault.context_lost;
+    out.status = fault.status;
+    out.message = fmt::format("{} failed after a correct verification launch: {}", what, e.what());
+  }
+  return out;
+}
+
+CandidateRun::BatchOutcome CandidateRun::warm_up(int launches) {
+  return guarded_batch("warming up", [&] {
+    for (int i = 0; i < launches; ++i) launch();
+    MPGEMM_CUDA(cudaStreamSynchronize(session_.stream()));
+    MPGEMM_CUDA(cudaGetLastError());
+    return 0.0;
+  });
+}
+
+CandidateRun::BatchOutcome CandidateRun::time_batch(int iters) {
+  return guarded_batch("a timed batch",
+                       [&] { return time_single_batch(session_.stream(), iters, [this] { launch(); }); });
+}
+
 }  // namespace mpgemm

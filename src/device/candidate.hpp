@@ -59,6 +59,18 @@ class CandidateRun {
   // With pair_with_cublas, cuBLAS is timed alternately with the kernel (time_paired) into paired_cublas.
   Measurement time(int warmup, int runs, int iters, bool pair_with_cublas = false);
 
+  // For callers that order batches themselves (the interleaved re-rank), only after verify() returned ok:
+  // `launches` untimed launches, synchronized; then single timed batches. A fault comes back as a status
+  // (runtime_fault or launch_failed, with context_lost() telling whether the process must end).
+  struct BatchOutcome {
+    Status status = Status::ok;
+    double ms = 0;        // per launch (ms), when ok
+    std::string message;  // empty when ok
+  };
+  BatchOutcome warm_up(int launches);
+  BatchOutcome time_batch(int iters);
+  const std::optional<ErrorStats>& verified_error() const { return verified_error_; }
+
   bool context_lost() const { return context_lost_; }
 
   // The geometry verify() and time() launch: the kernel's, with a persistent grid lowered once verify() has run.
@@ -66,6 +78,7 @@ class CandidateRun {
 
  private:
   void launch();
+  BatchOutcome guarded_batch(const char* what, const std::function<double()>& body);
   // Queries occupancy for the geometry (after configure) and lowers a persistent grid; the reason when not even
   // one block or cluster can be resident.
   std::optional<std::string> fit_to_device();

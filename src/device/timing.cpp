@@ -90,6 +90,12 @@ PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int ite
   return {summarize(std::move(per_a), warmup, runs, iters), summarize(std::move(per_b), warmup, runs, iters)};
 }
 
+double time_single_batch(cudaStream_t stream, int iters, const std::function<void()>& launch) {
+  if (iters < 1) throw Error(fmt::format("bad timing protocol: iters {}", iters));
+  Event start, stop;
+  return time_batch(stream, start, stop, iters, launch);
+}
+
 double time_one_launch(cudaStream_t stream, const std::function<void()>& launch) {
   Event start, stop;
   MPGEMM_CUDA(cudaEventRecord(start.get(), stream));

@@ -26,6 +26,10 @@ PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int ite
 // Whether round `round` (0-based) of time_paired starts with a.
 constexpr bool paired_first_is_a(int round) { return round % 2 == 0; }
 
+// Milliseconds per launch of one batch of `iters` launches between two events on `stream` (the batch
+// time_launches times `runs` of), for callers that order batches themselves (the interleaved re-rank).
+double time_single_batch(cudaStream_t stream, int iters, const std::function<void()>& launch);
+
 // Milliseconds one call of `launch` takes on `stream`, from events around it, after waiting for it.
 double time_one_launch(cudaStream_t stream, const std::function<void()>& launch);
 

@@ -148,4 +148,55 @@ struct ProfileRecord {
   std::optional<std::string> source_file;
 };
 
+// A verified config among the fastest of a shape (Store::ranked_configs): what the re-rank starts from.
+struct RankedConfig {
+  StoredConfig config;
+  Arch arch;                      // compiled for
+  double median_ms = 0;           // its fastest 'ok' median on the shape (ms)
+  int registers = -1;             // per thread, from its latest ok compilation for `arch`; -1 when unknown
+  int shared_bytes = -1;          // static shared memory per block (bytes); -1 when unknown
+  int dynamic_shared_bytes = -1;  // dynamic shared memory per block at launch (bytes); -1 when unknown
+};
+
+// One config of a re-rank (table rerank_configs) with its samples (rerank_samples).
+struct RerankEntryRecord {
+  std::int64_t config_id = 0;
+  Arch arch;                              // compiled for
+  double prior_median_ms = 0;             // the stored median that put it in the top K (ms)
+  Status status = Status::ok;             // ok, or why it dropped out
+  std::optional<TimingStats> timing;      // over `samples`, when it has any
+  std::optional<double> ratio_to_cublas;  // cuBLAS median / this median, both from the same rounds
+  int registers = -1;                     // per thread; -1 when unknown
+  int threads = -1;                       // per block; -1 when unknown
+  int smem_bytes = -1;                    // static + dynamic shared memory per block (bytes); -1 when unknown
+  bool tied = false;                      // within the tie band of the fastest median
+  std::optional<int> place;               // 1 = the winner; none when not timed ok
+  std::string message;                    // why it dropped out
+  std::vector<RoundSample> samples;       // every batch timed
+};
+
+// One re-rank of one shape on one device (table reranks).
+struct RerankRecord {
+  std::int64_t run_id = 0;
+  std::string device_name;
+  std::string device_cc;  // e.g. "sm_90"
+  Shape shape;
+  int top_k = 5;   // configs asked for
+  int warmup = 0;  // launches of each entry before the rounds
+  int rounds = 0;  // batches of each entry
+  int iters = 0;   // launches per batch
+  double tie_band = 0.01;
+  std::string rule;  // the winner rule's name
+  std::optional<std::int64_t> winner_config_id;
+  std::optional<double> cublas_median_ms;  // over cublas_samples (ms)
+  double sm_clock_mhz = 0;                 // MHz; 0 when unknown
+  std::vector<RerankEntryRecord> entries;  // in the rule's order: placed first, then the others
+  std::vector<RoundSample> cublas_samples;
+};
+
+struct StoredRerank : RerankRecord {
+  std::int64_t id = 0;
+  std::string created_at;
+};
+
 }  // namespace mpgemm

@@ -275,10 +275,98 @@ constexpr std::string_view kVersion5 = R"sql(
 ALTER TABLE runs ADD COLUMN pid INTEGER;
 )sql";
 
+// Version 6 is the measurements CHECK change of another branch (issue 8). This placeholder keeps the numbering
+// so that version 7 below is written as the step from 6; when the branches merge, the real version 6 replaces
+// it and nothing else changes.
+constexpr std::string_view kVersion6 = R"sql(
+-- (version 6: placeholder for the measurements CHECK change)
+)sql";
+
+// Version 7: the top-K re-rank. Before a winner is declared for a shape, the K fastest verified configs are
+// re-timed side by side with cuBLAS in rotating rounds (worker time_interleaved); every batch is kept, and the
+// winner is chosen by a fixed rule over those samples (tune/rerank.hpp), so the same database names the same
+// winner every time.
+constexpr std::string_view kVersion7 = R"sql(
+-- One re-rank of one shape on one device.
+CREATE TABLE reranks (
+  id               INTEGER PRIMARY KEY,
+  run_id           INTEGER NOT NULL REFERENCES runs (id),
+  device_name      TEXT NOT NULL,                      -- e.g. 'NVIDIA H200'
+  device_cc        TEXT NOT NULL,                      -- e.g. 'sm_90'
+  M                INTEGER NOT NULL CHECK (M > 0),
+  N                INTEGER NOT NULL CHECK (N > 0),
+  K                INTEGER NOT NULL CHECK (K > 0),
+  top_k            INTEGER NOT NULL CHECK (top_k > 0),    -- configs asked for; fewer when the shape has fewer
+  warmup           INTEGER NOT NULL CHECK (warmup >= 0),  -- launches of each entry before the rounds
+  rounds           INTEGER NOT NULL CHECK (rounds > 0),   -- timed batches of each entry, one per round
+  iters            INTEGER NOT NULL CHECK (iters > 0),    -- launches per batch
+  tie_band         REAL NOT NULL CHECK (tie_band >= 0),   -- configs whose median is within (1 + tie_band) x the
+                                                          -- fastest median tie with it (0.01: 1%)
+  rule             TEXT NOT NULL,  -- the winner rule applied, by name (tune/rerank.hpp), e.g. 'tie_band_then_...'
+  winner_config_id INTEGER REFERENCES configs (id),       -- NULL when no config was timed
+  cublas_median_ms REAL,           -- cuBLAS's median over the same rounds (ms)
+  sm_clock_mhz     REAL,           -- SM clock read after the rounds (MHz); NULL when unknown
+  created_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+) STRICT;
+CREATE INDEX reranks_by_shape ON reranks (device_name, M, N, K);
+
+-- One config of a re-rank: why it was in the top K, how it ended, the summary of its samples and the facts the
+-- tie-break reads. Timing columns are NULL when it has no samples.
+CREATE TABLE rerank_configs (
+  rerank_id       INTEGER NOT NULL REFERENCES reranks (id),
+  config_id       INTEGER NOT NULL REFERENCES configs (id),
+  arch            TEXT NOT NULL,     -- compiled for, e.g. 'sm_90a'
+  prior_median_ms REAL NOT NULL,     -- its fastest stored median, which put it in the top K (ms)
+  status          TEXT NOT NULL CHECK (status IN ('ok', 'compile_failed', 'resources_exceeded', 'launch_failed',
+                                                  'runtime_fault', 'timeout', 'incorrect', 'constraint_rejected')),
+  samples         INTEGER NOT NULL,  -- batches timed
+  median_ms       REAL,              -- per launch, over its samples (ms)
+  min_ms          REAL,              -- per launch (ms)
+  max_ms          REAL,              -- per launch (ms)
+  ratio_to_cublas REAL,              -- cuBLAS median / this median, both from these rounds: > 1 is faster
+  registers       INTEGER,           -- per thread (ptxas); NULL when unknown
+  threads         INTEGER,           -- per block, from the launch geometry
+  smem_bytes      INTEGER,           -- static + dynamic shared memory per block (bytes); NULL when unknown
+  tied            INTEGER NOT NULL CHECK (tied IN (0, 1)),  -- 1: within the tie band of the fastest median
+  place           INTEGER,           -- 1 = the winner, in the rule's order; NULL when not timed ok
+  message         TEXT NOT NULL DEFAULT '',  -- why it was dropped, for every status other than 'ok'
+  PRIMARY KEY (rerank_id, config_id, arch)
+) STRICT;
+
+-- Every timed batch of a re-rank, cuBLAS's included.
+CREATE TABLE rerank_samples (
+  rerank_id INTEGER NOT NULL REFERENCES reranks (id),
+  config_id INTEGER REFERENCES configs (id),  -- NULL: cuBLAS
+  arch      TEXT,                             -- compiled for; NULL for cuBLAS
+  round     INTEGER NOT NULL CHECK (round >= 0),     -- 0-based
+  position  INTEGER NOT NULL CHECK (position >= 0),  -- 0-based place in its round (round r starts at entry r mod
+                                                     -- (K + 1), cuBLAS last, so positions rotate)
+  ms        REAL NOT NULL CHECK (ms >= 0),           -- per launch: the batch's time / iters (ms)
+  CHECK ((config_id IS NULL) = (arch IS NULL))
+) STRICT;
+CREATE INDEX rerank_samples_by_rerank ON rerank_samples (rerank_id, config_id);
+
+-- For each (device, shape): the winner of its latest re-rank that named one (what mpgemm-run --config best takes
+-- before best_per_shape), with how many configs tied with it.
+CREATE VIEW winners AS
+SELECT r.device_name, r.device_cc, rc.arch, r.M, r.N, r.K,
+       c.family, c.name AS config_name, c.alias, c.params,
+       rc.median_ms, rc.ratio_to_cublas, r.cublas_median_ms,
+       (SELECT count(*) FROM rerank_configs WHERE rerank_id = r.id AND tied = 1) AS tied,
+       r.top_k, r.rounds, r.iters, r.tie_band, r.rule,
+       r.id AS rerank_id, rc.config_id, r.run_id, r.created_at
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, M, N, K ORDER BY id DESC) AS place
+      FROM reranks WHERE winner_config_id IS NOT NULL) AS r
+JOIN rerank_configs AS rc ON rc.rerank_id = r.id AND rc.place = 1
+JOIN configs AS c ON c.id = rc.config_id
+WHERE r.place = 1;
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1}, store_detail::Migration{2, kVersion2},
     store_detail::Migration{3, kVersion3}, store_detail::Migration{4, kVersion4},
-    store_detail::Migration{5, kVersion5},
+    store_detail::Migration{5, kVersion5}, store_detail::Migration{6, kVersion6},
+    store_detail::Migration{7, kVersion7},
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "common/records.hpp"
 #include "common/types.hpp"
@@ -77,6 +78,15 @@ class Store {
   std::optional<StoredMeasurement> find_measurement_by_config(std::string_view config_name, std::string_view arch,
                                                               const Shape& shape) const;
 
+  // The top-K re-rank (tune/rerank.hpp). ranked_configs: the configs with an 'ok' measurement of `shape` on
+  // `device_name`, one per (config name, arch) at its fastest median, fastest first, equal medians in config
+  // name order, then arch; at most `limit`. record_rerank writes the re-rank, its configs and every sample in
+  // one transaction. find_latest_rerank: the newest re-rank of the shape on the device, with its entries (in
+  // place order, unplaced last) and samples.
+  std::vector<RankedConfig> ranked_configs(std::string_view device_name, const Shape& shape, int limit) const;
+  std::int64_t record_rerank(const RerankRecord& record);
+  std::optional<StoredRerank> find_latest_rerank(std::string_view device_name, const Shape& shape) const;
+
   // Hardware counters of one profiled kernel, all in one transaction. Returns the number of rows written.
   std::size_t record_profile(const ProfileRecord& record);
   // Config id of the newest config whose name or alias is `label`, for linking profiles.
@@ -85,7 +95,7 @@ class Store {
   report::Table compare_profiles(std::string_view label_a, std::string_view label_b) const;
 
   // Canned queries for mpgemm-query: runs, configs, compilations, warnings, failures, best, best_per_shape,
-  // references, measurements, profiles.
+  // references, measurements, profiles, winners, reranks.
   static std::span<const std::string_view> query_names();
   // Throws mpgemm::Error listing the valid names for an unknown one.
   report::Table query_named(std::string_view what) const;

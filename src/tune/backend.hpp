@@ -6,10 +6,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/device.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
+#include "worker/protocol.hpp"
 
 namespace mpgemm {
 
@@ -34,6 +36,21 @@ struct ShapeReference {
   std::optional<CublasLtReference> cublaslt;
 };
 
+// One already-measured config to re-time side by side with others (MeasureBackend::time_interleaved).
+struct RerankKernel {
+  Candidate candidate;
+  CompileResult compiled;  // its cubin; empty where the backend needs none (replay)
+  double expected_ms = 0;  // its stored median (ms): sizes the time limit
+};
+
+// The re-rank's protocol: `warmup` launches of each entry, then `rounds` rounds of one batch of `iters` launches
+// per entry (TimeInterleavedRequest).
+struct RerankProtocol {
+  int warmup = 3;
+  int rounds = 10;
+  int iters = 20;
+};
+
 class MeasureBackend {
  public:
   virtual ~MeasureBackend() = default;
@@ -46,6 +63,18 @@ class MeasureBackend {
   // faults, hangs and wrong answers come back as statuses. nullopt: the backend has no outcome (replay only).
   virtual std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,
                                              const Shape& shape) = 0;
+
+  // Whether time_interleaved gives outcomes (the top-K re-rank). A minimal capability until the backend
+  // capabilities (BackendCapabilities) take it over.
+  virtual bool can_rerank() const { return false; }
+  // Re-times `kernels` side by side with cuBLAS on the prepared shape in rotating rounds (worker
+  // time_interleaved): InterleavedReply's kernels in the order given. A kernel's failure is its status;
+  // nullopt: the backend cannot re-rank. Throws WorkerError when a worker hangs or dies during the rounds.
+  virtual std::optional<InterleavedReply> time_interleaved(const std::vector<RerankKernel>& kernels, const Shape& shape,
+                                                           const RerankProtocol& protocol) {
+    (void)kernels, (void)shape, (void)protocol;
+    return std::nullopt;
+  }
 };
 
 }  // namespace mpgemm

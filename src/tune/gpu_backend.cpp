@@ -59,6 +59,24 @@ class GpuBackend final : public MeasureBackend {
     return client_.measure(req);
   }
 
+  bool can_rerank() const override { return true; }
+
+  std::optional<InterleavedReply> time_interleaved(const std::vector<RerankKernel>& kernels, const Shape& shape,
+                                                   const RerankProtocol& protocol) override {
+    TimeInterleavedRequest req;
+    for (const auto& k : kernels) {
+      const Family& fam = family(k.candidate.family);
+      req.kernels.push_back({k.candidate.family, k.candidate.params, k.compiled.cubin, k.compiled.lowered_name,
+                             fam.launch_geometry(k.candidate.params, shape, device_), k.expected_ms});
+    }
+    req.atol = settings_.atol;
+    req.rtol = settings_.rtol;
+    req.warmup = protocol.warmup;
+    req.rounds = protocol.rounds;
+    req.iters = protocol.iters;
+    return client_.time_interleaved(req);
+  }
+
  private:
   WorkerClient client_;
   MeasureSettings settings_;

@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "store/store.hpp"
+#include "worker/interleaved.hpp"
 
 namespace mpgemm {
 
@@ -79,6 +80,60 @@ class ReplayBackend final : public MeasureBackend {
     auto m = store_.find_measurement_by_config(candidate.name, device_.arch.str(), shape);
     if (!m) return std::nullopt;
     return judged(m->measurement, settings_);
+  }
+
+  bool can_rerank() const override { return true; }
+
+  // The recording's own samples where its latest re-rank of the shape has the kernel (by config name and arch),
+  // else one sample per round at the kernel's recorded median (cuBLAS's likewise), placed as the worker would
+  // place it. A kernel without a recorded ok outcome has no samples.
+  std::optional<InterleavedReply> time_interleaved(const std::vector<RerankKernel>& kernels, const Shape& shape,
+                                                   const RerankProtocol& protocol) override {
+    const auto recorded = store_.find_latest_rerank(device_.name, shape);
+    const auto recorded_entry = [&](const RerankKernel& k) -> const RerankEntryRecord* {
+      if (!recorded) return nullptr;
+      for (const auto& e : recorded->entries) {
+        const auto c = store_.find_config(e.config_id);
+        if (c && c->candidate.name == k.candidate.name && e.arch == k.compiled.arch && !e.samples.empty()) return &e;
+      }
+      return nullptr;
+    };
+    const auto n = kernels.size();
+    InterleavedReply out;
+    out.kernels.resize(n);
+    std::vector<std::optional<double>> median(n + 1);  // synthesized entries' one value; n: cuBLAS
+    for (std::size_t i = 0; i < n; ++i) {
+      auto& k = out.kernels[i];
+      if (const auto* e = recorded_entry(kernels[i])) {
+        k.status = e->status;
+        k.message = e->message;
+        k.samples = e->samples;
+        continue;
+      }
+      const auto m =
+          store_.find_measurement_by_config(kernels[i].candidate.name, kernels[i].compiled.arch.str(), shape);
+      if (!m || m->measurement.status != Status::ok || !m->measurement.timing) {
+        k.message = "no recorded ok outcome of this config on this shape: not timed";
+        continue;
+      }
+      k.error = m->measurement.error;
+      median[i] = m->measurement.timing->median_ms;
+    }
+    if (recorded && !recorded->cublas_samples.empty()) {
+      out.cublas = recorded->cublas_samples;
+    } else if (auto c = store_.find_latest_cublas(device_.name, shape)) {
+      median[n] = c->timing.median_ms;
+    }
+    std::vector<bool> active(n + 1);
+    for (std::size_t i = 0; i <= n; ++i) active[i] = median[i].has_value();
+    for (int r = 0; r < protocol.rounds; ++r) {
+      int position = 0;
+      for (const int e : interleaved_order(r, active)) {
+        const auto i = static_cast<std::size_t>(e);
+        (i == n ? out.cublas : out.kernels[i].samples).push_back({r, position++, *median[i]});
+      }
+    }
+    return out;
   }
 
  private:

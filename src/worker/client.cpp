@@ -224,6 +224,29 @@ Measurement WorkerClient::measure(const MeasureRequest& request) {
   return std::move(r->measurement);
 }
 
+milliseconds WorkerClient::interleaved_limit(const TimeInterleavedRequest& request) const {
+  const double cublas_ms = reference_ ? std::max(reference_->timing.median_ms, 0.0) : 0.0;
+  double per_launch_ms = cublas_ms;  // one launch of every entry
+  for (const auto& k : request.kernels)
+    per_launch_ms += std::isfinite(k.expected_ms) && k.expected_ms > 0 ? k.expected_ms : cublas_ms;
+  const double launches = static_cast<double>(request.warmup) + static_cast<double>(request.rounds) * request.iters;
+  return static_cast<milliseconds::rep>(request.kernels.size()) * verify_limit() + options_.timing_base +
+         ms_ceil(options_.timing_factor * launches * per_launch_ms);
+}
+
+InterleavedReply WorkerClient::time_interleaved(const TimeInterleavedRequest& request) {
+  if (!shape_) throw Error("WorkerClient::time_interleaved called before prepare_shape");
+  ensure_started();
+  Message reply = call(request, interleaved_limit(request));
+  auto* r = std::get_if<InterleavedReply>(&reply);
+  if (r == nullptr) {
+    end_worker(milliseconds(0));
+    throw WorkerError(fmt::format("worker answered time_interleaved with {}", message_type(reply)));
+  }
+  if (r->context_lost) end_worker(options_.shutdown_grace);
+  return std::move(*r);
+}
+
 void WorkerClient::shutdown() noexcept {
   if (!child_) return;
   try {

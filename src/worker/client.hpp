@@ -10,6 +10,8 @@
 //     (load, resource check, poison, the verification launch, comparison; ends with the 'verified' reply)
 //   measure, phase 2       timing_base + timing_factor x (warmup + runs x iters) x first_launch_ms
 //     (the timing protocol; starts when 'verified' arrives, ends with 'result')
+//   time_interleaved       N x the phase 1 limit + timing_base + timing_factor x (warmup + rounds x iters) x
+//                          (the sum of the kernels' expected_ms, or cuBLAS's median where one is 0, + cuBLAS's)
 // Past a limit the worker is killed with SIGKILL and reaped, and the candidate's status is timeout. A worker that
 // dies or reports a sticky fault gives runtime_fault. Either way the next call starts a fresh worker, which gets
 // hello and the current prepare_shape again before it measures anything.
@@ -65,6 +67,13 @@ class WorkerClient {
   // WorkerError when a fresh worker cannot be started or breaks the protocol, CudaError / NoDeviceError when the
   // restart's prepare_shape fails.
   Measurement measure(const MeasureRequest& request);
+
+  // Re-times already-measured kernels side by side with cuBLAS on the current shape (TimeInterleavedRequest).
+  // A kernel's failure is in its result; when one lost the context the worker is ended (the next call starts
+  // a fresh one). Throws mpgemm::Error when no shape is prepared, WorkerError when the worker does not answer
+  // within the limit (it is killed: a hang cannot be pinned on one kernel) or dies.
+  InterleavedReply time_interleaved(const TimeInterleavedRequest& request);
+  std::chrono::milliseconds interleaved_limit(const TimeInterleavedRequest& request) const;
 
   // Ends the worker (politely, then SIGKILL). The next call starts a new one. Never throws.
   void shutdown() noexcept;

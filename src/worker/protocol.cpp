@@ -28,7 +28,40 @@ ErrorKind error_kind_from(const std::string& text) {
 
 // Types and their names, in the variant's order.
 constexpr std::array<std::string_view, std::variant_size_v<Message>> kTypeNames{
-    "hello", "device", "prepare_shape", "cublas_reference", "measure", "verified", "result", "error", "shutdown"};
+    "hello",  "device", "prepare_shape", "cublas_reference", "measure",    "verified",
+    "result", "error",  "shutdown",      "time_interleaved", "interleaved"};
+
+json encode_samples(const std::vector<RoundSample>& samples) {
+  json a = json::array();
+  for (const auto& s : samples) a.push_back({s.round, s.position, s.ms});
+  return a;
+}
+
+std::vector<RoundSample> decode_samples(const json& j) {
+  std::vector<RoundSample> out;
+  for (const auto& s : j.get_ref<const json::array_t&>())
+    out.push_back({s.at(0).get<int>(), s.at(1).get<int>(), s.at(2).get<double>()});
+  return out;
+}
+
+json encode_optional(const std::optional<TimingStats>& t) {
+  return t ? wire::encode(*t) : json(nullptr);
+}
+
+std::optional<TimingStats> decode_optional_timing(const json& j) {
+  if (j.is_null()) return std::nullopt;
+  return wire::decode_timing(j);
+}
+
+Params decode_params(const json& j) {
+  try {
+    return params_from_json(j);
+  } catch (const ProtocolError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ProtocolError(fmt::format("bad params: {}", e.what()));
+  }
+}
 
 struct Encoder {
   json operator()(const HelloRequest& m) const { return {{"protocol", m.protocol}, {"device_ordinal", m.device_ordinal}}; }
@@ -73,6 +106,32 @@ struct Encoder {
     return {{"kind", std::string(to_string(m.kind))}, {"code", m.code}, {"message", m.message}, {"fatal", m.fatal}};
   }
   json operator()(const ShutdownRequest&) const { return json::object(); }
+  json operator()(const TimeInterleavedRequest& m) const {
+    json kernels = json::array();
+    for (const auto& k : m.kernels)
+      kernels.push_back({{"family", k.family},
+                         {"params", to_json(k.params)},
+                         {"cubin", json::binary(std::vector<std::uint8_t>(k.cubin.begin(), k.cubin.end()))},
+                         {"lowered_name", k.lowered_name},
+                         {"geometry", wire::encode(k.geometry)},
+                         {"expected_ms", k.expected_ms}});
+    return {{"kernels", kernels}, {"atol", m.atol},     {"rtol", m.rtol},
+            {"warmup", m.warmup}, {"rounds", m.rounds}, {"iters", m.iters}};
+  }
+  json operator()(const InterleavedReply& m) const {
+    json kernels = json::array();
+    for (const auto& k : m.kernels)
+      kernels.push_back({{"status", std::string(to_string(k.status))},
+                         {"error", k.error ? wire::encode(*k.error) : json(nullptr)},
+                         {"message", k.message},
+                         {"samples", encode_samples(k.samples)},
+                         {"timing", encode_optional(k.timing)}});
+    return {{"kernels", kernels},
+            {"cublas", encode_samples(m.cublas)},
+            {"cublas_timing", encode_optional(m.cublas_timing)},
+            {"sm_clock_mhz", m.sm_clock_mhz},
+            {"context_lost", m.context_lost}};
+  }
 };
 
 Message decode_body(std::string_view type, const json& j) {
@@ -92,13 +151,7 @@ Message decode_body(std::string_view type, const json& j) {
   if (type == "measure") {
     MeasureRequest m;
     m.family = j.at("family").get<std::string>();
-    try {
-      m.params = params_from_json(j.at("params"));
-    } catch (const ProtocolError&) {
-      throw;
-    } catch (const Error& e) {
-      throw ProtocolError(fmt::format("bad params: {}", e.what()));
-    }
+    m.params = decode_params(j.at("params"));
     const auto& bytes = j.at("cubin").get_binary();
     m.cubin.assign(bytes.begin(), bytes.end());
     m.lowered_name = j.at("lowered_name").get<std::string>();
@@ -124,6 +177,43 @@ Message decode_body(std::string_view type, const json& j) {
     return ErrorReply{error_kind_from(j.at("kind").get<std::string>()), j.at("code").get<int>(),
                       j.at("message").get<std::string>(), j.at("fatal").get<bool>()};
   if (type == "shutdown") return ShutdownRequest{};
+  if (type == "time_interleaved") {
+    TimeInterleavedRequest m;
+    for (const auto& k : j.at("kernels").get_ref<const json::array_t&>()) {
+      InterleavedKernel kernel;
+      kernel.family = k.at("family").get<std::string>();
+      kernel.params = decode_params(k.at("params"));
+      const auto& bytes = k.at("cubin").get_binary();
+      kernel.cubin.assign(bytes.begin(), bytes.end());
+      kernel.lowered_name = k.at("lowered_name").get<std::string>();
+      kernel.geometry = wire::decode_geometry(k.at("geometry"));
+      kernel.expected_ms = k.at("expected_ms").get<double>();
+      m.kernels.push_back(std::move(kernel));
+    }
+    m.atol = j.at("atol").get<double>();
+    m.rtol = j.at("rtol").get<double>();
+    m.warmup = j.at("warmup").get<int>();
+    m.rounds = j.at("rounds").get<int>();
+    m.iters = j.at("iters").get<int>();
+    return m;
+  }
+  if (type == "interleaved") {
+    InterleavedReply r;
+    for (const auto& k : j.at("kernels").get_ref<const json::array_t&>()) {
+      InterleavedKernelResult kernel;
+      kernel.status = wire::decode_status(k.at("status"));
+      if (!k.at("error").is_null()) kernel.error = wire::decode_error_stats(k.at("error"));
+      kernel.message = k.at("message").get<std::string>();
+      kernel.samples = decode_samples(k.at("samples"));
+      kernel.timing = decode_optional_timing(k.at("timing"));
+      r.kernels.push_back(std::move(kernel));
+    }
+    r.cublas = decode_samples(j.at("cublas"));
+    r.cublas_timing = decode_optional_timing(j.at("cublas_timing"));
+    r.sm_clock_mhz = j.at("sm_clock_mhz").get<double>();
+    r.context_lost = j.at("context_lost").get<bool>();
+    return r;
+  }
   throw ProtocolError(fmt::format("unknown message type '{}'", type));
 }
 

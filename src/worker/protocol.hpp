@@ -7,6 +7,7 @@
 //   hello                          device (or error: no_device, fatal)
 //   prepare_shape                  cublas_reference, with cuBLASLt's when asked for (or error)
 //   measure                        verified, then result (or error)
+//   time_interleaved               interleaved (or error)
 //   shutdown                       (the worker exits)
 //
 // Pure: no I/O here, so every message round-trips in unit tests.
@@ -23,7 +24,8 @@
 
 namespace mpgemm {
 
-inline constexpr int kProtocolVersion = 3;  // 2: cuBLASLt in prepare_shape; 3: paired timing, balanced grids
+// 2: cuBLASLt in prepare_shape; 3: paired timing, balanced grids; 4: time_interleaved (the top-K re-rank)
+inline constexpr int kProtocolVersion = 4;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -83,6 +85,48 @@ struct ResultReply {
   Measurement measurement;
 };
 
+// One already-compiled kernel of a time_interleaved request (what MeasureRequest carries, without the protocol).
+struct InterleavedKernel {
+  std::string family;  // as MeasureRequest::family
+  Params params;
+  std::vector<char> cubin;
+  std::string lowered_name;
+  LaunchGeometry geometry;
+  double expected_ms = 0;  // per launch, from its earlier measurement (ms); sizes the coordinator's time limit
+};
+
+// Re-times N kernels and cuBLAS side by side on the prepared shape (the top-K re-rank): each kernel is verified
+// once, then all get `warmup` launches, then `rounds` rounds in which every entry still in (the kernels in
+// request order, then cuBLAS) is timed for one batch of `iters` launches. Round r starts at entry r mod
+// (N + 1) and goes on in order, wrapping, so each entry holds each position equally often over N + 1 rounds
+// and position effects (clock ramp, cache state left by the previous kernel) cancel.
+struct TimeInterleavedRequest {
+  std::vector<InterleavedKernel> kernels;
+  double atol = 0.5;
+  double rtol = 1e-3;
+  int warmup = 3;   // launches of each entry before the rounds
+  int rounds = 10;  // batches of each entry
+  int iters = 20;   // launches per batch
+};
+
+struct InterleavedKernelResult {
+  Status status = Status::ok;         // ok, or the failure that dropped it (verification or a faulting batch)
+  std::optional<ErrorStats> error;    // its verification's comparison with cuBLAS, when it ran
+  std::string message;                // empty when ok and timed in every round
+  std::vector<RoundSample> samples;   // every batch timed, in round order (a dropped kernel: until it failed)
+  std::optional<TimingStats> timing;  // over `samples` (runs = how many), when it has any
+};
+
+struct InterleavedReply {
+  std::vector<InterleavedKernelResult> kernels;  // in request order
+  std::vector<RoundSample> cublas;               // cuBLAS's batches from the same rounds
+  std::optional<TimingStats> cublas_timing;      // over `cublas`
+  double sm_clock_mhz = 0;                       // read after the rounds (MHz); 0 when unknown
+  // A kernel left the context unusable: the rounds stopped there (kernels after it may be ok with fewer or no
+  // samples) and the worker exits after this reply.
+  bool context_lost = false;
+};
+
 enum class ErrorKind {
   no_device,    // no usable driver or GPU
   cuda,         // a CUDA call failed outside of a candidate (code: cudaError_t), e.g. out of memory for a shape
@@ -102,8 +146,9 @@ struct ErrorReply {
 
 struct ShutdownRequest {};
 
-using Message = std::variant<HelloRequest, HelloReply, PrepareShapeRequest, PrepareShapeReply, MeasureRequest,
-                             VerifiedReply, ResultReply, ErrorReply, ShutdownRequest>;
+using Message =
+    std::variant<HelloRequest, HelloReply, PrepareShapeRequest, PrepareShapeReply, MeasureRequest, VerifiedReply,
+                 ResultReply, ErrorReply, ShutdownRequest, TimeInterleavedRequest, InterleavedReply>;
 
 std::string_view message_type(const Message& message);  // "hello", "device", "prepare_shape", ...
 

@@ -16,6 +16,7 @@
 #include "device/sm_clock.hpp"
 #include "measure/fault.hpp"
 #include "worker/fd_io.hpp"
+#include "worker/interleaved.hpp"
 
 namespace mpgemm {
 
@@ -48,6 +49,7 @@ class Server {
       if (const auto* m = std::get_if<HelloRequest>(&request)) return hello(*m);
       if (const auto* m = std::get_if<PrepareShapeRequest>(&request)) return prepare(*m);
       if (const auto* m = std::get_if<MeasureRequest>(&request)) return measure(*m);
+      if (const auto* m = std::get_if<TimeInterleavedRequest>(&request)) return interleaved(*m);
       reply(ErrorReply{ErrorKind::protocol, 0, fmt::format("'{}' is not a request", message_type(request)), true});
       return kWorkerExitProtocol;
     } catch (const ReplyFailed&) {
@@ -156,6 +158,20 @@ class Server {
     reply(ResultReply{result});
     if (run.context_lost()) {
       log(fmt::format("CUDA context lost ({}); exiting", result.message));
+      return kWorkerExitContextLost;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<int> interleaved(const TimeInterleavedRequest& m) {
+    if (!problem_) return fail(ErrorKind::bad_request, 0, "time_interleaved before prepare_shape", 0);
+    if (m.kernels.empty()) return fail(ErrorKind::bad_request, 0, "time_interleaved without kernels", 0);
+    if (auto why = bad_protocol(m.warmup, m.rounds, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    const InterleavedReply result = time_interleaved(*session_, *problem_, m);
+    reply(result);
+    if (result.context_lost) {
+      log("CUDA context lost during time_interleaved; exiting");
       return kWorkerExitContextLost;
     }
     return std::nullopt;

@@ -90,6 +90,43 @@ TEST_F(CliResolveBest, TakesTheFastestConfigAcrossArchesForThisDevice) {
   EXPECT_EQ(small.back().arch->str(), "sm_90");
 }
 
+// A shape with a re-rank takes its winner (view winners), even where the tuning's fastest was another config; the
+// other shapes keep best_per_shape.
+TEST_F(CliResolveBest, TakesTheReRankWinnerWhenTheShapeHasOne) {
+  {
+    Store store = Store::open(db_, Store::Mode::read_write);
+    const auto run = store.begin_run(RunInfo{});
+    RerankRecord r;
+    r.run_id = run;
+    r.device_name = "NVIDIA H200";
+    r.device_cc = "sm_90";
+    r.shape = Shape{4096, 4096, 4096};
+    r.rounds = 10;
+    r.iters = 20;
+    r.rule = "test";
+    RerankEntryRecord winner;
+    winner.config_id = *store.find_config_id("wmma_x");
+    winner.arch = *Arch::parse("sm_90");
+    winner.place = 1;
+    winner.tied = true;
+    r.winner_config_id = winner.config_id;
+    r.entries = {winner};
+    store.record_rerank(r);
+    store.end_run(run, "finished");
+  }
+  std::string note;
+  const auto big = cli::resolve_rows(options(Shape{4096, 4096, 4096}), h200(), &note);
+  ASSERT_EQ(big.back().label, "best tuned");
+  EXPECT_EQ(big.back().candidate.name, "wmma_x");  // not wgmma_y, the tuning's fastest
+  EXPECT_EQ(big.back().arch->str(), "sm_90");
+  const auto small = cli::resolve_rows(options(Shape{2048, 2048, 2048}), h200(), &note);
+  EXPECT_EQ(small.back().candidate.name, "wmma_x");
+  DeviceDescription h100 = h200();
+  h100.name = "NVIDIA H100";
+  // Another device's winners are not this one's.
+  EXPECT_EQ(cli::resolve_rows(options(Shape{4096, 4096, 4096}), h100, &note).back().candidate.name, "wmma_z");
+}
+
 TEST_F(CliResolveBest, AShapeWithoutMeasurementsGivesANote) {
   std::string note;
   const auto rows = cli::resolve_rows(options(Shape{1024, 1024, 1024}), h200(), &note);

@@ -363,12 +363,14 @@ TEST_F(StoreOpen, Version4DatabaseGainsRunPids) {
 
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 5);
+  EXPECT_EQ(schema_version(), 7);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object :
        {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
         "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best",
-        "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape", "ALTER TABLE runs ADD COLUMN pid"})
+        "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape", "ALTER TABLE runs ADD COLUMN pid",
+        "CREATE TABLE reranks", "CREATE TABLE rerank_configs", "CREATE TABLE rerank_samples",
+        "CREATE VIEW winners"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);

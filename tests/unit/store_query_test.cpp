@@ -74,7 +74,7 @@ TEST_F(StoreQuery, NamedQueries) {
   const std::vector<std::string_view> names(Store::query_names().begin(), Store::query_names().end());
   EXPECT_EQ(names, (std::vector<std::string_view>{"runs", "configs", "compilations", "warnings", "failures",
                                                   "best", "best_per_shape", "references", "measurements",
-                                                  "profiles"}));
+                                                  "profiles", "winners", "reranks"}));
   for (auto name : names) {
     const auto table = store.query_named(name);
     EXPECT_FALSE(table.columns.empty()) << name;
@@ -86,6 +86,7 @@ TEST_F(StoreQuery, NamedQueries) {
   EXPECT_EQ(store.query_named("best").rows.size(), 1u);
   EXPECT_EQ(store.query_named("best_per_shape").rows.size(), 1u);
   EXPECT_EQ(store.query_named("references").rows.size(), 0u);
+  EXPECT_EQ(store.query_named("winners").rows.size(), 0u);
 
   const auto configs = store.query_named("configs");
   ASSERT_EQ(configs.rows.size(), 1u);  // one row per config and arch: the latest compilation there
@@ -107,7 +108,7 @@ TEST_F(StoreQuery, NamedQueries) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown query 'bests' (valid: runs, configs, compilations, warnings, failures, best, "
-              "best_per_shape, references, measurements, profiles)");
+              "best_per_shape, references, measurements, profiles, winners, reranks)");
   }
 }
 

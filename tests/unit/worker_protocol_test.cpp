@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "worker/interleaved.hpp"
 #include "worker/protocol.hpp"
 
 namespace mpgemm {
@@ -240,6 +241,102 @@ TEST(WorkerProtocol, VerifiedAndResult) {
   EXPECT_FALSE(f.measurement.timing);
   EXPECT_FALSE(f.measurement.error);
   EXPECT_EQ(f.measurement.message, fault.message);
+}
+
+TEST(WorkerProtocol, TimeInterleaved) {
+  TimeInterleavedRequest m;
+  for (int k = 0; k < 3; ++k) {
+    InterleavedKernel kernel;
+    kernel.family = k == 2 ? "" : "wmma";
+    kernel.params = Params{{"BM", std::int64_t{64 << k}}};
+    for (int i = 0; i < 1000; ++i) kernel.cubin.push_back(static_cast<char>(i * (k + 3)));
+    kernel.lowered_name = "kernel" + std::to_string(k);
+    kernel.geometry = LaunchGeometry{{16u + k, 8, 1}, {128, 1, 1}, {1, 1, 1}, 4096, k == 1, 0};
+    kernel.expected_ms = 0.5 + k;
+    m.kernels.push_back(kernel);
+  }
+  m.atol = 0.25;
+  m.rtol = 2e-3;
+  m.warmup = 7;
+  m.rounds = 11;
+  m.iters = 13;
+  const auto got = round_trip(m);
+  ASSERT_EQ(got.kernels.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(got.kernels[k].family, m.kernels[k].family);
+    EXPECT_EQ(got.kernels[k].params, m.kernels[k].params);
+    EXPECT_EQ(got.kernels[k].cubin, m.kernels[k].cubin);
+    EXPECT_EQ(got.kernels[k].lowered_name, m.kernels[k].lowered_name);
+    EXPECT_EQ(got.kernels[k].geometry.grid.x, m.kernels[k].geometry.grid.x);
+    EXPECT_EQ(got.kernels[k].geometry.persistent, m.kernels[k].geometry.persistent);
+    EXPECT_EQ(got.kernels[k].expected_ms, m.kernels[k].expected_ms);
+  }
+  EXPECT_EQ(got.atol, 0.25);
+  EXPECT_EQ(got.rtol, 2e-3);
+  EXPECT_EQ(got.warmup, 7);
+  EXPECT_EQ(got.rounds, 11);
+  EXPECT_EQ(got.iters, 13);
+  EXPECT_TRUE(to_json_message(m)["kernels"][0]["cubin"].is_binary());
+  EXPECT_EQ(message_type(m), "time_interleaved");
+
+  InterleavedReply r;
+  InterleavedKernelResult ok;
+  ok.error = sample_errors();
+  ok.samples = {{0, 0, 1.25}, {1, 2, 1.5}, {2, 1, 1.125}};
+  ok.timing = sample_timing();
+  InterleavedKernelResult dropped;
+  dropped.status = Status::launch_failed;
+  dropped.message = "too many resources requested";
+  dropped.samples = {{0, 1, 2.0}};
+  r.kernels = {ok, dropped};
+  r.cublas = {{0, 2, 1.0}, {1, 0, 1.0625}, {2, 0, 0.9375}};
+  r.cublas_timing = TimingStats{1.0, 0.9375, 1.0625, 7, 3, 13};
+  r.sm_clock_mhz = 1755;
+  r.context_lost = true;
+  const auto back = round_trip(r);
+  ASSERT_EQ(back.kernels.size(), 2u);
+  EXPECT_EQ(back.kernels[0].status, Status::ok);
+  ASSERT_TRUE(back.kernels[0].error);
+  expect_equal(*back.kernels[0].error, sample_errors());
+  EXPECT_EQ(back.kernels[0].samples, ok.samples);
+  ASSERT_TRUE(back.kernels[0].timing);
+  expect_equal(*back.kernels[0].timing, sample_timing());
+  EXPECT_EQ(back.kernels[1].status, Status::launch_failed);
+  EXPECT_EQ(back.kernels[1].message, dropped.message);
+  EXPECT_FALSE(back.kernels[1].error);
+  EXPECT_FALSE(back.kernels[1].timing);
+  EXPECT_EQ(back.kernels[1].samples, dropped.samples);
+  EXPECT_EQ(back.cublas, r.cublas);
+  ASSERT_TRUE(back.cublas_timing);
+  expect_equal(*back.cublas_timing, *r.cublas_timing);
+  EXPECT_EQ(back.sm_clock_mhz, 1755);
+  EXPECT_TRUE(back.context_lost);
+  EXPECT_EQ(message_type(r), "interleaved");
+
+  // A sample that is not [round, position, ms] is refused.
+  nlohmann::json j = to_json_message(r);
+  j["cublas"][0] = nlohmann::json::array({0, 1});
+  EXPECT_THROW(message_from_json(j), ProtocolError);
+}
+
+// Round r starts at entry r mod (n + 1) and wraps; entries that dropped out are skipped, so every entry
+// holds every position once over n + 1 rounds.
+TEST(WorkerProtocol, InterleavedOrderRotates) {
+  const std::vector<bool> all(4, true);  // 3 kernels and cuBLAS (3)
+  EXPECT_EQ(interleaved_order(0, all), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(interleaved_order(1, all), (std::vector<int>{1, 2, 3, 0}));
+  EXPECT_EQ(interleaved_order(3, all), (std::vector<int>{3, 0, 1, 2}));
+  EXPECT_EQ(interleaved_order(4, all), (std::vector<int>{0, 1, 2, 3}));
+  std::vector<std::vector<int>> at(4, std::vector<int>(4, 0));  // at[entry][position]
+  for (int r = 0; r < 4; ++r) {
+    const auto order = interleaved_order(r, all);
+    for (std::size_t p = 0; p < order.size(); ++p) ++at[static_cast<std::size_t>(order[p])][p];
+  }
+  for (const auto& row : at) EXPECT_EQ(row, (std::vector<int>{1, 1, 1, 1}));
+  const std::vector<bool> one_out{true, false, true, true};
+  EXPECT_EQ(interleaved_order(1, one_out), (std::vector<int>{2, 3, 0}));
+  EXPECT_EQ(interleaved_order(2, one_out), (std::vector<int>{2, 3, 0}));
+  EXPECT_TRUE(interleaved_order(0, {}).empty());
 }
 
 TEST(WorkerProtocol, ErrorAndShutdown) {

@@ -21,12 +21,15 @@ int main(int argc, char** argv) {
       "verified config per device, arch and shape, with cuBLAS's and cuBLASLt's TFLOP/s and the ratios to both), "
       "best_per_shape (the same per device and shape, every family and arch competing: what mpgemm-run --config "
       "best takes), references (every cuBLAS and cuBLASLt timing), measurements (every measurement), profiles "
-      "(Nsight Compute counters imported by mpgemm-profile). --sql runs your own SELECT instead. The database is "
+      "(Nsight Compute counters imported by mpgemm-profile), winners (per device and shape, the winner of the latest "
+      "top-K re-rank: what mpgemm-run --config best takes first), reranks (every config of every re-rank in place "
+      "order, with its samples' median, ratio to cuBLAS and tie-break facts). --sql runs your own SELECT instead. The "
+      "database is "
       "opened read-only; nothing is ever written. The schema is in the README and printed by --schema.");
   parser.positional("DB", "the results database (mpgemm-tune writes results/results.db by default)", false)
       .positional("VIEW",
                   "runs | configs | compilations | warnings | failures | best | best_per_shape | references | "
-                  "measurements | profiles (default: best)",
+                  "measurements | profiles | winners | reranks (default: best)",
                   false)
       .option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--sql", "QUERY", "run one read-only SELECT on the database instead of a view")

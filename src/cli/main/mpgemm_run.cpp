@@ -6,6 +6,7 @@
 
 #include "cli/guarded_main.hpp"
 #include "cli/measure_options.hpp"
+#include "cli/run_rerank.hpp"
 #include "cli/run_table.hpp"
 #include "common/error.hpp"
 
@@ -18,10 +19,14 @@ int main(int argc, char** argv) {
       "(output poisoned before every launch, |c-ref| <= atol + rtol*|ref|) and times it with the writeup's protocol, "
       "in a worker process. --config best prints the writeup's table: the space's named points (wmma_naive, "
       "wmma_shared, wmma_cp_async), the fastest verified config in the database for this device and shape (any "
-      "family, any arch: sm_90 and sm_90a configs compete), cuBLAS, and cuBLASLt's best of its top 8 heuristic "
+      "family, any arch: sm_90 and sm_90a configs compete; the winner of the shape's latest re-rank when there is "
+      "one, see --rerank), cuBLAS, and cuBLASLt's best of its top 8 heuristic "
       "algorithms (each verified against cuBLAS, timed the same way; --no-cublaslt skips it); columns ms, GFLOPS, % "
       "of cuBLAS, % of cuBLASLt and the gain over the previous row. --config NAME runs one config (a point name, a "
-      "procedural config name or a config id) plus the references. Needs a GPU.");
+      "procedural config name or a config id) plus the references. --rerank K re-times the K fastest verified "
+      "configs of the shape side by side with cuBLAS in rotating rounds, stores every sample and names the "
+      "winner (fastest median; configs within --tie-band of it are tied and the smallest registers x threads, "
+      "then shared memory, then name wins), then prints the re-rank. Needs a GPU.");
   parser.option("--config", "WHICH", "best | a point name | a config name | a config id", "best")
       .option("--db", "PATH", "results database to take configs from", "results/results.db")
       .option("--space", "PATH", "space whose named points make the table's first rows", "configs/sm86.json")
@@ -33,6 +38,12 @@ int main(int argc, char** argv) {
               "time cuBLAS alternately with each kernel, batch by batch (a b, b a, ...), and take each row's "
               "ratio against that pairing (column cublas_ms): the ratio stays honest when the clock drifts under "
               "the power cap. Use more --runs (e.g. 10) for a tighter median");
+  parser
+      .option("--rerank", "K",
+              "re-rank the K fastest verified configs of the shape and record the winner "
+              "instead of printing the table (0: off)")
+      .option("--rounds", "INT", "re-rank rounds: timed batches of each config and of cuBLAS", "10")
+      .option("--tie-band", "X", "re-rank: medians within (1 + X) x the fastest tie, broken by the fixed rule", "0.01");
   parser.option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--output", "FILE", "also write the table to FILE in --format")
       .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-run")
@@ -42,7 +53,9 @@ int main(int argc, char** argv) {
       .example("mpgemm-run --config wmma_cp_async --M 4096 --N 4096 --K 4096", "one kernel next to cuBLAS")
       .example("mpgemm-run --config best --format markdown --output results/h200_2048.md", "keep the table")
       .example("mpgemm-run --config best --paired --runs 10 --M 4096 --N 4096 --K 4096",
-               "the best config's ratio to cuBLAS timed side by side with it");
+               "the best config's ratio to cuBLAS timed side by side with it")
+      .example("mpgemm-run --rerank 5 --M 4096 --N 4096 --K 4096 --db results/h200/sm90a.db",
+               "re-time the top 5 of a shape interleaved and record the winner (mpgemm-query DB winners)");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     cli::RunOptions o;
     o.selector = args.get_or("--config", "best");
@@ -58,7 +71,20 @@ int main(int argc, char** argv) {
     auto format = report::format_from_string(args.get_or("--format", "table"));
     if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
     std::vector<std::string> notes;
-    report::Table t = cli::run_rows(o, &notes);
+    report::Table t;
+    const auto top_k = args.get_int("--rerank");
+    if (top_k && *top_k > 0) {
+      RerankOptions r;
+      r.top_k = static_cast<int>(*top_k);
+      r.protocol = {o.settings.warmup, static_cast<int>(args.get_positive_int("--rounds").value_or(10)),
+                    o.settings.iters};
+      r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
+      if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
+      t = cli::run_rerank(o, r, std::vector<std::string>(argv, argv + argc), &notes);
+    } else {
+      if (top_k && *top_k < 0) throw UsageError("--rerank must not be negative");
+      t = cli::run_rows(o, &notes);
+    }
     report::print(t, *format, std::cout);
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
     if (auto out = args.get("--output")) {
@@ -67,6 +93,7 @@ int main(int argc, char** argv) {
       report::print(t, *format, f);
       for (const auto& n : notes) f << (*format == report::Format::markdown ? "\n" : "") << "note: " << n << "\n";
     }
+    if (top_k && *top_k > 0) return 0;  // a config dropped from a re-rank is a result, not a failure of the command
     bool all_ok = true;
     for (const auto& r : t.rows)
       if (auto* s = std::get_if<std::string>(&r[2]); s && *s != "ok" && *s != "reference") all_ok = false;

@@ -1,0 +1,51 @@
+#include "cli/run_rerank.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "codegen/family.hpp"
+#include "common/error.hpp"
+#include "compile/compile_pool.hpp"
+#include "compile/cubin_cache.hpp"
+#include "compile/nvrtc_compile.hpp"
+#include "store/store.hpp"
+#include "tune/gpu_backend.hpp"
+
+namespace mpgemm::cli {
+
+report::Table run_rerank(const RunOptions& opt, const RerankOptions& rerank, const std::vector<std::string>& argv,
+                         std::vector<std::string>* notes) {
+  std::string why;
+  auto backend = make_gpu_backend(opt.worker_path, opt.settings, &why);
+  if (!backend) throw NoDeviceError(fmt::format("mpgemm-run --rerank measures on a GPU and there is none: {}", why));
+  Store store = Store::open(opt.db_path, Store::Mode::read_write);
+  RunInfo info;
+  info.argv = argv;
+  info.mode = backend->mode();
+  char host[256] = {};
+  info.hostname = gethostname(host, sizeof host - 1) == 0 ? std::string(host) : std::string("unknown");
+  info.nvrtc_version = nvrtc_version();
+  info.set_device(backend->device());
+  info.notes = fmt::format("re-rank of the top {} at {}", rerank.top_k, opt.shape.str());
+  RerankOptions o = rerank;
+  o.run_id = store.begin_run(info);
+  try {
+    if (opt.cubin_cache) {
+      o.compile = [cache = CubinCache(*opt.cubin_cache)](const Candidate& c, const Arch& arch) {
+        CompilePoolOptions compiling;
+        compiling.cache = &cache;
+        return compile_cached(family(c.family).kernel_spec(c.params, arch), compiling).result;
+      };
+    }
+    const RerankOutcome out = rerank_shape(store, *backend, opt.shape, o);
+    store.end_run(o.run_id, "finished");
+    notes->push_back(out.note);
+    return rerank_table(out);
+  } catch (...) {
+    store.end_run(o.run_id, "failed");
+    throw;
+  }
+}
+
+}  // namespace mpgemm::cli

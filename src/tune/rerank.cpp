@@ -1,0 +1,215 @@
+#include "tune/rerank.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "codegen/family.hpp"
+#include "common/error.hpp"
+#include "compile/compile_pool.hpp"
+#include "compile/cubin_cache.hpp"
+#include "measure/stats.hpp"
+#include "worker/process.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+// Unknown resources sort after every known value.
+std::int64_t or_largest(std::int64_t v) {
+  return v >= 0 ? v : std::numeric_limits<std::int64_t>::max();
+}
+
+std::int64_t register_footprint(const RerankContender& c) {
+  if (c.registers < 0 || c.threads < 0) return or_largest(-1);
+  return std::int64_t{c.registers} * c.threads;
+}
+
+std::optional<TimingStats> stats_of(const std::vector<RoundSample>& samples, const RerankProtocol& p) {
+  if (samples.empty()) return std::nullopt;
+  std::vector<double> ms;
+  for (const auto& s : samples) ms.push_back(s.ms);
+  return summarize(std::move(ms), p.warmup, static_cast<int>(samples.size()), p.iters);
+}
+
+std::function<CompileResult(const Candidate&, const Arch&)> default_compiler(const Store& store) {
+  return [cache = CubinCache(CubinCache::beside(store.path()))](const Candidate& c, const Arch& arch) {
+    CompilePoolOptions options;
+    options.cache = &cache;
+    return compile_cached(family(c.family).kernel_spec(c.params, arch), options).result;
+  };
+}
+
+}  // namespace
+
+RerankPlacing apply_winner_rule(const std::vector<RerankContender>& contenders, double tie_band) {
+  RerankPlacing out;
+  out.tied.assign(contenders.size(), false);
+  if (contenders.empty()) return out;
+  double fastest = contenders.front().median_ms;
+  for (const auto& c : contenders) fastest = std::min(fastest, c.median_ms);
+  const double limit = fastest * (1.0 + tie_band);
+  for (std::size_t i = 0; i < contenders.size(); ++i) {
+    out.tied[i] = contenders[i].median_ms <= limit;
+    out.order.push_back(i);
+  }
+  std::sort(out.order.begin(), out.order.end(), [&](std::size_t a, std::size_t b) {
+    const auto& x = contenders[a];
+    const auto& y = contenders[b];
+    if (out.tied[a] != out.tied[b]) return static_cast<bool>(out.tied[a]);
+    if (out.tied[a])
+      return std::tuple(register_footprint(x), or_largest(x.smem_bytes), x.name, x.arch) <
+             std::tuple(register_footprint(y), or_largest(y.smem_bytes), y.name, y.arch);
+    return std::tie(x.median_ms, x.name, x.arch) < std::tie(y.median_ms, y.name, y.arch);
+  });
+  return out;
+}
+
+RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& shape, const RerankOptions& options) {
+  RerankOutcome out;
+  if (options.top_k <= 0) {
+    out.note = "re-rank off";
+    return out;
+  }
+  if (!backend.can_rerank()) {
+    out.note = fmt::format("the {} backend cannot re-rank", backend.mode());
+    return out;
+  }
+  const DeviceDescription& device = backend.device();
+  const std::vector<RankedConfig> ranked = store.ranked_configs(device.name, shape, options.top_k);
+  if (ranked.empty()) {
+    out.note = fmt::format("no verified config of {} on {} to re-rank", shape.str(), device.name);
+    return out;
+  }
+
+  RerankRecord& r = out.record;
+  r.run_id = options.run_id;
+  r.device_name = device.name;
+  r.device_cc = device.arch.str();
+  r.shape = shape;
+  r.top_k = options.top_k;
+  r.warmup = options.protocol.warmup;
+  r.rounds = options.protocol.rounds;
+  r.iters = options.protocol.iters;
+  r.tie_band = options.tie_band;
+  r.rule = std::string(kRerankRule);
+
+  // Every ranked config becomes an entry; those that compile go to the backend.
+  const auto compile = options.compile ? options.compile : default_compiler(store);
+  std::vector<RerankEntryRecord> entries;
+  std::vector<std::string> names;
+  std::vector<RerankKernel> kernels;
+  std::vector<std::size_t> entry_of;  // kernel index -> entry index
+  for (const auto& c : ranked) {
+    const Candidate& candidate = c.config.candidate;
+    const Family& fam = family(candidate.family);
+    RerankEntryRecord e;
+    e.config_id = c.config.id;
+    e.arch = c.arch;
+    e.prior_median_ms = c.median_ms;
+    const LaunchGeometry g = fam.launch_geometry(candidate.params, shape, device);
+    e.threads = static_cast<int>(g.block.count());
+    CompileResult compiled = compile(candidate, c.arch);
+    compiled.arch = c.arch;
+    // The database's facts first, so a replayed re-rank reads the same as the one recorded.
+    e.registers = c.registers >= 0 ? c.registers : compiled.registers;
+    const int static_smem = c.shared_bytes >= 0 ? c.shared_bytes : compiled.shared_bytes;
+    if (static_smem >= 0) e.smem_bytes = static_smem + static_cast<int>(g.dynamic_smem_bytes);
+    if (compiled.status != Status::ok) {
+      e.status = Status::compile_failed;
+      e.message = "compiling it again failed: " + compiled.log.substr(0, 200);
+    } else {
+      entry_of.push_back(entries.size());
+      kernels.push_back({candidate, std::move(compiled), c.median_ms});
+    }
+    entries.push_back(std::move(e));
+    names.push_back(candidate.name);
+  }
+
+  std::optional<InterleavedReply> reply;
+  if (!kernels.empty()) {
+    try {
+      if (options.prepare_shape) backend.prepare_shape(shape);
+      reply = backend.time_interleaved(kernels, shape, options.protocol);
+    } catch (const WorkerError& e) {
+      out.note = fmt::format("re-rank of {} not recorded: {}", shape.str(), e.what());
+      return out;
+    }
+    if (!reply) {
+      out.note = fmt::format("the {} backend gave no re-rank of {}", backend.mode(), shape.str());
+      return out;
+    }
+  }
+
+  if (reply) {
+    r.cublas_samples = reply->cublas;
+    if (auto t = stats_of(reply->cublas, options.protocol)) r.cublas_median_ms = t->median_ms;
+    r.sm_clock_mhz = reply->sm_clock_mhz;
+    for (std::size_t k = 0; k < kernels.size() && k < reply->kernels.size(); ++k) {
+      auto& e = entries[entry_of[k]];
+      auto& got = reply->kernels[k];
+      e.status = got.status;
+      e.message = got.message;
+      e.samples = std::move(got.samples);
+      e.timing = stats_of(e.samples, options.protocol);
+      if (e.timing && r.cublas_median_ms && e.timing->median_ms > 0)
+        e.ratio_to_cublas = *r.cublas_median_ms / e.timing->median_ms;
+    }
+  }
+
+  // The rule, over the configs timed ok; the others follow in ranked order.
+  std::vector<RerankContender> contenders;
+  std::vector<std::size_t> contender_entry;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    if (e.status != Status::ok || !e.timing) continue;
+    contenders.push_back({names[i], e.arch.str(), e.timing->median_ms, e.registers, e.threads, e.smem_bytes});
+    contender_entry.push_back(i);
+  }
+  const RerankPlacing placing = apply_winner_rule(contenders, options.tie_band);
+  std::vector<std::size_t> order;
+  for (std::size_t p = 0; p < placing.order.size(); ++p) {
+    const std::size_t c = placing.order[p];
+    auto& e = entries[contender_entry[c]];
+    e.place = static_cast<int>(p) + 1;
+    e.tied = placing.tied[c];
+    order.push_back(contender_entry[c]);
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (!entries[i].place) order.push_back(i);
+  for (const std::size_t i : order) {
+    r.entries.push_back(std::move(entries[i]));
+    out.names.push_back(names[i]);
+  }
+  if (!placing.order.empty()) r.winner_config_id = r.entries.front().config_id;
+
+  out.rerank_id = store.record_rerank(r);
+  out.recorded = true;
+  const auto ties = std::count(placing.tied.begin(), placing.tied.end(), true);
+  out.note = r.winner_config_id
+                 ? fmt::format("re-rank of {}: {} wins over {} re-timed config(s), {} within the {:g}% tie band",
+                               shape.str(), out.names.front(), contenders.size(), ties, 100 * options.tie_band)
+                 : fmt::format("re-rank of {}: no config was timed ok, no winner", shape.str());
+  return out;
+}
+
+report::Table rerank_table(const RerankOutcome& outcome) {
+  report::Table t;
+  t.columns = {"place",           "config",  "arch",      "status",  "tied",       "median_ms",
+               "ratio_to_cublas", "samples", "registers", "threads", "smem_bytes", "message"};
+  const auto known = [](int v) { return v >= 0 ? report::Cell(std::int64_t{v}) : report::Cell{}; };
+  for (std::size_t i = 0; i < outcome.record.entries.size(); ++i) {
+    const auto& e = outcome.record.entries[i];
+    t.rows.push_back({e.place ? report::Cell(std::int64_t{*e.place}) : report::Cell{}, outcome.names[i], e.arch.str(),
+                      std::string(to_string(e.status)), std::int64_t{e.tied ? 1 : 0},
+                      e.timing ? report::Cell(e.timing->median_ms) : report::Cell{},
+                      e.ratio_to_cublas ? report::Cell(*e.ratio_to_cublas) : report::Cell{},
+                      static_cast<std::int64_t>(e.samples.size()), known(e.registers), known(e.threads),
+                      known(e.smem_bytes), e.message});
+  }
+  return t;
+}
+
+}  // namespace mpgemm

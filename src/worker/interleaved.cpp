@@ -1,0 +1,104 @@
+#include "worker/interleaved.hpp"
+
+#include <memory>
+
+#include "codegen/family.hpp"
+#include "device/candidate.hpp"
+#include "device/cuda_check.hpp"
+#include "device/sm_clock.hpp"
+#include "device/timing.hpp"
+#include "measure/stats.hpp"
+
+namespace mpgemm {
+
+std::vector<int> interleaved_order(int round, const std::vector<bool>& active) {
+  std::vector<int> order;
+  const int entries = static_cast<int>(active.size());
+  if (entries == 0) return order;
+  const int start = round % entries;
+  for (int i = 0; i < entries; ++i) {
+    const int e = (start + i) % entries;
+    if (active[static_cast<std::size_t>(e)]) order.push_back(e);
+  }
+  return order;
+}
+
+namespace {
+
+std::optional<TimingStats> stats_of(const std::vector<RoundSample>& samples, int warmup, int iters) {
+  if (samples.empty()) return std::nullopt;
+  std::vector<double> ms;
+  ms.reserve(samples.size());
+  for (const auto& s : samples) ms.push_back(s.ms);
+  return summarize(std::move(ms), warmup, static_cast<int>(samples.size()), iters);
+}
+
+}  // namespace
+
+InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& problem,
+                                  const TimeInterleavedRequest& request) {
+  const auto n = request.kernels.size();
+  InterleavedReply out;
+  out.kernels.resize(n);
+  std::vector<bool> active(n + 1, true);
+  std::vector<std::unique_ptr<CandidateRun>> runs;
+  runs.reserve(n);
+  const auto drop = [&](std::size_t i, Status status, std::string message, bool context_lost) {
+    out.kernels[i].status = status;
+    out.kernels[i].message = std::move(message);
+    active[i] = false;
+    if (context_lost) out.context_lost = true;
+  };
+
+  // Verification, one kernel after the other (each poisons C, launches once, compares with cuBLAS).
+  for (std::size_t i = 0; i < n && !out.context_lost; ++i) {
+    const InterleavedKernel& k = request.kernels[i];
+    ArgsBuilder args = k.family.empty() ? standard_args() : family_args(family(k.family), k.params);
+    runs.push_back(std::make_unique<CandidateRun>(
+        session, problem, CandidateKernel{k.cubin, k.lowered_name, k.geometry, std::move(args)}));
+    const VerifyOutcome v = runs.back()->verify(request.atol, request.rtol);
+    out.kernels[i].error = v.error;
+    if (v.status != Status::ok) drop(i, v.status, v.message, v.context_lost);
+  }
+
+  // Warm-up of every entry still in, then the rounds.
+  for (std::size_t i = 0; i < runs.size() && !out.context_lost; ++i) {
+    if (!active[i] || request.warmup == 0) continue;
+    const auto b = runs[i]->warm_up(request.warmup);
+    if (b.status != Status::ok) drop(i, b.status, b.message, runs[i]->context_lost());
+  }
+  if (!out.context_lost) {
+    for (int w = 0; w < request.warmup; ++w) problem.run_cublas();
+    MPGEMM_CUDA(cudaStreamSynchronize(session.stream()));
+  }
+  for (int r = 0; r < request.rounds && !out.context_lost; ++r) {
+    int position = 0;
+    for (const int e : interleaved_order(r, active)) {
+      const auto i = static_cast<std::size_t>(e);
+      if (i == n) {
+        const double ms = time_single_batch(session.stream(), request.iters, [&] { problem.run_cublas(); });
+        out.cublas.push_back({r, position++, ms});
+        continue;
+      }
+      const auto b = runs[i]->time_batch(request.iters);
+      if (b.status != Status::ok) {
+        drop(i, b.status, b.message, runs[i]->context_lost());
+        if (out.context_lost) break;
+        continue;
+      }
+      out.kernels[i].samples.push_back({r, position++, b.ms});
+    }
+  }
+
+  for (auto& k : out.kernels) {
+    k.timing = stats_of(k.samples, request.warmup, request.iters);
+    // Still ok but never timed: the rounds stopped before it (another kernel lost the context).
+    if (k.status == Status::ok && k.samples.empty())
+      k.message = "not timed: another kernel left the CUDA context unusable before its first batch";
+  }
+  out.cublas_timing = stats_of(out.cublas, request.warmup, request.iters);
+  if (!out.context_lost) out.sm_clock_mhz = read_sm_clock_mhz(session.info().pci_bus_id, session.info().ordinal);
+  return out;
+}
+
+}  // namespace mpgemm

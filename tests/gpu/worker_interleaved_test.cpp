@@ -1,0 +1,132 @@
+// time_interleaved on a real GPU: in this process (worker/interleaved.hpp) for the rounds, the samples and the
+// kernels that drop out, and through mpgemm-worker (WorkerClient) for a sticky fault in the middle of the rounds.
+// Without a device every test is skipped with the reason.
+#include <filesystem>
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "../kernels/device_test_nvrtc.hpp"
+#include "device/query.hpp"
+#include "device/session.hpp"
+#include "worker/client.hpp"
+#include "worker/interleaved.hpp"
+
+namespace mpgemm {
+namespace {
+
+const Shape kShape{250, 190, 130};
+
+LaunchGeometry geometry_for(const Shape& s) {
+  LaunchGeometry g;
+  g.block = {16, 16, 1};
+  g.grid = {static_cast<std::uint32_t>((s.n + 15) / 16), static_cast<std::uint32_t>((s.m + 15) / 16), 1};
+  return g;
+}
+
+class WorkerInterleaved : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!device_available(&skip_reason_)) return;
+    try {
+      session_ = std::make_unique<DeviceSession>(0);
+      cubin_ = test::compile_test_kernels(session_->info().arch);
+      problem_ = std::make_unique<ProblemContext>(*session_, kShape, 7);
+    } catch (const std::exception& e) {
+      setup_error_ = e.what();
+    }
+  }
+  static void TearDownTestSuite() {
+    problem_.reset();
+    session_.reset();
+  }
+  void SetUp() override {
+    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+    ASSERT_TRUE(setup_error_.empty()) << setup_error_;
+  }
+
+  static InterleavedKernel kernel(const std::string& name, LaunchGeometry g = geometry_for(kShape)) {
+    InterleavedKernel k;
+    k.cubin = cubin_;
+    k.lowered_name = name;
+    k.geometry = g;
+    return k;
+  }
+
+  static inline std::string skip_reason_;
+  static inline std::string setup_error_;
+  static inline std::unique_ptr<DeviceSession> session_;
+  static inline std::unique_ptr<ProblemContext> problem_;
+  static inline std::vector<char> cubin_;
+};
+
+// Two copies of one kernel (A/A), a wrong kernel and one the device refuses: the wrong and the refused drop out
+// before the rounds, the copies and cuBLAS are timed in every round with rotating positions, and the copies agree.
+TEST_F(WorkerInterleaved, RoundsRotateAndFailuresDropOut) {
+  LaunchGeometry too_big = geometry_for(kShape);
+  too_big.block = {64, 32, 1};  // 2048 threads: over every device's limit
+  TimeInterleavedRequest req;
+  req.kernels = {kernel("test_gemm_naive"), kernel("test_gemm_off_by_one"), kernel("test_gemm_naive"),
+                 kernel("test_gemm_naive", too_big)};
+  req.warmup = 3;
+  req.rounds = 10;
+  req.iters = 20;
+  const InterleavedReply r = time_interleaved(*session_, *problem_, req);
+  ASSERT_EQ(r.kernels.size(), 4u);
+  EXPECT_FALSE(r.context_lost);
+  EXPECT_EQ(r.kernels[1].status, Status::incorrect);
+  EXPECT_TRUE(r.kernels[1].samples.empty());
+  EXPECT_NE(r.kernels[3].status, Status::ok);
+  EXPECT_TRUE(r.kernels[3].samples.empty());
+  for (const std::size_t i : {0u, 2u}) {
+    const auto& k = r.kernels[i];
+    ASSERT_EQ(k.status, Status::ok) << k.message;
+    ASSERT_EQ(k.samples.size(), 10u);
+    ASSERT_TRUE(k.timing);
+    EXPECT_EQ(k.timing->runs, 10);
+    for (int round = 0; round < 10; ++round) {
+      EXPECT_EQ(k.samples[static_cast<std::size_t>(round)].round, round);
+      EXPECT_GT(k.samples[static_cast<std::size_t>(round)].ms, 0);
+    }
+  }
+  ASSERT_EQ(r.cublas.size(), 10u);
+  ASSERT_TRUE(r.cublas_timing);
+  // Three entries timed per round (the copies and cuBLAS): each holds each of the 3 positions over the rounds.
+  for (const auto& samples : {r.kernels[0].samples, r.kernels[2].samples, r.cublas}) {
+    std::vector<int> at(3, 0);
+    for (const auto& s : samples) {
+      ASSERT_LT(s.position, 3);
+      ++at[static_cast<std::size_t>(s.position)];
+    }
+    for (const int n : at) EXPECT_GE(n, 3);
+  }
+  EXPECT_NEAR(r.kernels[2].timing->median_ms / r.kernels[0].timing->median_ms, 1.0, 0.1);
+}
+
+// Through the worker: a kernel that faults in its verification launch loses the context; the reply still comes,
+// says so, and the worker is ended; the next request gets a fresh worker.
+TEST_F(WorkerInterleaved, AStickyFaultEndsTheWorkerNotTheRequest) {
+  WorkerOptions o;
+  o.executable = (std::filesystem::path(MPGEMM_BINARY_DIR) / "bin" / "mpgemm-worker").string();
+  WorkerClient client(o);
+  client.hello();
+  PrepareShapeRequest prep;
+  prep.shape = kShape;
+  prep.cublaslt = false;
+  client.prepare_shape(prep);
+  TimeInterleavedRequest req;
+  req.kernels = {kernel("test_gemm_naive"), kernel("test_gemm_illegal_address")};
+  req.rounds = 4;
+  const InterleavedReply r = client.time_interleaved(req);
+  EXPECT_TRUE(r.context_lost);
+  EXPECT_EQ(r.kernels[1].status, Status::runtime_fault);
+  EXPECT_FALSE(client.running());
+  req.kernels.pop_back();
+  const InterleavedReply again = client.time_interleaved(req);
+  EXPECT_FALSE(again.context_lost);
+  EXPECT_EQ(again.kernels[0].samples.size(), 4u);
+  EXPECT_EQ(again.cublas.size(), 4u);
+}
+
+}  // namespace
+}  // namespace mpgemm

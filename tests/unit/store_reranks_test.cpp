@@ -1,0 +1,210 @@
+// The re-rank's tables (schema version 7): a version-5 database with rows migrates to them; the ranked configs
+// a re-rank starts from; a re-rank with every sample written and read back; the winners view.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "store/schema.hpp"
+#include "store/store.hpp"
+#include "support/store_fixture.hpp"
+
+namespace mpgemm {
+namespace {
+
+const Shape kShape{256, 128, 64};
+
+void raw_exec(const std::filesystem::path& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+// An 'ok' measurement of `config` at `median_ms` with its compilation (registers), in one call.
+void measured(Store& store, std::int64_t run, std::int64_t config, double median_ms, int registers,
+              const std::string& key, const std::string& arch = "sm_90a") {
+  CompileResult c;
+  c.status = Status::ok;
+  c.arch = *Arch::parse(arch);
+  c.registers = registers;
+  c.shared_bytes = 1024;
+  c.dynamic_shared_bytes = 32768;
+  c.compile_key = "ck" + key;
+  const auto compilation = store.record_compilation(config, run, c);
+  MeasurementRecord m;
+  m.run_id = run;
+  m.config_id = config;
+  m.compilation_id = compilation;
+  m.result_key = key;
+  m.device_name = "NVIDIA H200";
+  m.device_cc = "sm_90";
+  m.arch = c.arch;
+  m.shape = kShape;
+  m.measurement.status = Status::ok;
+  m.measurement.timing = TimingStats{median_ms, median_ms, median_ms, 3, 5, 20};
+  store.record_measurement(m);
+}
+
+// A version-5 database (the migrations' own SQL up to 5, as an older mpgemm left it) with a run, configs,
+// compilations and measurements, opened by this build: migrated to 7 in place, nothing lost, the re-rank
+// tables empty and usable with the old rows.
+TEST(StoreReranks, Version5DatabaseMigratesWithItsRows) {
+  const auto dir = testing::per_test_dir();
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "v5.db";
+  std::string old_sql;
+  for (const auto& m : store_detail::migrations())
+    if (m.version <= 5) old_sql += std::string(m.sql);
+  raw_exec(path, "BEGIN;" + old_sql +
+                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 5; COMMIT;", kStoreApplicationId));
+  raw_exec(path,
+           "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
+           "INSERT INTO configs (id, family, name, params, source_hash) VALUES "
+           "  (1, 'wmma', 'wmma_a', '{\"BM\": 64}', 'h'), (2, 'wmma', 'wmma_b', '{\"BM\": 128}', 'h');"
+           "INSERT INTO compilations (id, config_id, run_id, arch, compile_key, status, registers, compile_ms, log) "
+           "VALUES (1, 1, 1, 'sm_90a', 'k1', 'ok', 96, 1.0, ''), (2, 2, 1, 'sm_90a', 'k2', 'ok', 128, 1.0, '');"
+           "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, arch, "
+           "  M, N, K, status, median_ms) VALUES "
+           "  (1, 1, 1, 'r1', 'NVIDIA H200', 'sm_90', 'sm_90a', 256, 128, 64, 'ok', 0.5),"
+           "  (1, 2, 2, 'r2', 'NVIDIA H200', 'sm_90', 'sm_90a', 256, 128, 64, 'ok', 0.25);");
+  { Store migrated = Store::open(path, Store::Mode::read_write); }
+  Store store = Store::open(path, Store::Mode::read_only);  // refuses anything but the current schema
+  EXPECT_EQ(store.query_named("measurements").rows.size(), 2u);
+  EXPECT_TRUE(store.query_named("winners").rows.empty());
+  EXPECT_TRUE(store.query_named("reranks").rows.empty());
+  const auto ranked = store.ranked_configs("NVIDIA H200", kShape, 5);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].config.candidate.name, "wmma_b");
+  EXPECT_EQ(ranked[0].registers, 128);
+  EXPECT_EQ(ranked[1].config.candidate.name, "wmma_a");
+  EXPECT_FALSE(store.find_latest_rerank("NVIDIA H200", kShape));
+  std::filesystem::remove_all(dir);
+}
+
+class StoreRerankRows : public testing::StoreWithRun {};
+
+// One row per (config name, arch) at its fastest median; equal medians in name order; an older config row of
+// the same name (another source hash) does not take a second place; other shapes and failures stay out.
+TEST_F(StoreRerankRows, RankedConfigsAreTheFastestPerKernelInAFixedOrder) {
+  const auto b = config("wmma_b"), a = config("wmma_a"), c = config("wmma_c");
+  measured(*store_, run_, b, 0.30, 100, "b1");
+  measured(*store_, run_, b, 0.20, 100, "b2");  // b's fastest: 0.20
+  measured(*store_, run_, a, 0.20, 90, "a1");   // ties with b: a first by name
+  measured(*store_, run_, c, 0.40, 80, "c1");
+  const auto old_b = store_->upsert_config(Candidate{"wmma", {}, "wmma_b", std::nullopt}, "0ld");
+  measured(*store_, run_, old_b, 0.10, 100, "b_old");  // the fastest row, but b is one kernel
+  MeasurementRecord failed;
+  failed.run_id = run_;
+  failed.config_id = c;
+  failed.result_key = "c_failed";
+  failed.device_name = "NVIDIA H200";
+  failed.device_cc = "sm_90";
+  failed.arch = *Arch::parse("sm_90a");
+  failed.shape = kShape;
+  failed.measurement = Measurement::unmeasured(Status::incorrect, "wrong");
+  store_->record_measurement(failed);
+
+  const auto ranked = store_->ranked_configs("NVIDIA H200", kShape, 5);
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(ranked[0].config.id, old_b);  // the fastest row of wmma_b
+  EXPECT_EQ(ranked[0].median_ms, 0.10);
+  EXPECT_EQ(ranked[1].config.candidate.name, "wmma_a");
+  EXPECT_EQ(ranked[1].registers, 90);
+  EXPECT_EQ(ranked[1].shared_bytes, 1024);
+  EXPECT_EQ(ranked[2].config.candidate.name, "wmma_c");
+  EXPECT_EQ(store_->ranked_configs("NVIDIA H200", kShape, 2).size(), 2u);
+  EXPECT_TRUE(store_->ranked_configs("NVIDIA H200", Shape{1, 2, 3}, 5).empty());
+  EXPECT_TRUE(store_->ranked_configs("NVIDIA A100", kShape, 5).empty());
+}
+
+TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
+  const auto a = config("wmma_a"), b = config("wmma_b");
+  RerankRecord r;
+  r.run_id = run_;
+  r.device_name = "NVIDIA H200";
+  r.device_cc = "sm_90";
+  r.shape = kShape;
+  r.top_k = 5;
+  r.warmup = 3;
+  r.rounds = 2;
+  r.iters = 20;
+  r.tie_band = 0.01;
+  r.rule = "test_rule";
+  r.winner_config_id = b;
+  r.cublas_median_ms = 0.5;
+  r.sm_clock_mhz = 1755;
+  RerankEntryRecord eb;
+  eb.config_id = b;
+  eb.arch = *Arch::parse("sm_90a");
+  eb.prior_median_ms = 0.26;
+  eb.timing = TimingStats{0.25, 0.25, 0.25, 3, 2, 20};
+  eb.ratio_to_cublas = 2.0;
+  eb.registers = 96;
+  eb.threads = 128;
+  eb.smem_bytes = 33792;
+  eb.tied = true;
+  eb.place = 1;
+  eb.samples = {{0, 1, 0.25}, {1, 0, 0.25}};
+  RerankEntryRecord ea;
+  ea.config_id = a;
+  ea.arch = *Arch::parse("sm_90a");
+  ea.prior_median_ms = 0.25;
+  ea.status = Status::launch_failed;
+  ea.message = "dropped";
+  ea.samples = {{0, 0, 0.3}};
+  r.entries = {eb, ea};
+  r.cublas_samples = {{0, 2, 0.5}, {1, 1, 0.5}};
+  store_->record_rerank(r);
+
+  const auto got = store_->find_latest_rerank("NVIDIA H200", kShape);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->winner_config_id, b);
+  EXPECT_EQ(got->rule, "test_rule");
+  EXPECT_EQ(got->rounds, 2);
+  EXPECT_EQ(got->cublas_median_ms, 0.5);
+  EXPECT_EQ(got->sm_clock_mhz, 1755);
+  EXPECT_EQ(got->cublas_samples, r.cublas_samples);
+  ASSERT_EQ(got->entries.size(), 2u);
+  EXPECT_EQ(got->entries[0].config_id, b);
+  EXPECT_EQ(got->entries[0].place, 1);
+  EXPECT_TRUE(got->entries[0].tied);
+  EXPECT_EQ(got->entries[0].samples, eb.samples);
+  ASSERT_TRUE(got->entries[0].timing);
+  EXPECT_EQ(got->entries[0].timing->median_ms, 0.25);
+  EXPECT_EQ(got->entries[0].timing->runs, 2);
+  EXPECT_EQ(got->entries[0].registers, 96);
+  EXPECT_EQ(got->entries[0].smem_bytes, 33792);
+  EXPECT_EQ(got->entries[1].status, Status::launch_failed);
+  EXPECT_FALSE(got->entries[1].place);
+  EXPECT_FALSE(got->entries[1].timing);
+  EXPECT_EQ(got->entries[1].registers, -1);
+  EXPECT_EQ(got->entries[1].samples, ea.samples);
+
+  const auto winners = store_->query_named("winners");
+  ASSERT_EQ(winners.rows.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(winners.rows[0][3]), "wmma_b");
+  EXPECT_EQ(std::get<std::int64_t>(winners.rows[0][8]), 1);  // tied: the winner alone
+  EXPECT_EQ(store_->query_named("reranks").rows.size(), 2u);
+
+  // A later re-rank of the shape replaces the winner; one without a winner does not.
+  r.winner_config_id = a;
+  r.entries[1].place = 1;
+  r.entries[1].status = Status::ok;
+  r.entries[0].place = 2;
+  store_->record_rerank(r);
+  r.winner_config_id.reset();
+  r.entries = {};
+  store_->record_rerank(r);
+  const auto later = store_->query_named("winners");
+  ASSERT_EQ(later.rows.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(later.rows[0][3]), "wmma_a");
+}
+
+}  // namespace
+}  // namespace mpgemm

@@ -1,0 +1,241 @@
+// The top-K re-rank against the replay backend: a database built here by hand (configs, compilations,
+// measurements and cuBLAS as a GPU run records them), re-ranked without a GPU. The expected winners come from
+// the numbers written in each test and the rule in tune/rerank.hpp, not from the code under test.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "codegen/wmma_family.hpp"
+#include "store/store.hpp"
+#include "support/store_fixture.hpp"
+#include "tune/replay_backend.hpp"
+#include "tune/rerank.hpp"
+
+namespace mpgemm {
+namespace {
+
+const Shape kShape{1024, 1024, 1024};
+
+// A buildable wmma config: BM x BN block tile, WN-wide warp tiles (threads = (BM/32) x (BN/WN) x 32).
+Candidate wmma(int bm, int bn, int wn, int stages = 2) {
+  WmmaConfig c;
+  c.bm = bm;
+  c.bn = bn;
+  c.wn = wn;
+  c.stages = stages;
+  return Candidate{"wmma", c.to_params(), c.name(), std::nullopt};
+}
+
+class Rerank : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::per_test_dir();
+    store_.emplace(Store::open(dir_ / "results.db", Store::Mode::read_write));
+    RunInfo info;
+    info.mode = "gpu";
+    DeviceDescription d;
+    d.name = "NVIDIA H200";
+    d.arch = *Arch::parse("sm_90");
+    d.sm_count = 132;
+    info.set_device(d);
+    run_ = store_->begin_run(info);
+    store_->record_cublas(run_, CublasRecord{"NVIDIA H200", "sm_90", kShape, TimingStats{0.9, 0.9, 0.9, 3, 5, 20}, 0});
+    store_->end_run(run_, "finished");
+    rerank_run_ = store_->begin_run(RunInfo{});
+  }
+  void TearDown() override {
+    store_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Records `c` measured ok at `median_ms`, compiled with `registers` per thread.
+  std::string measured(const Candidate& c, double median_ms, int registers, int shared_bytes = 0) {
+    const auto id = store_->upsert_config(c, "source");
+    CompileResult compiled;
+    compiled.status = Status::ok;
+    compiled.arch = *Arch::parse("sm_90");
+    compiled.registers = registers;
+    compiled.shared_bytes = shared_bytes;
+    compiled.compile_key = "key_" + c.name;
+    const auto compilation = store_->record_compilation(id, run_, compiled);
+    MeasurementRecord m;
+    m.run_id = run_;
+    m.config_id = id;
+    m.compilation_id = compilation;
+    m.result_key = "result_" + c.name;
+    m.device_name = "NVIDIA H200";
+    m.device_cc = "sm_90";
+    m.arch = compiled.arch;
+    m.shape = kShape;
+    m.measurement.status = Status::ok;
+    m.measurement.timing = TimingStats{median_ms, median_ms, median_ms, 3, 5, 20};
+    store_->record_measurement(m);
+    return c.name;
+  }
+
+  RerankOutcome rerank(int top_k = 5, double tie_band = 0.01) {
+    auto backend = make_replay_backend(dir_ / "results.db", MeasureSettings{});
+    RerankOptions o;
+    o.top_k = top_k;
+    o.tie_band = tie_band;
+    o.protocol = RerankProtocol{2, 6, 10};
+    o.run_id = rerank_run_;
+    o.compile = [](const Candidate&, const Arch& arch) {  // replay needs no cubin
+      CompileResult c;
+      c.status = Status::ok;
+      c.arch = arch;
+      return c;
+    };
+    return rerank_shape(*store_, *backend, kShape, o);
+  }
+
+  std::string winner() {
+    Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
+    const auto t = reader.query_named("winners");
+    if (t.rows.empty()) return "";
+    return std::get<std::string>(t.rows.at(0).at(3));
+  }
+
+  std::filesystem::path dir_;
+  std::optional<Store> store_;
+  std::int64_t run_ = 0;
+  std::int64_t rerank_run_ = 0;
+};
+
+TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
+  // 128x64 tiles with 32-wide warp tiles: 8 warps, 256 threads each.
+  const auto a = measured(wmma(128, 64, 32), 1.00, 128);
+  const auto b = measured(wmma(64, 64, 32), 1.05, 64);
+  const auto c = measured(wmma(128, 128, 32), 1.10, 64);
+  const auto d = measured(wmma(64, 128, 32), 1.20, 64);
+  const RerankOutcome out = rerank();
+  ASSERT_TRUE(out.recorded) << out.note;
+  EXPECT_EQ(out.names, (std::vector<std::string>{a, b, c, d}));
+  EXPECT_EQ(winner(), a);
+  const auto& e = out.record.entries;
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_TRUE(e[0].tied);
+  EXPECT_FALSE(e[1].tied);
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    EXPECT_EQ(e[i].place, static_cast<int>(i) + 1);
+    EXPECT_EQ(e[i].samples.size(), 6u);  // one per round
+  }
+  ASSERT_TRUE(e[0].ratio_to_cublas);
+  EXPECT_DOUBLE_EQ(*e[0].ratio_to_cublas, 0.9);  // cuBLAS 0.9 ms over the same rounds / 1.0 ms
+  EXPECT_EQ(e[0].threads, 256);
+  EXPECT_EQ(out.record.cublas_samples.size(), 6u);
+  EXPECT_EQ(out.record.rule, std::string(kRerankRule));
+
+  // Every sample is stored, positions rotating: 5 entries, so over 5 rounds each entry holds each place once.
+  Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
+  EXPECT_EQ(reader.query_sql("SELECT * FROM rerank_samples").rows.size(), 5u * 6u);
+  EXPECT_EQ(reader.query_sql("SELECT DISTINCT position FROM rerank_samples WHERE config_id IS NULL AND round < 5")
+                .rows.size(),
+            5u);
+}
+
+// Within 1% of the fastest, the smaller register footprint (registers x threads) wins; outside it, speed does.
+TEST_F(Rerank, TiesInTheBandGoToTheSmallerRegisterFootprint) {
+  const auto fast = measured(wmma(128, 64, 32), 1.000, 128);        // 256 threads x 128 registers
+  const auto lean = measured(wmma(64, 64, 32), 1.008, 96);          // 128 threads x 96: inside 1%
+  const auto out_of_band = measured(wmma(64, 128, 32), 1.011, 32);  // 256 threads x 32, but 1.1% slower
+  const RerankOutcome out = rerank();
+  ASSERT_TRUE(out.recorded) << out.note;
+  EXPECT_EQ(out.names, (std::vector<std::string>{lean, fast, out_of_band}));
+  EXPECT_TRUE(out.record.entries[0].tied);
+  EXPECT_TRUE(out.record.entries[1].tied);
+  EXPECT_FALSE(out.record.entries[2].tied);
+  EXPECT_EQ(winner(), lean);
+
+  // With no band, the fastest median wins outright.
+  EXPECT_EQ(rerank(5, 0.0).names.front(), fast);
+  EXPECT_EQ(winner(), fast);
+}
+
+TEST_F(Rerank, EqualFootprintsFallBackToSharedMemoryThenName) {
+  const auto big_smem = measured(wmma(128, 64, 32, 3), 1.0, 64, 0);  // 3 stages: more dynamic shared memory
+  const auto small_smem = measured(wmma(128, 64, 32, 2), 1.0, 64, 0);
+  EXPECT_EQ(rerank().names, (std::vector<std::string>{small_smem, big_smem}));
+}
+
+TEST_F(Rerank, TheSameDatabaseNamesTheSameWinnerEveryTime) {
+  measured(wmma(128, 64, 32), 1.000, 128);
+  measured(wmma(64, 64, 32), 1.004, 96);
+  measured(wmma(128, 128, 32), 1.002, 64);
+  measured(wmma(64, 128, 32), 1.003, 64);
+  const RerankOutcome first = rerank();
+  ASSERT_TRUE(first.recorded);
+  for (int i = 0; i < 3; ++i) {
+    const RerankOutcome again = rerank();
+    EXPECT_EQ(again.names, first.names);
+    EXPECT_EQ(winner(), first.names.front());
+  }
+  // The stored inputs of the rule give the stored winner.
+  const auto stored = store_->find_latest_rerank("NVIDIA H200", kShape);
+  ASSERT_TRUE(stored);
+  std::vector<RerankContender> contenders;
+  for (const auto& e : stored->entries)
+    contenders.push_back({store_->find_config(e.config_id)->candidate.name, e.arch.str(), e.timing->median_ms,
+                          e.registers, e.threads, e.smem_bytes});
+  const auto placing = apply_winner_rule(contenders, stored->tie_band);
+  EXPECT_EQ(contenders[placing.order.front()].name, first.names.front());
+  EXPECT_EQ(stored->winner_config_id, stored->entries.front().config_id);
+}
+
+// A recording with a re-rank replays that re-rank's samples, not the tuning medians.
+TEST_F(Rerank, RecordedSamplesAreReplayed) {
+  const auto a = measured(wmma(128, 64, 32), 1.00, 64);
+  const auto b = measured(wmma(64, 64, 32), 1.20, 64);
+  ASSERT_EQ(rerank().names.front(), a);
+  // A re-rank that timed b faster (as on a GPU where a's tuning time was a lucky one).
+  auto recorded = *store_->find_latest_rerank("NVIDIA H200", kShape);
+  for (auto& e : recorded.entries)
+    for (auto& s : e.samples) s.ms = store_->find_config(e.config_id)->candidate.name == a ? 1.10 : 0.95;
+  store_->record_rerank(recorded);
+  const RerankOutcome out = rerank();
+  EXPECT_EQ(out.names.front(), b);
+  EXPECT_EQ(winner(), b);
+}
+
+TEST_F(Rerank, TopKLimitsTheConfigsAndZeroTurnsItOff) {
+  const auto a = measured(wmma(128, 64, 32), 1.0, 64);
+  const auto b = measured(wmma(64, 64, 32), 1.1, 64);
+  measured(wmma(64, 128, 32), 1.2, 64);
+  EXPECT_EQ(rerank(2).names, (std::vector<std::string>{a, b}));
+  const RerankOutcome off = rerank(0);
+  EXPECT_FALSE(off.recorded);
+  EXPECT_EQ(off.note, "re-rank off");
+}
+
+TEST_F(Rerank, NothingToRerankIsNotRecorded) {
+  const RerankOutcome out = rerank();
+  EXPECT_FALSE(out.recorded);
+  EXPECT_NE(out.note.find("no verified config"), std::string::npos) << out.note;
+  EXPECT_EQ(winner(), "");
+}
+
+TEST(RerankRule, HandWorkedOrder) {
+  // fastest 2.00 ms; band 1% -> up to 2.02 ms.
+  const std::vector<RerankContender> c{
+      {"e_slow", "sm_90", 2.50, 32, 128, 0},      // out of band: last
+      {"d_unknown", "sm_90", 2.00, -1, 256, 0},   // tied, registers unknown: after every known footprint
+      {"c_big", "sm_90", 2.01, 128, 256, 1000},   // tied, footprint 32768
+      {"b_lean", "sm_90", 2.015, 64, 256, 5000},  // tied, footprint 16384: the winner
+      {"a_lean", "sm_90", 2.015, 64, 256, 9000},  // tied, same footprint, more shared memory
+      {"f_out", "sm_90", 2.03, 16, 128, 0},       // just out of band
+  };
+  const auto p = apply_winner_rule(c, 0.01);
+  EXPECT_EQ(p.order, (std::vector<std::size_t>{3, 4, 2, 1, 5, 0}));
+  EXPECT_EQ(p.tied, (std::vector<bool>{false, true, true, true, true, false}));
+  EXPECT_TRUE(apply_winner_rule({}, 0.01).order.empty());
+  // Same footprint and shared memory: by name, then arch.
+  const auto q =
+      apply_winner_rule({{"b", "sm_90a", 1, 1, 1, 1}, {"a", "sm_90a", 1, 1, 1, 1}, {"a", "sm_90", 1, 1, 1, 1}}, 0);
+  EXPECT_EQ(q.order, (std::vector<std::size_t>{2, 1, 0}));
+}
+
+}  // namespace
+}  // namespace mpgemm
