@@ -65,7 +65,14 @@ void add_tune_options(ArgParser& p) {
       .option("--time-budget", "SECONDS",
               "stop proposing configs after this long; shared out between the shapes in turn", "no limit")
       .option("--seed", "INT", "seed of every random choice a strategy makes", "0")
-      .flag("--keep-spills", "time configs whose registers spill (they are pruned before timing by default)");
+      .flag("--keep-spills", "time configs whose registers spill (they are pruned before timing by default)")
+      .option("--rerank", "K",
+              "at the end, re-time each shape's K fastest side by side with cuBLAS in rotating rounds, store every "
+              "sample and name the winner (ties within --tie-band go to the smallest registers x threads, then "
+              "shared memory, then name); 0 turns it off",
+              "5")
+      .option("--rerank-rounds", "INT", "rounds of the re-rank (one batch of --iters launches per kernel each)", "10")
+      .option("--tie-band", "X", "re-rank medians within (1 + X) x the fastest tie", "0.01");
   add_measure_options(p);
   p.option("--max-spread", "X", "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
               "one still noisy is flagged in its message", "0.10")
@@ -114,6 +121,17 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     o.seed = static_cast<std::uint64_t>(*seed);
   }
   o.prune.spills = !args.has("--keep-spills");
+  if (auto k = args.get_int("--rerank")) {
+    if (*k < 0 || *k > 64) throw UsageError("--rerank must be between 0 and 64");
+    o.rerank.top_k = static_cast<int>(*k);
+  }
+  if (auto r = args.get_positive_int("--rerank-rounds")) o.rerank.protocol.rounds = static_cast<int>(*r);
+  o.rerank.protocol.warmup = o.settings.warmup;
+  o.rerank.protocol.iters = o.settings.iters;
+  if (auto t = args.get_double("--tie-band")) {
+    if (*t < 0 || *t > 0.5) throw UsageError("--tie-band must be between 0 and 0.5");
+    o.rerank.tie_band = *t;
+  }
   o.compile_threads = static_cast<int>(args.get_positive_int("--threads").value_or(0));
   if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
   o.settings = measure_settings_from(args);

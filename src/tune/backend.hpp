@@ -51,6 +51,13 @@ struct RerankProtocol {
   int iters = 20;
 };
 
+// What a backend can do, declared by the backend, so the coordinator never compares backends by name.
+struct BackendCapabilities {
+  bool needs_cubins = true;  // it runs compiled kernels (a GPU); false: outcomes come from a recording, nothing
+                             // is compiled
+  bool interleaved = false;  // time_interleaved gives outcomes: the top-K re-rank can run on it
+};
+
 class MeasureBackend {
  public:
   virtual ~MeasureBackend() = default;
@@ -64,9 +71,8 @@ class MeasureBackend {
   virtual std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,
                                              const Shape& shape) = 0;
 
-  // Whether time_interleaved gives outcomes (the top-K re-rank). A minimal capability until the backend
-  // capabilities (BackendCapabilities) take it over.
-  virtual bool can_rerank() const { return false; }
+  // What it can do; the coordinator asks this, never the mode's name.
+  virtual BackendCapabilities capabilities() const = 0;
   // Re-times `kernels` side by side with cuBLAS on the prepared shape in rotating rounds (worker
   // time_interleaved): InterleavedReply's kernels in the order given. A kernel's failure is its status;
   // nullopt: the backend cannot re-rank. Throws WorkerError when a worker hangs or dies during the rounds.

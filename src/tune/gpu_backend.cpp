@@ -59,7 +59,7 @@ class GpuBackend final : public MeasureBackend {
     return client_.measure(req);
   }
 
-  bool can_rerank() const override { return true; }
+  BackendCapabilities capabilities() const override { return BackendCapabilities{.needs_cubins = true, .interleaved = true}; }
 
   std::optional<InterleavedReply> time_interleaved(const std::vector<RerankKernel>& kernels, const Shape& shape,
                                                    const RerankProtocol& protocol) override {

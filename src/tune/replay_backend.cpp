@@ -82,7 +82,7 @@ class ReplayBackend final : public MeasureBackend {
     return judged(m->measurement, settings_);
   }
 
-  bool can_rerank() const override { return true; }
+  BackendCapabilities capabilities() const override { return BackendCapabilities{.needs_cubins = false, .interleaved = true}; }
 
   // The recording's own samples where its latest re-rank of the shape has the kernel (by config name and arch),
   // else one sample per round at the kernel's recorded median (cuBLAS's likewise), placed as the worker would

@@ -73,7 +73,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
     out.note = "re-rank off";
     return out;
   }
-  if (!backend.can_rerank()) {
+  if (!backend.capabilities().interleaved) {
     out.note = fmt::format("the {} backend cannot re-rank", backend.mode());
     return out;
   }

@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "common/hash.hpp"
+#include "compile/compile_pool.hpp"
 #include "compile/cubin_cache.hpp"
 #include "compile/nvrtc_compile.hpp"
 #include "space/enumerate.hpp"
@@ -164,7 +165,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   SchedulerSettings settings;
   settings.shapes = shapes;
   if (backend) settings.backends.push_back(backend.get());
-  settings.replay = summary.mode == "replay";
+  settings.replay = backend && !backend->capabilities().needs_cubins;
   settings.measure = opt.settings;
   settings.max_spread = opt.max_spread;
   settings.prune = opt.prune;
@@ -217,6 +218,22 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
                          summary.device_rejected == 1 ? "" : "s", summary.device_rejected == 1 ? "es" : "",
                          device.arch.str(), summary.device_rejected_reason));
   summary.interrupted = r.stopped;
+  if (backend && !summary.interrupted && opt.rerank.top_k > 0 && backend->capabilities().interleaved) {
+    RerankOptions ro = opt.rerank;
+    ro.run_id = summary.run_id;
+    ro.compile = [&](const Candidate& c, const Arch& a) {
+      CompilePoolOptions pool;
+      pool.cache = &cache;
+      return compile_cached(family(c.family).kernel_spec(c.params, a), pool).result;
+    };
+    for (const Shape& shape : shapes) {
+      if (g_stop_requested) break;
+      const RerankOutcome out = rerank_shape(store, *backend, shape, ro);
+      obs.note(fmt::format("shape {}: re-rank: {}", shape.str(), out.note));
+      if (out.recorded) summary.reranks.push_back(fmt::format("{}: {}", shape.str(), out.note));
+    }
+    summary.interrupted = g_stop_requested;
+  }
   scope.finish(summary.interrupted);
   return summary;
 }

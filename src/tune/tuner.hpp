@@ -17,6 +17,7 @@
 #include "report/table.hpp"
 #include "tune/backend.hpp"
 #include "tune/prune.hpp"
+#include "tune/rerank.hpp"
 
 namespace mpgemm {
 
@@ -44,6 +45,9 @@ struct TuneOptions {
   std::optional<std::size_t> budget;                // configs per shape
   std::optional<std::chrono::seconds> time_budget;  // the whole run, shared out between the shapes in turn
   PruneRules prune;                                 // what is not worth timing
+  // The top-K re-rank at the end of the run (tune/rerank.hpp): per shape, the K fastest re-timed side by side
+  // with cuBLAS and the winner chosen by a fixed rule. top_k 0 turns it off.
+  RerankOptions rerank;
 };
 
 // How the run reports what it is doing; the CLI draws progress bars from these.
@@ -79,6 +83,7 @@ struct TuneSummary {
   double wall_s = 0;                 // the run, planning to the last outcome (s)
   std::vector<double> device_busy_s;  // per measuring backend: time spent preparing shapes and measuring (s)
   double device_idle_share() const;  // 1 - busy / wall of the busiest backend; 0 without a backend
+  std::vector<std::string> reranks;  // per shape re-ranked: one line naming the winner and the ties
   bool interrupted = false;
 };
 

@@ -13,6 +13,7 @@ class ScriptedBackend final : public MeasureBackend {
   explicit ScriptedBackend(std::deque<Measurement> script) : script_(std::move(script)) {}
   std::string mode() const override { return "gpu"; }
   const DeviceDescription& device() const override { return device_; }
+  BackendCapabilities capabilities() const override { return BackendCapabilities{}; }
   ShapeReference prepare_shape(const Shape&) override { return {}; }
   std::optional<Measurement> measure(const Candidate&, const CompileResult&, const Shape&) override {
     ++calls;

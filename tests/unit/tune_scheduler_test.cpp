@@ -24,6 +24,7 @@ class FakeBackend final : public MeasureBackend {
   }
   std::string mode() const override { return "replay"; }
   const DeviceDescription& device() const override { return device_; }
+  BackendCapabilities capabilities() const override { return BackendCapabilities{.needs_cubins = false}; }
   ShapeReference prepare_shape(const Shape&) override {
     ++prepared;
     ShapeReference r;

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("{}: {} (config, shape) pairs of {} configs in {:.1f} s; the device was idle {:.0f}% "
                                "of it\n",
                                s.strategy, s.proposed, s.candidates, s.wall_s, 100 * s.device_idle_share());
+    for (const auto& line : s.reranks) std::cout << "re-rank " << line << "\n";
     if (s.device_rejected > 0)
       std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,
                                s.device_rejected_reason);
