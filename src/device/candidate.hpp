@@ -13,6 +13,8 @@
 #include "device/kernel.hpp"
 #include "device/problem.hpp"
 #include "device/session.hpp"
+#include "device/timing.hpp"
+#include "measure/sampling.hpp"
 
 namespace mpgemm {
 
@@ -58,6 +60,13 @@ class CandidateRun {
   // timing (context_lost() tells whether the process must end).
   // With pair_with_cublas, cuBLAS is timed alternately with the kernel (time_paired) into paired_cublas.
   Measurement time(int warmup, int runs, int iters, bool pair_with_cublas = false);
+
+  // The same with the whole plan (L2 mode, noise target), after an optional screen: with `screen` and a best time
+  // so far for the shape (`screen_against_ms`), screen->launches launches are timed one by one first; when their
+  // median is screened_out() (measure/sampling.hpp), the result is Status::screened_out with a timing of those
+  // launches (warmup 0, runs = launches, iters 1) and the full protocol is not run.
+  Measurement time(const TimingPlan& plan, bool pair_with_cublas, const std::optional<ScreenRule>& screen,
+                   std::optional<double> screen_against_ms);
 
   bool context_lost() const { return context_lost_; }
 

@@ -9,6 +9,8 @@
 //   measure, phase 1       verify_base + verify_cublas_factor x cuBLAS median of the current shape
 //     (load, resource check, poison, the verification launch, comparison; ends with the 'verified' reply)
 //   measure, phase 2       timing_base + timing_factor x (warmup + runs x iters) x first_launch_ms
+//     with screening launches added; with a noise target, (min_samples + 1) x iters more launches plus its time
+//     cap; with cold L2, 1 ms more per launch for the flush
 //     (the timing protocol; starts when 'verified' arrives, ends with 'result')
 // Past a limit the worker is killed with SIGKILL and reaped, and the candidate's status is timeout. A worker that
 // dies or reports a sticky fault gives runtime_fault. Either way the next call starts a fresh worker, which gets

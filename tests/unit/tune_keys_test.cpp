@@ -104,6 +104,14 @@ TEST(TuneKeys, EverythingThatDeterminesAResultChangesTheKey) {
   vary("runs", [](Inputs& in) { in.settings.runs = 7; });
   vary("iters", [](Inputs& in) { in.settings.iters = 10; });
   vary("runs and iters swapped", [](Inputs& in) { std::swap(in.settings.runs, in.settings.iters); });
+  vary("cold L2", [](Inputs& in) { in.settings.l2 = L2Mode::cold; });
+  vary("a noise target", [](Inputs& in) { in.settings.noise_stop = NoiseStop{}; });
+  vary("another noise target", [](Inputs& in) { in.settings.noise_stop = NoiseStop{0.01, 10, 10}; });
+  vary("the noise minimum", [](Inputs& in) { in.settings.noise_stop = NoiseStop{0.005, 20, 10}; });
+  vary("the noise time cap", [](Inputs& in) { in.settings.noise_stop = NoiseStop{0.005, 10, 20}; });
+  vary("no screen", [](Inputs& in) { in.settings.screen.reset(); });
+  vary("the screen threshold", [](Inputs& in) { in.settings.screen = ScreenRule{2.0, 3}; });
+  vary("the screen launches", [](Inputs& in) { in.settings.screen = ScreenRule{1.5, 5}; });
 
   std::map<std::string, std::string> seen;  // key -> what produced it
   for (const auto& [what, in] : variants) {
