@@ -74,13 +74,18 @@ constexpr std::size_t kResultBytes = 4 * sizeof(std::uint64_t);
 
 }  // namespace
 
-DeviceCompare::DeviceCompare(const DriverApi& api, const Arch& arch, int sm_count) : sm_count_(sm_count) {
+KernelSpec device_compare_spec(const Arch& arch) {
   KernelSpec spec;
   spec.program_name = "mpgemm_verify_compare.cu";
   spec.source = kSource;
   spec.name_expression = "mpgemm_verify::compare";
   spec.options = {"--fmad=false", "-std=c++17"};  // no contraction: atol + rtol * |r| rounds as on the host
   spec.arch = Arch{arch.major, arch.minor, false};
+  return spec;
+}
+
+DeviceCompare::DeviceCompare(const DriverApi& api, const Arch& arch, int sm_count) : sm_count_(sm_count) {
+  const KernelSpec spec = device_compare_spec(arch);
   CompileResult compiled = compile(spec);
   if (compiled.status != Status::ok)
     throw Error(fmt::format("the comparison kernel does not compile for {}: {}", spec.arch.str(), compiled.log));

@@ -10,11 +10,15 @@
 #include <cuda_runtime_api.h>
 
 #include "common/records.hpp"
+#include "codegen/family.hpp"
 #include "common/types.hpp"
 #include "device/driver_api.hpp"
 #include "device/kernel.hpp"
 
 namespace mpgemm {
+
+// What NVRTC is given for the comparison kernel on `arch` (its generic variant: no arch-specific features).
+KernelSpec device_compare_spec(const Arch& arch);
 
 class DeviceCompare {
  public:
