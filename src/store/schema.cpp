@@ -276,7 +276,8 @@ ALTER TABLE runs ADD COLUMN pid INTEGER;
 )sql";
 
 // Version 6: the quick screen's outcome, 'screened_out' (a config whose first launches were far slower than the
-// best so far for its shape, not timed through the full protocol), and how each timing was taken: the L2 mode and
+// best so far for its shape, not timed through the full protocol), 'pruned' (compiled, but its resources make
+// timing it pointless: the pipeline's, issue 8), and how each timing was taken: the L2 mode and
 // the noise of its batches. SQLite cannot change a CHECK, so measurements is rebuilt: same ids and rows, the
 // indexes and the views (unchanged from version 4) made again on the new table.
 constexpr std::string_view kVersion6 = R"sql(
@@ -303,7 +304,7 @@ CREATE TABLE measurements_v6 (
   K               INTEGER NOT NULL CHECK (K > 0),
   status          TEXT NOT NULL CHECK (status IN ('ok', 'compile_failed', 'resources_exceeded', 'launch_failed',
                                                   'runtime_fault', 'timeout', 'incorrect', 'constraint_rejected',
-                                                  'screened_out')),
+                                                  'pruned', 'screened_out')),
   median_ms       REAL CHECK (status NOT IN ('ok', 'screened_out') OR median_ms IS NOT NULL),  -- per launch (ms)
   min_ms          REAL,     -- per launch (ms)
   max_ms          REAL,     -- per launch (ms)
