@@ -12,7 +12,22 @@ void add_measure_options(ArgParser& p) {
       .option("--iters", "INT", "launches per timed batch", "20")
       .flag("--no-cublaslt",
             "skip the second reference: cuBLASLt's best of its top 8 heuristic algorithms, "
-            "verified against cuBLAS and timed like the candidates on every shape");
+            "verified against cuBLAS and timed like the candidates on every shape")
+      .option("--l2", "warm|cold",
+              "L2 at each timed launch: warm (launches back to back) or cold (a buffer of twice the L2 size "
+              "written before every launch, outside its timing); cuBLAS is timed the same way",
+              "warm")
+      .option("--noise-target", "PCT",
+              "take timed batches until their relative noise (stdev / mean) is under PCT percent, instead of "
+              "--runs (nvbench's rule; see --min-samples, --max-time)")
+      .option("--min-samples", "INT", "with --noise-target: batches before the target may stop sampling", "10")
+      .option("--max-time", "SECONDS", "with --noise-target: stop sampling after this long anyway", "10")
+      .option("--screen-threshold", "X",
+              "screen out (status screened_out, not timed further) a config whose first launches are more than X "
+              "times slower than the best so far for its shape",
+              "1.5")
+      .option("--screen-launches", "INT", "launches timed one by one for the screen", "3")
+      .flag("--no-screen", "time every config through the full protocol");
 }
 
 MeasureSettings measure_settings_from(const ParsedArgs& args) {
@@ -27,6 +42,33 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
   s.runs = static_cast<int>(args.get_positive_int("--runs").value_or(s.runs));
   s.iters = static_cast<int>(args.get_positive_int("--iters").value_or(s.iters));
   s.cublaslt = !args.has("--no-cublaslt");
+  if (auto l2 = args.get("--l2")) {
+    const auto mode = l2_mode_from_string(*l2);
+    if (!mode) throw UsageError("--l2 must be warm or cold, not '" + *l2 + "'");
+    s.l2 = *mode;
+  }
+  if (auto pct = args.get_double("--noise-target")) {
+    if (!(*pct > 0)) throw UsageError("--noise-target must be a positive percentage");
+    NoiseStop n;
+    n.target = *pct / 100;
+    n.min_samples = static_cast<int>(args.get_positive_int("--min-samples").value_or(n.min_samples));
+    n.max_time_s = args.get_double("--max-time").value_or(n.max_time_s);
+    if (!(n.max_time_s > 0)) throw UsageError("--max-time must be positive");
+    s.noise_stop = n;
+  } else if (args.has("--min-samples") || args.has("--max-time")) {
+    throw UsageError("--min-samples and --max-time go with --noise-target");
+  }
+  if (args.has("--no-screen")) {
+    if (args.has("--screen-threshold") || args.has("--screen-launches"))
+      throw UsageError("--no-screen and --screen-threshold / --screen-launches contradict each other");
+    s.screen.reset();
+  } else {
+    ScreenRule r;
+    r.threshold = args.get_double("--screen-threshold").value_or(r.threshold);
+    if (!(r.threshold >= 1)) throw UsageError("--screen-threshold must be at least 1");
+    r.launches = static_cast<int>(args.get_positive_int("--screen-launches").value_or(r.launches));
+    s.screen = r;
+  }
   return s;
 }
 

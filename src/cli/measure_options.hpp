@@ -1,13 +1,15 @@
 #pragma once
 // The verification and timing flags shared by every command that measures (mpgemm-tune, mpgemm-run), so their
-// names, defaults and checks are one table: --atol --rtol --warmup --runs --iters --no-cublaslt.
+// names, defaults and checks are one table: --atol --rtol --warmup --runs --iters --no-cublaslt,
+// --l2, --noise-target --min-samples --max-time, --screen-threshold --screen-launches --no-screen.
 #include "cli/args.hpp"
 #include "tune/backend.hpp"
 
 namespace mpgemm::cli {
 
 void add_measure_options(ArgParser& parser);
-// Throws UsageError for negative tolerances or warm-up, and for runs or iters that are not positive.
+// Throws UsageError for negative tolerances or warm-up, runs or iters that are not positive, an unknown L2 mode,
+// a noise target that is not positive, and contradictory screening flags.
 MeasureSettings measure_settings_from(const ParsedArgs& args);
 
 }  // namespace mpgemm::cli

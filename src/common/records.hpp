@@ -67,8 +67,13 @@ struct TimingStats {
   double min_ms = 0;
   double max_ms = 0;
   int warmup = 0;
-  int runs = 0;
+  int runs = 0;  // batches taken (with a noise target: as many as the stopping rule took)
   int iters = 0;
+  double noise = 0;          // relative noise of the batch times: sample stdev / mean (unitless); 0 with one batch
+  L2Mode l2 = L2Mode::warm;  // the state of L2 at each timed launch
+  // When set, batches were taken until `noise` fell below it or the time cap was hit (measure/sampling.hpp
+  // NoiseStop); noise >= noise_target then means the cap stopped it. Unset: a fixed number of batches.
+  std::optional<double> noise_target = std::nullopt;
   double spread() const { return median_ms > 0 ? (max_ms - min_ms) / median_ms : 0; }  // relative, unitless
 };
 

@@ -28,7 +28,7 @@ std::optional<Arch> Arch::parse(std::string_view text) {
 }
 
 namespace {
-constexpr std::array<std::pair<Status, std::string_view>, 9> kStatusNames{{
+constexpr std::array<std::pair<Status, std::string_view>, 10> kStatusNames{{
     {Status::ok, "ok"},
     {Status::compile_failed, "compile_failed"},
     {Status::resources_exceeded, "resources_exceeded"},
@@ -38,6 +38,7 @@ constexpr std::array<std::pair<Status, std::string_view>, 9> kStatusNames{{
     {Status::incorrect, "incorrect"},
     {Status::constraint_rejected, "constraint_rejected"},
     {Status::pruned, "pruned"},
+    {Status::screened_out, "screened_out"},
 }};
 }  // namespace
 
@@ -50,6 +51,16 @@ std::string_view to_string(Status s) {
 std::optional<Status> status_from_string(std::string_view text) {
   for (const auto& [st, name] : kStatusNames)
     if (name == text) return st;
+  return std::nullopt;
+}
+
+std::string_view to_string(L2Mode mode) {
+  return mode == L2Mode::cold ? "cold" : "warm";
+}
+
+std::optional<L2Mode> l2_mode_from_string(std::string_view text) {
+  if (text == "warm") return L2Mode::warm;
+  if (text == "cold") return L2Mode::cold;
   return std::nullopt;
 }
 

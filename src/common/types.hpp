@@ -40,9 +40,21 @@ enum class Status {
   incorrect,            // ran, but the result differs from cuBLAS beyond atol + rtol*|ref| or holds NaN
   constraint_rejected,  // the configuration or the shape is outside what the family can run
   pruned,               // compiled, but its resources make timing it pointless (spills): never launched
+  screened_out,         // verified, but its first launches were far slower than the best so far for the shape
+                        // (measure/sampling.hpp ScreenRule): not timed through the full protocol; its timing holds
+                        // the screening launches' median
 };
 
 std::string_view to_string(Status s);
 std::optional<Status> status_from_string(std::string_view text);
+
+// The state of L2 when a timed launch starts.
+enum class L2Mode {
+  warm,  // launches back to back: A and B stay in L2 between launches when they fit (the writeup's protocol)
+  cold,  // a buffer of at least twice the L2 size is written before every timed launch, outside its events
+};
+
+std::string_view to_string(L2Mode mode);  // "warm", "cold"
+std::optional<L2Mode> l2_mode_from_string(std::string_view text);
 
 }  // namespace mpgemm

@@ -129,8 +129,7 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
     step = "verifying";
     problem_.poison_output();
     out.first_launch_ms = time_one_launch(session_.stream(), [this] { launch(); });
-    const std::vector<float> result = problem_.download_output();
-    const ErrorStats stats = compare(result, problem_.reference(), atol, rtol);
+    const ErrorStats stats = problem_.compare_output(atol, rtol);
     out.error = stats;
     verified_error_ = stats;
     if (stats.bad_count > 0) {
@@ -138,7 +137,7 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
       out.message = fmt::format(
           "{} of {} elements differ from cuBLAS beyond {} + {} * |ref| ({} NaN or Inf); max abs error {:.6g}, max "
           "rel error {:.6g}",
-          stats.bad_count, result.size(), atol, rtol, stats.nan_count, stats.max_abs, stats.max_rel);
+          stats.bad_count, problem_.output_elements(), atol, rtol, stats.nan_count, stats.max_abs, stats.max_rel);
     }
   } catch (const CudaError& e) {
     const Fault fault = classify(e);
@@ -151,16 +150,38 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
 }
 
 Measurement CandidateRun::time(int warmup, int runs, int iters, bool pair_with_cublas) {
+  return time(TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt}, pair_with_cublas, std::nullopt,
+              std::nullopt);
+}
+
+Measurement CandidateRun::time(const TimingPlan& plan, bool pair_with_cublas, const std::optional<ScreenRule>& screen,
+                               std::optional<double> screen_against_ms) {
   Measurement m;
   if (!loaded_ || !verified_error_) throw Error("CandidateRun::time called before a successful verify");
   try {
+    const L2Flusher* flusher = plan.l2 == L2Mode::cold ? &session_.l2_flusher() : nullptr;
+    if (screen && screen_against_ms && screen->launches > 0) {
+      std::vector<double> each = time_each_launch(session_.stream(), screen->launches, flusher, [this] { launch(); });
+      TimingStats shown = summarize(std::move(each), 0, screen->launches, 1);
+      shown.l2 = plan.l2;
+      if (screened_out(shown.median_ms, screen_against_ms, *screen)) {
+        m.status = Status::screened_out;
+        m.timing = shown;
+        m.error = verified_error_;
+        m.message = fmt::format(
+            "screened out: {:.4g} ms, median of {} launches, is over {:.3g} x the best so far "
+            "for the shape ({:.4g} ms)",
+            shown.median_ms, screen->launches, screen->threshold, *screen_against_ms);
+        return m;
+      }
+    }
     if (pair_with_cublas) {
       PairedTimingStats p = time_paired(
-          session_.stream(), warmup, runs, iters, [this] { launch(); }, [this] { problem_.run_cublas(); });
+          session_.stream(), plan, flusher, [this] { launch(); }, [this] { problem_.run_cublas(); });
       m.timing = p.a;
       m.paired_cublas = p.b;
     } else {
-      m.timing = time_launches(session_.stream(), warmup, runs, iters, [this] { launch(); });
+      m.timing = time_launches(session_.stream(), plan, flusher, [this] { launch(); });
     }
     m.sm_clock_mhz = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
     m.status = Status::ok;

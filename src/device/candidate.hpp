@@ -13,6 +13,8 @@
 #include "device/kernel.hpp"
 #include "device/problem.hpp"
 #include "device/session.hpp"
+#include "device/timing.hpp"
+#include "measure/sampling.hpp"
 
 namespace mpgemm {
 
@@ -70,6 +72,13 @@ class CandidateRun {
   BatchOutcome warm_up(int launches);
   BatchOutcome time_batch(int iters);
   const std::optional<ErrorStats>& verified_error() const { return verified_error_; }
+
+  // The same with the whole plan (L2 mode, noise target), after an optional screen: with `screen` and a best time
+  // so far for the shape (`screen_against_ms`), screen->launches launches are timed one by one first; when their
+  // median is screened_out() (measure/sampling.hpp), the result is Status::screened_out with a timing of those
+  // launches (warmup 0, runs = launches, iters 1) and the full protocol is not run.
+  Measurement time(const TimingPlan& plan, bool pair_with_cublas, const std::optional<ScreenRule>& screen,
+                   std::optional<double> screen_against_ms);
 
   bool context_lost() const { return context_lost_; }
 

@@ -7,8 +7,10 @@
 
 #include "common/error.hpp"
 #include "device/cuda_check.hpp"
+#include "device/device_compare.hpp"
 #include "device/timing.hpp"
 #include "measure/random_fill.hpp"
+#include "measure/stats.hpp"
 
 namespace mpgemm {
 
@@ -71,7 +73,7 @@ ProblemContext::ProblemContext(DeviceSession& session, const Shape& shape, std::
   const auto m = static_cast<std::size_t>(shape.m);
   const auto n = static_cast<std::size_t>(shape.n);
   const auto k = static_cast<std::size_t>(shape.k);
-  const std::size_t total = (m * k + k * n) * 2 + m * n * 4 * 2;
+  const std::size_t total = (m * k + k * n) * 2 + m * n * 4 * 3;
   const auto what = [&](const char* name, const char* layout) {
     return fmt::format("{} ({}) of shape {}, {} bytes for the whole problem", name, layout, shape.str(), total);
   };
@@ -79,6 +81,7 @@ ProblemContext::ProblemContext(DeviceSession& session, const Shape& shape, std::
   b_ = DeviceBuffer(k * n * 2, what("B", "K x N halves"));
   c_ = DeviceBuffer(m * n * 4, what("C", "M x N floats"));
   c_ref_ = DeviceBuffer(m * n * 4, what("the cuBLAS reference", "M x N floats"));
+  reference_device_ = DeviceBuffer(m * n * 4, what("the reference kept for comparisons", "M x N floats"));
 
   upload_random_halves(a_, m * k, derive_seed(seed, 0), session_.stream());
   upload_random_halves(b_, k * n, derive_seed(seed, 1), session_.stream());
@@ -86,6 +89,7 @@ ProblemContext::ProblemContext(DeviceSession& session, const Shape& shape, std::
   run_cublas();
   reference_.resize(m * n);
   copy_and_wait(reference_.data(), c_ref_.get(), m * n * 4, cudaMemcpyDeviceToHost, session_.stream());
+  copy_and_wait(reference_device_.get(), c_ref_.get(), m * n * 4, cudaMemcpyDeviceToDevice, session_.stream());
 }
 
 ProblemBuffers ProblemContext::buffers() const { return {a_.get(), b_.get(), c_.get(), shape_}; }
@@ -104,7 +108,13 @@ void ProblemContext::run_cublas() {
 }
 
 TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters) {
-  return time_launches(session_.stream(), warmup, runs, iters, [this] { run_cublas(); });
+  return time_cublas(warmup, runs, iters, L2Mode::warm);
+}
+
+TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters, L2Mode l2) {
+  const L2Flusher* flusher = l2 == L2Mode::cold ? &session_.l2_flusher() : nullptr;
+  return time_launches(session_.stream(), TimingPlan{warmup, runs, iters, l2, std::nullopt}, flusher,
+                       [this] { run_cublas(); });
 }
 
 void ProblemContext::poison_output() {
@@ -115,6 +125,14 @@ std::vector<float> ProblemContext::download_output() {
   std::vector<float> out(c_.bytes() / sizeof(float));
   copy_and_wait(out.data(), c_.get(), c_.bytes(), cudaMemcpyDeviceToHost, session_.stream());
   return out;
+}
+
+ErrorStats ProblemContext::compare_output(double atol, double rtol) {
+  if (DeviceCompare* gpu = session_.device_compare())
+    return gpu->compare(static_cast<const float*>(c_.get()), static_cast<const float*>(reference_device_.get()),
+                        output_elements(), atol, rtol, session_.stream());
+  const std::vector<float> result = download_output();
+  return compare(result, reference_, atol, rtol);
 }
 
 }  // namespace mpgemm

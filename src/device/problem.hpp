@@ -1,6 +1,6 @@
 #pragma once
 // One problem shape on the device: A and B filled from the seed, the candidate's C, cuBLAS's reference result
-// (kept on the host for comparisons) and cuBLAS's time on it.
+// (kept on the device and on the host for comparisons) and cuBLAS's time on it.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -47,6 +47,8 @@ class ProblemContext {
 
   // cuBLAS under the timing protocol (it writes its own output buffer, never C).
   TimingStats time_cublas(int warmup, int runs, int iters);
+  // The same in an L2 mode (cold: the session's flusher between launches).
+  TimingStats time_cublas(int warmup, int runs, int iters, L2Mode l2);
   // One cublasGemmEx on the problem into cuBLAS's own output buffer, enqueued on the session's stream.
   void run_cublas();
 
@@ -54,6 +56,10 @@ class ProblemContext {
   void poison_output();
   // Waits for the stream and copies C to the host.
   std::vector<float> download_output();
+  // C compared with cuBLAS's reference (measure/stats.hpp compare()): on the GPU with the session's comparison
+  // kernel, or, where it is not available, downloaded and compared on the host. Waits for the stream.
+  ErrorStats compare_output(double atol, double rtol);
+  std::size_t output_elements() const { return c_.bytes() / sizeof(float); }
 
  private:
 
@@ -61,6 +67,7 @@ class ProblemContext {
   Shape shape_;
   std::uint64_t seed_;
   DeviceBuffer a_, b_, c_, c_ref_;
+  DeviceBuffer reference_device_;  // a copy of cuBLAS's C taken at construction: run_cublas() rewrites c_ref_
   std::vector<float> reference_;
 };
 

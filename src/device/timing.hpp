@@ -1,25 +1,64 @@
 #pragma once
 // The timing protocol shared by cuBLAS and the candidates: `warmup` launches, then `runs` batches of `iters`
-// launches, each batch between two CUDA events on the stream; one per-launch time per batch (batch time / iters).
+// launches; one per-launch time per batch (batch time / iters). With warm L2 a batch is timed between two CUDA
+// events around all its launches; with cold L2 each launch follows a write of the flush buffer and is timed between
+// its own events, so the flush is not in the time. With a noise target (measure/sampling.hpp NoiseStop) batches are
+// taken until next_sampling_step() says stop, instead of `runs`.
+#include <cstdint>
 #include <functional>
+#include <optional>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
 #include "common/records.hpp"
+#include "measure/sampling.hpp"
 
 namespace mpgemm {
 
+struct TimingPlan {
+  int warmup = 3;  // launches before timing
+  int runs = 5;    // timed batches (ignored with a noise target)
+  int iters = 20;  // launches per batch
+  L2Mode l2 = L2Mode::warm;
+  std::optional<NoiseStop> noise_stop;
+};
+
+// A device buffer of at least twice the L2 size; flush() writes all of it on a stream, evicting from L2 whatever
+// a kernel left there.
+class L2Flusher {
+ public:
+  // Throws CudaError when the allocation fails.
+  explicit L2Flusher(std::int64_t l2_bytes);
+  ~L2Flusher();
+  L2Flusher(const L2Flusher&) = delete;
+  L2Flusher& operator=(const L2Flusher&) = delete;
+  void flush(cudaStream_t stream) const;
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* buffer_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
 // `launch` enqueues one launch on `stream` and throws on failure. Event and synchronisation failures throw
-// CudaError with the runtime's code (a kernel fault shows up there). Throws mpgemm::Error on a bad protocol.
+// CudaError with the runtime's code (a kernel fault shows up there). Throws mpgemm::Error on a bad protocol, or
+// for cold L2 without a flusher.
+TimingStats time_launches(cudaStream_t stream, const TimingPlan& plan, const L2Flusher* flusher,
+                          const std::function<void()>& launch);
+// Warm L2, a fixed number of batches.
 TimingStats time_launches(cudaStream_t stream, int warmup, int runs, int iters, const std::function<void()>& launch);
 
 // Two launches timed side by side, for a ratio that slow drift (SM clock under a power cap, temperature) cannot
 // bias: warm-ups of both, then `runs` rounds of one batch of `iters` launches each, the first of a round
-// alternating (a b, b a, a b, ...: paired_first_is_a). Each TimingStats is over its own batches.
+// alternating (a b, b a, a b, ...: paired_first_is_a). Each TimingStats is over its own batches. The plan's L2 mode
+// applies; a noise target does not (always `runs` rounds).
 struct PairedTimingStats {
   TimingStats a;
   TimingStats b;
 };
+PairedTimingStats time_paired(cudaStream_t stream, const TimingPlan& plan, const L2Flusher* flusher,
+                              const std::function<void()>& a, const std::function<void()>& b);
 PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int iters, const std::function<void()>& a,
                               const std::function<void()>& b);
 
@@ -32,5 +71,10 @@ double time_single_batch(cudaStream_t stream, int iters, const std::function<voi
 
 // Milliseconds one call of `launch` takes on `stream`, from events around it, after waiting for it.
 double time_one_launch(cudaStream_t stream, const std::function<void()>& launch);
+
+// `count` launches, each between its own events (after a flush when `flusher` is given): their times (ms), in
+// order. The screening launches.
+std::vector<double> time_each_launch(cudaStream_t stream, int count, const L2Flusher* flusher,
+                                     const std::function<void()>& launch);
 
 }  // namespace mpgemm

@@ -9,8 +9,11 @@
 //
 // History: 1 = the first versioned protocol (poison 0xFF, 1 verification launch, warm-up + runs x iters with
 // CUDA events, median of per-launch batch times, up to two re-measurements of a timing above --max-spread).
+// 2 = the comparison runs on the GPU (device/device_compare.cpp, equal to compare() by test); --l2 cold, noise-based
+// stopping and the quick screen (measure/sampling.hpp, status screened_out); a timing under a noise target is never
+// re-measured for its spread.
 namespace mpgemm {
 
-inline constexpr int kMeasureProtocolVersion = 1;
+inline constexpr int kMeasureProtocolVersion = 2;
 
 }  // namespace mpgemm

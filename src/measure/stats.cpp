@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "measure/sampling.hpp"
 
 namespace mpgemm {
 
@@ -18,6 +19,7 @@ TimingStats summarize(std::vector<double> per_launch_ms_per_run, int warmup, int
   for (double v : per_launch_ms_per_run)
     if (!std::isfinite(v) || v < 0) throw Error(fmt::format("summarize: invalid per-launch time {} ms", v));
 
+  const double noise = relative_noise(per_launch_ms_per_run);
   std::sort(per_launch_ms_per_run.begin(), per_launch_ms_per_run.end());
   const std::size_t n = per_launch_ms_per_run.size();
   TimingStats t;
@@ -28,6 +30,7 @@ TimingStats summarize(std::vector<double> per_launch_ms_per_run, int warmup, int
   t.warmup = warmup;
   t.runs = runs;
   t.iters = iters;
+  t.noise = noise;
   return t;
 }
 

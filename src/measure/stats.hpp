@@ -11,7 +11,8 @@ namespace mpgemm {
 
 // Statistics of `runs` batches of `iters` launches after `warmup` launches. `per_launch_ms_per_run` holds one
 // value per run: that run's elapsed time divided by `iters` (ms). Throws mpgemm::Error when it is empty, its size
-// is not `runs`, or a value is negative or not finite.
+// is not `runs`, or a value is negative or not finite. `noise` is relative_noise() of the values; the L2 mode and
+// noise target are left for the caller to set.
 TimingStats summarize(std::vector<double> per_launch_ms_per_run, int warmup, int runs, int iters);
 
 // Element-wise |out - ref| <= atol + rtol * |ref|. A NaN or infinity in `out` is always bad (and counted in

@@ -275,11 +275,104 @@ constexpr std::string_view kVersion5 = R"sql(
 ALTER TABLE runs ADD COLUMN pid INTEGER;
 )sql";
 
-// Version 6 is the measurements CHECK change of another branch (issue 8). This placeholder keeps the numbering
-// so that version 7 below is written as the step from 6; when the branches merge, the real version 6 replaces
-// it and nothing else changes.
+// Version 6: the quick screen's outcome, 'screened_out' (a config whose first launches were far slower than the
+// best so far for its shape, not timed through the full protocol), 'pruned' (compiled, but its resources make
+// timing it pointless: the pipeline's, issue 8), and how each timing was taken: the L2 mode and
+// the noise of its batches. SQLite cannot change a CHECK, so measurements is rebuilt: same ids and rows, the
+// indexes and the views (unchanged from version 4) made again on the new table.
 constexpr std::string_view kVersion6 = R"sql(
--- (version 6: placeholder for the measurements CHECK change)
+-- cublas_timings.l2: the L2 mode cuBLAS was timed in, the candidates' ('warm' or 'cold'); NULL before version 6
+-- (all warm).
+ALTER TABLE cublas_timings ADD COLUMN l2 TEXT CHECK (l2 IN ('warm', 'cold'));
+
+DROP VIEW best;
+DROP VIEW best_per_shape;
+-- The outcome of one candidate on one shape on one device. Timing columns are NULL unless the kernel was timed
+-- (status 'ok', or 'screened_out': then they hold its screening launches, warmup 0, runs = launches, iters 1, and
+-- the ratios are NULL); error columns are NULL unless its output was compared with cuBLAS.
+CREATE TABLE measurements_v6 (
+  id              INTEGER PRIMARY KEY,
+  run_id          INTEGER NOT NULL REFERENCES runs (id),
+  config_id       INTEGER NOT NULL REFERENCES configs (id),
+  compilation_id  INTEGER REFERENCES compilations (id),  -- NULL when nothing was compiled (constraint_rejected)
+  result_key      TEXT NOT NULL UNIQUE,  -- hash of what determines the result: a resumed run skips known keys
+  device_name     TEXT NOT NULL,         -- e.g. 'NVIDIA H200'
+  device_cc       TEXT NOT NULL,         -- e.g. 'sm_90'
+  arch            TEXT NOT NULL,         -- compiled for, e.g. 'sm_90a'
+  M               INTEGER NOT NULL CHECK (M > 0),
+  N               INTEGER NOT NULL CHECK (N > 0),
+  K               INTEGER NOT NULL CHECK (K > 0),
+  status          TEXT NOT NULL CHECK (status IN ('ok', 'compile_failed', 'resources_exceeded', 'launch_failed',
+                                                  'runtime_fault', 'timeout', 'incorrect', 'constraint_rejected',
+                                                  'pruned', 'screened_out')),
+  median_ms       REAL CHECK (status NOT IN ('ok', 'screened_out') OR median_ms IS NOT NULL),  -- per launch (ms)
+  min_ms          REAL,     -- per launch (ms)
+  max_ms          REAL,     -- per launch (ms)
+  warmup          INTEGER,  -- launches before timing
+  runs            INTEGER,  -- timed batches (with a noise target: as many as it took)
+  iters           INTEGER,  -- launches per batch
+  tflops          REAL,     -- 2*M*N*K / median time (TFLOP/s)
+  max_abs_err     REAL,     -- max |c - ref|
+  max_rel_err     REAL,     -- max |c - ref| / |ref| over ref != 0
+  bad_count       INTEGER,  -- elements outside atol + rtol*|ref| (NaN included)
+  nan_count       INTEGER,  -- elements that are NaN or Inf
+  atol            REAL,     -- absolute tolerance used
+  rtol            REAL,     -- relative tolerance used
+  cublas_id       INTEGER REFERENCES cublas_timings (id),  -- the reference timing compared against
+  ratio_to_cublas REAL,     -- cuBLAS median / this median: > 1 means faster than cuBLAS
+  sm_clock_mhz    REAL,     -- SM clock read while timing (MHz); NULL when unknown
+  message         TEXT NOT NULL DEFAULT '',  -- what happened, for every status other than 'ok'
+  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  cublaslt_id     INTEGER REFERENCES cublaslt_timings (id),  -- the cuBLASLt timing compared against
+  ratio_to_cublaslt REAL,   -- cuBLASLt median / this median: > 1 means faster than cuBLASLt's best
+  l2              TEXT CHECK (l2 IN ('warm', 'cold')),  -- L2 at each timed launch; NULL when not timed
+  noise           REAL,     -- sample stdev / mean of the batch times (unitless); NULL when not timed or before v6
+  noise_target    REAL,     -- the noise target batches were taken to (unitless); NULL: a fixed number of batches
+  CHECK (status <> 'screened_out' OR (ratio_to_cublas IS NULL AND ratio_to_cublaslt IS NULL))
+) STRICT;
+INSERT INTO measurements_v6 (id, run_id, config_id, compilation_id, result_key, device_name, device_cc, arch, M, N,
+                             K, status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, max_abs_err,
+                             max_rel_err, bad_count, nan_count, atol, rtol, cublas_id, ratio_to_cublas,
+                             sm_clock_mhz, message, created_at, cublaslt_id, ratio_to_cublaslt, l2)
+SELECT id, run_id, config_id, compilation_id, result_key, device_name, device_cc, arch, M, N, K, status,
+       median_ms, min_ms, max_ms, warmup, runs, iters, tflops, max_abs_err, max_rel_err, bad_count, nan_count,
+       atol, rtol, cublas_id, ratio_to_cublas, sm_clock_mhz, message, created_at, cublaslt_id, ratio_to_cublaslt,
+       CASE WHEN median_ms IS NULL THEN NULL ELSE 'warm' END  -- every earlier timing was warm
+FROM measurements;
+DROP TABLE measurements;
+ALTER TABLE measurements_v6 RENAME TO measurements;
+CREATE INDEX measurements_by_run ON measurements (run_id);
+CREATE INDEX measurements_by_config ON measurements (config_id, arch, M, N, K);
+CREATE INDEX measurements_ok_by_shape ON measurements (device_name, arch, M, N, K, median_ms) WHERE status = 'ok';
+
+-- For each (device, arch, shape): the fastest 'ok' measurement, with both references' throughput. Screened-out
+-- configs never win: their times are of a few screening launches.
+CREATE VIEW best AS
+SELECT m.device_name, m.device_cc, m.arch, m.M, m.N, m.K,
+       c.family, c.name AS config_name, c.alias, c.params,
+       m.median_ms, m.tflops, ct.tflops AS cublas_tflops, lt.tflops AS cublaslt_tflops,
+       m.ratio_to_cublas, m.ratio_to_cublaslt, lt.algo AS cublaslt_algo,
+       m.id AS measurement_id, m.config_id, m.run_id, m.created_at
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, arch, M, N, K ORDER BY median_ms, id) AS place
+      FROM measurements WHERE status = 'ok') AS m
+JOIN configs AS c ON c.id = m.config_id
+LEFT JOIN cublas_timings AS ct ON ct.id = m.cublas_id
+LEFT JOIN cublaslt_timings AS lt ON lt.id = m.cublaslt_id
+WHERE m.place = 1;
+
+-- For each (device, shape): the fastest 'ok' measurement of any family and arch (sm_90 and sm_90a compete).
+CREATE VIEW best_per_shape AS
+SELECT m.device_name, m.device_cc, m.arch, m.M, m.N, m.K,
+       c.family, c.name AS config_name, c.alias, c.params,
+       m.median_ms, m.tflops, ct.tflops AS cublas_tflops, lt.tflops AS cublaslt_tflops,
+       m.ratio_to_cublas, m.ratio_to_cublaslt, lt.algo AS cublaslt_algo,
+       m.id AS measurement_id, m.config_id, m.run_id, m.created_at
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, M, N, K ORDER BY median_ms, id) AS place
+      FROM measurements WHERE status = 'ok') AS m
+JOIN configs AS c ON c.id = m.config_id
+LEFT JOIN cublas_timings AS ct ON ct.id = m.cublas_id
+LEFT JOIN cublaslt_timings AS lt ON lt.id = m.cublaslt_id
+WHERE m.place = 1;
 )sql";
 
 // Version 7: the top-K re-rank. Before a winner is declared for a shape, the K fastest verified configs are

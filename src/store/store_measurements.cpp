@@ -14,7 +14,7 @@ constexpr std::string_view kColumns =
     "m.K, m.status, m.median_ms, m.min_ms, m.max_ms, m.warmup, m.runs, m.iters, m.tflops, m.max_abs_err, "
     "m.max_rel_err, m.bad_count, m.nan_count, m.atol, m.rtol, m.cublas_id, m.ratio_to_cublas, "
     "m.sm_clock_mhz, "
-    "m.message, m.created_at, m.cublaslt_id, m.ratio_to_cublaslt";
+    "m.message, m.created_at, m.cublaslt_id, m.ratio_to_cublaslt, m.l2, m.noise, m.noise_target";
 
 StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::Statement& q) {
   StoredMeasurement r;
@@ -33,9 +33,17 @@ StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::S
   r.shape = Shape{q.int64(8), q.int64(9), q.int64(10)};
   Measurement& m = r.measurement;
   m.status = *status;
-  if (!q.is_null(12))
+  if (!q.is_null(12)) {
     m.timing = TimingStats{q.real(12), q.real(13), q.real(14), static_cast<int>(q.int64(15)),
                            static_cast<int>(q.int64(16)), static_cast<int>(q.int64(17))};
+    if (!q.is_null(32)) {
+      const auto l2 = l2_mode_from_string(q.text(32));
+      if (!l2) s.bad_row(fmt::format("measurement {} has L2 mode '{}'", r.id, q.text(32)));
+      m.timing->l2 = *l2;
+    }
+    m.timing->noise = q.opt_real(33).value_or(0);
+    m.timing->noise_target = q.opt_real(34);
+  }
   r.tflops = q.opt_real(18);
   if (!q.is_null(19))
     m.error = ErrorStats{q.real(19), q.real(20), q.int64(21), q.int64(22), q.real(23), q.real(24)};
@@ -94,8 +102,9 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
       "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, "
       "arch, M, N, K, status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, max_abs_err, "
       "max_rel_err, bad_count, nan_count, atol, rtol, cublas_id, ratio_to_cublas, sm_clock_mhz, "
-      "message, cublaslt_id, ratio_to_cublaslt) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-      "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30) "
+      "message, cublaslt_id, ratio_to_cublaslt, l2, noise, noise_target) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, "
+      "?29, ?30, ?31, ?32, ?33) "
       "ON CONFLICT (result_key) DO NOTHING",
       doing)
       .bind(r.run_id, r.config_id, r.compilation_id, r.result_key, r.device_name, r.device_cc, r.arch.str(),
@@ -107,7 +116,8 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
             compared(&ErrorStats::nan_count), compared(&ErrorStats::atol), compared(&ErrorStats::rtol),
             r.cublas_id, r.ratio_to_cublas,
             m.sm_clock_mhz != 0 ? std::optional(m.sm_clock_mhz) : std::nullopt, m.message, r.cublaslt_id,
-            r.ratio_to_cublaslt)
+            r.ratio_to_cublaslt, t ? std::optional(std::string(to_string(t->l2))) : std::nullopt,
+            timed(&TimingStats::noise), t ? t->noise_target : std::nullopt)
       .run();
   sqlite::Statement q(s.conn, "SELECT id FROM measurements WHERE result_key = ?1", doing);
   if (!q.bind(r.result_key).step()) s.bad_row(doing + ": the row vanished");

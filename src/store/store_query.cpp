@@ -31,7 +31,8 @@ constexpr std::array<NamedQuery, 12> kQueries{{
      "SELECT r.id, r.started_at, r.ended_at, r.status, r.mode, r.device_name, r.device_cc, r.tool_version, "
      "r.git_sha, (SELECT count(*) FROM compilations WHERE run_id = r.id) AS compilations, "
      "(SELECT count(*) FROM measurements WHERE run_id = r.id) AS measurements, "
-     "(SELECT count(*) FROM measurements WHERE run_id = r.id AND status = 'ok') AS ok "
+     "(SELECT count(*) FROM measurements WHERE run_id = r.id AND status = 'ok') AS ok, "
+     "(SELECT count(*) FROM measurements WHERE run_id = r.id AND status = 'screened_out') AS screened_out "
      "FROM runs AS r ORDER BY r.id"},
     // One row per config and arch it was compiled for, with the resources of its latest compilation there.
     {"configs",
@@ -65,7 +66,7 @@ constexpr std::array<NamedQuery, 12> kQueries{{
      "UNION ALL "
      "SELECT 'measure', m.id, m.run_id, c.name, m.arch, m.M || 'x' || m.N || 'x' || m.K, m.status, "
      MPGEMM_EXCERPT("m.message") " FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
-     "WHERE m.status <> 'ok') ORDER BY run_id, stage, id"},
+     "WHERE m.status NOT IN ('ok', 'screened_out')) ORDER BY run_id, stage, id"},
     // The winner's warnings come from the compilation its measurement ran.
     {"best",
      "SELECT b.device_name, b.arch, b.M, b.N, b.K, b.config_name, b.alias, b.median_ms, b.tflops, "

@@ -12,20 +12,26 @@
 #include "common/records.hpp"
 #include "common/types.hpp"
 #include "worker/protocol.hpp"
+#include "measure/sampling.hpp"
 
 namespace mpgemm {
 
 // How every candidate is verified and timed; part of each result key (all but `cublaslt`).
 struct MeasureSettings {
-  double atol = 0.5;     // absolute tolerance against cuBLAS
-  double rtol = 1e-3;    // relative tolerance against cuBLAS
-  int warmup = 3;        // launches before timing
-  int runs = 5;          // timed batches
-  int iters = 20;        // launches per batch
-  bool paired = false;   // time cuBLAS alternately with every candidate (Measurement::paired_cublas): mpgemm-run
-                         // --paired. The tuner's ratios use the shape's one cuBLAS timing.
-  bool cublaslt = true;  // time cuBLASLt as a second reference per shape; not in result keys: it changes the
-                         // references recorded next to a candidate, never the candidate's own outcome
+  double atol = 0.5;         // absolute tolerance against cuBLAS
+  double rtol = 1e-3;        // relative tolerance against cuBLAS
+  int warmup = 3;            // launches before timing
+  int runs = 5;              // timed batches
+  int iters = 20;            // launches per batch
+  bool paired = false;       // time cuBLAS alternately with every candidate (Measurement::paired_cublas): mpgemm-run
+                             // --paired. The tuner's ratios use the shape's one cuBLAS timing.
+  bool cublaslt = true;      // time cuBLASLt as a second reference per shape; not in result keys: it changes the
+                             // references recorded next to a candidate, never the candidate's own outcome
+  L2Mode l2 = L2Mode::warm;  // --l2: cold flushes L2 before every timed launch (cuBLAS's too)
+  std::optional<NoiseStop> noise_stop;  // --noise-target: batches until the noise target instead of `runs`
+  // The quick screen against the best so far for the shape (--screen-threshold, --screen-launches); unset with
+  // --no-screen. In the key too: a screened_out outcome depends on it.
+  std::optional<ScreenRule> screen = ScreenRule{};
 };
 
 // cuBLAS on one shape, timed with the same protocol as the candidates, and cuBLASLt's best of its heuristics
@@ -70,6 +76,14 @@ class MeasureBackend {
   // faults, hangs and wrong answers come back as statuses. nullopt: the backend has no outcome (replay only).
   virtual std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,
                                              const Shape& shape) = 0;
+  // The same with the best median so far for the shape (ms), which a backend that screens (GpuBackend, with
+  // MeasureSettings::screen) compares the candidate's first launches against: a much slower one comes back
+  // Status::screened_out. nullopt: no screening. The default ignores it.
+  virtual std::optional<Measurement> measure_screened(const Candidate& candidate, const CompileResult& compiled,
+                                                      const Shape& shape, std::optional<double> screen_against_ms) {
+    (void)screen_against_ms;
+    return measure(candidate, compiled, shape);
+  }
 
   // What it can do; the coordinator asks this, never the mode's name.
   virtual BackendCapabilities capabilities() const = 0;

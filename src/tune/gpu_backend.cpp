@@ -36,13 +36,19 @@ class GpuBackend final : public MeasureBackend {
                             settings_.iters,
                             settings_.cublaslt,
                             settings_.atol,
-                            settings_.rtol};
+                            settings_.rtol,
+                            settings_.l2};
     PrepareShapeReply reply = client_.prepare_shape(req);
     return {reply.reference.timing, reply.reference.sm_clock_mhz, std::move(reply.cublaslt)};
   }
 
   std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,
                                      const Shape& shape) override {
+    return measure_screened(candidate, compiled, shape, std::nullopt);
+  }
+
+  std::optional<Measurement> measure_screened(const Candidate& candidate, const CompileResult& compiled,
+                                              const Shape& shape, std::optional<double> screen_against_ms) override {
     const Family& fam = family(candidate.family);
     MeasureRequest req;
     req.family = candidate.family;
@@ -56,6 +62,10 @@ class GpuBackend final : public MeasureBackend {
     req.runs = settings_.runs;
     req.iters = settings_.iters;
     req.pair_with_cublas = settings_.paired;
+    req.l2 = settings_.l2;
+    req.noise_stop = settings_.noise_stop;
+    req.screen = settings_.screen;
+    if (settings_.screen) req.screen_against_ms = screen_against_ms;
     return client_.measure(req);
   }
 

@@ -86,7 +86,7 @@ void MeasureLanes::run(std::size_t lane) {
   try {
     MeasureBackend& backend = *backends_[lane];
     // Its own connection: only to see whether another process recorded a key since the run planned it.
-    const Store store = Store::open(settings_.db, Store::Mode::read_write);
+    const Store store = Store::open(settings_.db, Store::Mode::read_only);
     std::optional<std::size_t> prepared;
     while (auto item = ready_.pop(prepared)) {
       auto claim = std::make_shared<Claims::Held>(claims_.take(item->result_key, item->wait_for_claim));
@@ -106,11 +106,22 @@ void MeasureLanes::run(std::size_t lane) {
       }
       static const CompileResult kNone;
       const PlannedConfig& c = *item->config;
+      // The screen compares against the best so far on the shape: what the coordinator knew when it queued the
+      // item (earlier runs included), or what any lane has measured since, whichever is faster.
+      std::optional<double> best = item->screen_against_ms;
+      {
+        std::lock_guard lock(mutex_);
+        if (auto it = best_.find(item->shape); it != best_.end() && (!best || it->second < *best)) best = it->second;
+      }
       std::optional<Measurement> m = measure_steady(backend, c.candidate, c.compiled ? *c.compiled : kNone, shape,
-                                                    settings_.max_spread);
+                                                    settings_.max_spread, best);
       {
         std::lock_guard lock(mutex_);
         busy_[lane] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (m && m->status == Status::ok && m->timing && m->timing->median_ms > 0) {
+          auto [it, fresh] = best_.try_emplace(item->shape, m->timing->median_ms);
+          if (!fresh) it->second = std::min(it->second, m->timing->median_ms);
+        }
       }
       events_.push(MeasuredEvent{lane, std::move(*item), std::move(m), false, claim});
     }

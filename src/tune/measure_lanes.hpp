@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -112,6 +113,7 @@ class MeasureLanes {
   Claims claims_;
   mutable std::mutex mutex_;
   std::vector<double> busy_;
+  std::map<std::size_t, double> best_;  // shape -> the fastest ok median the lanes measured (ms), for the screen
   std::vector<std::thread> threads_;
 };
 

@@ -8,7 +8,11 @@
 
 namespace mpgemm {
 
+// `screen_against_ms`: the best median so far for the shape, for the backend's screen (the first measurement only;
+// a screened_out result is not re-measured). A timing taken under a noise target (TimingStats::noise_target) is
+// never re-measured.
 std::optional<Measurement> measure_steady(MeasureBackend& backend, const Candidate& candidate,
-                                          const CompileResult& compiled, const Shape& shape, double max_spread);
+                                          const CompileResult& compiled, const Shape& shape, double max_spread,
+                                          std::optional<double> screen_against_ms = std::nullopt);
 
 }  // namespace mpgemm

@@ -49,8 +49,17 @@ milliseconds WorkerClient::verify_limit() const {
 
 milliseconds WorkerClient::timing_limit(const MeasureRequest& request, double first_launch_ms) const {
   if (!std::isfinite(first_launch_ms) || first_launch_ms < 0) return options_.timing_base + verify_limit();
-  const double launches = static_cast<double>(request.warmup) + static_cast<double>(request.runs) * request.iters;
-  return options_.timing_base + ms_ceil(options_.timing_factor * launches * first_launch_ms);
+  double launches = static_cast<double>(request.warmup) + static_cast<double>(request.runs) * request.iters;
+  double extra_ms = 0;
+  if (request.screen && request.screen_against_ms) launches += request.screen->launches;
+  if (const auto& n = request.noise_stop) {
+    // Batches until the target or the cap, plus the batch that crosses the cap.
+    launches += static_cast<double>(std::max(n->min_samples, 1) + 1) * request.iters;
+    extra_ms += 1000 * n->max_time_s;
+  }
+  // Cold L2: a flush of twice the L2 before every timed launch, not in first_launch_ms; 1 ms each is ample.
+  if (request.l2 == L2Mode::cold) launches *= 1 + 1 / std::max(first_launch_ms, 1e-3);
+  return options_.timing_base + ms_ceil(options_.timing_factor * (launches * first_launch_ms + extra_ms));
 }
 
 void WorkerClient::ensure_started() {

@@ -9,6 +9,8 @@
 //   measure, phase 1       verify_base + verify_cublas_factor x cuBLAS median of the current shape
 //     (load, resource check, poison, the verification launch, comparison; ends with the 'verified' reply)
 //   measure, phase 2       timing_base + timing_factor x (warmup + runs x iters) x first_launch_ms
+//     with screening launches added; with a noise target, (min_samples + 1) x iters more launches plus its time
+//     cap; with cold L2, 1 ms more per launch for the flush
 //     (the timing protocol; starts when 'verified' arrives, ends with 'result')
 //   time_interleaved       N x the phase 1 limit + timing_base + timing_factor x (warmup + rounds x iters) x
 //                          (the sum of the kernels' expected_ms, or cuBLAS's median where one is 0, + cuBLAS's)

@@ -63,6 +63,34 @@ Params decode_params(const json& j) {
   }
 }
 
+json encode_noise_stop(const std::optional<NoiseStop>& n) {
+  if (!n) return nullptr;
+  return {{"target", n->target}, {"min_samples", n->min_samples}, {"max_time_s", n->max_time_s}};
+}
+
+std::optional<NoiseStop> decode_noise_stop(const json& j) {
+  if (j.is_null()) return std::nullopt;
+  return NoiseStop{j.at("target").get<double>(), j.at("min_samples").get<int>(), j.at("max_time_s").get<double>()};
+}
+
+json encode_screen(const std::optional<ScreenRule>& r) {
+  if (!r) return nullptr;
+  return {{"threshold", r->threshold}, {"launches", r->launches}};
+}
+
+std::optional<ScreenRule> decode_screen(const json& j) {
+  if (j.is_null()) return std::nullopt;
+  return ScreenRule{j.at("threshold").get<double>(), j.at("launches").get<int>()};
+}
+
+L2Mode decode_l2(const json& j) {
+  const auto mode = l2_mode_from_string(j.get<std::string>());
+  if (!mode) throw ProtocolError(fmt::format("unknown L2 mode {}", j.dump()));
+  return *mode;
+}
+
+json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
 struct Encoder {
   json operator()(const HelloRequest& m) const { return {{"protocol", m.protocol}, {"device_ordinal", m.device_ordinal}}; }
   json operator()(const HelloReply& m) const {
@@ -76,7 +104,8 @@ struct Encoder {
             {"iters", m.iters},
             {"cublaslt", m.cublaslt},
             {"atol", m.atol},
-            {"rtol", m.rtol}};
+            {"rtol", m.rtol},
+            {"l2", std::string(to_string(m.l2))}};
   }
   json operator()(const PrepareShapeReply& m) const {
     return {{"reference", wire::encode(m.reference)},
@@ -93,7 +122,11 @@ struct Encoder {
             {"warmup", m.warmup},
             {"runs", m.runs},
             {"iters", m.iters},
-            {"pair_with_cublas", m.pair_with_cublas}};
+            {"pair_with_cublas", m.pair_with_cublas},
+            {"l2", std::string(to_string(m.l2))},
+            {"noise_stop", encode_noise_stop(m.noise_stop)},
+            {"screen", encode_screen(m.screen)},
+            {"screen_against_ms", optional_number(m.screen_against_ms)}};
   }
   json operator()(const VerifiedReply& m) const {
     return {{"status", std::string(to_string(m.status))},
@@ -142,7 +175,8 @@ Message decode_body(std::string_view type, const json& j) {
     return PrepareShapeRequest{wire::decode_shape(j.at("shape")), j.at("seed").get<std::uint64_t>(),
                                j.at("warmup").get<int>(),          j.at("runs").get<int>(),
                                j.at("iters").get<int>(),           j.at("cublaslt").get<bool>(),
-                               j.at("atol").get<double>(),         j.at("rtol").get<double>()};
+                               j.at("atol").get<double>(),         j.at("rtol").get<double>(),
+                               decode_l2(j.at("l2"))};
   if (type == "cublas_reference") {
     PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt};
     if (!j.at("cublaslt").is_null()) r.cublaslt = wire::decode_cublaslt_reference(j.at("cublaslt"));
@@ -162,6 +196,10 @@ Message decode_body(std::string_view type, const json& j) {
     m.runs = j.at("runs").get<int>();
     m.iters = j.at("iters").get<int>();
     m.pair_with_cublas = j.at("pair_with_cublas").get<bool>();
+    m.l2 = decode_l2(j.at("l2"));
+    m.noise_stop = decode_noise_stop(j.at("noise_stop"));
+    m.screen = decode_screen(j.at("screen"));
+    if (!j.at("screen_against_ms").is_null()) m.screen_against_ms = j.at("screen_against_ms").get<double>();
     return m;
   }
   if (type == "verified") {

@@ -20,12 +20,14 @@
 #include <vector>
 
 #include "common/params.hpp"
+#include "measure/sampling.hpp"
 #include "worker/wire.hpp"
 
 namespace mpgemm {
 
-// 2: cuBLASLt in prepare_shape; 3: paired timing, balanced grids; 4: time_interleaved (the top-K re-rank)
-inline constexpr int kProtocolVersion = 4;
+// 2: cuBLASLt in prepare_shape; 3: paired timing, balanced grids; 4: L2 mode, noise-based stopping, screening,
+// the noise and L2 mode of every timing; 5: time_interleaved (the top-K re-rank)
+inline constexpr int kProtocolVersion = 5;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -49,6 +51,7 @@ struct PrepareShapeRequest {
   bool cublaslt = true;  // also time cuBLASLt's best of its top heuristics (verified with atol, rtol)
   double atol = 0.5;
   double rtol = 1e-3;
+  L2Mode l2 = L2Mode::warm;  // cuBLAS is timed in the candidates' L2 mode (cuBLASLt always warm)
 };
 
 struct PrepareShapeReply {
@@ -71,6 +74,11 @@ struct MeasureRequest {
   int runs = 5;
   int iters = 20;
   bool pair_with_cublas = false;  // time cuBLAS alternately with the candidate (Measurement::paired_cublas)
+  L2Mode l2 = L2Mode::warm;
+  std::optional<NoiseStop> noise_stop;  // set: batches until the noise target (`runs` ignored); not with pairing
+  std::optional<ScreenRule> screen;     // unset: no screening (--no-screen)
+  // The best median so far for the shape (ms), which the screen compares against; unset: no screening.
+  std::optional<double> screen_against_ms;
 };
 
 // Sent by the worker as soon as the verification launch has been compared (or has failed).

@@ -108,10 +108,12 @@ class Server {
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
     problem_.reset();  // free the previous shape's memory before allocating the next
     problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
+    // The comparison kernel is compiled here, under prepare's limit, not within a candidate's verification limit.
+    (void)session_->device_compare();
     CublasReference ref;
     ref.shape = m.shape;
     ref.seed = m.seed;
-    ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters);
+    ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2);
     ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
     PrepareShapeReply out{ref, std::nullopt};
     if (m.cublaslt) out.cublaslt = time_cublaslt(m);
@@ -144,17 +146,29 @@ class Server {
     return fmt::format("bad tolerances: atol {}, rtol {}", atol, rtol);
   }
 
+  static std::optional<std::string> bad_sampling(const MeasureRequest& m) {
+    if (const auto& n = m.noise_stop; n && (!(n->target > 0) || n->min_samples < 1 || !(n->max_time_s > 0)))
+      return fmt::format("bad noise target: {} with at least {} samples in {} s", n->target, n->min_samples,
+                         n->max_time_s);
+    if (const auto& r = m.screen; r && (!(r->threshold > 0) || r->launches < 1))
+      return fmt::format("bad screen: threshold {}, {} launches", r->threshold, r->launches);
+    return std::nullopt;
+  }
+
   std::optional<int> measure(const MeasureRequest& m) {
     if (!problem_) return fail(ErrorKind::bad_request, 0, "measure before prepare_shape", 0);
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    if (auto why = bad_sampling(m)) return fail(ErrorKind::bad_request, 0, *why, 0);
     ArgsBuilder args = m.family.empty() ? standard_args() : family_args(family(m.family), m.params);
     CandidateRun run(*session_, *problem_, {m.cubin, m.lowered_name, m.geometry, std::move(args)});
 
     const VerifyOutcome v = run.verify(m.atol, m.rtol);
     reply(VerifiedReply{v.status, v.error, v.first_launch_ms, v.message});
-    const Measurement result =
-        v.status == Status::ok ? run.time(m.warmup, m.runs, m.iters, m.pair_with_cublas) : measurement_from(v);
+    const TimingPlan plan{m.warmup, m.runs, m.iters, m.l2, m.noise_stop};
+    const Measurement result = v.status == Status::ok
+                                   ? run.time(plan, m.pair_with_cublas, m.screen, m.screen_against_ms)
+                                   : measurement_from(v);
     reply(ResultReply{result});
     if (run.context_lost()) {
       log(fmt::format("CUDA context lost ({}); exiting", result.message));

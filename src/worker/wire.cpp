@@ -24,8 +24,15 @@ Shape decode_shape(const json& j) {
 }
 
 json encode(const TimingStats& v) {
-  return {{"median_ms", v.median_ms}, {"min_ms", v.min_ms}, {"max_ms", v.max_ms},
-          {"warmup", v.warmup},       {"runs", v.runs},     {"iters", v.iters}};
+  return {{"median_ms", v.median_ms},
+          {"min_ms", v.min_ms},
+          {"max_ms", v.max_ms},
+          {"warmup", v.warmup},
+          {"runs", v.runs},
+          {"iters", v.iters},
+          {"noise", v.noise},
+          {"l2", std::string(to_string(v.l2))},
+          {"noise_target", v.noise_target ? json(*v.noise_target) : json(nullptr)}};
 }
 
 TimingStats decode_timing(const json& j) {
@@ -37,6 +44,11 @@ TimingStats decode_timing(const json& j) {
     t.warmup = j.at("warmup").get<int>();
     t.runs = j.at("runs").get<int>();
     t.iters = j.at("iters").get<int>();
+    t.noise = j.at("noise").get<double>();
+    const auto l2 = l2_mode_from_string(j.at("l2").get<std::string>());
+    if (!l2) throw ProtocolError(fmt::format("unknown L2 mode {}", j.at("l2").dump()));
+    t.l2 = *l2;
+    if (!j.at("noise_target").is_null()) t.noise_target = j.at("noise_target").get<double>();
     return t;
   });
 }

@@ -137,7 +137,8 @@ class DeviceWorkerTest : public ::testing::Test {
              {"iters", 20},
              {"cublaslt", cublaslt},
              {"atol", 0.5},
-             {"rtol", 1e-3}});
+             {"rtol", 1e-3},
+             {"l2", "warm"}});
     const auto ref = w->receive(120s);
     EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
     if (ref && ref->contains("reference")) {
@@ -161,7 +162,11 @@ class DeviceWorkerTest : public ::testing::Test {
             {"warmup", 3},
             {"runs", 5},
             {"iters", 20},
-            {"pair_with_cublas", false}};
+            {"pair_with_cublas", false},
+            {"l2", "warm"},
+            {"noise_stop", nullptr},
+            {"screen", nullptr},
+            {"screen_against_ms", nullptr}};
   }
 
   static void expect_ok_measurement(WorkerProcess& w) {

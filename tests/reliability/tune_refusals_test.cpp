@@ -133,7 +133,7 @@ TEST_F(ReliabilityRefusals, NewerSchemaVersion) {
 // whose message tests/unit/store_open_test.cpp checks).
 TEST_F(ReliabilityRefusals, WriteFailureMidRunIsOneLineAndResumable) {
   const auto db = dir_ / "limited.db";
-  const auto r = run_command(fmt::format("bash -c \"trap '' XFSZ; ulimit -f 700; exec {} {} {} --db {}\"",
+  const auto r = run_command(fmt::format("bash -c \"trap '' XFSZ; ulimit -f 900; exec {} {} {} --db {}\"",
                                          bin("mpgemm-tune"), replay_space(), replay_args(), db.string()));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   std::vector<std::string> errors;

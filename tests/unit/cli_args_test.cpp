@@ -83,6 +83,37 @@ TEST(MeasureArgs, NoCublasLtTurnsTheSecondReferenceOff) {
   EXPECT_NE(p.help_text().find("--no-cublaslt"), std::string::npos);
 }
 
+TEST(MeasureArgs, L2NoiseTargetAndScreen) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_measure_options(p);
+  auto parse = [&](std::vector<const char*> argv) {
+    argv.insert(argv.begin(), "mpgemm-tune");
+    return measure_settings_from(p.parse(static_cast<int>(argv.size()), argv.data()));
+  };
+  const MeasureSettings d = parse({});
+  EXPECT_EQ(d.l2, L2Mode::warm);
+  EXPECT_FALSE(d.noise_stop);
+  ASSERT_TRUE(d.screen);  // on by default
+  EXPECT_EQ(d.screen->threshold, 1.5);
+  EXPECT_EQ(d.screen->launches, 3);
+
+  const MeasureSettings s = parse({"--l2", "cold", "--noise-target", "0.5", "--min-samples", "12", "--max-time", "3",
+                                   "--screen-threshold", "2", "--screen-launches", "5"});
+  EXPECT_EQ(s.l2, L2Mode::cold);
+  ASSERT_TRUE(s.noise_stop);
+  EXPECT_DOUBLE_EQ(s.noise_stop->target, 0.005);  // a percentage on the command line
+  EXPECT_EQ(s.noise_stop->min_samples, 12);
+  EXPECT_EQ(s.noise_stop->max_time_s, 3);
+  EXPECT_EQ(s.screen, (ScreenRule{2, 5}));
+  EXPECT_FALSE(parse({"--no-screen"}).screen);
+
+  EXPECT_THROW(parse({"--l2", "hot"}), UsageError);
+  EXPECT_THROW(parse({"--noise-target", "0"}), UsageError);
+  EXPECT_THROW(parse({"--min-samples", "3"}), UsageError);  // only with --noise-target
+  EXPECT_THROW(parse({"--no-screen", "--screen-threshold", "2"}), UsageError);
+  EXPECT_THROW(parse({"--screen-threshold", "0.5"}), UsageError);
+}
+
 TEST(TuneArgs, RejectsBadArch) {
   ArgParser p("mpgemm-tune", "", "");
   add_tune_options(p);

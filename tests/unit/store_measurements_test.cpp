@@ -175,5 +175,56 @@ TEST_F(StoreMeasurements, BestPicksTheFastestOkRowPerShape) {
   EXPECT_EQ(cell(2, "tflops"), Cell(big.flops() / 1.5e9));
 }
 
+// A screened-out config keeps the time its screening launches showed, with no ratios; it never wins, is not
+// listed as a failure, and is counted in the runs summary. Timings keep their L2 mode and noise.
+TEST_F(StoreMeasurements, ScreenedOutIsStoredButNeverWins) {
+  const auto fast = config("wmma_fast");
+  const auto slow = config("wmma_slow");
+  const Shape shape{1024, 1024, 1024};
+  auto winner = measurement(fast, "fast", shape, 1.0);
+  winner.measurement.timing->noise = 0.003;
+  winner.measurement.timing->noise_target = 0.005;
+  winner.measurement.timing->l2 = L2Mode::cold;
+  store_->record_measurement(winner);
+  // Faster-looking than the winner on purpose: best must not look at it at all.
+  auto screened = measurement(slow, "slow", shape, 0.5, Status::screened_out);
+  screened.measurement.timing = TimingStats{0.5, 0.45, 0.6, 0, 3, 1};
+  screened.measurement.message = "screened out";
+  store_->record_measurement(screened);
+
+  const auto m = store_->find_measurement("slow");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->measurement.status, Status::screened_out);
+  ASSERT_TRUE(m->measurement.timing);
+  EXPECT_EQ(m->measurement.timing->median_ms, 0.5);
+  EXPECT_EQ(m->measurement.timing->runs, 3);
+  EXPECT_EQ(m->measurement.timing->iters, 1);
+  EXPECT_FALSE(m->ratio_to_cublas);
+  const auto w = store_->find_measurement("fast");
+  EXPECT_EQ(w->measurement.timing->l2, L2Mode::cold);
+  EXPECT_EQ(w->measurement.timing->noise, 0.003);
+  EXPECT_EQ(w->measurement.timing->noise_target, 0.005);
+
+  const auto best = store_->query_named("best");
+  ASSERT_EQ(best.rows.size(), 1u);
+  const auto name_at = static_cast<std::size_t>(std::find(best.columns.begin(), best.columns.end(), "config_name") -
+                                                best.columns.begin());
+  EXPECT_EQ(best.rows[0].at(name_at), report::Cell(std::string("wmma_fast")));
+  EXPECT_EQ(count("failures"), 0);
+  const auto runs = store_->query_named("runs");
+  const auto screened_at = static_cast<std::size_t>(
+      std::find(runs.columns.begin(), runs.columns.end(), "screened_out") - runs.columns.begin());
+  ASSERT_LT(screened_at, runs.columns.size());
+  EXPECT_EQ(runs.rows.at(0).at(screened_at), report::Cell(std::int64_t{1}));
+
+  // The schema refuses a screened-out row with a ratio, or without its time.
+  auto with_ratio = measurement(slow, "slow-ratio", Shape{512, 512, 512}, 0.5, Status::screened_out);
+  with_ratio.ratio_to_cublas = 0.5;
+  EXPECT_THROW(store_->record_measurement(with_ratio), StoreError);
+  auto untimed = measurement(slow, "slow-untimed", Shape{512, 512, 512}, 0.5, Status::screened_out);
+  untimed.measurement.timing.reset();
+  EXPECT_THROW(store_->record_measurement(untimed), StoreError);
+}
+
 }  // namespace
 }  // namespace mpgemm

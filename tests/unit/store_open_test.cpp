@@ -361,6 +361,66 @@ TEST_F(StoreOpen, Version4DatabaseGainsRunPids) {
   EXPECT_EQ(store.find_run(next)->pid, ::getpid());
 }
 
+// A version-5 database gets measurements rebuilt for 'screened_out': every row keeps its id and values, its
+// earlier timings say warm L2, the indexes and views are back, and the new status and columns are accepted.
+TEST_F(StoreOpen, Version5DatabaseGainsScreenedOutKeepingItsRows) {
+  const auto path = dir_ / "v5.db";
+  std::string old_sql;
+  for (const auto& m : store_detail::migrations())
+    if (m.version <= 5) old_sql += std::string(m.sql);
+  raw_exec(path, "BEGIN;" + old_sql +
+                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 5; COMMIT;", kStoreApplicationId));
+  raw_exec(path,
+           "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
+           "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
+           "INSERT INTO configs (id, family, name, params, source_hash) VALUES (2, 'wmma', 'wmma_b', '{}', 'h');"
+           "INSERT INTO cublas_timings (id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
+           "  warmup, runs, iters, tflops) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 2048, 2048, 2048, 0.025, 0.025, "
+           "  0.025, 3, 5, 20, 687.2);"
+           "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
+           "  status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, cublas_id, ratio_to_cublas, "
+           "  sm_clock_mhz, message, created_at) VALUES (7, 1, 1, 'key-7', 'NVIDIA H200', 'sm_90', 'sm_90', 2048, "
+           "  2048, 2048, 'ok', 0.05, 0.049, 0.052, 3, 5, 20, 343.6, 1, 0.5, 1980, '', '2026-01-01T00:00:00.000Z');"
+           "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
+           "  status, message) VALUES (9, 1, 2, 'key-9', 'NVIDIA H200', 'sm_90', 'sm_90', 2048, 2048, 2048, "
+           "  'incorrect', '3 elements differ');");
+  const std::string before =
+      raw_text(path,
+               "SELECT group_concat(id || ' ' || status || ' ' || coalesce(median_ms, '-') || ' ' || "
+               "coalesce(ratio_to_cublas, '-') || ' ' || message || ' ' || created_at, ';') FROM measurements");
+  {
+    Store store = Store::open(path, Store::Mode::read_write);
+    const auto m = store.find_measurement("key-7");
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->id, 7);
+    EXPECT_EQ(m->measurement.timing->l2, L2Mode::warm);
+    EXPECT_EQ(m->measurement.timing->noise, 0);
+    EXPECT_FALSE(m->measurement.timing->noise_target);
+    EXPECT_EQ(m->ratio_to_cublas, 0.5);
+    EXPECT_FALSE(store.find_measurement("key-9")->measurement.timing);
+  }
+  EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
+  EXPECT_EQ(raw_text(path,
+                     "SELECT group_concat(id || ' ' || status || ' ' || coalesce(median_ms, '-') || ' ' || "
+                     "coalesce(ratio_to_cublas, '-') || ' ' || message || ' ' || created_at, ';') "
+                     "FROM measurements"),
+            before);
+  EXPECT_EQ(raw_text(path, "SELECT group_concat(coalesce(l2, 'NULL'), ',') FROM measurements"), "warm,NULL");
+  EXPECT_EQ(raw_text(path,
+                     "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema WHERE "
+                     "tbl_name = 'measurements' AND type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name)"),
+            "measurements_by_config,measurements_by_run,measurements_ok_by_shape");
+  EXPECT_EQ(raw_text(path, "SELECT config_name || ' ' || cublas_tflops FROM best"), "wmma_a 687.2");
+  EXPECT_EQ(raw_text(path, "SELECT config_name FROM best_per_shape"), "wmma_a");
+  raw_exec(path,
+           "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
+           "  status, median_ms, l2) VALUES (10, 1, 2, 'key-10', 'NVIDIA H200', 'sm_90', 'sm_90', 2048, 2048, "
+           "  2048, 'screened_out', 0.01, 'warm');");
+  EXPECT_EQ(raw_text(path, "SELECT config_name FROM best"), "wmma_a");  // a screened-out row never wins
+  EXPECT_EQ(raw_text(path, "PRAGMA foreign_key_check"), "");
+  EXPECT_EQ(raw_text(path, "PRAGMA integrity_check"), "ok");
+}
+
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
   EXPECT_EQ(schema_version(), 7);

@@ -50,8 +50,9 @@ TEST(TuneKeys, SameInputsGiveTheSameKey) {
   // Pinned: keys are stored, so a change of the hash or of what it covers silently invalidates every
   // database. Update this value only together with a note that existing results will be measured again.
   // History: "fe3f3f157c5c17f6" until the key took in kMeasureProtocolVersion (1); databases recorded before
-  // that are measured again once.
-  EXPECT_EQ(a.key(), "215d5433d6f101a0");
+  // that are measured again once. "215d5433d6f101a0" until measure protocol 2 and the L2 mode, noise target and
+  // screen in the key (GPU-side verification, --l2, --noise-target, the quick screen).
+  EXPECT_EQ(a.key(), "a06a9c640146cf2f");
   // (That another process derives the same keys is checked end to end: tests/reliability/tune_replay_test.cpp
   // compares the keys this code computes with those mpgemm-tune records.)
 }
@@ -104,6 +105,14 @@ TEST(TuneKeys, EverythingThatDeterminesAResultChangesTheKey) {
   vary("runs", [](Inputs& in) { in.settings.runs = 7; });
   vary("iters", [](Inputs& in) { in.settings.iters = 10; });
   vary("runs and iters swapped", [](Inputs& in) { std::swap(in.settings.runs, in.settings.iters); });
+  vary("cold L2", [](Inputs& in) { in.settings.l2 = L2Mode::cold; });
+  vary("a noise target", [](Inputs& in) { in.settings.noise_stop = NoiseStop{}; });
+  vary("another noise target", [](Inputs& in) { in.settings.noise_stop = NoiseStop{0.01, 10, 10}; });
+  vary("the noise minimum", [](Inputs& in) { in.settings.noise_stop = NoiseStop{0.005, 20, 10}; });
+  vary("the noise time cap", [](Inputs& in) { in.settings.noise_stop = NoiseStop{0.005, 10, 20}; });
+  vary("no screen", [](Inputs& in) { in.settings.screen.reset(); });
+  vary("the screen threshold", [](Inputs& in) { in.settings.screen = ScreenRule{2.0, 3}; });
+  vary("the screen launches", [](Inputs& in) { in.settings.screen = ScreenRule{1.5, 5}; });
 
   std::map<std::string, std::string> seen;  // key -> what produced it
   for (const auto& [what, in] : variants) {

@@ -68,3 +68,24 @@ TEST(Noise, ARemeasurementThatFailsWins) {
   EXPECT_EQ(b.calls, 2);
   EXPECT_EQ(m->status, Status::incorrect);
 }
+
+// A timing taken under a noise target was sampled until steady (or out of time): its spread never triggers the
+// re-measure, which would fight the stopping rule.
+TEST(Noise, ATimingUnderANoiseTargetIsNotRemeasured) {
+  Measurement sampled = timed(0.5, 1.0, 2.0);
+  sampled.timing->noise_target = 0.005;
+  ScriptedBackend b({sampled});
+  auto m = run(b);
+  EXPECT_EQ(b.calls, 1);
+  EXPECT_EQ(m->message, "");
+}
+
+// A screened-out outcome is final: not re-measured, whatever its spread.
+TEST(Noise, AScreenedOutConfigIsNotRemeasured) {
+  Measurement screened = timed(0.5, 3.0, 9.0);
+  screened.status = Status::screened_out;
+  ScriptedBackend b({screened});
+  auto m = measure_steady(b, Candidate{}, CompileResult{}, Shape{}, 0.10, 1.0);
+  EXPECT_EQ(b.calls, 1);
+  EXPECT_EQ(m->status, Status::screened_out);
+}

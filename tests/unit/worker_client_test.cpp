@@ -209,6 +209,20 @@ TEST_F(WorkerClientTest, MeasuresThroughTheProtocol) {
   EXPECT_EQ(client.starts(), 1);
   EXPECT_EQ(client.verify_limit(), 300ms + 200ms);
   EXPECT_EQ(client.timing_limit(request(), kFakeFirstLaunchMs), 300ms + 18ms);  // 3 x (1 + 1 x 2) x 2 ms
+  // The protocol's options lengthen the limit by what they can take: screening launches, the noise target's
+  // minimum batches and time cap, a flush per cold launch.
+  MeasureRequest screened = request();
+  screened.screen = ScreenRule{1.5, 3};
+  screened.screen_against_ms = 1.0;
+  EXPECT_EQ(client.timing_limit(screened, kFakeFirstLaunchMs), 300ms + 36ms);  // 3 x (3 + 3) x 2 ms
+  screened.screen_against_ms.reset();  // no best so far: no screening launches
+  EXPECT_EQ(client.timing_limit(screened, kFakeFirstLaunchMs), 300ms + 18ms);
+  MeasureRequest sampled = request();
+  sampled.noise_stop = NoiseStop{0.01, 4, 0.125};
+  EXPECT_EQ(client.timing_limit(sampled, kFakeFirstLaunchMs), 300ms + 453ms);  // 3 x ((3 + 5 x 2) x 2 + 125) ms
+  MeasureRequest cold = request();
+  cold.l2 = L2Mode::cold;
+  EXPECT_EQ(client.timing_limit(cold, kFakeFirstLaunchMs), 300ms + 27ms);  // 3 x 3 x (2 + 1) ms
   const pid_t pid = client.pid();
   client.shutdown();
   EXPECT_FALSE(client.running());

@@ -50,6 +50,9 @@ void expect_equal(const TimingStats& a, const TimingStats& b) {
   EXPECT_EQ(a.warmup, b.warmup);
   EXPECT_EQ(a.runs, b.runs);
   EXPECT_EQ(a.iters, b.iters);
+  EXPECT_EQ(a.noise, b.noise);
+  EXPECT_EQ(a.l2, b.l2);
+  EXPECT_EQ(a.noise_target, b.noise_target);
 }
 
 void expect_equal(const ErrorStats& a, const ErrorStats& b) {
@@ -102,6 +105,10 @@ TEST(WorkerProtocol, PrepareShape) {
   EXPECT_EQ(req.atol, 0.25);
   EXPECT_EQ(req.rtol, 2e-3);
   EXPECT_TRUE(round_trip(PrepareShapeRequest{}).cublaslt);  // asked for unless turned off
+  EXPECT_EQ(req.l2, L2Mode::warm);
+  PrepareShapeRequest cold;
+  cold.l2 = L2Mode::cold;
+  EXPECT_EQ(round_trip(cold).l2, L2Mode::cold);
 
   CublasReference ref{Shape{64, 32, 16}, 99, sample_timing(), 1755};
   const auto reply = round_trip(PrepareShapeReply{ref, std::nullopt});
@@ -183,6 +190,52 @@ TEST(WorkerProtocol, Measure) {
   EXPECT_FALSE(round_trip(MeasureRequest{}).pair_with_cublas);
   // The cubin travels as MessagePack binary, not as an array of numbers.
   EXPECT_TRUE(to_json_message(m)["cubin"].is_binary());
+}
+
+// Protocol 4: the L2 mode, the noise target, the screen and the best time it compares against.
+TEST(WorkerProtocol, MeasureSamplingAndScreen) {
+  const auto plain = round_trip(MeasureRequest{});
+  EXPECT_EQ(plain.l2, L2Mode::warm);
+  EXPECT_FALSE(plain.noise_stop);
+  EXPECT_FALSE(plain.screen);
+  EXPECT_FALSE(plain.screen_against_ms);
+
+  MeasureRequest m;
+  m.l2 = L2Mode::cold;
+  m.noise_stop = NoiseStop{0.0025, 17, 2.5};
+  m.screen = ScreenRule{1.75, 4};
+  m.screen_against_ms = 0.0123456789;
+  const auto got = round_trip(m);
+  EXPECT_EQ(got.l2, L2Mode::cold);
+  EXPECT_EQ(got.noise_stop, m.noise_stop);
+  EXPECT_EQ(got.screen, m.screen);
+  EXPECT_EQ(got.screen_against_ms, m.screen_against_ms);
+
+  nlohmann::json j = to_json_message(m);
+  j["l2"] = "lukewarm";
+  EXPECT_THROW(message_from_json(j), ProtocolError);
+}
+
+// A screened-out result keeps the screening launches' timing; every timing carries its noise, L2 mode and target.
+TEST(WorkerProtocol, ScreenedOutResultAndTimingFields) {
+  Measurement m;
+  m.status = Status::screened_out;
+  m.timing = TimingStats{2.5, 2.4, 2.7, 0, 3, 1};
+  m.timing->noise = 0.0625;
+  m.timing->l2 = L2Mode::cold;
+  m.error = sample_errors();
+  m.message = "screened out";
+  const auto r = round_trip(ResultReply{m});
+  EXPECT_EQ(r.measurement.status, Status::screened_out);
+  ASSERT_TRUE(r.measurement.timing);
+  expect_equal(*r.measurement.timing, *m.timing);
+
+  m.status = Status::ok;
+  m.timing->noise_target = 0.005;
+  m.timing->runs = 37;
+  const auto sampled = round_trip(ResultReply{m});
+  ASSERT_TRUE(sampled.measurement.timing);
+  expect_equal(*sampled.measurement.timing, *m.timing);
 }
 
 TEST(WorkerProtocol, MeasurePersistentGeometry) {

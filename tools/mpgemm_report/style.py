@@ -15,6 +15,7 @@ HEATMAP = "cividis"  # perceptually uniform and made for colour-vision deficienc
 STATUS_COLOURS = {
     "ok": GREEN, "incorrect": VERMILLION, "compile_failed": ORANGE, "resources_exceeded": SKY_BLUE,
     "launch_failed": PURPLE, "runtime_fault": BLACK, "timeout": YELLOW, "constraint_rejected": GREY,
+    "screened_out": BLUE,
 }
 STATUS_ORDER = list(STATUS_COLOURS)
 

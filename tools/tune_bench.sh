@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The tuning-speed benchmark (issue 8), one run on a GPU: how fast mpgemm-tune gets through a space cold (nothing
+# compiled, nothing measured) and warm (every cubin cached, new shapes), the share of the run the device sat
+# idle, and an A/A check (the winner timed by two separate mpgemm-run processes). Prints a markdown table with
+# the targets and PASS/MISS beside each figure; logs and databases stay in $OUT.
+#
+#   tools/tune_bench.sh [PART ...]      PART: sm86 | hopper (default: both)
+#
+#   $OUT                   output folder (default results/h200/tune_bench)
+#   $MPGEMM_BIN            folder of the mpgemm binaries (default build/bin)
+#   $MPGEMM_BENCH_HOPPER   the Hopper space (default configs/sm90a_bench.json: 1170 configs x 3 shapes)
+#   $MPGEMM_BENCH_ARGS     more mpgemm-tune arguments for every run (e.g. "--no-screen")
+#
+# Targets (issue 8): >= 1000 configs x 3 shapes cold in <= 300 s with the device idle < 20% of the run; warm >= 10x
+# faster than cold per (config, shape) pair; A/A within +-1%.
+# Exit status: 0 when every run worked (whether or not a target was met); 1 otherwise, naming the step.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+out="${OUT:-$root/results/h200/tune_bench}"
+bin="${MPGEMM_BIN:-$root/build/bin}"
+hopper="${MPGEMM_BENCH_HOPPER:-configs/sm90a_bench.json}"
+read -r -a extra <<<"${MPGEMM_BENCH_ARGS:-}"
+parts=("$@")
+((${#parts[@]})) || parts=(sm86 hopper)
+
+die() {
+  echo "tune_bench: $*" >&2
+  exit 1
+}
+for t in mpgemm-tune mpgemm-run mpgemm-query; do [ -x "$bin/$t" ] || die "no $bin/$t (build first, or set MPGEMM_BIN)"; done
+for p in "${parts[@]}"; do [ "$p" = sm86 ] || [ "$p" = hopper ] || die "unknown part '$p': sm86 or hopper"; done
+command -v python3 >/dev/null || die "python3 is needed to rewrite the shapes of the warm run"
+mkdir -p "$out"
+
+# A copy of SPACE with every shape's sides scaled by 3/2 (multiples of 256): new shapes for the warm run.
+new_shapes() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["shapes"]:
+    for k in ("M", "N", "K"):
+        s[k] = max(256, (s[k] * 3 // 2) // 256 * 256)
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+}
+
+# One mpgemm-tune run; prints "seconds pairs idle_percent" from its summary line.
+tune() {
+  local name="$1" space="$2" db="$3" cache="$4"
+  local log="$out/$name.log" start end
+  start=$(date +%s.%N)
+  "$bin/mpgemm-tune" "$space" --db "$db" --cubin-cache "$cache" --rerank 0 --top 3 "${extra[@]}" >"$log" 2>&1 ||
+    die "$name: mpgemm-tune failed (log: $log): $(tail -n 3 "$log")"
+  end=$(date +%s.%N)
+  local line
+  line=$(grep -E '\(config, shape\) pairs of [0-9]+ configs in' "$log" | tail -n 1) ||
+    die "$name: no summary line in $log"
+  local pairs idle
+  pairs=$(sed -E 's/.*: ([0-9]+) \(config, shape\) pairs.*/\1/' <<<"$line")
+  idle=$(sed -E 's/.*idle ([0-9]+)% .*/\1/' <<<"$line")
+  echo "$(python3 -c "print(round($end - $start, 1))") $pairs $idle"
+}
+
+# The winner's median (ms) as one mpgemm-run process measures it.
+winner_ms() {
+  local db="$1" size="$2" space="$3"
+  "$bin/mpgemm-run" --db "$db" --config best --space "$space" --M "$size" --N "$size" --K "$size" --format csv \
+    --cubin-cache "$db.cubins" 2>>"$out/aa.log" |
+    python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(sys.stdin) if r.get("status") == "ok" and r.get("ms")]
+best = [r for r in rows if r["kernel"].startswith("best")] or rows
+print(best[0]["ms"] if best else "")'
+}
+
+report="$out/tune_bench.md"
+{
+  echo "| space | run | pairs | seconds | pairs/s | device idle | target | verdict |"
+  echo "|---|---|--:|--:|--:|--:|---|---|"
+} >"$report"
+for part in "${parts[@]}"; do
+  case "$part" in
+    sm86) space=configs/sm86.json ;;
+    hopper) space="$hopper" ;;
+  esac
+  db="$out/$part.db" cache="$out/$part.cubins"
+  rm -rf "$db" "$db-claims" "$cache" "$out/${part}_warm.db" "$out/${part}_warm.db-claims"
+  read -r cold_s cold_pairs cold_idle < <(tune "${part}_cold" "$space" "$db" "$cache")
+  new_shapes "$space" "$out/${part}_warm.json"
+  read -r warm_s warm_pairs warm_idle < <(tune "${part}_warm" "$out/${part}_warm.json" "$out/${part}_warm.db" "$cache")
+  verdicts=$(python3 - "$part" "$cold_s" "$cold_pairs" "$cold_idle" "$warm_s" "$warm_pairs" "$warm_idle" <<'PY'
+import sys
+part, cs, cp, ci, ws, wp, wi = sys.argv[1], *map(float, sys.argv[2:])
+crate, wrate = cp / cs, wp / ws
+speed_ok = cp < 3000 or cs <= 300
+print(f"| {part} | cold | {cp:.0f} | {cs:.1f} | {crate:.1f} | {ci:.0f}% | "
+      f"{'<= 300 s, idle < 20%' if cp >= 3000 else 'idle < 20%'} | "
+      f"{'PASS' if speed_ok and ci < 20 else 'MISS'} |")
+print(f"| {part} | warm (cached cubins, new shapes) | {wp:.0f} | {ws:.1f} | {wrate:.1f} | {wi:.0f}% | "
+      f">= 10x cold's pairs/s ({wrate / crate:.1f}x) | {'PASS' if wrate >= 10 * crate else 'MISS'} |")
+PY
+)
+  echo "$verdicts" >>"$report"
+done
+
+# A/A: the Hopper (else sm86) winner at the middle shape, timed by two separate processes.
+aa_part="${parts[-1]}"
+aa_space=$([ "$aa_part" = hopper ] && echo "$hopper" || echo configs/sm86.json)
+aa_size=$(python3 -c "import json,sys; s=json.load(open('$aa_space'))['shapes']; print(s[len(s)//2]['M'])")
+a=$(winner_ms "$out/$aa_part.db" "$aa_size" "$aa_space")
+b=$(winner_ms "$out/$aa_part.db" "$aa_size" "$aa_space")
+[ -n "$a" ] && [ -n "$b" ] || die "A/A: mpgemm-run gave no time (log: $out/aa.log)"
+python3 - "$aa_part" "$aa_size" "$a" "$b" >>"$report" <<'PY'
+import sys
+part, size, a, b = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+d = b / a - 1
+print(f"| {part} | A/A at {size}^3: {a:.4f} ms, then {b:.4f} ms | | | | | within +-1% ({100 * d:+.2f}%) | "
+      f"{'PASS' if abs(d) <= 0.01 else 'MISS'} |")
+PY
+cat "$report"
