@@ -10,6 +10,7 @@
 #   $MPGEMM_BIN            folder of the mpgemm binaries (default build/bin)
 #   $MPGEMM_BENCH_HOPPER   the Hopper space (default configs/sm90a_bench.json: 1170 configs x 3 shapes)
 #   $MPGEMM_BENCH_ARGS     more mpgemm-tune arguments for every run (e.g. "--no-screen")
+#   $MPGEMM_BENCH_CACHE    folder for the cubin caches (default $OUT)
 #
 # Targets (issue 8): >= 1000 configs x 3 shapes cold in <= 300 s with the device idle < 20% of the run; warm >= 10x
 # faster than cold per (config, shape) pair; A/A within +-1%.
@@ -67,7 +68,7 @@ tune() {
 winner_ms() {
   local db="$1" size="$2" space="$3"
   "$bin/mpgemm-run" --db "$db" --config best --space "$space" --M "$size" --N "$size" --K "$size" --format csv \
-    --cubin-cache "$db.cubins" 2>>"$out/aa.log" |
+    --cubin-cache "${MPGEMM_BENCH_CACHE:-$out}/$aa_part.cubins" 2>>"$out/aa.log" |
     python3 -c '
 import csv, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r.get("status") == "ok" and r.get("ms")]
@@ -85,7 +86,7 @@ for part in "${parts[@]}"; do
     sm86) space=configs/sm86.json ;;
     hopper) space="$hopper" ;;
   esac
-  db="$out/$part.db" cache="$out/$part.cubins"
+  db="$out/$part.db" cache="${MPGEMM_BENCH_CACHE:-$out}/$part.cubins"
   rm -rf "$db" "$db-claims" "$cache" "$out/${part}_warm.db" "$out/${part}_warm.db-claims"
   read -r cold_s cold_pairs cold_idle < <(tune "${part}_cold" "$space" "$db" "$cache")
   new_shapes "$space" "$out/${part}_warm.json"

@@ -83,12 +83,14 @@ class Coordinator {
         handle(std::move(*e));
     }
     report_.measure_wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    if (lane_error_) std::rethrow_exception(lane_error_);
     return report_;
   }
 
  private:
-  bool compile_only() const { return s_.backends.empty(); }
-  std::size_t shape_count() const { return compile_only() ? 1 : shapes_.size(); }
+  // No lane measures: compile-only runs, and runs whose lane failed (the compilations still finish and are kept).
+  bool compile_only() const { return s_.backends.empty() || lane_error_; }
+  std::size_t shape_count() const { return s_.backends.empty() ? 1 : shapes_.size(); }
 
   bool finished() const {
     if (cursor_ < shape_count()) return false;
@@ -142,6 +144,14 @@ class Coordinator {
     const std::size_t i = plan_.add(params);
     PlannedConfig& e = plan_.at(i);
     ShapeState& st = shapes_[s];
+    if (lane_error_) {
+      Observation o;
+      o.params = params;
+      o.status = Status::launch_failed;
+      st.strategy->observe(o);
+      if (!e.compile_status() && !e.device_rejected) request_compile(i);
+      return;
+    }
     if (compile_only()) {
       const bool have = e.stored && (e.stored->status != Status::ok || (cache_ && cache_->contains(e.compile_key)));
       if (have || e.device_rejected) {
@@ -241,7 +251,7 @@ class Coordinator {
     const RecordedReferences* refs = references_for(s, lane);
     recorder_.measurement(rec, refs ? std::optional<RecordedReferences>(*refs) : std::nullopt);
     observe(s, e, m);
-    --shapes_[s].in_flight;
+    if (!lane_error_) --shapes_[s].in_flight;
     progress(e);
   }
 
@@ -272,6 +282,7 @@ class Coordinator {
         static_cast<int>(family_.launch_geometry(e.candidate.params, s_.shapes.front(), dev).dynamic_smem_bytes);
     e.compiled = std::move(compiled);
     e.compilation_id = recorder_.compilation(e.config_id, *e.compiled);
+    if (lane_error_) return;
     if (compile_only()) {
       observe(0, e, Measurement::unmeasured(e.compiled->status, ""));
       --shapes_[0].in_flight;
@@ -308,7 +319,7 @@ class Coordinator {
     if (ev.recorded_elsewhere) {
       ++report_.measured_before;
       if (auto known = recorder_store_find(item.result_key)) observe(item.shape, e, known->measurement);
-      --shapes_[item.shape].in_flight;
+      if (!lane_error_) --shapes_[item.shape].in_flight;
       progress(e);
       return;
     }
@@ -320,7 +331,7 @@ class Coordinator {
       }
       ++report_.not_in_recording;
       observe(item.shape, e, Measurement::unmeasured(Status::launch_failed, "not in the recording"));
-      --shapes_[item.shape].in_flight;
+      if (!lane_error_) --shapes_[item.shape].in_flight;
       progress(e);
       return;
     }
@@ -332,7 +343,17 @@ class Coordinator {
     ready_.push(std::move(ev.item));
   }
 
-  void on(LaneFailedEvent& ev) { std::rethrow_exception(ev.error); }
+  // The device failed (e.g. the shape does not fit in its memory): nothing more is measured, but what is
+  // proposed is still compiled and recorded, so the run keeps its compilations; the error ends the run after.
+  void on(LaneFailedEvent& ev) {
+    if (lane_error_) return;
+    lane_error_ = ev.error;
+    ready_.close();
+    for (auto& st : shapes_) st.in_flight = 0;
+    for (std::size_t i = 0; i < plan_.size(); ++i) plan_.at(i).waiting.clear();
+    // An adaptive strategy needs outcomes to go on; only the exhaustive one still knows what is left to compile.
+    if (s_.strategy != "exhaustive") cursor_ = shape_count();
+  }
 
   Plan& plan_;
   Recorder& recorder_;
@@ -347,6 +368,7 @@ class Coordinator {
   std::size_t window_ = 8;
   std::size_t cursor_ = 0;  // the shape whose strategy is proposing
   std::size_t compiles_in_flight_ = 0;
+  std::exception_ptr lane_error_;
   std::size_t done_ = 0;
   std::optional<Clock::time_point> run_deadline_;
   DeviceDescription measuring_device_;

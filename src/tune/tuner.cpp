@@ -222,6 +222,12 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
     RerankOptions ro = opt.rerank;
     ro.run_id = summary.run_id;
     ro.compile = [&](const Candidate& c, const Arch& a) {
+      if (!backend->capabilities().needs_cubins) {  // a replay re-ranks from the recording: nothing to compile
+        CompileResult none;
+        none.status = Status::ok;
+        none.arch = a;
+        return none;
+      }
       CompilePoolOptions pool;
       pool.cache = &cache;
       return compile_cached(family(c.family).kernel_spec(c.params, a), pool).result;

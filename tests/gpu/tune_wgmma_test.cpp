@@ -51,7 +51,7 @@ TEST_F(TuneWgmma, NamedPointsVerifyAtTheIssueShapes) {
                           {1000, 1000, 1000}, {4096, 4096, 256},  {128, 8192, 8192},  {777, 1240, 520}};
   for (const Shape& s : shapes) {
     auto db = (dir_ / fmt::format("{}.db", s.str())).string();
-    auto r = run_command(fmt::format("cd {} && {} configs/sm90a.json --only {} --M {} --N {} --K {} --db {}",
+    auto r = run_command(fmt::format("cd {} && {} configs/sm90a.json --only {} --M {} --N {} --K {} --no-screen --rerank 0 --db {}",
                                      MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kPoints, s.m, s.n, s.k, db));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     Store st = Store::open(db, Store::Mode::read_only);
@@ -73,7 +73,7 @@ TEST_F(TuneWgmma, LessTravelledCornersVerifyAtARaggedShape) {
   // rings, a single TMA-store buffer, clusters along N, one CTA per tile; 777 x 1240 x 520 leaves partial tiles on
   // every side.
   auto db = (dir_ / "odd.db").string();
-  auto r = run_command(fmt::format("cd {} && {} tests/data/spaces/wgmma_odd_tiles.json --no-cublaslt --db {}",
+  auto r = run_command(fmt::format("cd {} && {} tests/data/spaces/wgmma_odd_tiles.json --no-cublaslt --no-screen --rerank 0 --db {}",
                                    MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   Store st = Store::open(db, Store::Mode::read_only);

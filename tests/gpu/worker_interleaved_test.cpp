@@ -91,14 +91,16 @@ TEST_F(WorkerInterleaved, RoundsRotateAndFailuresDropOut) {
   }
   ASSERT_EQ(r.cublas.size(), 10u);
   ASSERT_TRUE(r.cublas_timing);
-  // Three entries timed per round (the copies and cuBLAS): each holds each of the 3 positions over the rounds.
+  // Three entries timed per round (the copies and cuBLAS): each holds each of the 3 positions over the rounds. The
+  // rotation runs over all four entries (round r starts at entry r mod 4), the dropped one included, so in 10 rounds
+  // each survivor holds each position at least twice.
   for (const auto& samples : {r.kernels[0].samples, r.kernels[2].samples, r.cublas}) {
     std::vector<int> at(3, 0);
     for (const auto& s : samples) {
       ASSERT_LT(s.position, 3);
       ++at[static_cast<std::size_t>(s.position)];
     }
-    for (const int n : at) EXPECT_GE(n, 3);
+    for (const int n : at) EXPECT_GE(n, 2);
   }
   EXPECT_NEAR(r.kernels[2].timing->median_ms / r.kernels[0].timing->median_ms, 1.0, 0.1);
 }
