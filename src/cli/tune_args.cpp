@@ -53,7 +53,8 @@ void add_tune_options(ArgParser& p) {
       .option("--K", "INT", "the reduction dimension, replacing the space's shapes", "the space's shapes")
       .option("--only", "NAMES",
               "comma-separated substrings: tune only configs whose name or point name has one")
-      .option("--threads", "INT", "NVRTC compile threads", "one per hardware thread")
+      .option("--threads", "INT", "NVRTC compile threads",
+              "one per hardware thread; measuring on a GPU, two fewer (the worker and the coordinator keep a core)")
       .option(
           "--cubin-cache", "DIR",
           "compilations kept between runs, keyed by source, headers, options, NVRTC version and arch; any "

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   cli::ArgParser parser(
       "mpgemm-strategies", "list the search strategies, and replay them against an exhaustive recording",
       "`list` prints every search strategy with its options and their defaults (what mpgemm-tune's "
-      "--strategy-option accepts). `evaluate DB SPACE` replays each strategy over many seeds with the database "
+      "--strategy-options accepts). `evaluate DB SPACE` replays each strategy over many seeds with the database "
       "as the oracle: a proposed config's outcome on a shape is the latest measurement recorded for it there, and "
       "a config of the space that the database never measured counts as failed (the 'unrecorded' column says how "
       "many). For each strategy and shape it prints the exhaustive optimum (the fastest recorded config of the "
