@@ -30,6 +30,8 @@ struct RunInfo {
   std::optional<std::string> nvrtc_version;
   std::optional<std::string> cublas_version;
   std::optional<std::string> notes;
+  std::optional<std::string> shard;  // "I/N" (1-based) when the run took one shard of the work
+  std::vector<GpuIdentity> gpus;     // the GPUs it measured on (runs.gpus), with device_name
 
   // The device fields (name, cc, SM count, driver, runtime and cuBLAS versions) from a device description.
   void set_device(const DeviceDescription& d) {
@@ -85,6 +87,7 @@ struct CublasRecord {
   Shape shape;
   TimingStats timing;
   double sm_clock_mhz = 0;  // MHz; 0 when unknown
+  std::optional<GpuIdentity> gpu;  // the GPU that timed it
 };
 
 struct StoredCublas : CublasRecord {
@@ -100,6 +103,7 @@ struct CublasLtRecord {
   std::string device_cc;  // e.g. "sm_90"
   Shape shape;
   CublasLtReference reference;
+  std::optional<GpuIdentity> gpu;  // the GPU that timed it
 };
 
 struct StoredCublasLt : CublasLtRecord {
@@ -124,6 +128,7 @@ struct MeasurementRecord {
   std::optional<double> ratio_to_cublas;    // cuBLAS median / ours: > 1 means faster than cuBLAS
   std::optional<std::int64_t> cublaslt_id;  // the cuBLASLt timing compared against, when there is one
   std::optional<double> ratio_to_cublaslt;  // cuBLASLt median / ours: > 1 means faster than cuBLASLt's best
+  std::optional<GpuIdentity> gpu;           // the GPU it ran on; none when it was not run (or replayed)
 };
 
 struct StoredMeasurement : MeasurementRecord {
@@ -192,6 +197,7 @@ struct RerankRecord {
   double sm_clock_mhz = 0;                 // MHz; 0 when unknown
   std::vector<RerankEntryRecord> entries;  // in the rule's order: placed first, then the others
   std::vector<RoundSample> cublas_samples;
+  std::optional<GpuIdentity> gpu;  // the GPU the rounds ran on
 };
 
 struct StoredRerank : RerankRecord {

@@ -455,11 +455,38 @@ JOIN configs AS c ON c.id = rc.config_id
 WHERE r.place = 1;
 )sql";
 
+// Version 8: scale-out (issue 10). Which GPU of a host took each timing (a run may measure on several GPUs of one
+// model), the shard of the work a run took, and a content identity for every run, so that databases of shards
+// merge by content (mpgemm-query merge): a run met twice is the same run.
+constexpr std::string_view kVersion8 = R"sql(
+-- runs.uid: the run's identity across databases (32 hex digits, random when the run starts). Runs recorded before
+-- version 8 get a deterministic one from their start time, host, process and id, so copies of one database
+-- migrated apart still agree.
+ALTER TABLE runs ADD COLUMN uid TEXT;
+UPDATE runs SET uid = 'v7-' || started_at || '-' || coalesce(hostname, '') || '-' || coalesce(pid, '') || '-' || id;
+CREATE UNIQUE INDEX runs_by_uid ON runs (uid);
+-- runs.shard: 'I/N' when the run took shard I (1-based) of N of its (config, shape) pairs (--shard); NULL: all.
+ALTER TABLE runs ADD COLUMN shard TEXT;
+-- runs.gpus: the GPUs it measured on, a JSON array of {"ordinal": 0, "uuid": "GPU-...", "name": "NVIDIA H200"};
+-- NULL when no GPU was used or before version 8.
+ALTER TABLE runs ADD COLUMN gpus TEXT CHECK (gpus IS NULL OR (json_valid(gpus) AND json_type(gpus) = 'array'));
+-- gpu_uuid / gpu_ordinal: the GPU that took this timing (cudaDeviceProp::uuid as 'GPU-xxxxxxxx-...', and its CUDA
+-- ordinal in the measuring process). NULL when nothing ran on a GPU, in replays, and before version 8.
+ALTER TABLE measurements ADD COLUMN gpu_uuid TEXT;
+ALTER TABLE measurements ADD COLUMN gpu_ordinal INTEGER;
+ALTER TABLE cublas_timings ADD COLUMN gpu_uuid TEXT;
+ALTER TABLE cublas_timings ADD COLUMN gpu_ordinal INTEGER;
+ALTER TABLE cublaslt_timings ADD COLUMN gpu_uuid TEXT;
+ALTER TABLE cublaslt_timings ADD COLUMN gpu_ordinal INTEGER;
+ALTER TABLE reranks ADD COLUMN gpu_uuid TEXT;
+ALTER TABLE reranks ADD COLUMN gpu_ordinal INTEGER;
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1}, store_detail::Migration{2, kVersion2},
     store_detail::Migration{3, kVersion3}, store_detail::Migration{4, kVersion4},
     store_detail::Migration{5, kVersion5}, store_detail::Migration{6, kVersion6},
-    store_detail::Migration{7, kVersion7},
+    store_detail::Migration{7, kVersion7}, store_detail::Migration{8, kVersion8},
 };
 
 }  // namespace

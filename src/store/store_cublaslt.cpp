@@ -81,11 +81,9 @@ std::int64_t Store::record_cublaslt(std::int64_t run_id, const CublasLtRecord& r
       "warmup, "
       "runs, iters, tflops, sm_clock_mhz, heuristics_returned, heuristics_valid, algo, algo_id, tile_id, "
       "stages_id, splitk, reduction_scheme, swizzle, custom_option, inner_shape_id, cluster_shape_id, "
-      "workspace_bytes, waves, max_abs_err, max_rel_err, atol, rtol, message) VALUES (?1, ?2, ?3, ?4, ?5, "
-      "?6, ?7, "
-      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, "
-      "?28, ?29, "
-      "?30, ?31, ?32, ?33)",
+      "workspace_bytes, waves, max_abs_err, max_rel_err, atol, rtol, message, gpu_uuid, gpu_ordinal) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+      "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)",
       doing)
       .bind(run_id, record.device_name, record.device_cc, record.shape.m, record.shape.n, record.shape.k,
             timing(&TimingStats::median_ms), timing(&TimingStats::min_ms), timing(&TimingStats::max_ms),
@@ -98,7 +96,9 @@ std::int64_t Store::record_cublaslt(std::int64_t run_id, const CublasLtRecord& r
             algo(&CublasLtAlgo::custom_option), algo(&CublasLtAlgo::inner_shape_id),
             algo(&CublasLtAlgo::cluster_shape_id), algo(&CublasLtAlgo::workspace_bytes),
             algo(&CublasLtAlgo::waves), error(&ErrorStats::max_abs), error(&ErrorStats::max_rel),
-            error(&ErrorStats::atol), error(&ErrorStats::rtol), r.message)
+            error(&ErrorStats::atol), error(&ErrorStats::rtol), r.message,
+            record.gpu ? std::optional(record.gpu->uuid) : std::nullopt,
+            record.gpu ? std::optional<std::int64_t>(record.gpu->ordinal) : std::nullopt)
       .run();
   const std::int64_t id = sqlite3_last_insert_rowid(s.conn.db);
   tx.commit();

@@ -102,9 +102,9 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
       "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, "
       "arch, M, N, K, status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, max_abs_err, "
       "max_rel_err, bad_count, nan_count, atol, rtol, cublas_id, ratio_to_cublas, sm_clock_mhz, "
-      "message, cublaslt_id, ratio_to_cublaslt, l2, noise, noise_target) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, "
-      "?29, ?30, ?31, ?32, ?33) "
+      "message, cublaslt_id, ratio_to_cublaslt, l2, noise, noise_target, gpu_uuid, gpu_ordinal) VALUES (?1, ?2, "
+      "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
+      "?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35) "
       "ON CONFLICT (result_key) DO NOTHING",
       doing)
       .bind(r.run_id, r.config_id, r.compilation_id, r.result_key, r.device_name, r.device_cc, r.arch.str(),
@@ -117,7 +117,9 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
             r.cublas_id, r.ratio_to_cublas,
             m.sm_clock_mhz != 0 ? std::optional(m.sm_clock_mhz) : std::nullopt, m.message, r.cublaslt_id,
             r.ratio_to_cublaslt, t ? std::optional(std::string(to_string(t->l2))) : std::nullopt,
-            timed(&TimingStats::noise), t ? t->noise_target : std::nullopt)
+            timed(&TimingStats::noise), t ? t->noise_target : std::nullopt,
+            r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
+            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt)
       .run();
   sqlite::Statement q(s.conn, "SELECT id FROM measurements WHERE result_key = ?1", doing);
   if (!q.bind(r.result_key).step()) s.bad_row(doing + ": the row vanished");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -56,6 +57,23 @@ std::vector<PtxasWarning> warnings_from_json(const std::string& text) {
   return out;
 }
 
+// runs.uid: 128 random bits as 32 hex digits, the run's identity when databases are merged.
+std::string new_run_uid() {
+  std::random_device rd;
+  std::string uid;
+  for (int i = 0; i < 4; ++i) uid += fmt::format("{:08x}", static_cast<std::uint32_t>(rd()));
+  return uid;
+}
+
+// runs.gpus: [{"ordinal", "uuid", "name"}, ...]; NULL when the run used no GPU.
+std::optional<std::string> gpus_json(const RunInfo& info) {
+  if (info.gpus.empty()) return std::nullopt;
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& g : info.gpus)
+    array.push_back({{"ordinal", g.ordinal}, {"uuid", g.uuid}, {"name", info.device_name.value_or("")}});
+  return array.dump();
+}
+
 std::int64_t last_id(const store_detail::State& s) { return sqlite3_last_insert_rowid(s.conn.db); }
 
 constexpr std::string_view kCublasColumns =
@@ -91,12 +109,13 @@ std::int64_t Store::begin_run(const RunInfo& info) {
   sqlite::Statement(s.conn,
                     "INSERT INTO runs (tool_version, git_sha, argv, mode, space_path, space_hash, hostname, "
                     "device_name, device_cc, sm_count, driver_version, runtime_version, nvrtc_version, "
-                    "cublas_version, notes, pid) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                    "cublas_version, notes, pid, uid, shard, gpus) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
                     doing)
       .bind(info.tool_version, info.git_sha, argv, info.mode, info.space_path, info.space_hash, info.hostname,
             info.device_name, info.device_cc, info.sm_count, info.driver_version, info.runtime_version,
-            info.nvrtc_version, info.cublas_version, info.notes, static_cast<std::int64_t>(::getpid()))
+            info.nvrtc_version, info.cublas_version, info.notes, static_cast<std::int64_t>(::getpid()), new_run_uid(),
+            info.shard, gpus_json(info))
       .run();
   const std::int64_t id = last_id(s);
   store_detail::hold_live_run(s, id);  // before the row is visible to others: they must never see it unlocked
@@ -277,12 +296,14 @@ std::int64_t Store::record_cublas(std::int64_t run_id, const CublasRecord& r) {
   sqlite::Transaction tx(s.conn, doing);
   sqlite::Statement(s.conn,
                     "INSERT INTO cublas_timings (run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
-                    "warmup, runs, iters, tflops, sm_clock_mhz, l2) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                    "warmup, runs, iters, tflops, sm_clock_mhz, l2, gpu_uuid, gpu_ordinal) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                     doing)
       .bind(run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.timing.median_ms,
             r.timing.min_ms, r.timing.max_ms, r.timing.warmup, r.timing.runs, r.timing.iters,
-            tflops_of(r.shape, r.timing.median_ms), nonzero(r.sm_clock_mhz), std::string(to_string(r.timing.l2)))
+            tflops_of(r.shape, r.timing.median_ms), nonzero(r.sm_clock_mhz), std::string(to_string(r.timing.l2)),
+            r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
+            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt)
       .run();
   const std::int64_t id = last_id(s);
   tx.commit();

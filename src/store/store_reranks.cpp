@@ -54,12 +54,14 @@ std::int64_t Store::record_rerank(const RerankRecord& r) {
   sqlite::Transaction tx(s.conn, doing);
   sqlite::Statement(s.conn,
                     "INSERT INTO reranks (run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, "
-                    "tie_band, rule, winner_config_id, cublas_median_ms, sm_clock_mhz) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                    "tie_band, rule, winner_config_id, cublas_median_ms, sm_clock_mhz, gpu_uuid, gpu_ordinal) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                     doing)
       .bind(r.run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.top_k, r.warmup, r.rounds, r.iters,
             r.tie_band, r.rule, r.winner_config_id, r.cublas_median_ms,
-            r.sm_clock_mhz > 0 ? std::optional<double>(r.sm_clock_mhz) : std::nullopt)
+            r.sm_clock_mhz > 0 ? std::optional<double>(r.sm_clock_mhz) : std::nullopt,
+            r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
+            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt)
       .run();
   const std::int64_t id = sqlite3_last_insert_rowid(s.conn.db);
   const auto known = [](int v) { return v >= 0 ? std::optional<std::int64_t>(v) : std::nullopt; };
