@@ -54,7 +54,8 @@ void add_tune_options(ArgParser& p) {
       .option("--only", "NAMES",
               "comma-separated substrings: tune only configs whose name or point name has one")
       .option("--threads", "INT", "NVRTC compile threads",
-              "one per hardware thread; measuring on a GPU, two fewer (the worker and the coordinator keep a core)")
+              "one per hardware thread; measuring on GPUs, one fewer per GPU and one for the coordinator (each worker and the "
+              "coordinator keep a core)")
       .option(
           "--cubin-cache", "DIR",
           "compilations kept between runs, keyed by source, headers, options, NVRTC version and arch; any "
@@ -73,7 +74,17 @@ void add_tune_options(ArgParser& p) {
               "shared memory, then name); 0 turns it off",
               "5")
       .option("--rerank-rounds", "INT", "rounds of the re-rank (one batch of --iters launches per kernel each)", "10")
-      .option("--tie-band", "X", "re-rank medians within (1 + X) x the fastest tie", "0.01");
+      .option("--tie-band", "X", "re-rank medians within (1 + X) x the fastest tie", "0.01")
+      .option("--gpus", "all|0,1,...",
+              "the GPUs of this host to measure on: one worker and one measuring thread each, fed by one compile "
+              "service; every measurement records its GPU's UUID and ordinal. GPUs of different models are refused "
+              "(tune each model in its own run)",
+              "0")
+      .option("--shard", "I/N",
+              "take only shard I of N of the (config, shape) pairs: a fixed, balanced slice (every N-th config of "
+              "each shape), the same on every machine, so N jobs cover the space once; merge their databases with "
+              "mpgemm-query merge and re-rank the result (a shard does not re-rank). Exhaustive strategy only",
+              "all pairs");
   add_measure_options(p);
   p.option("--max-spread", "X", "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
               "one still noisy is flagged in its message", "0.10")
@@ -91,7 +102,10 @@ void add_tune_options(ArgParser& p) {
       .example("mpgemm-tune configs/sm90.json --M 4096 --N 4096 --K 4096 --only cp_async",
                "tune the cp.async configs of the H200 space at 4096^3")
       .example("mpgemm-tune configs/sm90a.json --strategy model --budget 300 --seed 1",
-               "let the surrogate model pick 300 configs per shape of the Hopper space");
+               "let the surrogate model pick 300 configs per shape of the Hopper space")
+      .example("mpgemm-tune configs/sm90a.json --gpus all", "measure on every GPU of the host")
+      .example("mpgemm-tune configs/sm90a.json --shard 3/8 --db shard3.db",
+               "one job of eight (tools/slurm/tune_array.sh runs them as a Slurm job array)");
 }
 
 TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* const* argv) {
@@ -122,6 +136,8 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     o.seed = static_cast<std::uint64_t>(*seed);
   }
   o.prune.spills = !args.has("--keep-spills");
+  if (auto g = args.get("--gpus")) o.gpus = GpuSelection::parse(*g);
+  if (auto s = args.get("--shard")) o.shard = Shard::parse(*s);
   if (auto k = args.get_int("--rerank")) {
     if (*k < 0 || *k > 64) throw UsageError("--rerank must be between 0 and 64");
     o.rerank.top_k = static_cast<int>(*k);

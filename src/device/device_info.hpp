@@ -16,6 +16,8 @@ struct DeviceInfo {
   std::string name;                   // e.g. "NVIDIA H200"
   Arch arch;                          // compute capability (arch_specific is false: that is a compile choice)
   std::string pci_bus_id;             // e.g. "0000:41:00.0"
+  std::string uuid;                   // cudaDeviceProp::uuid, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  int device_count = 0;               // CUDA devices visible to the process
   int sm_count = 0;                   // multiprocessors
   int max_threads_per_block = 0;      // threads
   int regs_per_block = 0;             // 32-bit registers a block may use

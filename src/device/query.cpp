@@ -31,6 +31,16 @@ int attribute(cudaDeviceAttr attr, int ordinal, const char* name) {
   return value;
 }
 
+// nvidia-smi's spelling: "GPU-" and the 16 bytes as 8-4-4-4-12 hex digits.
+std::string uuid_string(const cudaUUID_t& uuid) {
+  std::string out = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
+  }
+  return out;
+}
+
 int device_count() {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
@@ -62,6 +72,8 @@ DeviceInfo query_device(int ordinal) {
   char bus_id[32] = {};
   MPGEMM_CUDA(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal));
   info.pci_bus_id = bus_id;
+  info.uuid = uuid_string(prop.uuid);
+  info.device_count = count;
 
   info.sm_count = attribute(cudaDevAttrMultiProcessorCount, ordinal, "multiprocessors");
   info.max_threads_per_block = attribute(cudaDevAttrMaxThreadsPerBlock, ordinal, "threads per block");

@@ -98,8 +98,8 @@ constexpr std::array<NamedQuery, 12> kQueries{{
     {"measurements",
      "SELECT m.id, m.run_id, c.name AS config, m.device_name, m.arch, m.M, m.N, m.K, m.status, m.median_ms, "
      "m.tflops, m.ratio_to_cublas, m.ratio_to_cublaslt, m.max_rel_err, m.bad_count, m.sm_clock_mhz, "
-     MPGEMM_EXCERPT("m.message") " AS message FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
-     "ORDER BY m.id"},
+     MPGEMM_EXCERPT("m.message") " AS message, m.gpu_ordinal, m.gpu_uuid "
+     "FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY m.id"},
     {"profiles",
      "SELECT p.label, p.kernel, p.device_name, p.M, p.N, p.K, p.metric, p.unit, p.value, p.created_at "
      "FROM profile_metrics AS p ORDER BY p.label, p.metric, p.id"},

@@ -1,6 +1,11 @@
 #include "tune/gpu_backend.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <random>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "codegen/family.hpp"
 #include "common/error.hpp"
@@ -22,6 +27,8 @@ class GpuBackend final : public MeasureBackend {
     device_.driver_version = cuda_version_string(info.driver_version);
     device_.runtime_version = cuda_version_string(info.runtime_version);
     device_.cublas_version = cublas_version_string(info.cublas_version);
+    device_.gpu = GpuIdentity{info.uuid, info.ordinal};
+    device_count_ = info.device_count;
   }
 
   std::string mode() const override { return "gpu"; }
@@ -87,24 +94,109 @@ class GpuBackend final : public MeasureBackend {
     return client_.time_interleaved(req);
   }
 
+  int device_count() const { return device_count_; }
+
  private:
   WorkerClient client_;
+  int device_count_ = 1;
   MeasureSettings settings_;
   DeviceDescription device_;
 };
 
-}  // namespace
-
-std::unique_ptr<MeasureBackend> make_gpu_backend(const std::optional<std::filesystem::path>& worker_path,
-                                                 const MeasureSettings& settings, std::string* why) {
+std::unique_ptr<GpuBackend> start_backend(const std::optional<std::filesystem::path>& worker_path,
+                                          const MeasureSettings& settings, int ordinal) {
   WorkerOptions options;
   if (worker_path) options.executable = worker_path->string();
+  options.device_ordinal = ordinal;
+  return std::make_unique<GpuBackend>(std::move(options), settings);
+}
+
+}  // namespace
+
+GpuSelection GpuSelection::parse(std::string_view text) {
+  GpuSelection g;
+  if (text == "all") {
+    g.all = true;
+    g.ordinals.clear();
+    return g;
+  }
+  g.ordinals.clear();
+  std::string_view rest = text;
+  while (true) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    int value = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || value < 0)
+      throw UsageError(fmt::format("--gpus '{}': expected 'all' or CUDA ordinals like 0,1 ('{}' is not one)", text,
+                                   item));
+    if (std::find(g.ordinals.begin(), g.ordinals.end(), value) != g.ordinals.end())
+      throw UsageError(fmt::format("--gpus '{}': GPU {} is named twice", text, value));
+    g.ordinals.push_back(value);
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return g;
+}
+
+std::string GpuSelection::str() const {
+  if (all) return "all";
+  return fmt::format("{}", fmt::join(ordinals, ","));
+}
+
+std::unique_ptr<MeasureBackend> make_gpu_backend(const std::optional<std::filesystem::path>& worker_path,
+                                                 const MeasureSettings& settings, std::string* why, int ordinal) {
   try {
-    return std::make_unique<GpuBackend>(std::move(options), settings);
+    return start_backend(worker_path, settings, ordinal);
   } catch (const NoDeviceError& e) {
     if (why) *why = e.what();
     return nullptr;
   }
+}
+
+std::vector<std::unique_ptr<MeasureBackend>> make_gpu_backends(const std::optional<std::filesystem::path>& worker_path,
+                                                               const MeasureSettings& settings,
+                                                               const GpuSelection& gpus, std::string* why) {
+  std::vector<std::unique_ptr<MeasureBackend>> out;
+  const int first_ordinal = gpus.all ? 0 : gpus.ordinals.front();
+  std::unique_ptr<GpuBackend> first;
+  try {
+    first = start_backend(worker_path, settings, first_ordinal);
+  } catch (const NoDeviceError& e) {
+    // A GPU asked for by number that is not there is an error, not a reason to fall back to compiling only.
+    if (first_ordinal > 0) throw UsageError(fmt::format("--gpus {}: {}", gpus.str(), e.what()));
+    if (why) *why = e.what();
+    return out;
+  }
+  const int count = std::max(1, first->device_count());
+  std::vector<int> rest;
+  if (gpus.all) {
+    for (int o = 1; o < count; ++o) rest.push_back(o);
+  } else {
+    rest.assign(gpus.ordinals.begin() + 1, gpus.ordinals.end());
+    for (int o : rest)
+      if (o >= count)
+        throw UsageError(fmt::format("--gpus {}: there is no GPU {}; this host shows {} (ordinals 0 to {})",
+                                     gpus.str(), o, count, count - 1));
+  }
+  // One after the other, on this thread: a worker is killed when the thread that started it ends (PR_SET_PDEATHSIG,
+  // worker/process.cpp), so workers started from short-lived threads would die as soon as they had said hello.
+  std::vector<std::unique_ptr<GpuBackend>> started;
+  for (int o : rest) started.push_back(start_backend(worker_path, settings, o));
+  out.push_back(std::move(first));
+  for (auto& b : started) {
+    const DeviceDescription& a = out.front()->device();
+    const DeviceDescription& d = b->device();
+    if (d.name != a.name || d.arch.cc() != a.arch.cc())
+      throw UsageError(fmt::format("--gpus {}: GPU {} is {} ({}) but GPU {} is {} ({}); results of different models "
+                                   "are different devices, so tune each in its own run (--gpus {} and --gpus {}, "
+                                   "one database is fine)",
+                                   gpus.str(), a.gpu ? a.gpu->ordinal : 0, a.name, a.arch.str(),
+                                   d.gpu ? d.gpu->ordinal : 0, d.name, d.arch.str(), a.gpu ? a.gpu->ordinal : 0,
+                                   d.gpu ? d.gpu->ordinal : 0));
+    out.push_back(std::move(b));
+  }
+  return out;
 }
 
 }  // namespace mpgemm

@@ -87,6 +87,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
   RerankRecord& r = out.record;
   r.run_id = options.run_id;
   r.device_name = device.name;
+  r.gpu = device.gpu;
   r.device_cc = device.arch.str();
   r.shape = shape;
   r.top_k = options.top_k;

@@ -18,6 +18,7 @@ using Clock = std::chrono::steady_clock;
 struct ShapeState {
   std::unique_ptr<Strategy> strategy;
   std::size_t in_flight = 0;  // proposed, not yet observed
+  std::size_t proposals = 0;  // configs its strategy proposed so far: the next one's place in the search order
   std::optional<double> best_ms;
   Clock::time_point deadline = Clock::time_point::max();
 };
@@ -133,6 +134,12 @@ class Coordinator {
   }
 
   void propose(std::size_t s, const Params& params) {
+    // The shard is decided by the place in the search order, before any filter: the same on every machine.
+    const std::size_t ordinal = shapes_[s].proposals++;
+    if (s_.shard && !s_.shard->takes(ordinal, s)) {
+      ++report_.other_shards;
+      return;
+    }
     if (s_.selected && !s_.selected(plan_.candidate(params))) {
       Observation o;
       o.params = params;
@@ -245,6 +252,7 @@ class Coordinator {
     const DeviceDescription& dev = lane ? s_.backends[*lane]->device() : measuring_device_;
     rec.device_name = dev.name;
     rec.device_cc = dev.arch.str();
+    if (lane) rec.gpu = dev.gpu;  // outcomes decided without running (compile failed, pruned, ...) ran nowhere
     rec.arch = e.spec.arch;
     rec.shape = s_.shapes[s];
     rec.measurement = m;

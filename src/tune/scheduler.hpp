@@ -20,6 +20,7 @@
 #include "tune/plan.hpp"
 #include "tune/prune.hpp"
 #include "tune/recorder.hpp"
+#include "tune/shard.hpp"
 #include "tune/strategy/strategy.hpp"
 
 namespace mpgemm {
@@ -41,10 +42,13 @@ struct SchedulerSettings {
   std::function<bool()> stop_requested = [] { return false; };
   // --only: a proposal it refuses is not planned; its strategy sees it as constraint_rejected. Empty: all.
   std::function<bool(const Candidate&)> selected;
+  // --shard: only this shard's pairs are planned (tune/shard.hpp); the others are counted, not measured.
+  std::optional<Shard> shard;
 };
 
 struct SchedulerReport {
   std::size_t proposed = 0;          // (config, shape) pairs the strategies proposed (and --only kept)
+  std::size_t other_shards = 0;      // of those, pairs left to the other shards
   std::size_t measured_before = 0;   // of those, already in the database
   std::size_t compiled_now = 0;      // NVRTC runs of this run
   std::size_t cubins_cached = 0;     // compilations taken from the cubin cache

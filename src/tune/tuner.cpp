@@ -8,6 +8,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/error.hpp"
 #include "common/hash.hpp"
@@ -31,8 +32,9 @@ std::atomic<bool> g_stop_requested{false};
 
 double TuneSummary::device_idle_share() const {
   if (device_busy_s.empty() || wall_s <= 0) return 0;
-  const double busiest = *std::max_element(device_busy_s.begin(), device_busy_s.end());
-  return std::clamp(1.0 - busiest / wall_s, 0.0, 1.0);
+  double idle = 0;
+  for (double busy : device_busy_s) idle += std::clamp(1.0 - busy / wall_s, 0.0, 1.0);
+  return idle / static_cast<double>(device_busy_s.size());
 }
 
 namespace {
@@ -72,16 +74,23 @@ bool matches(const std::string& name, const std::optional<std::string>& alias, c
   return false;
 }
 
-// Chooses the backend: replay when asked, none for compile-only, else a GPU worker; without a device the run
-// falls back to compile-only and says so.
-std::unique_ptr<MeasureBackend> make_backend(const TuneOptions& opt, const TuneObserver& obs) {
-  if (opt.replay_db)
-    return make_replay_backend(*opt.replay_db, opt.settings, std::chrono::milliseconds(opt.replay_delay_ms));
-  if (opt.compile_only) return nullptr;
+// Chooses the backends: replay when asked, none for compile-only, else a GPU worker per selected GPU; without a
+// device the run falls back to compile-only and says so.
+std::vector<std::unique_ptr<MeasureBackend>> make_backends(const TuneOptions& opt, const TuneObserver& obs) {
+  std::vector<std::unique_ptr<MeasureBackend>> out;
+  if (opt.replay_db) {
+    out.push_back(make_replay_backend(*opt.replay_db, opt.settings, std::chrono::milliseconds(opt.replay_delay_ms)));
+    return out;
+  }
+  if (opt.compile_only) return out;
   std::string why;
-  auto backend = make_gpu_backend(opt.worker_path, opt.settings, &why);
-  if (!backend) obs.note(fmt::format("{}: running the compile-only pass; verifying and timing need a GPU", why));
-  return backend;
+  out = make_gpu_backends(opt.worker_path, opt.settings, opt.gpus, &why);
+  if (out.empty()) obs.note(fmt::format("{}: running the compile-only pass; verifying and timing need a GPU", why));
+  return out;
+}
+
+std::string gpu_label(const DeviceDescription& d) {
+  return d.gpu ? fmt::format("{} ({})", d.gpu->ordinal, d.gpu->uuid) : d.name;
 }
 
 Arch choose_arch(const TuneOptions& opt, const Space& space, const MeasureBackend* backend) {
@@ -131,10 +140,15 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
       throw UsageError("--only matches no config of the space");
   }
   make_strategy(opt.strategy, StrategyContext{&space, shapes.front(), opt.seed, opt.budget, opt.strategy_options, {}});
+  if (opt.shard && opt.strategy != "exhaustive")
+    throw UsageError(fmt::format("--shard takes a fixed slice of the exhaustive search; --strategy {} chooses its "
+                                 "configs from what it measures, so its shards would not add up to one search",
+                                 opt.strategy));
 
-  std::unique_ptr<MeasureBackend> backend = make_backend(opt, obs);
+  const std::vector<std::unique_ptr<MeasureBackend>> backends = make_backends(opt, obs);
+  MeasureBackend* const backend = backends.empty() ? nullptr : backends.front().get();
   TuneSummary summary;
-  summary.arch = choose_arch(opt, space, backend.get());
+  summary.arch = choose_arch(opt, space, backend);
   summary.mode = backend ? backend->mode() : "compile-only";
   summary.strategy = opt.strategy;
   DeviceDescription device;  // what the family is asked about: the measuring device, or the target
@@ -152,20 +166,29 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   info.hostname = host_name();
   info.nvrtc_version = nvrtc_version();
   if (backend) info.set_device(backend->device());
+  for (const auto& b : backends) {
+    if (b->device().gpu) info.gpus.push_back(*b->device().gpu);
+    summary.gpus.push_back(gpu_label(b->device()));
+  }
+  if (opt.shard) info.shard = opt.shard->str();
   RunScope scope(store, info);
   summary.run_id = scope.id();
   const std::size_t per_shape = expected_per_shape(space_size, opt);
-  obs.note(fmt::format("run {}: {} of {} ({}, {}{}), {} shape(s), {} for {} into {}", summary.run_id,
+  obs.note(fmt::format("run {}: {} of {} ({}, {}{}), {} shape(s){}, {} for {} into {}", summary.run_id,
                        per_shape ? fmt::format("{} configs", per_shape) : "configs", opt.space_path.string(),
                        space.family, opt.strategy, opt.budget ? fmt::format(", budget {}", *opt.budget) : "",
-                       shapes.size(), summary.mode, summary.arch.str(), opt.db_path.string()));
+                       shapes.size(), opt.shard ? fmt::format(", shard {}", opt.shard->str()) : "", summary.mode,
+                       summary.arch.str(), opt.db_path.string()));
+  if (backends.size() > 1 && backend->capabilities().needs_cubins)
+    obs.note(fmt::format("measuring on {} GPUs: {}", backends.size(), fmt::join(summary.gpus, ", ")));
 
   Plan plan(space, *fam, summary.arch, device, store);
   Recorder recorder(store, summary.run_id);
   const CubinCache cache(opt.cubin_cache.value_or(CubinCache::beside(opt.db_path)));
   SchedulerSettings settings;
   settings.shapes = shapes;
-  if (backend) settings.backends.push_back(backend.get());
+  for (const auto& b : backends) settings.backends.push_back(b.get());
+  settings.shard = opt.shard;
   settings.replay = backend && !backend->capabilities().needs_cubins;
   settings.measure = opt.settings;
   settings.max_spread = opt.max_spread;
@@ -173,9 +196,10 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   // While a lane measures, NVRTC on every core would delay the worker's launches (on the H200 at 4096^3 the
   // configs timed during the compile came out ~10% slower): leave a core to each lane and one to this process.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int lanes = static_cast<int>(settings.backends.size());
   settings.compile.threads =
       opt.compile_threads > 0 ? opt.compile_threads
-                              : (backend && !settings.replay ? std::max(1, cores - 2) : cores);
+                              : (backend && !settings.replay ? std::max(1, cores - 1 - lanes) : cores);
   settings.compile.cache = &cache;
   settings.db = opt.db_path;
   settings.strategy = opt.strategy;
@@ -190,14 +214,16 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   SchedulerObserver sobs;
   sobs.note = obs.note;
   sobs.progress = [&](std::size_t done, std::size_t, const std::string& current) { obs.progress(done, current); };
-  obs.phase_started(backend ? "measure" : "compile",
-                    per_shape * (backend ? shapes.size() : 1));
+  const std::size_t measured_shapes = backend ? shapes.size() : 1;
+  obs.phase_started(backend ? "measure" : "compile", opt.shard ? opt.shard->pairs(per_shape, measured_shapes)
+                                                              : per_shape * measured_shapes);
   // An exception leaves the phase unfinished: the error is the last word, not a progress line.
   const SchedulerReport r = run_schedule(RunContext{plan, recorder, store, space, *fam, device}, settings, sobs);
   obs.phase_finished();
 
   summary.candidates = plan.size();
   summary.proposed = r.proposed;
+  summary.other_shards = r.other_shards;
   summary.compiled_now = r.compiled_now;
   summary.cubins_cached = r.cubins_cached;
   summary.measured_before = r.measured_before;
@@ -224,7 +250,11 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
                          summary.device_rejected == 1 ? "" : "s", summary.device_rejected == 1 ? "es" : "",
                          device.arch.str(), summary.device_rejected_reason));
   summary.interrupted = r.stopped;
-  if (backend && !summary.interrupted && opt.rerank.top_k > 0 && backend->capabilities().interleaved) {
+  if (opt.shard && opt.rerank.top_k > 0 && backend)
+    obs.note(fmt::format("no re-rank in a shard: a shard sees only its slice of each shape; merge the shards' "
+                         "databases (mpgemm-query merge) and re-rank the result (mpgemm-run DB --rerank {})",
+                         opt.rerank.top_k));
+  if (backend && !opt.shard && !summary.interrupted && opt.rerank.top_k > 0 && backend->capabilities().interleaved) {
     RerankOptions ro = opt.rerank;
     ro.run_id = summary.run_id;
     ro.compile = [&](const Candidate& c, const Arch& a) {

@@ -16,8 +16,10 @@
 #include "common/types.hpp"
 #include "report/table.hpp"
 #include "tune/backend.hpp"
+#include "tune/gpu_backend.hpp"
 #include "tune/prune.hpp"
 #include "tune/rerank.hpp"
+#include "tune/shard.hpp"
 
 namespace mpgemm {
 
@@ -48,6 +50,10 @@ struct TuneOptions {
   // The top-K re-rank at the end of the run (tune/rerank.hpp): per shape, the K fastest re-timed side by side
   // with cuBLAS and the winner chosen by a fixed rule. top_k 0 turns it off.
   RerankOptions rerank;
+  // Scale-out (issue 10): the GPUs of this host to measure on, one worker and one measuring lane each, fed by
+  // the one compile service; and the shard of the (config, shape) pairs this run takes (tune/shard.hpp).
+  GpuSelection gpus;
+  std::optional<Shard> shard;
 };
 
 // How the run reports what it is doing; the CLI draws progress bars from these.
@@ -77,12 +83,14 @@ struct TuneSummary {
   std::string device_rejected_reason;  // the first one's reason; empty when none
   std::string strategy;
   std::size_t proposed = 0;          // (config, shape) pairs the strategy proposed, the known ones included
+  std::size_t other_shards = 0;      // of the pairs proposed, those left to the other shards (--shard)
   std::size_t not_in_recording = 0;  // replay: pairs the recording has no outcome for
   std::vector<std::pair<PruneReason, std::size_t>> pruned;  // compiled but not timed, by reason
   std::string first_prune_message;
   double wall_s = 0;                 // the run, planning to the last outcome (s)
-  std::vector<double> device_busy_s;  // per measuring backend: time spent preparing shapes and measuring (s)
-  double device_idle_share() const;  // 1 - busy / wall of the busiest backend; 0 without a backend
+  std::vector<double> device_busy_s;  // per measuring backend (GPU): time spent preparing shapes and measuring (s)
+  double device_idle_share() const;  // 1 - busy / wall, averaged over the GPUs; 0 without a backend
+  std::vector<std::string> gpus;      // the GPUs measured on: "0 (GPU-...)" per lane
   std::vector<std::string> reranks;  // per shape re-ranked: one line naming the winner and the ties
   bool interrupted = false;
 };

@@ -27,7 +27,7 @@ namespace mpgemm {
 
 // 2: cuBLASLt in prepare_shape; 3: paired timing, balanced grids; 4: L2 mode, noise-based stopping, screening,
 // the noise and L2 mode of every timing; 5: time_interleaved (the top-K re-rank)
-inline constexpr int kProtocolVersion = 5;
+inline constexpr int kProtocolVersion = 6;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 

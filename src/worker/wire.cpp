@@ -127,6 +127,8 @@ json encode(const DeviceInfo& v) {
           {"name", v.name},
           {"arch", v.arch.str()},
           {"pci_bus_id", v.pci_bus_id},
+          {"uuid", v.uuid},
+          {"device_count", v.device_count},
           {"sm_count", v.sm_count},
           {"max_threads_per_block", v.max_threads_per_block},
           {"regs_per_block", v.regs_per_block},
@@ -150,6 +152,8 @@ DeviceInfo decode_device_info(const json& j) {
     if (!arch) throw ProtocolError(fmt::format("bad device info: arch {}", j.at("arch").dump()));
     d.arch = *arch;
     d.pci_bus_id = j.at("pci_bus_id").get<std::string>();
+    d.uuid = j.at("uuid").get<std::string>();
+    d.device_count = j.at("device_count").get<int>();
     d.sm_count = j.at("sm_count").get<int>();
     d.max_threads_per_block = j.at("max_threads_per_block").get<int>();
     d.regs_per_block = j.at("regs_per_block").get<int>();

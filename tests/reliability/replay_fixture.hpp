@@ -124,7 +124,7 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
     const double median = 0.2917 + 0.4 * static_cast<double>(s);
     cublas.push_back(TimingStats{median, median * 0.99, median * 1.02, settings.warmup, settings.runs, settings.iters});
     cublas_ids.push_back(store.record_cublas(
-        run, CublasRecord{device.name, device.arch.str(), space.shapes[s], cublas.back(), 1980.0}));
+        run, CublasRecord{device.name, device.arch.str(), space.shapes[s], cublas.back(), 1980.0, std::nullopt}));
   }
 
   // cuBLASLt, the second reference: timed on the first shape, untimed with its reason on the others (both
@@ -149,7 +149,7 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
     }
     cublaslt_ms.push_back(lt.timing ? std::optional(lt.timing->median_ms) : std::nullopt);
     cublaslt_ids.push_back(
-        store.record_cublaslt(run, CublasLtRecord{device.name, device.arch.str(), space.shapes[s], lt}));
+        store.record_cublaslt(run, CublasLtRecord{device.name, device.arch.str(), space.shapes[s], lt, std::nullopt}));
   }
 
   for (std::size_t i = 0; i < candidates.size(); ++i) {

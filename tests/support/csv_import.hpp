@@ -108,7 +108,7 @@ inline CsvImport import_measurements_csv(const std::filesystem::path& db, const 
             fmt::format("{}: no verified row at {} to derive cuBLAS from", csv.string(), shape.str()));
       std::sort(derived.begin(), derived.end());
       refs[{run, shape.str()}] = store.record_cublas(
-          run, CublasRecord{device.name, device.arch.str(), shape, timing(derived[derived.size() / 2]), 0});
+          run, CublasRecord{device.name, device.arch.str(), shape, timing(derived[derived.size() / 2]), 0, std::nullopt});
     }
     const auto found = by_name.find(at(row, "config"));
     if (found == by_name.end())

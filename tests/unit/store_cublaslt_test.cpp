@@ -60,16 +60,16 @@ class StoreCublasLt : public testing::StoreWithRun {
   }
   std::int64_t cublas(const Shape& shape, double ms) {
     return store_->record_cublas(
-        run_, CublasRecord{"NVIDIA H200", "sm_90", shape, TimingStats{ms, ms, ms, 3, 5, 20}, 1980});
+        run_, CublasRecord{"NVIDIA H200", "sm_90", shape, TimingStats{ms, ms, ms, 3, 5, 20}, 1980, std::nullopt});
   }
   std::int64_t cublaslt(const Shape& shape, double ms) {
-    return store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", shape, timed_lt(ms)});
+    return store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", shape, timed_lt(ms), std::nullopt});
   }
 };
 
 TEST_F(StoreCublasLt, TimedRoundTrip) {
   const Shape shape{4096, 4096, 4096};
-  const CublasLtRecord r{"NVIDIA H200", "sm_90", shape, timed_lt(0.2)};
+  const CublasLtRecord r{"NVIDIA H200", "sm_90", shape, timed_lt(0.2), std::nullopt};
   const auto id = store_->record_cublaslt(run_, r);
   const auto c = store_->find_cublaslt(id);
   ASSERT_TRUE(c);
@@ -106,7 +106,7 @@ TEST_F(StoreCublasLt, TimedRoundTrip) {
                 "algo 66 tile 24 stages 35 splitk 1 reduction 0 swizzle 1 custom 2 inner 3 cluster 4")));
 
   const auto newer =
-      store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", shape, timed_lt(0.19)});
+      store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", shape, timed_lt(0.19), std::nullopt});
   EXPECT_EQ(store_->find_latest_cublaslt("NVIDIA H200", shape)->id, newer);
   EXPECT_FALSE(store_->find_latest_cublaslt("NVIDIA H100", shape));
   EXPECT_FALSE(store_->find_latest_cublaslt("NVIDIA H200", Shape{1, 2, 3}));
@@ -118,7 +118,7 @@ TEST_F(StoreCublasLt, UntimedKeepsTheReason) {
   lt.heuristics_returned = 3;
   lt.message = "none of the 3 algorithms verified: heuristic 1 (algo 0 tile 0): 12 of 4096 elements differ";
   const auto id =
-      store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{64, 64, 64}, lt});
+      store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{64, 64, 64}, lt, std::nullopt});
   const auto c = store_->find_cublaslt(id);
   ASSERT_TRUE(c);
   EXPECT_FALSE(c->reference.timing);
@@ -133,7 +133,7 @@ TEST_F(StoreCublasLt, UntimedKeepsTheReason) {
 TEST_F(StoreCublasLt, ATimingWithoutItsAlgorithmIsRefused) {
   CublasLtReference lt = timed_lt(0.5);
   lt.algo.reset();
-  EXPECT_THROW(store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{}, lt}),
+  EXPECT_THROW(store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{}, lt, std::nullopt}),
                StoreError);
   EXPECT_EQ(count("references"), 0);
 }
@@ -201,7 +201,7 @@ TEST_F(StoreCublasLt, ReferencesListBothWithTheReasonWhenUntimed) {
   cublaslt(shape, 0.009);
   CublasLtReference failed;
   failed.message = "cublasLtMatmulAlgoGetHeuristic returned no algorithm";
-  store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{2048, 8, 8}, failed});
+  store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{2048, 8, 8}, failed, std::nullopt});
   const auto t = store_->query_named("references");
   ASSERT_EQ(t.rows.size(), 3u);
   EXPECT_EQ(cell(t, 0, "reference"), Cell(std::string("cuBLAS")));

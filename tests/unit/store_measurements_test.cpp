@@ -46,7 +46,7 @@ TEST_F(StoreMeasurements, MeasurementRoundTripIsIdempotent) {
   const auto compilation = store_->record_compilation(cfg, run_, compiled);
   const Shape shape{4096, 2048, 1024};
   const auto cublas = store_->record_cublas(
-      run_, CublasRecord{"NVIDIA H200", "sm_90", shape, TimingStats{0.1, 0.1, 0.1, 1, 1, 1}, 0});
+      run_, CublasRecord{"NVIDIA H200", "sm_90", shape, TimingStats{0.1, 0.1, 0.1, 1, 1, 1}, 0, std::nullopt});
   auto record = measurement(cfg, "result-1", shape, 0.125);
   record.compilation_id = compilation;
   record.cublas_id = cublas;

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <regex>
 #include <sqlite3.h>
 
 #include "common/error.hpp"
@@ -323,7 +325,7 @@ TEST_P(StoreOpenFrom, OlderDatabaseGainsCublasLtKeepingItsRows) {
     lt.timing = TimingStats{0.02, 0.02, 0.02, 3, 5, 20};
     lt.algo = CublasLtAlgo{};
     const auto lt_id =
-        store.record_cublaslt(1, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{2048, 2048, 2048}, lt});
+        store.record_cublaslt(1, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{2048, 2048, 2048}, lt, std::nullopt});
     EXPECT_EQ(store.find_latest_cublaslt("NVIDIA H200", Shape{2048, 2048, 2048})->id, lt_id);
   }
   EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
@@ -421,16 +423,64 @@ TEST_F(StoreOpen, Version5DatabaseGainsScreenedOutKeepingItsRows) {
   EXPECT_EQ(raw_text(path, "PRAGMA integrity_check"), "ok");
 }
 
+// A version-7 database gains the scale-out columns: each old run a uid derived from its own row (so two copies of
+// one database migrated apart agree, and merge as one), NULL GPUs, and new runs a random uid of 32 hex digits.
+TEST_F(StoreOpen, Version7DatabaseGainsRunUidsThatCopiesAgreeOn) {
+  std::string old_sql;
+  for (const auto& m : store_detail::migrations())
+    if (m.version <= 7) old_sql += std::string(m.sql);
+  const std::string rows =
+      "INSERT INTO runs (id, started_at, tool_version, git_sha, argv, mode, hostname, pid) VALUES "
+      "(1, '2026-11-30T10:00:00.000Z', '0.1.0', 'abc', '[]', 'gpu', 'h200', 42), "
+      "(2, '2026-11-30T11:00:00.000Z', '0.1.0', 'abc', '[]', 'replay', NULL, NULL);"
+      "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
+      "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
+      "  status, message) VALUES (1, 1, 1, 'key-1', 'NVIDIA H200', 'sm_90', 'sm_90', 64, 64, 64, 'incorrect', 'x');";
+  std::vector<std::string> uids;
+  for (const char* name : {"a.db", "b.db"}) {
+    const auto path = dir_ / name;
+    raw_exec(path, "BEGIN;" + old_sql +
+                       fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 7; COMMIT;",
+                                   kStoreApplicationId) +
+                       rows);
+    { Store store = Store::open(path, Store::Mode::read_write); }
+    uids.push_back(raw_text(path, "SELECT group_concat(uid, ' ') FROM (SELECT uid FROM runs ORDER BY id)"));
+    EXPECT_EQ(raw_text(path, "SELECT count(*) FROM measurements WHERE gpu_uuid IS NULL AND gpu_ordinal IS NULL"),
+              "1");
+    EXPECT_EQ(raw_text(path, "SELECT count(*) FROM runs WHERE shard IS NULL AND gpus IS NULL"), "2");
+  }
+  EXPECT_EQ(uids[0], uids[1]);
+  EXPECT_EQ(uids[0], "v7-2026-11-30T10:00:00.000Z-h200-42-1 v7-2026-11-30T11:00:00.000Z---2");
+
+  Store store = Store::open(dir_ / "a.db", Store::Mode::read_write);
+  RunInfo info;
+  info.argv = {"mpgemm-tune"};
+  info.shard = "2/4";
+  info.device_name = "NVIDIA H200";
+  info.gpus = {GpuIdentity{"GPU-1", 0}, GpuIdentity{"GPU-2", 1}};
+  const std::int64_t id = store.begin_run(info);
+  const auto path = dir_ / "a.db";
+  EXPECT_TRUE(std::regex_match(raw_text(path, fmt::format("SELECT uid FROM runs WHERE id = {}", id)),
+                               std::regex("[0-9a-f]{32}")));
+  EXPECT_EQ(raw_text(path, fmt::format("SELECT shard FROM runs WHERE id = {}", id)), "2/4");
+  EXPECT_EQ(raw_text(path, fmt::format("SELECT json_extract(gpus, '$[1].uuid') || ' ' || "
+                                       "json_extract(gpus, '$[1].ordinal') || ' ' || json_extract(gpus, '$[0].name') "
+                                       "FROM runs WHERE id = {}",
+                                       id)),
+            "GPU-2 1 NVIDIA H200");
+}
+
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 7);
+  EXPECT_EQ(schema_version(), 8);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object :
        {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
         "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best",
         "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape", "ALTER TABLE runs ADD COLUMN pid",
         "CREATE TABLE reranks", "CREATE TABLE rerank_configs", "CREATE TABLE rerank_samples",
-        "CREATE VIEW winners"})
+        "CREATE VIEW winners", "ALTER TABLE runs ADD COLUMN uid", "CREATE UNIQUE INDEX runs_by_uid",
+        "ALTER TABLE measurements ADD COLUMN gpu_uuid"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);

@@ -214,7 +214,7 @@ TEST_F(StoreRecords, CompilationWarningsRoundTripAndShowInTheViews) {
 }
 
 TEST_F(StoreRecords, CublasRoundTrip) {
-  CublasRecord r{"NVIDIA H200", "sm_90", Shape{4096, 4096, 4096}, TimingStats{0.25, 0.24, 0.3, 10, 20, 50}, 1980};
+  CublasRecord r{"NVIDIA H200", "sm_90", Shape{4096, 4096, 4096}, TimingStats{0.25, 0.24, 0.3, 10, 20, 50}, 1980, std::nullopt};
   const auto id = store_->record_cublas(run_, r);
   const auto c = store_->find_cublas(id);
   ASSERT_TRUE(c);

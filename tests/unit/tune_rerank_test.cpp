@@ -41,7 +41,7 @@ class Rerank : public ::testing::Test {
     d.sm_count = 132;
     info.set_device(d);
     run_ = store_->begin_run(info);
-    store_->record_cublas(run_, CublasRecord{"NVIDIA H200", "sm_90", kShape, TimingStats{0.9, 0.9, 0.9, 3, 5, 20}, 0});
+    store_->record_cublas(run_, CublasRecord{"NVIDIA H200", "sm_90", kShape, TimingStats{0.9, 0.9, 0.9, 3, 5, 20}, 0, std::nullopt});
     store_->end_run(run_, "finished");
     rerank_run_ = store_->begin_run(RunInfo{});
   }

@@ -62,8 +62,16 @@ int run_fake_worker(const std::string& mode) {
       }
       return 0;
     }
-    if (std::holds_alternative<HelloRequest>(*request)) {
+    if (const auto* hello = std::get_if<HelloRequest>(&*request)) {
       if (mode == "mute") hang();
+      // MPGEMM_TEST_FAKE_GPUS=N: a host of N fake GPUs of one model (tests of --gpus); 1 when unset.
+      const char* gpus = std::getenv("MPGEMM_TEST_FAKE_GPUS");
+      const int count = gpus ? std::atoi(gpus) : 1;
+      if (hello->device_ordinal >= count) {
+        send(ErrorReply{ErrorKind::no_device, 0,
+                        fmt::format("no CUDA device {}: {} device(s) visible", hello->device_ordinal, count), true});
+        return 4;
+      }
       if (mode == "no_device") {
         send(ErrorReply{ErrorKind::no_device, 0, "no CUDA device: fake", true});
         return 4;
@@ -71,6 +79,9 @@ int run_fake_worker(const std::string& mode) {
       DeviceInfo d;
       d.name = "Fake GPU";
       d.arch = Arch{9, 0, false};
+      d.ordinal = hello->device_ordinal;
+      d.device_count = count;
+      d.uuid = fmt::format("GPU-fake-{}", hello->device_ordinal);
       send(HelloReply{kProtocolVersion, d, static_cast<int>(getpid())});
       continue;
     }
@@ -100,6 +111,9 @@ int run_fake_worker(const std::string& mode) {
       continue;
     }
     if (std::holds_alternative<MeasureRequest>(*request)) {
+      // MPGEMM_TEST_FAKE_MEASURE_MS: how long a measurement takes, so that every lane of a --gpus run gets work.
+      if (const char* ms = std::getenv("MPGEMM_TEST_FAKE_MEASURE_MS"))
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
       const bool once = mode.ends_with("_once") && first_time();
       const std::string m = mode.ends_with("_once") ? (once ? mode.substr(0, mode.size() - 5) : "ok") : mode;
       if (m == "hang_verify") hang();

@@ -64,10 +64,15 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("pruned before timing ({}): {} (e.g. {})\n", to_string(why), n, s.first_prune_message);
     if (s.not_in_recording > 0)
       std::cout << fmt::format("not in the recording: {} (config, shape) pair(s)\n", s.not_in_recording);
+    if (s.other_shards > 0)
+      std::cout << fmt::format("shard {}: {} (config, shape) pairs left to the other shards\n",
+                               opt.shard ? opt.shard->str() : "?", s.other_shards);
     if (!s.device_busy_s.empty())
-      std::cout << fmt::format("{}: {} (config, shape) pairs of {} configs in {:.1f} s; the device was idle {:.0f}% "
-                               "of it\n",
-                               s.strategy, s.proposed, s.candidates, s.wall_s, 100 * s.device_idle_share());
+      std::cout << fmt::format("{}: {} (config, shape) pairs of {} configs in {:.1f} s on {} device{}; idle {:.0f}% "
+                               "of it{}\n",
+                               s.strategy, s.proposed, s.candidates, s.wall_s, s.device_busy_s.size(),
+                               s.device_busy_s.size() == 1 ? "" : "s", 100 * s.device_idle_share(),
+                               s.device_busy_s.size() == 1 ? "" : " on average");
     for (const auto& line : s.reranks) std::cout << "re-rank " << line << "\n";
     if (s.device_rejected > 0)
       std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,

@@ -1,0 +1,48 @@
+#include "tune/shard.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+std::optional<int> positive(std::string_view s) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || v < 1) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Shard Shard::parse(std::string_view text) {
+  const auto slash = text.find('/');
+  const auto i = slash == std::string_view::npos ? std::nullopt : positive(text.substr(0, slash));
+  const auto n = slash == std::string_view::npos ? std::nullopt : positive(text.substr(slash + 1));
+  if (!i || !n) throw UsageError(fmt::format("--shard '{}': expected I/N with whole numbers 1 <= I <= N, e.g. 2/8", text));
+  if (*i > *n) throw UsageError(fmt::format("--shard '{}': shard {} of {} does not exist (I runs from 1 to N)", text, *i, *n));
+  return Shard{*i, *n};
+}
+
+std::string Shard::str() const { return fmt::format("{}/{}", index, count); }
+
+bool Shard::takes(std::size_t config_ordinal, std::size_t shape_index) const {
+  return (config_ordinal + shape_index) % static_cast<std::size_t>(count) == static_cast<std::size_t>(index - 1);
+}
+
+std::size_t Shard::pairs(std::size_t configs, std::size_t shapes) const {
+  const auto n = static_cast<std::size_t>(count);
+  std::size_t total = 0;
+  for (std::size_t s = 0; s < shapes; ++s) {
+    // Ordinals k < configs with k = (index - 1 - s) mod n.
+    const std::size_t first = (static_cast<std::size_t>(index - 1) + n - s % n) % n;
+    if (first < configs) total += (configs - first + n - 1) / n;
+  }
+  return total;
+}
+
+}  // namespace mpgemm

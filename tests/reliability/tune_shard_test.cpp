@@ -1,0 +1,177 @@
+// --shard I/N under replay: N shards of a space cover it exactly once (disjoint, balanced, the same slices on
+// every run), their databases merged (mpgemm-query merge) hold exactly what one unsharded run records, and the
+// Slurm scripts (tools/slurm) run them as a job array with a dependent merge, here under a fake sbatch and srun.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "replay_fixture.hpp"
+
+namespace mpgemm::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::set<std::string> keys_of(const fs::path& db) {
+  std::set<std::string> keys;
+  for (const auto& row : sql_rows(db, "SELECT result_key FROM measurements")) keys.insert(row[0]);
+  return keys;
+}
+
+// Each shape's fastest config, as the views name it.
+std::vector<std::vector<std::string>> best_of(const fs::path& db) {
+  return sql_rows(db, "SELECT M, N, K, config_name, median_ms FROM best_per_shape ORDER BY M, N, K");
+}
+
+class ReliabilityShard : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fresh_dir(std::string("shard_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    recorded_ = dir_ / "recorded.db";
+    rec_ = make_recorded_db(recorded_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  CommandResult tune(const fs::path& db, const std::string& extra = "") {
+    return run_command(fmt::format("{} {} --replay {} --db {} {}", bin("mpgemm-tune"), replay_space(),
+                                   recorded_.string(), db.string(), extra));
+  }
+  // N shard databases, each filled by its own run.
+  std::vector<fs::path> shards(int n, const std::string& prefix = "shard") {
+    std::vector<fs::path> dbs;
+    for (int i = 1; i <= n; ++i) {
+      dbs.push_back(dir_ / fmt::format("{}-{}-of-{}.db", prefix, i, n));
+      const auto r = tune(dbs.back(), fmt::format("--shard {}/{}", i, n));
+      EXPECT_EQ(r.exit_code, 0) << without_progress(r.output);
+    }
+    return dbs;
+  }
+
+  fs::path dir_, recorded_;
+  RecordedDb rec_;
+};
+
+TEST_F(ReliabilityShard, ShardsCoverThePairsOnceAndAreBalanced) {
+  const fs::path full = dir_ / "full.db";
+  ASSERT_EQ(tune(full).exit_code, 0);
+  const std::set<std::string> all = keys_of(full);
+  ASSERT_EQ(all.size(), rec_.pairs);
+  for (int n : {2, 3, 5}) {
+    std::set<std::string> seen;
+    std::size_t smallest = rec_.pairs, largest = 0;
+    for (const fs::path& db : shards(n, fmt::format("n{}", n))) {
+      const std::set<std::string> mine = keys_of(db);
+      for (const auto& k : mine) EXPECT_TRUE(seen.insert(k).second) << "a pair in two shards of " << n;
+      smallest = std::min(smallest, mine.size());
+      largest = std::max(largest, mine.size());
+    }
+    EXPECT_EQ(seen, all) << n << " shards";
+    // Every N-th config of each shape: per shape the shards differ by one pair at most.
+    EXPECT_LE(largest - smallest, rec_.shapes) << n << " shards";
+  }
+}
+
+TEST_F(ReliabilityShard, TheSameShardTakesTheSamePairsAndSaysWhatItLeft) {
+  const auto a = tune(dir_ / "a.db", "--shard 2/3");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  ASSERT_EQ(tune(dir_ / "b.db", "--shard 2/3").exit_code, 0);
+  EXPECT_EQ(keys_of(dir_ / "a.db"), keys_of(dir_ / "b.db"));
+  const std::size_t mine = keys_of(dir_ / "a.db").size();
+  EXPECT_NE(a.output.find(fmt::format("shard 2/3: {} (config, shape) pairs left to the other shards",
+                                      rec_.pairs - mine)),
+            std::string::npos)
+      << without_progress(a.output);
+  EXPECT_NE(a.output.find("no re-rank in a shard"), std::string::npos) << without_progress(a.output);
+  EXPECT_EQ(sql_text(dir_ / "a.db", "SELECT shard FROM runs"), "2/3");
+}
+
+TEST_F(ReliabilityShard, BadShardsAreRefused) {
+  for (const char* bad : {"0/3", "4/3", "3", "1/0", "a/b", "1/3/4"}) {
+    const auto r = tune(dir_ / "x.db", fmt::format("--shard {}", bad));
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+    EXPECT_NE(r.output.find("--shard"), std::string::npos) << r.output;
+  }
+  const auto r = tune(dir_ / "x.db", "--shard 1/2 --strategy random");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--shard takes a fixed slice of the exhaustive search"), std::string::npos) << r.output;
+}
+
+TEST_F(ReliabilityShard, MergedShardsHoldWhatOneUnshardedRunRecords) {
+  const fs::path full = dir_ / "full.db";
+  ASSERT_EQ(tune(full).exit_code, 0);
+  const std::vector<fs::path> dbs = shards(3);
+  const fs::path merged = dir_ / "merged.db";
+  const auto m = run_command(fmt::format("{} merge {} {} {} {}", bin("mpgemm-query"), merged.string(),
+                                         dbs[0].string(), dbs[1].string(), dbs[2].string()));
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  EXPECT_EQ(keys_of(merged), keys_of(full));
+  EXPECT_EQ(outcome_differences(outcomes(full), outcomes(merged)), "");
+  EXPECT_EQ(best_of(merged), best_of(full));
+  EXPECT_EQ(integrity_problems(merged), "");
+  EXPECT_EQ(sql_int(merged, "SELECT count(*) FROM runs"), 3) << "each shard's run, with its provenance";
+  EXPECT_EQ(sql_int(merged, "SELECT count(DISTINCT shard) FROM runs"), 3);
+}
+
+// tools/slurm under a fake Slurm: sbatch records what it was asked and runs array tasks 1..N, then the dependent
+// job, in order; srun runs its command. The result is the merged database of all shards.
+TEST_F(ReliabilityShard, TheSlurmScriptsRunAnArrayAndAMerge) {
+  for (const char* script : {"submit.sh", "tune_shard.sh", "merge_shards.sh"}) {
+    const auto r = run_command(fmt::format("bash -n {}", source(std::string("tools/slurm/") + script)));
+    EXPECT_EQ(r.exit_code, 0) << script << ": " << r.output;
+  }
+  const fs::path fake = dir_ / "fake-slurm";
+  fs::create_directories(fake);
+  // sbatch: remembers the array size, runs the array's tasks with SLURM_ARRAY_TASK_ID set, and the merge job.
+  std::ofstream(fake / "sbatch") << R"(#!/usr/bin/env bash
+set -euo pipefail
+echo "sbatch $*" >> "$FAKE_SLURM_LOG"
+array="" script="" args=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --array=*) array=${1#--array=} ;;
+    --export=*) for kv in $(tr ',' ' ' <<<"${1#--export=}"); do [[ $kv == ALL ]] || export "${kv?}"; done ;;
+    --*) ;;
+    *) script=$1; shift; args=("$@"); break ;;
+  esac
+  shift
+done
+id=$(( $(wc -l < "$FAKE_SLURM_LOG") + 100 ))
+if [[ -n $array ]]; then
+  for ((t = ${array%-*}; t <= ${array#*-}; ++t)); do SLURM_ARRAY_TASK_ID=$t bash "$script" "${args[@]}" >/dev/null; done
+else
+  bash "$script" "${args[@]}" >/dev/null
+fi
+echo "$id"
+)";
+  std::ofstream(fake / "srun") << "#!/usr/bin/env bash\necho \"srun $*\" >> \"$FAKE_SLURM_LOG\"\n"
+                                  "while [[ $1 == --* ]]; do shift; done\nexec \"$@\"\n";
+  fs::permissions(fake / "sbatch", fs::perms::owner_all, fs::perm_options::add);
+  fs::permissions(fake / "srun", fs::perms::owner_all, fs::perm_options::add);
+  const fs::path out = dir_ / "out", log = dir_ / "slurm.log";
+  const auto r = run_command(fmt::format(
+      "PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} MPGEMM_RERANK=0 SBATCH_ARGS='--partition=test' "
+      "bash {} {} {} 3 --replay {}",
+      fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
+      source("tools/slurm/submit.sh"), replay_space(), out.string(), recorded_.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output << file_text(log);
+  const std::string calls = file_text(log);
+  EXPECT_NE(calls.find("--array=1-3"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("--dependency=afterok:"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("--partition=test"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("--shard 3/3"), std::string::npos) << calls;
+  ASSERT_TRUE(fs::exists(out / "merged.db")) << r.output;
+  const fs::path full = dir_ / "full.db";
+  ASSERT_EQ(tune(full).exit_code, 0);
+  EXPECT_EQ(outcome_differences(outcomes(full), outcomes(out / "merged.db")), "");
+  // An array task outside 1..N, or none, is refused.
+  const auto stray = run_command(fmt::format("SLURM_ARRAY_TASK_ID=4 MPGEMM_BIN=x bash {} {} {} 3",
+                                             source("tools/slurm/tune_shard.sh"), replay_space(), out.string()));
+  EXPECT_EQ(stray.exit_code, 2) << stray.output;
+  EXPECT_NE(stray.output.find("outside 1..3"), std::string::npos) << stray.output;
+}
+
+}  // namespace
+}  // namespace mpgemm::testing

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The job after the array of tools/slurm/submit.sh: merges the N shard databases into OUTDIR/merged.db and
+# re-ranks each shape's K fastest on a GPU (MPGEMM_RERANK, default 5; 0 skips), so the winners are crowned over the
+# whole space, never per shard.
+#
+#   merge_shards.sh OUTDIR N
+#
+# Merging is idempotent: running this again (or after one shard was re-run) gives the same database.
+#SBATCH --job-name=mpgemm-merge
+set -euo pipefail
+
+die() { echo "merge_shards.sh: $*" >&2; exit 2; }
+[[ $# -eq 2 ]] || die "usage: merge_shards.sh OUTDIR N"
+outdir=$1 shards=$2
+bin=${MPGEMM_BIN:?MPGEMM_BIN is not set (submit.sh sets it)}
+rerank=${MPGEMM_RERANK:-5}
+
+inputs=()
+for ((i = 1; i <= shards; ++i)); do
+  db="$outdir/shard-$i-of-$shards.db"
+  [[ -f $db ]] || die "shard $i/$shards left no database ($db): resubmit it with sbatch --array=$i"
+  inputs+=("$db")
+done
+merged="$outdir/merged.db"
+"$bin/mpgemm-query" merge "$merged" "${inputs[@]}"
+
+if [[ $rerank == 0 ]]; then
+  echo "re-rank skipped (MPGEMM_RERANK=0): mpgemm-run $merged --rerank K --M .. --N .. --K .. crowns the winners"
+  exit 0
+fi
+# Every shape the shards measured, from the merged database: one re-rank each.
+launcher=()
+if command -v "${SRUN:-srun}" >/dev/null 2>&1; then launcher=("${SRUN:-srun}" --ntasks=1); fi
+"$bin/mpgemm-query" "$merged" best_per_shape --format csv | tail -n +2 | cut -d, -f1-3 | sort -u |
+  while IFS=, read -r m n k; do
+    echo "re-rank of ${m}x${n}x${k}"
+    "${launcher[@]}" "$bin/mpgemm-run" --db "$merged" --rerank "$rerank" --M "$m" --N "$n" --K "$k" </dev/null
+  done

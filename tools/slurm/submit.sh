@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Tunes a space as a Slurm job array of N shards, then merges the shards' databases and re-ranks the result in a
+# job that depends on them. mpgemm itself schedules nothing: Slurm does; each array task is one
+# `mpgemm-tune --shard I/N` writing its own database (tools/slurm/tune_shard.sh), and the dependent job is
+# `mpgemm-query merge` followed by `mpgemm-run --rerank` per shape (tools/slurm/merge_shards.sh).
+#
+#   tools/slurm/submit.sh SPACE.json OUTDIR N [mpgemm-tune options...]
+#
+#   SPACE.json   the search space (the exhaustive strategy: shards are fixed slices of it)
+#   OUTDIR       a directory every node sees; gets shard-I-of-N.db (+ .cubins), logs/, and merged.db
+#   N            how many shards (array tasks)
+#   the rest     passed to every mpgemm-tune, e.g. --M 4096 --N 4096 --K 4096 --gpus all
+#
+# Environment:
+#   MPGEMM_BIN      directory of the mpgemm binaries (default: build/bin of this checkout)
+#   SBATCH_ARGS     options for both sbatch calls: partition, account, GPUs, time, e.g.
+#                   "--partition=h200 --gres=gpu:1 --time=02:00:00"
+#   MPGEMM_RERANK   K of the final re-rank on the merged database (default 5; 0 skips it: then the merge job
+#                   needs no GPU)
+#   SBATCH          the sbatch command (default sbatch; tests put a fake one here)
+#
+# Prints the two job ids. The merge job runs only if every shard succeeded (afterok); a shard that failed can be
+# resubmitted alone with `sbatch --array=I ... tools/slurm/tune_shard.sh ...` (it resumes its database).
+set -euo pipefail
+
+die() { echo "submit.sh: $*" >&2; exit 2; }
+[[ $# -ge 3 ]] || die "usage: submit.sh SPACE.json OUTDIR N [mpgemm-tune options...]"
+space=$1 outdir=$2 shards=$3
+shift 3
+[[ -f $space ]] || die "no space file '$space'"
+[[ $shards =~ ^[1-9][0-9]*$ ]] || die "N must be a positive whole number, got '$shards'"
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bin=${MPGEMM_BIN:-$(cd "$here/../.." && pwd)/build/bin}
+[[ -x $bin/mpgemm-tune ]] || die "no mpgemm-tune in $bin (set MPGEMM_BIN)"
+sbatch=${SBATCH:-sbatch}
+mkdir -p "$outdir/logs"
+outdir=$(cd "$outdir" && pwd)
+space=$(cd "$(dirname "$space")" && pwd)/$(basename "$space")
+read -r -a sbatch_args <<<"${SBATCH_ARGS:-}"
+
+tune_job=$("$sbatch" --parsable "${sbatch_args[@]}" --job-name=mpgemm-tune --array="1-$shards" \
+  --output="$outdir/logs/tune-%A_%a.out" \
+  --export="ALL,MPGEMM_BIN=$bin" "$here/tune_shard.sh" "$space" "$outdir" "$shards" "$@")
+tune_job=${tune_job%%;*}  # --parsable prints "id" or "id;cluster"
+merge_job=$("$sbatch" --parsable "${sbatch_args[@]}" --job-name=mpgemm-merge --dependency="afterok:$tune_job" \
+  --output="$outdir/logs/merge-%j.out" \
+  --export="ALL,MPGEMM_BIN=$bin,MPGEMM_RERANK=${MPGEMM_RERANK:-5}" "$here/merge_shards.sh" "$outdir" "$shards")
+merge_job=${merge_job%%;*}
+echo "tune array: job $tune_job ($shards shards, logs in $outdir/logs)"
+echo "merge: job $merge_job (after every shard succeeds; result in $outdir/merged.db)"
