@@ -8,6 +8,7 @@
 #include "compile/cubin_cache.hpp"
 #include "tune/compile_service.hpp"
 #include "tune/measure_lanes.hpp"
+#include "tune/strategy/evaluate.hpp"
 
 namespace mpgemm {
 
@@ -106,6 +107,7 @@ class Coordinator {
     ctx.seed = s_.seed + s;
     ctx.budget = s_.budget;
     ctx.options = s_.strategy_options;
+    if (strategy_info(s_.strategy).learns_from_prior) ctx.prior = prior_for(s);
     shapes_[s].strategy = make_strategy(s_.strategy, std::move(ctx));
     if (run_deadline_) {
       const auto now = Clock::now();
@@ -114,11 +116,33 @@ class Coordinator {
     }
   }
 
+  // What the database holds of the family at the other shapes on the measuring device (earlier runs, and this
+  // run's shapes searched before this one): a surrogate's head start.
+  std::vector<PriorObservation> prior_for(std::size_t s) const {
+    std::vector<PriorObservation> prior;
+    if (measuring_device_.name.empty()) return prior;
+    // Its own read-only connection: the store's user queries are refused on the writer's.
+    const Store reader = Store::open(s_.db, Store::Mode::read_only);
+    for (Recording& r : load_recordings(reader, std::string(family_.name())))
+      if (r.shape != s_.shapes[s] && r.device_name == measuring_device_.name)
+        prior.push_back({r.shape, std::move(r.observation)});
+    if (!prior.empty())
+      obs_.note(fmt::format("shape {}: strategy {} starts from {} measurement(s) of the family at other shapes",
+                            s_.shapes[s].str(), s_.strategy, prior.size()));
+    return prior;
+  }
+
   // Asks the current shape's strategy for configs while the window has room.
   void top_up() {
     while (cursor_ < shape_count()) {
       ShapeState& st = shapes_[cursor_];
-      if (!st.strategy) start_shape(cursor_);
+      if (!st.strategy) {
+        // A strategy that learns from the other shapes waits for the previous shape's last outcomes: they are
+        // its prior. The others start at once, so the lanes never wait at a shape boundary.
+        if (cursor_ > 0 && shapes_[cursor_ - 1].in_flight > 0 && strategy_info(s_.strategy).learns_from_prior)
+          return;
+        start_shape(cursor_);
+      }
       if (st.strategy->done() || Clock::now() >= st.deadline) {
         ++cursor_;
         continue;

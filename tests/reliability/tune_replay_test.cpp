@@ -151,5 +151,21 @@ TEST_F(ReliabilityReplay, TighterTolerancesTurnRecordedErrorsIncorrect) {
             sql_rows(recorded_, "SELECT status, count(*) FROM measurements GROUP BY status ORDER BY status"));
 }
 
+// The model strategy starts each shape from what the database holds of the family at the other shapes: the second
+// shape of a run learns from the first's measurements (StrategyContext::prior), and the run says so.
+TEST_F(ReliabilityReplay, TheModelStrategyStartsFromTheOtherShapes) {
+  const auto db = dir_ / "model.db";
+  tune(recorded_, db, "--strategy model --budget 6 --seed 3 --rerank 0");
+  EXPECT_EQ(last_output_.find("shape 1024x1024x1024: strategy model starts from"), std::string::npos)
+      << without_progress(last_output_);
+  EXPECT_NE(last_output_.find("shape 2048x512x1000: strategy model starts from 6 measurement(s)"), std::string::npos)
+      << without_progress(last_output_);
+  // A rerun at the first shape alone sees the second shape's six.
+  tune(recorded_, dir_ / "model.db", "--strategy model --budget 8 --seed 3 --rerank 0 --M 1024 --N 1024 --K 1024");
+  EXPECT_NE(last_output_.find("shape 1024x1024x1024: strategy model starts from 6 measurement(s)"),
+            std::string::npos)
+      << without_progress(last_output_);
+}
+
 }  // namespace
 }  // namespace mpgemm::testing

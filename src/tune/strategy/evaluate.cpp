@@ -63,22 +63,36 @@ int resource(const report::Cell& c) {
 std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family) {
   std::filesystem::path copy;
   std::vector<Recording> out;
-  {
+  try {
     Store store = open_for_reading(db, copy);
+    out = load_recordings(store, family);
+  } catch (...) {
+    if (!copy.empty()) std::filesystem::remove(copy);
+    throw;
+  }
+  if (!copy.empty()) std::filesystem::remove(copy);
+  return out;
+}
+
+std::vector<Recording> load_recordings(const Store& store, const std::string& family) {
+  std::vector<Recording> out;
+  {
     // A fixed query; the family is compared in C++ so no value is pasted into SQL.
     report::Table t = store.query_sql(
         "SELECT c.family, c.params, m.M, m.N, m.K, m.status, m.median_ms, comp.registers, comp.shared_bytes, "
-        "comp.dynamic_shared_bytes, comp.spill_store_bytes, comp.spill_load_bytes FROM measurements m "
+        "comp.dynamic_shared_bytes, comp.spill_store_bytes, comp.spill_load_bytes, m.device_name "
+        "FROM measurements m "
         "JOIN configs c ON c.id = m.config_id LEFT JOIN compilations comp ON comp.id = m.compilation_id "
         "ORDER BY m.id");
     for (const auto& r : t.rows) {
       if (text_cell(r[0]) != family) continue;
       Recording rec;
+      rec.device_name = text_cell(r[12]);
       rec.shape = Shape{int_cell(r[2]).value_or(0), int_cell(r[3]).value_or(0), int_cell(r[4]).value_or(0)};
       Observation& o = rec.observation;
       o.params = params_from_json(nlohmann::json::parse(text_cell(r[1])));
       auto status = status_from_string(text_cell(r[5]));
-      if (!status) throw Error(fmt::format("{}: unknown measurement status '{}'", db.string(), text_cell(r[5])));
+      if (!status) throw Error(fmt::format("unknown measurement status '{}'", text_cell(r[5])));
       o.status = *status;
       if (o.status == Status::ok) o.ms = double_cell(r[6]);
       o.registers = resource(r[7]);
@@ -88,7 +102,6 @@ std::vector<Recording> load_recordings(const std::filesystem::path& db, const st
       out.push_back(std::move(rec));
     }
   }
-  if (!copy.empty()) std::filesystem::remove(copy);
   return out;
 }
 

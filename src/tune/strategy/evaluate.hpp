@@ -12,6 +12,7 @@
 
 #include "report/table.hpp"
 #include "space/space.hpp"
+#include "store/store.hpp"
 #include "tune/strategy/strategy.hpp"
 
 namespace mpgemm {
@@ -20,11 +21,14 @@ namespace mpgemm {
 struct Recording {
   Shape shape;
   Observation observation;
+  std::string device_name;  // the device it was measured on
 };
 
 // Every measurement of `family` in the database at `db`, oldest first. A database of an older schema is
 // migrated in a temporary copy (the file itself is never written). Throws StoreError / mpgemm::Error.
 std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family);
+// The same from an open store.
+std::vector<Recording> load_recordings(const Store& store, const std::string& family);
 
 struct EvaluationSettings {
   std::vector<std::string> strategies;                  // names; empty: every strategy

@@ -258,7 +258,8 @@ StrategyInfo model_info() {
        {"resources", "false",
         "also learn from ptxas's registers, shared memory and spills, where a compilation of the config was "
         "observed (at any shape); unknown for configs never compiled, which is most of a pool"}},
-      [](const StrategyContext& c) -> std::unique_ptr<Strategy> { return std::make_unique<Model>(c); }};
+      [](const StrategyContext& c) -> std::unique_ptr<Strategy> { return std::make_unique<Model>(c); },
+      true};
 }
 
 }  // namespace mpgemm::strategy_detail

@@ -12,14 +12,17 @@ const std::vector<StrategyInfo>& strategies() {
   return all;
 }
 
-std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext context) {
-  const StrategyInfo* info = nullptr;
+const StrategyInfo& strategy_info(std::string_view name) {
   std::string names;
   for (const StrategyInfo& s : strategies()) {
+    if (s.name == name) return s;
     names += fmt::format("{}{}", names.empty() ? "" : ", ", s.name);
-    if (s.name == name) info = &s;
   }
-  if (!info) throw UsageError(fmt::format("unknown strategy '{}'; the strategies are {}", name, names));
+  throw UsageError(fmt::format("unknown strategy '{}'; the strategies are {}", name, names));
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext context) {
+  const StrategyInfo* info = &strategy_info(name);
   if (!context.space) throw Error(fmt::format("strategy {}: no space given", name));
   for (const auto& [key, value] : context.options) {
     bool known = false;

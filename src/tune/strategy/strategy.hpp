@@ -74,10 +74,13 @@ struct StrategyInfo {
   std::string summary;  // one line for --help
   std::vector<StrategyOption> options;
   std::unique_ptr<Strategy> (*make)(const StrategyContext& context) = nullptr;
+  bool learns_from_prior = false;  // reads StrategyContext::prior: the tuner loads it (the others skip the query)
 };
 
 // Every strategy, "exhaustive" first.
 const std::vector<StrategyInfo>& strategies();
+// The named one; throws UsageError listing the strategies.
+const StrategyInfo& strategy_info(std::string_view name);
 
 // The named strategy with `context`; its options checked (unknown names, unparsable values) and defaults
 // filled in. Throws UsageError naming the strategy or option and what is accepted.
