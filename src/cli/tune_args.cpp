@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "report/table.hpp"
+#include "space/shape_list.hpp"
 #include "tune/strategy/strategy.hpp"
 
 namespace mpgemm::cli {
@@ -48,6 +49,10 @@ void add_tune_options(ArgParser& p) {
       .option("--arch", "sm_XX", "compile target (sm_86, sm_90, sm_90a); with a GPU it must match the device",
               "the device's, else the space's \"arch\"")
       .flag("--compile-only", "compile every config and record resources; no GPU needed")
+      .option("--shapes", "FILE|MxNxK,...",
+              "the shapes to tune instead of the space's: a JSON file (a list of {\"M\", \"N\", \"K\"} objects, or "
+              "{\"description\", \"shapes\"} as in configs/shapes/) or an inline list like 4096x4096x4096,128x8192x8192",
+              "the space's shapes")
       .option("--M", "INT", "rows of A and C, replacing the space's shapes", "the space's shapes")
       .option("--N", "INT", "columns of B and C, replacing the space's shapes", "the space's shapes")
       .option("--K", "INT", "the reduction dimension, replacing the space's shapes", "the space's shapes")
@@ -104,6 +109,8 @@ void add_tune_options(ArgParser& p) {
       .example("mpgemm-tune configs/sm90a.json --strategy model --budget 300 --seed 1",
                "let the surrogate model pick 300 configs per shape of the Hopper space")
       .example("mpgemm-tune configs/sm90a.json --gpus all", "measure on every GPU of the host")
+      .example("mpgemm-tune configs/sm90a.json --shapes configs/shapes/suite10.json",
+               "tune the ten-shape comparison suite instead of the space's shapes")
       .example("mpgemm-tune configs/sm90a.json --shard 3/8 --db shard3.db",
                "one job of eight (tools/slurm/tune_array.sh runs them as a Slurm job array)");
 }
@@ -117,6 +124,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     if (!o.arch) throw UsageError(fmt::format("--arch expects sm_XX or sm_XXa (e.g. sm_86, sm_90a), got '{}'", *a));
   }
   o.compile_only = args.has("--compile-only");
+  if (auto s = args.get("--shapes")) o.shapes = load_shapes(*s);
   o.m = args.get_positive_int("--M");
   o.n = args.get_positive_int("--N");
   o.k = args.get_positive_int("--K");

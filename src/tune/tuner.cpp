@@ -53,7 +53,7 @@ std::string host_name() {
 }
 
 std::vector<Shape> shapes_of(const Space& space, const TuneOptions& opt) {
-  std::vector<Shape> shapes = space.shapes;
+  std::vector<Shape> shapes = opt.shapes.empty() ? space.shapes : opt.shapes;
   for (auto& s : shapes) {
     if (opt.m) s.m = *opt.m;
     if (opt.n) s.n = *opt.n;

@@ -28,7 +28,8 @@ struct TuneOptions {
   std::filesystem::path db_path = "results/results.db";
   std::optional<Arch> arch;                    // compile target; default: the device's, else the space's "arch"
   bool compile_only = false;                   // compile and record resources; no GPU needed
-  std::optional<std::int64_t> m, n, k;         // override every shape of the space (each independently)
+  std::vector<Shape> shapes;                   // --shapes: replace the space's shapes (empty: keep them)
+  std::optional<std::int64_t> m, n, k;         // override every shape (each independently), after `shapes`
   int compile_threads = 0;                     // 0: one per hardware thread
   MeasureSettings settings;
   double max_spread = 0.10;                    // (max - min) / median of a timing above which it is re-measured

@@ -7,6 +7,7 @@
 #include "cli/guarded_main.hpp"
 #include "common/error.hpp"
 #include "report/table.hpp"
+#include "space/shape_list.hpp"
 #include "space/space.hpp"
 #include "tune/strategy/evaluate.hpp"
 #include "tune/strategy/strategy.hpp"
@@ -27,20 +28,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
-Shape parse_shape(const std::string& text) {
-  auto parts = split(text, 'x');
-  Shape s;
-  std::int64_t* dims[] = {&s.m, &s.n, &s.k};
-  if (parts.size() != 3) throw UsageError(fmt::format("--shape must be MxNxK, e.g. 4096x4096x4096, got '{}'", text));
-  for (int i = 0; i < 3; ++i) {
-    char* end = nullptr;
-    long long v = std::strtoll(parts[i].c_str(), &end, 10);
-    if (*end != '\0' || v <= 0)
-      throw UsageError(fmt::format("--shape must be MxNxK of positive integers, got '{}'", text));
-    *dims[i] = v;
-  }
-  return s;
-}
 
 report::Table strategy_list() {
   report::Table t;

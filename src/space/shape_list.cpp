@@ -1,0 +1,110 @@
+#include "space/shape_list.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+void add_unique(std::vector<Shape>& shapes, const Shape& s, const std::string& where) {
+  if (std::find(shapes.begin(), shapes.end(), s) != shapes.end())
+    throw UsageError(fmt::format("{}: shape {} is listed twice", where, s.str()));
+  shapes.push_back(s);
+}
+
+std::int64_t dimension(const nlohmann::json& obj, const char* key, const std::string& file, const std::string& path) {
+  if (!obj.contains(key)) throw UsageError(fmt::format("{}: {}: missing \"{}\"", file, path, key));
+  const nlohmann::json& v = obj.at(key);
+  if (!v.is_number_integer() || v.get<std::int64_t>() <= 0)
+    throw UsageError(fmt::format("{}: {}/{}: expected a positive integer, got {}", file, path, key, v.dump()));
+  return v.get<std::int64_t>();
+}
+
+}  // namespace
+
+Shape parse_shape(std::string_view text) {
+  Shape s{0, 0, 0};
+  std::int64_t* dims[] = {&s.m, &s.n, &s.k};
+  std::string_view rest = text;
+  for (int i = 0; i < 3; ++i) {
+    const auto x = i < 2 ? rest.find('x') : std::string_view::npos;
+    if (i < 2 && x == std::string_view::npos) break;
+    const std::string_view part = rest.substr(0, x);
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), *dims[i]);
+    if (part.empty() || ec != std::errc{} || end != part.data() + part.size() || *dims[i] <= 0) {
+      *dims[i] = 0;
+      break;
+    }
+    rest = i < 2 ? rest.substr(x + 1) : std::string_view{};
+  }
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0)
+    throw UsageError(fmt::format("'{}' is not a shape MxNxK of positive whole numbers (e.g. 4096x4096x4096)", text));
+  return s;
+}
+
+std::vector<Shape> parse_shape_list(std::string_view text) {
+  std::vector<Shape> shapes;
+  std::string_view rest = text;
+  while (true) {
+    const auto comma = rest.find(',');
+    add_unique(shapes, parse_shape(rest.substr(0, comma)), "--shapes");
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return shapes;
+}
+
+std::vector<Shape> load_shape_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path)) throw UsageError(fmt::format("{}: cannot read the shape file", path));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("{}: invalid JSON: {}", path, e.what()));
+  }
+  std::string base;
+  const nlohmann::json* list = &root;
+  if (root.is_object()) {
+    for (const auto& [key, value] : root.items())
+      if (key != "shapes" && key != "description")
+        throw UsageError(fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\" and \"description\")", path,
+                                     key));
+    if (!root.contains("shapes")) throw UsageError(fmt::format("{}: no \"shapes\" list", path));
+    list = &root.at("shapes");
+    base = "/shapes";
+  }
+  if (!list->is_array() || list->empty())
+    throw UsageError(fmt::format("{}: {}: expected a non-empty list of {{\"M\", \"N\", \"K\"}} objects", path,
+                                 base.empty() ? "/" : base));
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::string at = fmt::format("{}/{}", base, i);
+    const nlohmann::json& s = (*list)[i];
+    if (!s.is_object()) throw UsageError(fmt::format("{}: {}: expected {{\"M\", \"N\", \"K\"}}, got {}", path, at, s.dump()));
+    for (const auto& [key, value] : s.items())
+      if (key != "M" && key != "N" && key != "K")
+        throw UsageError(fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N and K)", path, at, key));
+    add_unique(shapes, Shape{dimension(s, "M", path, at), dimension(s, "N", path, at), dimension(s, "K", path, at)},
+               fmt::format("{}: {}", path, at));
+  }
+  return shapes;
+}
+
+std::vector<Shape> load_shapes(const std::string& arg) {
+  std::error_code ec;
+  if (arg.ends_with(".json") || std::filesystem::exists(arg, ec)) return load_shape_file(arg);
+  return parse_shape_list(arg);
+}
+
+}  // namespace mpgemm

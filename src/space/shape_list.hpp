@@ -1,0 +1,24 @@
+#pragma once
+// Shape lists given apart from a space (mpgemm-tune --shapes): inline "MxNxK,MxNxK", or a JSON file holding either
+// a list of {"M": .., "N": .., "K": ..} objects or {"description": "...", "shapes": [...]} (configs/shapes/).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/types.hpp"
+
+namespace mpgemm {
+
+// "4096x4096x4096"; throws UsageError naming the text.
+Shape parse_shape(std::string_view text);
+
+// "MxNxK,MxNxK,..." (at least one; duplicates refused); throws UsageError.
+std::vector<Shape> parse_shape_list(std::string_view text);
+
+// A JSON shape file (above); throws UsageError with the file and the JSON path of what is wrong.
+std::vector<Shape> load_shape_file(const std::string& path);
+
+// --shapes ARG: a file when ARG names one (or ends in .json), else an inline list.
+std::vector<Shape> load_shapes(const std::string& arg);
+
+}  // namespace mpgemm

@@ -1,0 +1,83 @@
+// Shape lists apart from a space (space/shape_list.hpp, mpgemm-tune --shapes): inline lists, shape files in both
+// forms, what is refused, and the suites kept in configs/shapes/.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.hpp"
+#include "space/shape_list.hpp"
+#include "support/run_command.hpp"
+
+namespace mpgemm {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(SpaceShapeList, ParsesInlineLists) {
+  EXPECT_EQ(parse_shape("4096x2048x256"), (Shape{4096, 2048, 256}));
+  EXPECT_EQ(parse_shape_list("16x4096x4096,3000x3000x3000"),
+            (std::vector<Shape>{{16, 4096, 4096}, {3000, 3000, 3000}}));
+  for (const char* bad : {"", "4096", "4096x4096", "4096x4096x", "x4096x4096", "0x1x1", "1x-1x1", "1x1x1x1", "axbxc",
+                          "1x1x1,", "1x1x1,1x1x1", " 1x1x1"})
+    EXPECT_THROW(parse_shape_list(bad), UsageError) << bad;
+}
+
+class SpaceShapeFile : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::fresh_dir("shape_file"); }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& text) {
+    const fs::path p = dir_ / "shapes.json";
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  std::string error_of(const std::string& text) {
+    try {
+      load_shapes(write(text));
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  fs::path dir_;
+};
+
+TEST_F(SpaceShapeFile, ReadsAListOrAnObjectWithShapes) {
+  EXPECT_EQ(load_shapes(write(R"([{"M": 1, "N": 8, "K": 16}])")), (std::vector<Shape>{{1, 8, 16}}));
+  EXPECT_EQ(load_shapes(write(R"({"description": "d", "shapes": [{"M": 2, "N": 8, "K": 16}, {"K": 8, "N": 8, "M": 8}]})")),
+            (std::vector<Shape>{{2, 8, 16}, {8, 8, 8}}));
+}
+
+TEST_F(SpaceShapeFile, SaysWhereAFileIsWrong) {
+  EXPECT_NE(error_of("[").find("invalid JSON"), std::string::npos);
+  EXPECT_NE(error_of("[]").find("non-empty list"), std::string::npos);
+  EXPECT_NE(error_of(R"({"shape": []})").find("unknown key \"shape\""), std::string::npos);
+  EXPECT_NE(error_of(R"([{"M": 1, "N": 8}])").find("/0: missing \"K\""), std::string::npos);
+  EXPECT_NE(error_of(R"({"shapes": [{"M": 1, "N": 8, "K": 8}, {"M": 0, "N": 8, "K": 8}]})").find("/shapes/1/M"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 8, "L": 1}])").find("unknown key \"L\""), std::string::npos);
+  EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 8}, {"M": 1, "N": 8, "K": 8}])").find("listed twice"),
+            std::string::npos);
+  EXPECT_THROW(load_shapes((dir_ / "missing.json").string()), UsageError);
+}
+
+// The suites of configs/shapes: issue 9's ten shapes, and 48 transformer GEMMs whose N and K suit TMA.
+TEST(SpaceShapeSuites, TheRepositorySuitesLoad) {
+  const auto ten = load_shapes(testing::source("configs/shapes/suite10.json"));
+  ASSERT_EQ(ten.size(), 10u);
+  for (const Shape& s : {Shape{512, 512, 512}, Shape{1024, 1024, 1024}, Shape{2048, 2048, 2048},
+                         Shape{4096, 4096, 4096}, Shape{8192, 8192, 8192}, Shape{128, 8192, 8192},
+                         Shape{8192, 8192, 1024}, Shape{4096, 4096, 256}, Shape{3000, 3000, 3000},
+                         Shape{16, 4096, 4096}})
+    EXPECT_NE(std::find(ten.begin(), ten.end(), s), ten.end()) << s.str();
+  const auto layers = load_shapes(testing::source("configs/shapes/transformer.json"));
+  EXPECT_EQ(layers.size(), 48u);
+  for (const Shape& s : layers) {
+    EXPECT_EQ(s.n % 8, 0) << s.str();
+    EXPECT_EQ(s.k % 8, 0) << s.str();
+  }
+}
+
+}  // namespace
+}  // namespace mpgemm
