@@ -65,8 +65,7 @@ void snapshot(const sqlite::Connection& from, const fs::path& to) {
 
 Input prepare_input(const fs::path& path, int ordinal, std::vector<std::string>& notes) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    throw StoreError(path.string(), SQLITE_CANTOPEN, "merge input: no such file");
+  if (!fs::is_regular_file(path, ec)) throw StoreError(path.string(), SQLITE_CANTOPEN, "merge input: no such file");
   OwnConnection c(path, SQLITE_OPEN_READONLY, "opening a merge input");
   const Identity id = read_identity(c.get());
   if (id.application_id != kStoreApplicationId)
@@ -81,8 +80,8 @@ Input prepare_input(const fs::path& path, int ordinal, std::vector<std::string>&
                                  id.user_version, schema_version()));
   Input in{path, nullptr};
   if (id.user_version == schema_version()) return in;
-  in.copy = std::make_unique<TempDb>(fs::temp_directory_path() /
-                                     fmt::format("mpgemm-merge-{}-{}.db", ::getpid(), ordinal));
+  in.copy =
+      std::make_unique<TempDb>(fs::temp_directory_path() / fmt::format("mpgemm-merge-{}-{}.db", ::getpid(), ordinal));
   snapshot(c.get(), in.copy->path());
   Store::open(in.copy->path(), Store::Mode::read_write);  // migrates the copy
   notes.push_back(fmt::format("{}: schema version {} migrated to {} in a temporary copy (the file is unchanged)",
@@ -150,7 +149,8 @@ void publish(const fs::path& built, const fs::path& out) {
   if (fs::exists(out, ec))
     throw StoreError(out.string(), SQLITE_CANTOPEN, "the merge output appeared while the merge was building it");
   fs::rename(built, out, ec);
-  if (ec) throw StoreError(out.string(), SQLITE_CANTOPEN, "cannot move the merged database into place: " + ec.message());
+  if (ec)
+    throw StoreError(out.string(), SQLITE_CANTOPEN, "cannot move the merged database into place: " + ec.message());
 }
 
 }  // namespace
@@ -180,8 +180,7 @@ MergeReport merge_databases(const fs::path& out, const std::vector<fs::path>& in
 report::Table merge_table(const MergeReport& r) {
   report::Table t;
   t.columns = {"table", "added", "present", "conflicts", "replaced"};
-  for (const auto& c : r.tables)
-    t.rows.push_back({c.table, c.added, c.present, c.conflicts, c.replaced});
+  for (const auto& c : r.tables) t.rows.push_back({c.table, c.added, c.present, c.conflicts, c.replaced});
   return t;
 }
 

@@ -48,15 +48,13 @@ struct RowMerger::Table {
     std::string params;
     for (std::size_t i = 1; i <= info.columns.size(); ++i) params += fmt::format("{}?{}", i > 1 ? ", " : "", i);
     insert.emplace(out,
-                   fmt::format("INSERT INTO \"{}\" ({}) VALUES ({})", info.name, quoted_list(info.columns, ""),
-                               params),
+                   fmt::format("INSERT INTO \"{}\" ({}) VALUES ({})", info.name, quoted_list(info.columns, ""), params),
                    "adding a row to " + info.name);
     if (!info.has_id) return;
     std::string sets;
     for (std::size_t i = 0; i < info.columns.size(); ++i)
       sets += fmt::format("{}\"{}\" = ?{}", i ? ", " : "", info.columns[i], i + 1);
-    update.emplace(out,
-                   fmt::format("UPDATE \"{}\" SET {} WHERE id = ?{}", info.name, sets, info.columns.size() + 1),
+    update.emplace(out, fmt::format("UPDATE \"{}\" SET {} WHERE id = ?{}", info.name, sets, info.columns.size() + 1),
                    "replacing a row of " + info.name);
     if (key.empty()) return;
     std::string where;

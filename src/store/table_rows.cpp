@@ -30,11 +30,16 @@ const std::array kSpecs{
 
 std::string Value::encoded() const {
   switch (type) {
-    case SQLITE_INTEGER: return fmt::format("i{}", integer);
-    case SQLITE_FLOAT: return fmt::format("r{}", real);  // shortest form that reads back to the same double
-    case SQLITE_TEXT: return fmt::format("t{}:{}", bytes.size(), bytes);
-    case SQLITE_BLOB: return fmt::format("b{}:{}", bytes.size(), bytes);
-    default: return "n";
+    case SQLITE_INTEGER:
+      return fmt::format("i{}", integer);
+    case SQLITE_FLOAT:
+      return fmt::format("r{}", real);  // shortest form that reads back to the same double
+    case SQLITE_TEXT:
+      return fmt::format("t{}:{}", bytes.size(), bytes);
+    case SQLITE_BLOB:
+      return fmt::format("b{}:{}", bytes.size(), bytes);
+    default:
+      return "n";
   }
 }
 
@@ -42,17 +47,22 @@ Value column_value(sqlite3_stmt* stmt, int i) {
   Value v;
   v.type = sqlite3_column_type(stmt, i);
   switch (v.type) {
-    case SQLITE_INTEGER: v.integer = sqlite3_column_int64(stmt, i); break;
-    case SQLITE_FLOAT: v.real = sqlite3_column_double(stmt, i); break;
+    case SQLITE_INTEGER:
+      v.integer = sqlite3_column_int64(stmt, i);
+      break;
+    case SQLITE_FLOAT:
+      v.real = sqlite3_column_double(stmt, i);
+      break;
     case SQLITE_TEXT:
     case SQLITE_BLOB: {
-      const void* p = v.type == SQLITE_TEXT ? static_cast<const void*>(sqlite3_column_text(stmt, i))
-                                            : sqlite3_column_blob(stmt, i);
+      const void* p =
+          v.type == SQLITE_TEXT ? static_cast<const void*>(sqlite3_column_text(stmt, i)) : sqlite3_column_blob(stmt, i);
       const int n = sqlite3_column_bytes(stmt, i);
       if (p) v.bytes.assign(static_cast<const char*>(p), static_cast<std::size_t>(n));
       break;
     }
-    default: break;
+    default:
+      break;
   }
   return v;
 }
@@ -61,18 +71,28 @@ void bind_value(const sqlite::Statement& stmt, int i, const Value& v) {
   sqlite3_stmt* s = stmt.get();
   int rc = SQLITE_OK;
   switch (v.type) {
-    case SQLITE_INTEGER: rc = sqlite3_bind_int64(s, i, v.integer); break;
-    case SQLITE_FLOAT: rc = sqlite3_bind_double(s, i, v.real); break;
+    case SQLITE_INTEGER:
+      rc = sqlite3_bind_int64(s, i, v.integer);
+      break;
+    case SQLITE_FLOAT:
+      rc = sqlite3_bind_double(s, i, v.real);
+      break;
     case SQLITE_TEXT:
       rc = sqlite3_bind_text64(s, i, v.bytes.data(), v.bytes.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
       break;
-    case SQLITE_BLOB: rc = sqlite3_bind_blob64(s, i, v.bytes.data(), v.bytes.size(), SQLITE_TRANSIENT); break;
-    default: rc = sqlite3_bind_null(s, i); break;
+    case SQLITE_BLOB:
+      rc = sqlite3_bind_blob64(s, i, v.bytes.data(), v.bytes.size(), SQLITE_TRANSIENT);
+      break;
+    default:
+      rc = sqlite3_bind_null(s, i);
+      break;
   }
   if (rc != SQLITE_OK) throw Error(fmt::format("binding parameter {}: {}", i, sqlite3_errstr(rc)));
 }
 
-std::span<const TableSpec> table_specs() { return kSpecs; }
+std::span<const TableSpec> table_specs() {
+  return kSpecs;
+}
 
 int TableInfo::column_index(std::string_view column) const {
   for (std::size_t i = 0; i < columns.size(); ++i)
@@ -89,8 +109,10 @@ TableInfo table_info(const sqlite::Connection& c, std::string_view table) {
   cols.bind(table);
   while (cols.step()) {
     std::string name = cols.text(0);
-    if (name == "id" && cols.int64(1) == 1) info.has_id = true;
-    else info.columns.push_back(std::move(name));
+    if (name == "id" && cols.int64(1) == 1)
+      info.has_id = true;
+    else
+      info.columns.push_back(std::move(name));
   }
   if (info.columns.empty() && !info.has_id)
     throw StoreError(c.path, SQLITE_ERROR, fmt::format("the database has no table {}", table));
@@ -119,7 +141,8 @@ Row read_row(sqlite3_stmt* stmt, const TableInfo& info) {
   Row row;
   row.id = sqlite3_column_int64(stmt, 0);
   row.values.reserve(info.columns.size());
-  for (std::size_t i = 0; i < info.columns.size(); ++i) row.values.push_back(column_value(stmt, static_cast<int>(i) + 1));
+  for (std::size_t i = 0; i < info.columns.size(); ++i)
+    row.values.push_back(column_value(stmt, static_cast<int>(i) + 1));
   return row;
 }
 
@@ -135,6 +158,8 @@ OwnConnection::OwnConnection(const std::filesystem::path& path, int flags, std::
   sqlite3_busy_timeout(conn_.db, 10'000);
 }
 
-OwnConnection::~OwnConnection() { sqlite3_close_v2(conn_.db); }
+OwnConnection::~OwnConnection() {
+  sqlite3_close_v2(conn_.db);
+}
 
 }  // namespace mpgemm::store_detail

@@ -48,8 +48,8 @@ std::span<const TableSpec> table_specs();
 // A table's columns as this database has them (generated columns left out: they are computed).
 struct TableInfo {
   std::string name;
-  bool has_id = false;                               // an INTEGER PRIMARY KEY named id
-  std::vector<std::string> columns;                  // every stored column but id, in table order
+  bool has_id = false;                              // an INTEGER PRIMARY KEY named id
+  std::vector<std::string> columns;                 // every stored column but id, in table order
   std::map<std::string, std::string> foreign_keys;  // column -> referenced table (always its id)
   int column_index(std::string_view column) const;  // into columns; -1 when absent
 };

@@ -82,10 +82,12 @@ int main(int argc, char** argv) {
                   false)
       .option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--sql", "QUERY", "run one read-only SELECT on the database instead of a view")
-      .option("--compare", "A,B", "the Nsight Compute counters of two profiled labels side by side, with B/A "
+      .option("--compare", "A,B",
+              "the Nsight Compute counters of two profiled labels side by side, with B/A "
               "(which counter moved); labels are what mpgemm-profile recorded")
       .flag("--schema", "print the database schema (SQL with a comment per column) and exit")
-      .flag("--dump", "print every row as content, one line each, ids replaced by the natural keys of the rows "
+      .flag("--dump",
+            "print every row as content, one line each, ids replaced by the natural keys of the rows "
             "they name, sorted: equal dumps mean equal results (compare two databases with diff)")
       .example("mpgemm-query results/results.db best", "the fastest verified config per device, arch and shape")
       .example("mpgemm-query t.db configs --format csv", "every config as CSV")
@@ -97,9 +99,10 @@ int main(int argc, char** argv) {
                "which hardware counters moved from the naive to the shared-memory kernel")
       .example("mpgemm-query merge all.db shard-1.db shard-2.db",
                "merge databases (mpgemm-query merge --help says how)")
-      .example("mpgemm-query t.db --sql \"SELECT name, registers FROM compilations JOIN configs ON "
-               "configs.id = config_id ORDER BY registers DESC LIMIT 5\"",
-               "your own query");
+      .example(
+          "mpgemm-query t.db --sql \"SELECT name, registers FROM compilations JOIN configs ON "
+          "configs.id = config_id ORDER BY registers DESC LIMIT 5\"",
+          "your own query");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     if (args.has("--schema")) {
       std::cout << schema_sql();
