@@ -31,6 +31,8 @@ std::vector<std::string> canonical_dump(const std::filesystem::path& db, const D
   // Store checks it is ours and current; the rows are read through a connection of our own.
   { const Store check = Store::open(db, Store::Mode::read_only); }
   const OwnConnection c(db, SQLITE_OPEN_READONLY, "dumping the database");
+  sqlite::exec(c.get(), "BEGIN", "dumping the database");  // one snapshot of every table
+
   std::map<std::string, std::unordered_map<std::int64_t, std::string>> keys;  // table -> id -> natural key
   std::vector<std::string> lines;
   for (const auto& spec : table_specs()) {
@@ -57,6 +59,7 @@ std::vector<std::string> canonical_dump(const std::filesystem::path& db, const D
       if (!skip) lines.push_back(std::move(line));
     });
   }
+  sqlite::exec(c.get(), "COMMIT", "dumping the database");
   std::sort(lines.begin(), lines.end());
   return lines;
 }

@@ -133,7 +133,10 @@ void merge_into(const fs::path& target, const fs::path& out_path, const std::vec
   store_detail::RowMerger merger(out.get(), report.tables, abort_hook());
   for (const auto& in : inputs) {
     const OwnConnection c(in.readable(), SQLITE_OPEN_READONLY, "reading a merge input");
+    // One read transaction: one snapshot of the input, even while a tuner is still writing to it.
+    sqlite::exec(c.get(), "BEGIN", "starting to read a merge input");
     merger.merge_input(c.get());
+    sqlite::exec(c.get(), "COMMIT", "finishing reading a merge input");
   }
   tx.commit();
 }  // `out` closes before `store`, whose close leaves the file in rollback-journal mode: no -wal, -shm left
