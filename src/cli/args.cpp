@@ -112,7 +112,8 @@ ParsedArgs ArgParser::parse(int argc, const char* const* argv) const {
   for (const auto& p : positionals_) required += p.required ? 1 : 0;
   if (out.positionals_.size() < required)
     throw UsageError(fmt::format("missing {}", positionals_[out.positionals_.size()].name));
-  if (out.positionals_.size() > positionals_.size())
+  const bool repeats = !positionals_.empty() && positionals_.back().name.ends_with("...");
+  if (out.positionals_.size() > positionals_.size() && !repeats)
     throw UsageError(fmt::format("unexpected argument '{}'", out.positionals_[positionals_.size()]));
   return out;
 }

@@ -46,6 +46,7 @@ class ParsedArgs {
 class ArgParser {
  public:
   ArgParser(std::string program, std::string summary, std::string description);
+  // The last positional may repeat when its name ends in "..." (e.g. "IN...").
   ArgParser& positional(std::string name, std::string help, bool required = true);
   ArgParser& option(std::string name, std::string value_name, std::string help, std::string default_text = {});
   ArgParser& flag(std::string name, std::string help);

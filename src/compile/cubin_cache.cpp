@@ -178,6 +178,18 @@ bool CubinCache::store(const CompileResult& result) const {
   return write_atomically(json, metadata(result));
 }
 
+std::size_t CubinCache::copy_missing_from(const CubinCache& from) const {
+  std::size_t copied = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(from.dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".json") continue;
+    const std::string key = it->path().stem().string();
+    if (contains(key)) continue;
+    if (auto entry = from.load(key); entry && store(*entry)) ++copied;
+  }
+  return copied;
+}
+
 CubinCache::Claim::~Claim() {
   if (locked_) file_.unlock(at_);
 }

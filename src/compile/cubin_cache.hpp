@@ -46,6 +46,9 @@ class CubinCache {
   bool contains(const std::string& key) const;
   // Keeps `result` under result.compile_key, replacing what was there. False when it could not be written.
   bool store(const CompileResult& result) const;
+  // Copies every whole entry of `from` this cache lacks (mpgemm-query merge); damaged ones are left behind.
+  // Returns how many were copied.
+  std::size_t copy_missing_from(const CubinCache& from) const;
 
   // A claim on one key between processes and threads, held while the key is compiled: an OFD lock on one
   // byte of "<dir>/locks" (as tune/claims.hpp does for measurements), released when the Claim is destroyed or

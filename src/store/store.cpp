@@ -13,27 +13,13 @@
 
 namespace mpgemm {
 
+using store_detail::Identity;
+using store_detail::read_identity;
+
 namespace {
 
 // Several mpgemm-tune processes may share a database; a writer waits this long for another's transaction.
 constexpr int kBusyTimeoutMs = 10'000;
-
-// What the file says about itself, read without writing anything.
-struct Identity {
-  std::int64_t application_id = 0;
-  std::int64_t user_version = 0;
-  std::int64_t objects = 0;  // tables, indexes, views, triggers
-};
-
-// One statement, so one snapshot: read piecemeal, another process's migration could commit in between.
-Identity read_identity(const sqlite::Connection& c) {
-  sqlite::Statement s(c,
-                      "SELECT (SELECT application_id FROM pragma_application_id), "
-                      "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)",
-                      "reading the database header");
-  if (!s.step()) return Identity{};
-  return Identity{s.int64(0), s.int64(1), s.int64(2)};
-}
 
 // Throws unless the file holds our schema at a version this build can use in `mode`, or is an empty database
 // that read_write may initialize.
@@ -96,6 +82,16 @@ void migrate(const store_detail::State& s) {
 }
 
 }  // namespace
+
+store_detail::Identity store_detail::read_identity(const sqlite::Connection& c) {
+  // One statement, so one snapshot: read piecemeal, another process's migration could commit in between.
+  sqlite::Statement s(c,
+                      "SELECT (SELECT application_id FROM pragma_application_id), "
+                      "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)",
+                      "reading the database header");
+  if (!s.step()) return Identity{};
+  return Identity{s.int64(0), s.int64(1), s.int64(2)};
+}
 
 store_detail::State::~State() {
   if (conn.db && rollback_on_close) {  // never on a file open() refused: that one is left untouched

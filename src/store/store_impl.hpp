@@ -13,6 +13,14 @@ namespace mpgemm {
 
 namespace store_detail {
 
+// What a file says about itself, read without writing anything.
+struct Identity {
+  std::int64_t application_id = 0;
+  std::int64_t user_version = 0;
+  std::int64_t objects = 0;  // tables, indexes, views, triggers
+};
+Identity read_identity(const sqlite::Connection& c);
+
 struct State {
   sqlite::Connection conn;
   std::filesystem::path path;

@@ -43,6 +43,13 @@ TEST(Args, RejectsUnknownMissingAndBadValues) {
   EXPECT_THROW(parse(p, {"x", "--n", "0"}).get_positive_int("--n"), UsageError);
 }
 
+TEST(Args, ALastPositionalNamedWithDotsRepeats) {
+  ArgParser p("prog", "merges", "Merges.");
+  p.positional("OUT", "output").positional("IN...", "inputs");
+  EXPECT_EQ(parse(p, {"o", "a", "b", "c"}).positionals().size(), 4u);
+  EXPECT_THROW(parse(p, {"o"}), UsageError);
+}
+
 TEST(Args, HelpListsEveryOptionWithDefaults) {
   auto p = make();
   EXPECT_TRUE(parse(p, {"--help"}).help_requested());

@@ -171,6 +171,23 @@ TEST_F(CubinCacheTest, ADamagedEntryIsAMiss) {
   EXPECT_FALSE(cache.load(r.compile_key));
 }
 
+// mpgemm-query merge: the entries another cache holds and this one lacks are copied whole; damaged ones and the
+// ones this cache has are left as they are.
+TEST_F(CubinCacheTest, MissingEntriesAreCopiedFromAnotherCache) {
+  const CubinCache from(dir_ / "in.db.cubins"), to(dir_ / "out.db.cubins");
+  const auto opts = pool_options(nullptr, {}).compile;
+  const CompileResult a = fake_compile(spec(5), opts), b = fake_compile(spec(6), opts), c = fake_compile(spec(7), opts);
+  ASSERT_TRUE(from.store(a) && from.store(b) && from.store(c) && to.store(a));
+  fs::resize_file(from.dir() / (c.compile_key + ".cubin"), 10);  // damaged: not copied
+  EXPECT_EQ(to.copy_missing_from(from), 1u);
+  const auto back = to.load(b.compile_key);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->cubin, b.cubin);
+  EXPECT_FALSE(to.contains(c.compile_key));
+  EXPECT_EQ(to.copy_missing_from(from), 0u);
+  EXPECT_EQ(to.copy_missing_from(CubinCache(dir_ / "none")), 0u);  // no cache beside that input
+}
+
 TEST_F(CubinCacheTest, AnUnwritableCacheOnlyKeepsNothing) {
   std::ofstream(dir_ / "not-a-folder")
       << "a file where the cache folder would go\n";  // unwritable, even for root

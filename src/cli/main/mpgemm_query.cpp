@@ -1,17 +1,66 @@
-// mpgemm-query: read-only views of a results database, in the format you need.
+// mpgemm-query: read-only views of a results database, in the format you need; `mpgemm-query merge OUT IN...`
+// merges databases.
 #include <iostream>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "cli/guarded_main.hpp"
 #include "common/error.hpp"
+#include "compile/cubin_cache.hpp"
 #include "report/table.hpp"
+#include "store/dump.hpp"
+#include "store/merge.hpp"
 #include "store/schema.hpp"
 #include "store/store.hpp"
 
 using namespace mpgemm;
 
+namespace {
+
+int merge_main(int argc, char** argv) {
+  cli::ArgParser parser(
+      "mpgemm-query merge", "merge mpgemm results databases into one",
+      "Merges every IN into OUT (created when missing) by content: runs by their uid, configs by family, name and "
+      "source hash, compilations by config, arch and compile key, measurements by result key, cuBLAS/cuBLASLt "
+      "timings, profiles and re-ranks by their content. Runs keep their provenance (host, argv, shard, GPUs). "
+      "Merging is idempotent and order-independent: when two inputs hold one key with different content, the "
+      "earliest created_at wins, then the smaller run uid. The inputs are never modified (an older schema is "
+      "migrated in a temporary copy); an input of a newer schema or not an mpgemm database is refused and nothing "
+      "is merged; an input that is OUT itself is skipped. OUT changes in one transaction (a new OUT is built "
+      "under a temporary name and renamed): killed at any moment, OUT is as it was or complete. A database a "
+      "tuner is recording into is refused. Compiled kernels cached beside the inputs (IN.cubins) are copied to "
+      "OUT.cubins when missing there.");
+  parser.positional("OUT", "the database to merge into (created when missing)")
+      .positional("IN...", "the databases to merge (one or more)")
+      .flag("--no-cubins", "leave the cubin caches beside the databases alone")
+      .option("--format", "FMT", "table | csv | json | markdown, for the counts", "table")
+      .example("mpgemm-query merge all.db shard-*.db", "the shards of a job array into one database")
+      .example("mpgemm-query merge results/results.db other-host.db", "another machine's results into yours");
+  return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
+    auto format = report::format_from_string(args.get_or("--format", "table"));
+    if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
+    const std::filesystem::path out = args.positionals().at(0);
+    std::vector<std::filesystem::path> inputs;
+    for (std::size_t i = 1; i < args.positionals().size(); ++i) inputs.emplace_back(args.positionals()[i]);
+    const MergeReport report = merge_databases(out, inputs);
+    for (const auto& note : report.notes) std::cout << note << "\n";
+    std::cout << fmt::format("{} {} from {} input(s)\n", report.created ? "created" : "merged into", out.string(),
+                             inputs.size());
+    report::print(merge_table(report), *format, std::cout);
+    if (args.has("--no-cubins")) return 0;
+    const CubinCache cache(CubinCache::beside(out));
+    std::size_t copied = 0;
+    for (const auto& in : inputs) copied += cache.copy_missing_from(CubinCache(CubinCache::beside(in)));
+    if (copied) std::cout << fmt::format("{} cached cubins copied to {}\n", copied, cache.dir().string());
+    return 0;
+  });
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "merge") return merge_main(argc - 1, argv + 1);
   cli::ArgParser parser(
       "mpgemm-query", "read an mpgemm results database",
       "Prints one view of DB: runs (every tuning run with its device and versions), configs (every config with its "
@@ -33,9 +82,13 @@ int main(int argc, char** argv) {
                   false)
       .option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--sql", "QUERY", "run one read-only SELECT on the database instead of a view")
-      .option("--compare", "A,B", "the Nsight Compute counters of two profiled labels side by side, with B/A "
+      .option("--compare", "A,B",
+              "the Nsight Compute counters of two profiled labels side by side, with B/A "
               "(which counter moved); labels are what mpgemm-profile recorded")
       .flag("--schema", "print the database schema (SQL with a comment per column) and exit")
+      .flag("--dump",
+            "print every row as content, one line each, ids replaced by the natural keys of the rows "
+            "they name, sorted: equal dumps mean equal results (compare two databases with diff)")
       .example("mpgemm-query results/results.db best", "the fastest verified config per device, arch and shape")
       .example("mpgemm-query t.db configs --format csv", "every config as CSV")
       .example("mpgemm-query t.db warnings", "configs whose compilation ptxas flagged as losing speed")
@@ -44,9 +97,12 @@ int main(int argc, char** argv) {
                "both ratios")
       .example("mpgemm-query results/results.db --compare wmma_naive,wmma_shared",
                "which hardware counters moved from the naive to the shared-memory kernel")
-      .example("mpgemm-query t.db --sql \"SELECT name, registers FROM compilations JOIN configs ON "
-               "configs.id = config_id ORDER BY registers DESC LIMIT 5\"",
-               "your own query");
+      .example("mpgemm-query merge all.db shard-1.db shard-2.db",
+               "merge databases (mpgemm-query merge --help says how)")
+      .example(
+          "mpgemm-query t.db --sql \"SELECT name, registers FROM compilations JOIN configs ON "
+          "configs.id = config_id ORDER BY registers DESC LIMIT 5\"",
+          "your own query");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     if (args.has("--schema")) {
       std::cout << schema_sql();
@@ -57,6 +113,10 @@ int main(int argc, char** argv) {
     if (args.positionals().empty()) throw UsageError("missing DB");
     const std::string db = args.positionals().at(0);
     if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db));
+    if (args.has("--dump")) {
+      for (const auto& line : canonical_dump(db)) std::cout << line << "\n";
+      return 0;
+    }
     Store store = Store::open(db, Store::Mode::read_only);
     report::Table table;
     if (auto cmp = args.get("--compare")) {
