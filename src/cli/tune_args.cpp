@@ -80,6 +80,10 @@ void add_tune_options(ArgParser& p) {
               "5")
       .option("--rerank-rounds", "INT", "rounds of the re-rank (one batch of --iters launches per kernel each)", "10")
       .option("--tie-band", "X", "re-rank medians within (1 + X) x the fastest tie", "0.01")
+      .option("--rerank-within", "X",
+              "re-rank also every config whose first-pass median is within (1 + X) x the fastest (up to 64): what "
+              "one pass cannot tell apart (e.g. 0.04 on the H200, where a config's time moves +-3.5% between runs)",
+              "the K fastest only")
       .option("--gpus", "all|0,1,...",
               "the GPUs of this host to measure on: one worker and one measuring thread each, fed by one compile "
               "service; every measurement records its GPU's UUID and ordinal. GPUs of different models are refused "
@@ -153,6 +157,10 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   if (auto r = args.get_positive_int("--rerank-rounds")) o.rerank.protocol.rounds = static_cast<int>(*r);
   o.rerank.protocol.warmup = o.settings.warmup;
   o.rerank.protocol.iters = o.settings.iters;
+  if (auto w = args.get_double("--rerank-within")) {
+    if (!(*w >= 0 && *w <= 1)) throw UsageError("--rerank-within must be between 0 and 1");
+    o.rerank.within = *w;
+  }
   if (auto t = args.get_double("--tie-band")) {
     if (*t < 0 || *t > 0.5) throw UsageError("--tie-band must be between 0 and 0.5");
     o.rerank.tie_band = *t;

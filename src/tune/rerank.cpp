@@ -78,7 +78,14 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
     return out;
   }
   const DeviceDescription& device = backend.device();
-  const std::vector<RankedConfig> ranked = store.ranked_configs(device.name, shape, options.top_k);
+  std::vector<RankedConfig> ranked =
+      store.ranked_configs(device.name, shape, options.within ? std::max(options.top_k, kRerankMaxConfigs) : options.top_k);
+  if (options.within && static_cast<int>(ranked.size()) > options.top_k) {
+    const double cut = ranked.front().median_ms * (1 + *options.within);
+    std::size_t keep = static_cast<std::size_t>(options.top_k);
+    while (keep < ranked.size() && ranked[keep].median_ms <= cut) ++keep;
+    ranked.resize(keep);
+  }
   if (ranked.empty()) {
     out.note = fmt::format("no verified config of {} on {} to re-rank", shape.str(), device.name);
     return out;
@@ -90,7 +97,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
   r.gpu = device.gpu;
   r.device_cc = device.arch.str();
   r.shape = shape;
-  r.top_k = options.top_k;
+  r.top_k = std::max(options.top_k, static_cast<int>(ranked.size()));  // --rerank-within may take more than K
   r.warmup = options.protocol.warmup;
   r.rounds = options.protocol.rounds;
   r.iters = options.protocol.iters;

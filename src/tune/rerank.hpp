@@ -32,11 +32,18 @@
 
 namespace mpgemm {
 
+// The most configs one re-rank takes (--rerank-within may ask for more).
+inline constexpr int kRerankMaxConfigs = 64;
+
 // The rule's name, stored in reranks.rule. A change of the rule is a new name.
 inline constexpr std::string_view kRerankRule = "median_tie_band_then_regs_x_threads_then_smem_then_name";
 
 struct RerankOptions {
   int top_k = 5;              // configs re-timed; 0 turns the re-rank off
+  // --rerank-within X: also every config whose stored median is within (1 + X) x the fastest, up to
+  // kRerankMaxConfigs, so the re-rank holds every config a first pass cannot tell from the best (on the H200 the
+  // same config timed by two runs moves by +-3.5%). nullopt: the K fastest only.
+  std::optional<double> within;
   RerankProtocol protocol;    // warm-up, rounds, launches per batch
   double tie_band = 0.01;     // relative: medians within (1 + tie_band) x the fastest tie
   std::int64_t run_id = 0;    // the runs row the re-rank is recorded under

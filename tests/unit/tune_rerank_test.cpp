@@ -76,10 +76,11 @@ class Rerank : public ::testing::Test {
     return c.name;
   }
 
-  RerankOutcome rerank(int top_k = 5, double tie_band = 0.01) {
+  RerankOutcome rerank(int top_k = 5, double tie_band = 0.01, std::optional<double> within = std::nullopt) {
     auto backend = make_replay_backend(dir_ / "results.db", MeasureSettings{});
     RerankOptions o;
     o.top_k = top_k;
+    o.within = within;
     o.tie_band = tie_band;
     o.protocol = RerankProtocol{2, 6, 10};
     o.run_id = rerank_run_;
@@ -208,6 +209,24 @@ TEST_F(Rerank, TopKLimitsTheConfigsAndZeroTurnsItOff) {
   const RerankOutcome off = rerank(0);
   EXPECT_FALSE(off.recorded);
   EXPECT_EQ(off.note, "re-rank off");
+}
+
+// --rerank-within: every config within (1 + X) x the fastest stored median joins the K fastest; the rest stay out.
+TEST_F(Rerank, WithinTakesEveryConfigTheFirstPassCannotTellApart) {
+  const auto a = measured(wmma(128, 64, 32), 1.00, 64);
+  const auto b = measured(wmma(64, 64, 32), 1.02, 64);
+  const auto c = measured(wmma(64, 128, 32), 1.039, 64);
+  measured(wmma(128, 128, 32), 1.05, 64);
+  EXPECT_EQ(rerank(1, 0.01, 0.04).names.size(), 3u);
+  const RerankOutcome out = rerank(1, 0.01, 0.04);
+  EXPECT_EQ(out.record.top_k, 3) << "the configs it asked for";
+  auto names = out.names;
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> expected{a, b, c};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(rerank(4, 0.01, 0.04).names.size(), 4u) << "K still takes the K fastest";
+  EXPECT_EQ(rerank(1, 0.01, 0.0).names.size(), 1u);
 }
 
 TEST_F(Rerank, NothingToRerankIsNotRecorded) {

@@ -43,7 +43,10 @@ int main(int argc, char** argv) {
               "re-rank the K fastest verified configs of the shape and record the winner "
               "instead of printing the table (0: off)")
       .option("--rounds", "INT", "re-rank rounds: timed batches of each config and of cuBLAS", "10")
-      .option("--tie-band", "X", "re-rank: medians within (1 + X) x the fastest tie, broken by the fixed rule", "0.01");
+      .option("--tie-band", "X", "re-rank: medians within (1 + X) x the fastest tie, broken by the fixed rule", "0.01")
+      .option("--rerank-within", "X",
+              "re-rank also every config whose stored median is within (1 + X) x the fastest (up to 64)",
+              "the K fastest only");
   parser.option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--output", "FILE", "also write the table to FILE in --format")
       .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-run")
@@ -80,6 +83,10 @@ int main(int argc, char** argv) {
                     o.settings.iters};
       r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
       if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
+      if (auto w = args.get_double("--rerank-within")) {
+        if (!(*w >= 0 && *w <= 1)) throw UsageError("--rerank-within must be between 0 and 1");
+        r.within = *w;
+      }
       t = cli::run_rerank(o, r, std::vector<std::string>(argv, argv + argc), &notes);
     } else {
       if (top_k && *top_k < 0) throw UsageError("--rerank must not be negative");
