@@ -50,6 +50,7 @@ struct StoredRun : RunInfo {
   std::optional<std::string> ended_at;   // UTC, ISO-8601; none while running or after a crash
   std::string status;                    // "running", "finished", "interrupted" or "failed"
   std::optional<std::int64_t> pid;       // the process that recorded it, on `hostname`; none before schema 5
+  std::string uid;                       // its identity across databases (runs.uid)
 };
 
 struct StoredConfig {

@@ -146,7 +146,7 @@ std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
       s.conn,
       "SELECT id, started_at, ended_at, status, tool_version, git_sha, argv, mode, space_path, "
       "space_hash, hostname, device_name, device_cc, sm_count, driver_version, runtime_version, "
-      "nvrtc_version, cublas_version, notes, pid FROM runs WHERE id = ?1",
+      "nvrtc_version, cublas_version, notes, pid, uid, shard, gpus FROM runs WHERE id = ?1",
       fmt::format("reading run {}", run_id));
   if (!q.bind(run_id).step()) return std::nullopt;
   StoredRun r;
@@ -174,6 +174,16 @@ std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
   r.cublas_version = q.opt_text(17);
   r.notes = q.opt_text(18);
   r.pid = q.opt_int64(19);
+  r.uid = q.text(20);
+  r.shard = q.opt_text(21);
+  if (auto gpus = q.opt_text(22)) {
+    try {
+      for (const auto& g : nlohmann::json::parse(*gpus))
+        r.gpus.push_back(GpuIdentity{g.at("uuid").get<std::string>(), g.at("ordinal").get<int>()});
+    } catch (const nlohmann::json::exception& e) {
+      s.bad_row(fmt::format("run {} has malformed gpus: {}", run_id, e.what()));
+    }
+  }
   return r;
 }
 

@@ -468,6 +468,15 @@ TEST_F(StoreOpen, Version7DatabaseGainsRunUidsThatCopiesAgreeOn) {
                                        "FROM runs WHERE id = {}",
                                        id)),
             "GPU-2 1 NVIDIA H200");
+  const auto run = store.find_run(id);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->shard, "2/4");
+  ASSERT_EQ(run->gpus.size(), 2u);
+  EXPECT_EQ(run->gpus[1].uuid, "GPU-2");
+  EXPECT_EQ(run->gpus[1].ordinal, 1);
+  EXPECT_EQ(run->uid.size(), 32u);
+  EXPECT_EQ(store.find_run(1)->uid, "v7-2026-11-30T10:00:00.000Z-h200-42-1");
+  EXPECT_TRUE(store.find_run(2)->gpus.empty());
 }
 
 TEST(StoreSchema, TextDocumentsEveryTable) {
