@@ -5,24 +5,12 @@
 #include <cstdint>
 #include <span>
 
-namespace mpgemm {
+#include "common/random.hpp"  // splitmix64, Xoshiro256
 
-// splitmix64: seeds the generator and derives independent seeds for separate streams (A, B, ...).
-std::uint64_t splitmix64(std::uint64_t& state);
+namespace mpgemm {
 
 // The seed of stream `stream` (0 for A, 1 for B, ...) of a problem seeded with `seed`.
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream);
-
-// xoshiro256** by Blackman and Vigna: small, fast, and good enough for test data.
-class Xoshiro256 {
- public:
-  explicit Xoshiro256(std::uint64_t seed);
-  std::uint64_t next();
-  double uniform_pm1();  // uniform in [-1, 1), 53 random bits
-
- private:
-  std::uint64_t s_[4];
-};
 
 // FP16 bit patterns of values uniform in [-1, 1], none of them +0 or -0.
 void fill_random_halves(std::span<std::uint16_t> out, std::uint64_t seed);

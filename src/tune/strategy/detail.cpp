@@ -10,16 +10,6 @@
 namespace mpgemm::strategy_detail {
 
 namespace {
-std::uint64_t splitmix64(std::uint64_t& x) {
-  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-std::uint64_t rotl(std::uint64_t x, int k) {
-  return (x << k) | (x >> (64 - k));
-}
-
 const std::string& raw_option(const StrategyContext& context, const std::string& strategy, const std::string& name) {
   auto it = context.options.find(name);
   if (it == context.options.end())
@@ -27,35 +17,6 @@ const std::string& raw_option(const StrategyContext& context, const std::string&
   return it->second;
 }
 }  // namespace
-
-Rng::Rng(std::uint64_t seed) {
-  for (auto& s : s_) s = splitmix64(seed);
-}
-
-std::uint64_t Rng::next() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-std::uint64_t Rng::below(std::uint64_t n) {
-  // Rejection of the last partial block, so every value is equally likely.
-  const std::uint64_t limit = std::uint64_t(-1) - std::uint64_t(-1) % n;
-  std::uint64_t x;
-  do x = next();
-  while (x >= limit);
-  return x % n;
-}
-
-double Rng::uniform() {
-  return static_cast<double>(next() >> 11) * 0x1.0p-53;
-}
 
 std::uint64_t IndexSampler::value_at(std::uint64_t i) const {
   auto it = swapped_.find(i);

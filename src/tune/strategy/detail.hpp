@@ -7,22 +7,14 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/random.hpp"
 #include "space/space_index.hpp"
 #include "tune/strategy/strategy.hpp"
 
 namespace mpgemm::strategy_detail {
 
-// splitmix64-seeded xoshiro256**: small, fast, and defined bit for bit (std::uniform_int_distribution is not).
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed);
-  std::uint64_t next();
-  std::uint64_t below(std::uint64_t n);  // uniform in [0, n); n > 0
-  double uniform();                      // uniform in [0, 1)
-
- private:
-  std::uint64_t s_[4];
-};
+// The strategies' generator: common/random.hpp's, so a seed replays exactly on every machine.
+using Rng = Xoshiro256;
 
 // Uniform draws without replacement from [0, size) by a sparse Fisher-Yates shuffle: memory grows with the
 // draws made, not with size, so any size costs nothing until drawn from.
