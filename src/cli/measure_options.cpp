@@ -72,4 +72,10 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
   return s;
 }
 
+std::optional<double> rerank_within_from(const ParsedArgs& args) {
+  const auto w = args.get_double("--rerank-within");
+  if (w && !(*w >= 0 && *w <= 1)) throw UsageError("--rerank-within must be between 0 and 1");
+  return w;
+}
+
 }  // namespace mpgemm::cli

@@ -2,6 +2,8 @@
 // The verification and timing flags shared by every command that measures (mpgemm-tune, mpgemm-run), so their
 // names, defaults and checks are one table: --atol --rtol --warmup --runs --iters --no-cublaslt,
 // --l2, --noise-target --min-samples --max-time, --screen-threshold --screen-launches --no-screen.
+#include <optional>
+
 #include "cli/args.hpp"
 #include "tune/backend.hpp"
 
@@ -11,5 +13,9 @@ void add_measure_options(ArgParser& parser);
 // Throws UsageError for negative tolerances or warm-up, runs or iters that are not positive, an unknown L2 mode,
 // a noise target that is not positive, and contradictory screening flags.
 MeasureSettings measure_settings_from(const ParsedArgs& args);
+
+// --rerank-within X of the commands that re-rank (mpgemm-tune, mpgemm-run): nullopt when not given; throws
+// UsageError outside [0, 1].
+std::optional<double> rerank_within_from(const ParsedArgs& args);
 
 }  // namespace mpgemm::cli

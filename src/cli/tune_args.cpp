@@ -157,10 +157,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   if (auto r = args.get_positive_int("--rerank-rounds")) o.rerank.protocol.rounds = static_cast<int>(*r);
   o.rerank.protocol.warmup = o.settings.warmup;
   o.rerank.protocol.iters = o.settings.iters;
-  if (auto w = args.get_double("--rerank-within")) {
-    if (!(*w >= 0 && *w <= 1)) throw UsageError("--rerank-within must be between 0 and 1");
-    o.rerank.within = *w;
-  }
+  o.rerank.within = rerank_within_from(args);
   if (auto t = args.get_double("--tie-band")) {
     if (*t < 0 || *t > 0.5) throw UsageError("--tie-band must be between 0 and 0.5");
     o.rerank.tie_band = *t;

@@ -83,10 +83,7 @@ int main(int argc, char** argv) {
                     o.settings.iters};
       r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
       if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
-      if (auto w = args.get_double("--rerank-within")) {
-        if (!(*w >= 0 && *w <= 1)) throw UsageError("--rerank-within must be between 0 and 1");
-        r.within = *w;
-      }
+      r.within = cli::rerank_within_from(args);
       t = cli::run_rerank(o, r, std::vector<std::string>(argv, argv + argc), &notes);
     } else {
       if (top_k && *top_k < 0) throw UsageError("--rerank must not be negative");
