@@ -20,6 +20,10 @@
 //                       1 tma:    64 x 32 sub-tiles through C_BUFFERS 128B-swizzled shared buffers per consumer and
 //                                 TMA stores, which drain while the consumer goes on.
 //
+// Split-K (SPLIT_K > 1, split_k.cuh): the grid works through (tile, slice of K) units; each slice adds its partial
+// sums into C in slice order, waiting on a per-tile flag in `flags` (zero before the launch, zero again after), so
+// the result does not depend on timing. Direct epilogue and persistent grids only (the slices wait for each other).
+//
 // Bounds: any M and N; K and N multiples of 8 (TMA needs 16-byte row strides). Edges need no code: TMA fills
 // out-of-bounds loads with zeros (the barrier still counts the full box) and clips out-of-bounds stores.
 //
@@ -30,6 +34,7 @@
 //   b_map  FP16 {N, K}, box {64, 64 / CLUSTER_M}, 128B swizzle
 //   c_map  FP32 {N, M}, box {32, 64}, 128B swizzle (read by the tma epilogue only)
 #include "hopper_ptx.cuh"
+#include "split_k.cuh"
 #include "tile_schedule.cuh"
 #include "wgmma_layout.cuh"
 #include "wgmma_ops.cuh"
@@ -79,10 +84,11 @@ __device__ __forceinline__ BlockOrigin block_origin(int index, int tiles_m, int 
 }  // namespace wgmma_detail
 
 template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP,
-          int EPILOGUE, int SCHEDULE, int C_BUFFERS>
+          int EPILOGUE, int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wgmma_gemm(const __grid_constant__ hopper::TensorMap a_map, const __grid_constant__ hopper::TensorMap b_map,
-               const __grid_constant__ hopper::TensorMap c_map, float* __restrict__ C, int M, int N, int K) {
+               const __grid_constant__ hopper::TensorMap c_map, float* __restrict__ C, int* __restrict__ flags, int M,
+               int N, int K) {
   using namespace hopper;
   using namespace wgmma_layout;
   using namespace wgmma_detail;
@@ -103,6 +109,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(STAGES >= 2, "a ring needs two stages");
   static_assert(!PINGPONG || CONSUMERS == 2, "pingpong alternates two consumers");
   static_assert(EPILOGUE == kEpilogueDirect || C_BUFFERS >= 1, "the tma epilogue needs a staging buffer");
+  static_assert(SPLIT_K >= 1, "SPLIT_K slices of K");
+  static_assert(SPLIT_K == 1 || EPILOGUE == kEpilogueDirect, "split-K adds its slices in the direct epilogue");
+  // Flags per block tile: one per consumer that writes part of it (cooperative), one per tile (pingpong).
+  constexpr int FLAG_SLOTS = PINGPONG ? 1 : CONSUMERS;
 
   extern __shared__ unsigned char smem_raw[];
   const unsigned base = (smem_address(smem_raw) + kAlign - 1) & ~static_cast<unsigned>(kAlign - 1);
@@ -122,6 +132,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   const int tiles_n = (N + BN * CLUSTER_N - 1) / (BN * CLUSTER_N);
   const int tiles = tiles_m * tiles_n;
   const int k_blocks = (K + kBK - 1) / kBK;
+  const int units = static_cast<int>(work_units(tiles, clusters, SPLIT_K, SPLIT_MODE));
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -151,10 +162,11 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       const unsigned short b_mask = b_sharers<CLUSTER_M, CLUSTER_N>(rank_n);
       int stage = 0;
       unsigned phase = 0;
-      for (int t = cluster_id; t < tiles; t += clusters) {
+      for (int u = cluster_id; u < units; u += clusters) {
+        const WorkUnit w = work_unit_at(u, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
         const BlockOrigin o =
-            block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(t, tiles_m, tiles_n, rank_m, rank_n);
-        for (int kb = 0; kb < k_blocks; ++kb) {
+            block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(w.tile, tiles_m, tiles_n, rank_m, rank_n);
+        for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
           mbarrier_wait(empty(stage), phase ^ 1);
           mbarrier_arrive_expect_tx(full(stage), L.stage_bytes());
           const int k0 = kb * kBK;
@@ -207,21 +219,25 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     const int row0 = PINGPONG ? 0 : consumer * ROWS;  // this consumer's first row in the block tile
     int slot = 0;
     unsigned turns = 0;  // pingpong: how many times this consumer has waited for its turn
-    // The i-th tile of this CTA fills ring positions i * k_blocks onwards (the producer's order); a pingpong
-    // consumer takes every other tile, so it finds its place in the ring from i.
-    for (int i = PINGPONG ? consumer : 0;; i += PINGPONG ? 2 : 1) {
-      const int t = cluster_id + i * clusters;
-      if (t >= tiles) break;
+    // The i-th unit of this CTA fills the ring positions after its earlier units' k-blocks (the producer's order); a
+    // pingpong consumer takes every other unit, so it counts the other's k-blocks too to find its place in the ring.
+    long long position = 0;
+    for (int i = 0;; ++i) {
+      const int u = cluster_id + i * clusters;
+      if (u >= units) break;
+      const WorkUnit w = work_unit_at(u, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
+      const long long first = position;
+      position += w.kb_end - w.kb_begin;
+      if (PINGPONG && (i & 1) != consumer) continue;
       const BlockOrigin o =
-          block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(t, tiles_m, tiles_n, rank_m, rank_n);
-      const long long position = static_cast<long long>(i) * k_blocks;
-      int stage = static_cast<int>(position % STAGES);
-      unsigned phase = static_cast<unsigned>(position / STAGES) & 1u;
+          block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(w.tile, tiles_m, tiles_n, rank_m, rank_n);
+      int stage = static_cast<int>(first % STAGES);
+      unsigned phase = static_cast<unsigned>(first / STAGES) & 1u;
       int previous = 0;
       if constexpr (PINGPONG) {
         if (i > 0) mbarrier_wait(order(consumer), turns++ & 1u);  // the other consumer's main loop is issued
       }
-      for (int kb = 0; kb < k_blocks; ++kb) {
+      for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
         mbarrier_wait(full(stage), phase);
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb)
@@ -245,7 +261,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
             // B is N-major: 64-column chunks lie b_chunk_bytes apart (leading), 8-row K groups 1024 bytes apart.
             const unsigned long long desc_b =
                 smem_descriptor(b_tile + k * 16 * kRowBytes, L.b_chunk_bytes(), 8 * kRowBytes);
-            wgmma_detail::Wgmma<BN>::mma(acc[mb], desc_a, desc_b, (kb > 0 || k > 0) ? 1 : 0);
+            wgmma_detail::Wgmma<BN>::mma(acc[mb], desc_a, desc_b, (kb > w.kb_begin || k > 0) ? 1 : 0);
           }
         }
         wgmma_commit();
@@ -253,7 +269,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
           for (int r = 0; r < BN / 2; ++r) fence_operand(acc[mb][r]);
-        if (kb > 0) {
+        if (kb > w.kb_begin) {
           wgmma_wait<1>();  // the previous k-block's wgmmas are done with their stage
           release(previous);
         }
@@ -276,6 +292,26 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       // ---- epilogue ----
       const int row_in_block = warp * 16 + lane / 4;  // and + 8
       if constexpr (EPILOGUE == kEpilogueDirect) {
+        // Split-K: this slice's turn on the tile (its flag says so); slice 0 stores, the later ones add.
+        const int bar_id = 1 + consumer;  // named barrier of this consumer's 128 threads (0 is __syncthreads)
+        int* const flag = SPLIT_K == 1 ? nullptr
+                                       : flags + (static_cast<long long>(w.tile) * CLUSTER + rank) * FLAG_SLOTS +
+                                             (PINGPONG ? 0 : consumer);
+        const bool later_slice = SPLIT_K > 1 && w.split > 0;
+#if defined(MPGEMM_WGMMA_FAULT) && MPGEMM_WGMMA_FAULT == 2
+        const bool accumulate = false;  // Test-only fault: every slice stores instead of adding, so C holds the last.
+#else
+        const bool accumulate = later_slice;
+#endif
+        if constexpr (SPLIT_K > 1) {
+          if (later_slice) {
+            if (tid == 0) {
+              wait_flag(flag, w.split);
+              if (w.split == w.splits - 1) st_relaxed_gpu(flag, 0);  // the last slice leaves the flag as it found it
+            }
+            named_barrier_sync(bar_id, kWarpgroup);
+          }
+        }
         // Bounds checks only matter on edge tiles; N is even, so a pair never straddles the right edge.
         const bool inside = o.m0 + BM <= M && o.n0 + BN <= N;
 #pragma unroll
@@ -288,10 +324,29 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 #pragma unroll
           for (int i = 0; i < BN / 8; ++i) {
             const bool in_n = inside || col + 8 * i < N;
-            if (row0 && in_n)
-              *reinterpret_cast<float2*>(c0 + 8 * i) = make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]);
-            if (row1 && in_n)
-              *reinterpret_cast<float2*>(c1 + 8 * i) = make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]);
+            float2 v0 = make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]);
+            float2 v1 = make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]);
+            if (accumulate) {  // L2, not L1: the earlier slices were written by other SMs
+              if (row0 && in_n) {
+                const float2 p = __ldcg(reinterpret_cast<const float2*>(c0 + 8 * i));
+                v0 = make_float2(p.x + v0.x, p.y + v0.y);
+              }
+              if (row1 && in_n) {
+                const float2 p = __ldcg(reinterpret_cast<const float2*>(c1 + 8 * i));
+                v1 = make_float2(p.x + v1.x, p.y + v1.y);
+              }
+            }
+            if (row0 && in_n) *reinterpret_cast<float2*>(c0 + 8 * i) = v0;
+            if (row1 && in_n) *reinterpret_cast<float2*>(c1 + 8 * i) = v1;
+          }
+        }
+        if constexpr (SPLIT_K > 1) {
+          if (w.splits > 1 && w.split < w.splits - 1) {  // hand the tile to the next slice
+            named_barrier_sync(bar_id, kWarpgroup);
+            if (tid == 0) {
+              __threadfence();
+              st_release_gpu(flag, w.split + 1);
+            }
           }
         }
       } else {

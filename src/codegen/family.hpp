@@ -32,11 +32,11 @@ struct Dim3 {
 
 // What NVRTC needs to build one config: a pure function of (config, target arch).
 struct KernelSpec {
-  std::string program_name;              // NVRTC program name, e.g. "wmma_cp_async_bm128_bn64_bk32_s2_w32x32.cu"
-  std::string source;                    // the translation unit: includes the family's .cuh and instantiates nothing
-  std::string name_expression;           // e.g. "mpgemm::wmma_gemm<128, 64, 32, 32, 32, 2, 2, 8, 8>"
-  std::vector<std::string> options;      // NVRTC options besides the arch and include dirs (-D..., -std=c++17, ...)
-  Arch arch;                             // the arch to compile for (a Hopper family turns sm_90 into sm_90a)
+  std::string program_name;          // NVRTC program name, e.g. "wmma_cp_async_bm128_bn64_bk32_s2_w32x32.cu"
+  std::string source;                // the translation unit: includes the family's .cuh and instantiates nothing
+  std::string name_expression;       // e.g. "mpgemm::wmma_gemm<128, 64, 32, 32, 32, 2, 2, 8, 8>"
+  std::vector<std::string> options;  // NVRTC options besides the arch and include dirs (-D..., -std=c++17, ...)
+  Arch arch;                         // the arch to compile for (a Hopper family turns sm_90 into sm_90a)
   // Extra include directories for NVRTC, searched after the toolkit's, in order. A relative path is relative to
   // the toolkit include directory (resolve_cuda_include_dir()), e.g. "cccl" for CUDA 13's CCCL headers. Headers
   // found through them are part of the compile key.
@@ -47,8 +47,8 @@ struct KernelSpec {
 struct LaunchGeometry {
   Dim3 grid;
   Dim3 block;
-  Dim3 cluster;                           // {1,1,1}: no cluster launch
-  std::uint32_t dynamic_smem_bytes = 0;   // bytes; above 48 KiB the launcher raises the function's opt-in limit
+  Dim3 cluster;                          // {1,1,1}: no cluster launch
+  std::uint32_t dynamic_smem_bytes = 0;  // bytes; above 48 KiB the launcher raises the function's opt-in limit
   // The kernel loops over its work with a stride of gridDim.x (grid.y = grid.z = 1), so it is correct with any
   // grid.x >= 1: the launcher may LOWER grid.x to what can be co-resident (lower_persistent_grid), never raise it.
   bool persistent = false;
@@ -69,12 +69,17 @@ LaunchGeometry balance_persistent_grid(const LaunchGeometry& geometry);
 // which the caller reports.
 LaunchGeometry lower_persistent_grid(const LaunchGeometry& geometry, std::uint64_t co_resident_blocks);
 
+// Bytes of the scratch every problem offers its kernels (ProblemBuffers::workspace): zero when a kernel starts,
+// and a kernel that uses it leaves it zero when it ends (split-K's flags), so one allocation serves every launch.
+constexpr std::size_t kWorkspaceBytes = std::size_t{1} << 20;
+
 // Device buffers of one problem, as the worker holds them. Pointers are device addresses.
 struct ProblemBuffers {
   const void* a = nullptr;  // M x K halves, row-major
   const void* b = nullptr;  // K x N halves, row-major
   void* c = nullptr;        // M x N floats, row-major
   Shape shape;
+  void* workspace = nullptr;  // kWorkspaceBytes zeroed bytes (see above); null where the caller has none
 };
 
 // Kernel parameters, packed in order with their alignment, for cuLaunchKernel's kernelParams.

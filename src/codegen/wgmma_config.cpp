@@ -9,7 +9,8 @@
 namespace mpgemm {
 namespace {
 
-constexpr int kMaxAccumulators = 128;              // FP32 registers per consumer thread the kernel allows
+constexpr int kMaxAccumulators = 128;  // FP32 registers per consumer thread the kernel allows
+constexpr int kMaxSplitK = 16;         // slices of K: beyond, the ordered adds cost more than they buy
 
 template <class Enum, std::size_t N>
 Enum enum_from(const Params& p, const std::string& name, const std::array<Enum, N>& all) {
@@ -24,9 +25,18 @@ Enum enum_from(const Params& p, const std::string& name, const std::array<Enum, 
 
 }  // namespace
 
-std::string_view to_string(WgmmaEpilogue e) { return e == WgmmaEpilogue::direct ? "direct" : "tma"; }
-std::string_view to_string(TileRaster r) { return r == TileRaster::m ? "m" : "n"; }
-std::string_view to_string(WgmmaSchedule s) { return s == WgmmaSchedule::cooperative ? "coop" : "pingpong"; }
+std::string_view to_string(WgmmaEpilogue e) {
+  return e == WgmmaEpilogue::direct ? "direct" : "tma";
+}
+std::string_view to_string(TileRaster r) {
+  return r == TileRaster::m ? "m" : "n";
+}
+std::string_view to_string(WgmmaSchedule s) {
+  return s == WgmmaSchedule::cooperative ? "coop" : "pingpong";
+}
+std::string_view to_string(SplitMode m) {
+  return m == SplitMode::all ? "all" : "tail";
+}
 
 WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   WgmmaConfig c;
@@ -41,28 +51,37 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   c.schedule = enum_from(p, "SCHEDULE", std::array{WgmmaSchedule::cooperative, WgmmaSchedule::pingpong});
   const int persistent = get_small_int(p, "PERSISTENT");
   if (persistent < 0 || persistent > 2)
-    throw Error(fmt::format(
-        "parameter PERSISTENT must be 0 (a CTA per tile), 1 (a CTA per SM) or 2 (balanced), got {}", persistent));
+    throw Error(fmt::format("parameter PERSISTENT must be 0 (a CTA per tile), 1 (a CTA per SM) or 2 (balanced), got {}",
+                            persistent));
   c.persistent = persistent >= 1;
   c.balanced = persistent == 2;
   c.raster = enum_from(p, "RASTER", std::array{TileRaster::m, TileRaster::n});
   c.epilogue = enum_from(p, "EPILOGUE", std::array{WgmmaEpilogue::direct, WgmmaEpilogue::tma});
+  if (p.count("SPLIT_K")) c.split_k = get_small_int(p, "SPLIT_K");
+  if (p.count("SPLIT_MODE")) c.split_mode = enum_from(p, "SPLIT_MODE", std::array{SplitMode::all, SplitMode::tail});
   return c;
 }
 
 Params WgmmaConfig::to_params() const {
-  return Params{{"BM", std::int64_t{bm}},
-                {"BN", std::int64_t{bn}},
-                {"STAGES", std::int64_t{stages}},
-                {"CONSUMERS", std::int64_t{consumers}},
-                {"SCHEDULE", std::string(to_string(schedule))},
-                {"CLUSTER_M", std::int64_t{cluster_m}},
-                {"CLUSTER_N", std::int64_t{cluster_n}},
-                {"RASTER", std::string(to_string(raster))},
-                {"GROUP", std::int64_t{group}},
-                {"EPILOGUE", std::string(to_string(epilogue))},
-                {"C_BUFFERS", std::int64_t{c_buffers}},
-                {"PERSISTENT", std::int64_t{balanced ? 2 : persistent ? 1 : 0}}};
+  Params p{{"BM", std::int64_t{bm}},
+           {"BN", std::int64_t{bn}},
+           {"STAGES", std::int64_t{stages}},
+           {"CONSUMERS", std::int64_t{consumers}},
+           {"SCHEDULE", std::string(to_string(schedule))},
+           {"CLUSTER_M", std::int64_t{cluster_m}},
+           {"CLUSTER_N", std::int64_t{cluster_n}},
+           {"RASTER", std::string(to_string(raster))},
+           {"GROUP", std::int64_t{group}},
+           {"EPILOGUE", std::string(to_string(epilogue))},
+           {"C_BUFFERS", std::int64_t{c_buffers}},
+           {"PERSISTENT", std::int64_t{balanced     ? 2
+                                       : persistent ? 1
+                                                    : 0}}};
+  if (split_k != 1) {
+    p["SPLIT_K"] = std::int64_t{split_k};
+    p["SPLIT_MODE"] = std::string(to_string(split_mode));
+  }
+  return p;
 }
 
 std::string WgmmaConfig::name() const {
@@ -70,25 +89,41 @@ std::string WgmmaConfig::name() const {
   const std::string epi = epilogue == WgmmaEpilogue::direct && c_buffers == 0
                               ? std::string("direct")
                               : fmt::format("{}{}", to_string(epilogue), c_buffers);
-  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}", bm, bn, wgmma_layout::kBK, stages, consumers,
-                     to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
-                     balanced ? "bal" : persistent ? "pers" : "grid");
+  const std::string split =
+      split_k == 1 ? std::string() : fmt::format("_sk{}{}", split_k, split_mode == SplitMode::tail ? "t" : "");
+  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}", bm, bn, wgmma_layout::kBK, stages,
+                     consumers, to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
+                     balanced     ? "bal"
+                     : persistent ? "pers"
+                                  : "grid",
+                     split);
 }
 
 std::string WgmmaConfig::name_expression() const {
-  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages, consumers,
-                     cluster_m, cluster_n, static_cast<int>(raster), group, static_cast<int>(epilogue),
-                     static_cast<int>(schedule), c_buffers);
+  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages,
+                     consumers, cluster_m, cluster_n, static_cast<int>(raster), group, static_cast<int>(epilogue),
+                     static_cast<int>(schedule), c_buffers, split_k, static_cast<int>(split_mode));
 }
 
 wgmma_layout::Layout WgmmaConfig::layout() const {
   return {bm, bn, stages, consumers, schedule == WgmmaSchedule::pingpong, epilogue == WgmmaEpilogue::tma, c_buffers};
 }
 
+std::int64_t WgmmaConfig::split_flags(std::int64_t cluster_tiles) const {
+  if (split_k == 1) return 0;
+  return cluster_tiles * cluster_size() * (schedule == WgmmaSchedule::pingpong ? 1 : consumers);
+}
+
 std::vector<std::string> WgmmaConfig::problems() const {
   std::vector<std::string> out;
-  for (auto [name, v] : {std::pair{"BM", bm}, {"BN", bn}, {"STAGES", stages}, {"CONSUMERS", consumers},
-                         {"CLUSTER_M", cluster_m}, {"CLUSTER_N", cluster_n}, {"GROUP", group}})
+  for (auto [name, v] : {std::pair{"BM", bm},
+                         {"BN", bn},
+                         {"STAGES", stages},
+                         {"CONSUMERS", consumers},
+                         {"CLUSTER_M", cluster_m},
+                         {"CLUSTER_N", cluster_n},
+                         {"GROUP", group},
+                         {"SPLIT_K", split_k}})
     if (v <= 0) out.push_back(fmt::format("{}={} must be positive", name, v));
   if (!out.empty()) return out;
 
@@ -96,7 +131,8 @@ std::vector<std::string> WgmmaConfig::problems() const {
   if (consumers > 2) out.push_back(fmt::format("CONSUMERS={}: one or two consumer warpgroups", consumers));
   const bool pingpong = schedule == WgmmaSchedule::pingpong;
   if (pingpong && consumers != 2)
-    out.push_back(fmt::format("SCHEDULE=\"pingpong\" alternates two consumers: CONSUMERS must be 2, got {}", consumers));
+    out.push_back(
+        fmt::format("SCHEDULE=\"pingpong\" alternates two consumers: CONSUMERS must be 2, got {}", consumers));
   if (!pingpong && bm % (kWgmmaM * consumers) != 0)
     out.push_back(fmt::format("BM={} is not a multiple of 64 * CONSUMERS = {} (each consumer owns whole m64 blocks)",
                               bm, kWgmmaM * consumers));
@@ -112,13 +148,26 @@ std::vector<std::string> WgmmaConfig::problems() const {
   if (balanced && !persistent) out.push_back("a balanced grid is a persistent one");
   if (cluster_m * cluster_n > 16) out.push_back("CLUSTER_M * CLUSTER_N is over 16 (multicast masks are 16 bits)");
   if (bm % (8 * cluster_n) != 0)
-    out.push_back(fmt::format("BM={} is not a multiple of 8 * CLUSTER_N = {} (each CTA multicasts whole 8-row "
-                              "swizzle atoms of A)",
-                              bm, 8 * cluster_n));
+    out.push_back(
+        fmt::format("BM={} is not a multiple of 8 * CLUSTER_N = {} (each CTA multicasts whole 8-row "
+                    "swizzle atoms of A)",
+                    bm, 8 * cluster_n));
   if (kBK % (8 * cluster_m) != 0)
-    out.push_back(fmt::format("64 is not a multiple of 8 * CLUSTER_M = {} (each CTA multicasts whole 8-row swizzle "
-                              "atoms of B)",
-                              8 * cluster_m));
+    out.push_back(
+        fmt::format("64 is not a multiple of 8 * CLUSTER_M = {} (each CTA multicasts whole 8-row swizzle "
+                    "atoms of B)",
+                    8 * cluster_m));
+  if (split_k > kMaxSplitK) out.push_back(fmt::format("SPLIT_K={} is over {}", split_k, kMaxSplitK));
+  if (split_k > 1 && epilogue != WgmmaEpilogue::direct)
+    out.push_back(
+        fmt::format("SPLIT_K={}: split-K adds its slices in the direct epilogue (EPILOGUE=\"direct\")", split_k));
+  if (split_k > 1 && !persistent)
+    out.push_back(
+        fmt::format("SPLIT_K={}: the slices of a tile wait for each other, so the grid must be persistent "
+                    "(co-resident)",
+                    split_k));
+  if (split_k > 1 && split_mode == SplitMode::tail && balanced)
+    out.push_back("SPLIT_MODE=\"tail\" sizes its split wave from the grid: PERSISTENT must be 1, not balanced");
   if (epilogue == WgmmaEpilogue::tma && bn % kCSubCols != 0)
     out.push_back(fmt::format("BN={} is not a multiple of 32 (EPILOGUE=\"tma\" stores 32-column sub-tiles)", bn));
   if (!out.empty()) return out;
@@ -133,8 +182,12 @@ std::vector<std::string> WgmmaConfig::problems() const {
   return out;
 }
 
-void to_json(nlohmann::json& j, const WgmmaConfig& c) { j = to_json(c.to_params()); }
+void to_json(nlohmann::json& j, const WgmmaConfig& c) {
+  j = to_json(c.to_params());
+}
 
-void from_json(const nlohmann::json& j, WgmmaConfig& c) { c = WgmmaConfig::from_params(params_from_json(j)); }
+void from_json(const nlohmann::json& j, WgmmaConfig& c) {
+  c = WgmmaConfig::from_params(params_from_json(j));
+}
 
 }  // namespace mpgemm

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "split_k.cuh"
 
 namespace mpgemm {
 namespace {
@@ -20,11 +21,22 @@ WgmmaConfig buildable(const Params& params, std::string_view what) {
   return c;
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
 
 // Cluster tiles of the grid: the kernel's tiles_m * tiles_n.
 std::int64_t cluster_tiles(const WgmmaConfig& c, const Shape& s) {
   return ceil_div(s.m, std::int64_t{c.bm} * c.cluster_m) * ceil_div(s.n, std::int64_t{c.bn} * c.cluster_n);
+}
+
+std::int64_t k_blocks(const Shape& s) {
+  return ceil_div(s.k, wgmma_layout::kBK);
+}
+
+// Units of work for a grid of `clusters` clusters (kernels/split_k.cuh): the cluster tiles, or more when split.
+std::int64_t work_units_for(const WgmmaConfig& c, std::int64_t tiles, std::int64_t clusters) {
+  return work_units(static_cast<int>(tiles), static_cast<int>(clusters), c.split_k, static_cast<int>(c.split_mode));
 }
 
 std::string describe(const TensorMapSpec& s) {
@@ -49,7 +61,9 @@ std::optional<std::string> WgmmaFamily::check_device(const Params&, const Device
   return std::nullopt;
 }
 
-std::string WgmmaFamily::config_name(const Params& params) const { return WgmmaConfig::from_params(params).name(); }
+std::string WgmmaFamily::config_name(const Params& params) const {
+  return WgmmaConfig::from_params(params).name();
+}
 
 KernelSpec WgmmaFamily::kernel_spec(const Params& params, const Arch& target) const {
   const WgmmaConfig c = buildable(params, "built");
@@ -76,6 +90,18 @@ std::optional<std::string> WgmmaFamily::check_shape(const Params& params, const 
   if (c.bm > 0 && c.bn > 0 && c.cluster_m > 0 && c.cluster_n > 0 &&
       cluster_tiles(c, shape) * c.cluster_size() > INT_MAX)
     return fmt::format("{} tiles of {}x{} do not fit the kernel's int tile index", cluster_tiles(c, shape), c.bm, c.bn);
+  if (c.split_k > 1) {
+    if (k_blocks(shape) < c.split_k)
+      return fmt::format("K={} has {} k-blocks of {}, fewer than SPLIT_K={} slices", shape.k, k_blocks(shape),
+                         wgmma_layout::kBK, c.split_k);
+    const std::int64_t tiles = cluster_tiles(c, shape);
+    if (tiles * c.split_k > INT_MAX)
+      return fmt::format("{} tiles x SPLIT_K={} units do not fit the kernel's int unit index", tiles, c.split_k);
+    const std::int64_t flags = c.split_flags(tiles);
+    if (flags * static_cast<std::int64_t>(sizeof(int)) > static_cast<std::int64_t>(kWorkspaceBytes))
+      return fmt::format("{} split-K flags ({} tiles of {}x{}) do not fit the {}-byte workspace", flags, tiles, c.bm,
+                         c.bn, kWorkspaceBytes);
+  }
   return std::nullopt;
 }
 
@@ -83,16 +109,17 @@ LaunchGeometry WgmmaFamily::launch_geometry(const Params& params, const Shape& s
                                             const DeviceDescription& device) const {
   const WgmmaConfig c = buildable(params, "launched");
   const std::int64_t tiles = cluster_tiles(c, shape);
-  std::int64_t clusters = tiles;
-  if (c.persistent && device.sm_count > 0)
-    clusters = std::min<std::int64_t>(tiles, std::max(1, device.sm_count / c.cluster_size()));
+  const std::int64_t per_device = device.sm_count > 0 ? std::max(1, device.sm_count / c.cluster_size()) : tiles;
+  const std::int64_t units = work_units_for(c, tiles, per_device);
+  std::int64_t clusters = units;
+  if (c.persistent && device.sm_count > 0) clusters = std::min<std::int64_t>(units, per_device);
   LaunchGeometry g;
   g.grid = Dim3{static_cast<std::uint32_t>(clusters * c.cluster_size()), 1, 1};
   g.block = Dim3{static_cast<std::uint32_t>(c.layout().threads()), 1, 1};
   g.cluster = Dim3{static_cast<std::uint32_t>(c.cluster_size()), 1, 1};
   g.dynamic_smem_bytes = static_cast<std::uint32_t>(c.layout().dynamic_smem_bytes());
   g.persistent = c.persistent;
-  if (c.balanced) g.balanced_units = static_cast<std::uint64_t>(tiles);
+  if (c.balanced) g.balanced_units = static_cast<std::uint64_t>(units);
   return balance_persistent_grid(g);
 }
 
@@ -101,15 +128,24 @@ WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& c, const Shape& s) {
   const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
              k = static_cast<std::uint64_t>(s.k);
   WgmmaTensorMaps maps;
-  maps.a = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, {k, m}, k * 2,
+  maps.a = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+            {k, m},
+            k * 2,
             {static_cast<std::uint32_t>(kBK), static_cast<std::uint32_t>(c.bm / c.cluster_n)},
-            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
-  maps.b = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16, {n, k}, n * 2,
+            CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
+  maps.b = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+            {n, k},
+            n * 2,
             {static_cast<std::uint32_t>(kBChunk), static_cast<std::uint32_t>(kBK / c.cluster_m)},
-            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
-  maps.c = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32, {n, m}, n * 4,
+            CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
+  maps.c = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            {n, m},
+            n * 4,
             {static_cast<std::uint32_t>(kCSubCols), static_cast<std::uint32_t>(kCSubRows)},
-            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE};
+            CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_NONE};
   return maps;
 }
 
@@ -122,9 +158,9 @@ CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const void* base, PFN_c
   const cuuint64_t strides[1] = {spec.row_stride_bytes};
   const cuuint32_t box[2] = {spec.box[0], spec.box[1]};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode(&map, spec.dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, spec.swizzle, spec.l2_promotion,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r =
+      encode(&map, spec.dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, spec.swizzle, spec.l2_promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(fmt::format("cuTensorMapEncodeTiled refused the tensor map of {} ({}, base {}): CUresult {}", operand,
                             describe(spec), base, static_cast<int>(r)));
@@ -134,11 +170,14 @@ CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const void* base, PFN_c
 void WgmmaFamily::append_problem_args(const Params& params, const ProblemBuffers& buffers,
                                       const DriverFunctions& driver, KernelArgs& args) const {
   const WgmmaConfig c = buildable(params, "launched");
+  if (c.split_k > 1 && buffers.workspace == nullptr)
+    throw Error(fmt::format("{} needs the problem's workspace for its split-K flags, and none was given", c.name()));
   const WgmmaTensorMaps maps = tensor_map_specs(c, buffers.shape);
   args.push(encode_tensor_map(maps.a, buffers.a, driver.tensor_map_encode_tiled, "A"));
   args.push(encode_tensor_map(maps.b, buffers.b, driver.tensor_map_encode_tiled, "B"));
   args.push(encode_tensor_map(maps.c, buffers.c, driver.tensor_map_encode_tiled, "C"));
   args.push(buffers.c);
+  args.push(buffers.workspace);
   args.push(static_cast<int>(buffers.shape.m));
   args.push(static_cast<int>(buffers.shape.n));
   args.push(static_cast<int>(buffers.shape.k));

@@ -29,39 +29,48 @@ enum class TileRaster {
   m = 0,  // consecutive tiles walk down M inside bands of GROUP tile rows (tile_schedule.cuh)
   n = 1,  // consecutive tiles walk along N inside bands of GROUP tile columns
 };
+enum class SplitMode {
+  all = 0,   // every tile's K loop is cut into SPLIT_K slices
+  tail = 1,  // whole waves of tiles run unsplit; only the last, partial wave's tiles are cut (kernels/split_k.cuh)
+};
 std::string_view to_string(WgmmaEpilogue e);  // "direct", "tma"
+std::string_view to_string(SplitMode m);      // "all", "tail"
 std::string_view to_string(TileRaster r);     // "m", "n"
 std::string_view to_string(WgmmaSchedule s);  // "coop", "pingpong"
 
 // One point of the family. Defaults are the named point wgmma_persistent.
 struct WgmmaConfig {
-  int bm = 128;                                 // block tile rows: 64 per m64 wgmma block, <= 256 (TMA box)
-  int bn = 256;                                 // block tile columns: the wgmma N, a multiple of 8 up to 256
-  int stages = 4;                               // operand ring depth (each stage: BM x 64 of A, 64 x BN of B)
-  int consumers = 2;                            // consumer warpgroups
+  int bm = 128;                                         // block tile rows: 64 per m64 wgmma block, <= 256 (TMA box)
+  int bn = 256;                                         // block tile columns: the wgmma N, a multiple of 8 up to 256
+  int stages = 4;                                       // operand ring depth (each stage: BM x 64 of A, 64 x BN of B)
+  int consumers = 2;                                    // consumer warpgroups
   WgmmaSchedule schedule = WgmmaSchedule::cooperative;  // how the consumers share the tiles
-  int cluster_m = 1;                            // CTAs of a cluster along M (they share B tiles by multicast)
-  int cluster_n = 1;                            // CTAs of a cluster along N (they share A tiles by multicast)
-  TileRaster raster = TileRaster::m;            // tile order of the grid
-  int group = 8;                                // band width of the tile order, in cluster tiles
+  int cluster_m = 1;                                    // CTAs of a cluster along M (they share B tiles by multicast)
+  int cluster_n = 1;                                    // CTAs of a cluster along N (they share A tiles by multicast)
+  TileRaster raster = TileRaster::m;                    // tile order of the grid
+  int group = 8;                                        // band width of the tile order, in cluster tiles
   WgmmaEpilogue epilogue = WgmmaEpilogue::direct;
-  int c_buffers = 0;                            // tma epilogue: 64 x 32 FP32 staging buffers per consumer; direct: 0
-  bool persistent = true;                       // grid of (at most) one CTA per SM looping over tiles, else one
-                                                // CTA per tile
-  bool balanced = false;                        // persistent grid of the fewest CTAs that take as many rounds
-                                                // of tiles as one per SM (every CTA the same tile count)
+  int c_buffers = 0;                      // tma epilogue: 64 x 32 FP32 staging buffers per consumer; direct: 0
+  bool persistent = true;                 // grid of (at most) one CTA per SM looping over tiles, else one
+                                          // CTA per tile
+  bool balanced = false;                  // persistent grid of the fewest CTAs that take as many rounds
+                                          // of tiles as one per SM (every CTA the same tile count)
+  int split_k = 1;                        // slices of K per split tile, added into C in order (1: no split)
+  SplitMode split_mode = SplitMode::all;  // which tiles are split when split_k > 1
 
   // PERSISTENT: 0 one CTA per tile, 1 one per SM, 2 balanced (both persistent).
   // Reads BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, GROUP, C_BUFFERS, PERSISTENT (integers), SCHEDULE
-  // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma"). Throws mpgemm::Error naming a missing
-  // or ill-typed parameter. Does not validate.
+  // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma"); SPLIT_K (integer) and SPLIT_MODE
+  // ("all" | "tail") are optional (absent: 1 and "all"). Throws mpgemm::Error naming a missing or ill-typed
+  // parameter. Does not validate.
   static WgmmaConfig from_params(const Params& params);
+  // SPLIT_K and SPLIT_MODE only when split_k > 1, so unsplit configs keep the parameters (and names) they had.
   Params to_params() const;
 
   // "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers" or "..._tma2_bal": every parameter, in a fixed order
-  // (the last: pers, bal or grid).
+  // (then pers, bal or grid); split configs end in "_sk4" (mode all) or "_sk4t" (mode tail).
   std::string name() const;
-  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0>" (PERSISTENT is a launch choice, not a template
+  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0>" (PERSISTENT is a launch choice, not a template
   // argument).
   std::string name_expression() const;
   // Human-readable reasons the kernel template would reject this config; empty when it is buildable.
@@ -69,6 +78,9 @@ struct WgmmaConfig {
 
   wgmma_layout::Layout layout() const;
   int cluster_size() const { return cluster_m * cluster_n; }
+  // Split-K flags (ints of the problem's workspace) the kernel uses for `cluster_tiles` cluster tiles: one per block
+  // tile and consumer that writes part of it; 0 when unsplit.
+  std::int64_t split_flags(std::int64_t cluster_tiles) const;
 
   friend bool operator==(const WgmmaConfig&, const WgmmaConfig&) = default;
 };
@@ -111,7 +123,8 @@ class WgmmaFamily final : public Family {
   std::string config_name(const Params& params) const override;
   // Compiles for sm_90a when the target is sm_90 or sm_90a. Throws mpgemm::Error when check_config finds problems.
   KernelSpec kernel_spec(const Params& params, const Arch& target) const override;
-  // K and N multiples of 8 (TMA row strides are multiples of 16 bytes), sizes that fit the kernel's ints.
+  // K and N multiples of 8 (TMA row strides are multiples of 16 bytes), sizes that fit the kernel's ints; split-K:
+  // at least SPLIT_K k-blocks of 64, and flags that fit the workspace (kWorkspaceBytes).
   std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
   // Clusters of CLUSTER_M * CLUSTER_N CTAs along x over the cluster tiles; persistent: at most one CTA per SM
   // (device.sm_count), which the launcher may lower further to what is co-resident; balanced: also
@@ -119,7 +132,7 @@ class WgmmaFamily final : public Family {
   LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
                                  const DeviceDescription& device) const override;
   // Encodes the A, B and C tensor maps with the driver's cuTensorMapEncodeTiled, then pushes
-  // (a_map, b_map, c_map, C, M, N, K).
+  // (a_map, b_map, c_map, C, workspace, M, N, K). A split config needs buffers.workspace (throws without it).
   void append_problem_args(const Params& params, const ProblemBuffers& buffers, const DriverFunctions& driver,
                            KernelArgs& args) const override;
 };

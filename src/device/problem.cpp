@@ -82,6 +82,8 @@ ProblemContext::ProblemContext(DeviceSession& session, const Shape& shape, std::
   c_ = DeviceBuffer(m * n * 4, what("C", "M x N floats"));
   c_ref_ = DeviceBuffer(m * n * 4, what("the cuBLAS reference", "M x N floats"));
   reference_device_ = DeviceBuffer(m * n * 4, what("the reference kept for comparisons", "M x N floats"));
+  workspace_ = DeviceBuffer(kWorkspaceBytes, "the kernels' workspace (" + std::to_string(kWorkspaceBytes) + " bytes)");
+  MPGEMM_CUDA(cudaMemsetAsync(workspace_.get(), 0, workspace_.bytes(), session_.stream()));
 
   upload_random_halves(a_, m * k, derive_seed(seed, 0), session_.stream());
   upload_random_halves(b_, k * n, derive_seed(seed, 1), session_.stream());
@@ -92,7 +94,9 @@ ProblemContext::ProblemContext(DeviceSession& session, const Shape& shape, std::
   copy_and_wait(reference_device_.get(), c_ref_.get(), m * n * 4, cudaMemcpyDeviceToDevice, session_.stream());
 }
 
-ProblemBuffers ProblemContext::buffers() const { return {a_.get(), b_.get(), c_.get(), shape_}; }
+ProblemBuffers ProblemContext::buffers() const {
+  return {a_.get(), b_.get(), c_.get(), shape_, workspace_.get()};
+}
 
 void ProblemContext::run_cublas() {
   // Row-major C = A * B is column-major C^T = B^T * A^T: cuBLAS sees B as an n x k matrix with leading dimension n
@@ -119,6 +123,8 @@ TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters, L2Mode 
 
 void ProblemContext::poison_output() {
   MPGEMM_CUDA(cudaMemsetAsync(c_.get(), 0xFF, c_.bytes(), session_.stream()));
+  // A kernel that faulted or was wrong may have left its flags set: every verification starts from zero.
+  MPGEMM_CUDA(cudaMemsetAsync(workspace_.get(), 0, workspace_.bytes(), session_.stream()));
 }
 
 std::vector<float> ProblemContext::download_output() {

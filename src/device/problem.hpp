@@ -42,7 +42,7 @@ class ProblemContext {
 
   const Shape& shape() const { return shape_; }
   std::uint64_t seed() const { return seed_; }
-  ProblemBuffers buffers() const;                       // device pointers, for the kernels' arguments
+  ProblemBuffers buffers() const;                                  // device pointers, for the kernels' arguments
   std::span<const float> reference() const { return reference_; }  // cuBLAS's C, M x N row-major
 
   // cuBLAS under the timing protocol (it writes its own output buffer, never C).
@@ -62,12 +62,12 @@ class ProblemContext {
   std::size_t output_elements() const { return c_.bytes() / sizeof(float); }
 
  private:
-
   DeviceSession& session_;
   Shape shape_;
   std::uint64_t seed_;
   DeviceBuffer a_, b_, c_, c_ref_;
   DeviceBuffer reference_device_;  // a copy of cuBLAS's C taken at construction: run_cublas() rewrites c_ref_
+  DeviceBuffer workspace_;         // kWorkspaceBytes, zeroed (ProblemBuffers::workspace)
   std::vector<float> reference_;
 };
 

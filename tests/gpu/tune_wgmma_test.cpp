@@ -1,7 +1,8 @@
 // On an sm_90 GPU, the Hopper family end to end: its named points (the design ladder: one consumer, warp
-// specialisation, persistent grid, 2-CTA cluster with multicast, TMA-store epilogue, pingpong consumers) verify against cuBLAS at the
-// issue's shapes through mpgemm-tune, including ragged ones, and a deliberately broken build of the kernel is caught
-// as incorrect by the worker. Skipped, with the reason, without a device or on a GPU that is not sm_90.
+// specialisation, persistent grid, 2-CTA cluster with multicast, TMA-store epilogue, pingpong consumers) verify against
+// cuBLAS at the issue's shapes through mpgemm-tune, including ragged ones, and a deliberately broken build of the
+// kernel is caught as incorrect by the worker. Skipped, with the reason, without a device or on a GPU that is not
+// sm_90.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -35,6 +36,8 @@ class TuneWgmma : public ::testing::Test {
   void TearDown() override {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
+  // The point compiled as is verifies; compiled with -DMPGEMM_WGMMA_FAULT=fault it is caught as incorrect.
+  void expect_fault_caught(const Params& params, int fault);
   DeviceInfo device_;
   std::filesystem::path dir_;
 };
@@ -51,8 +54,9 @@ TEST_F(TuneWgmma, NamedPointsVerifyAtTheIssueShapes) {
                           {1000, 1000, 1000}, {4096, 4096, 256},  {128, 8192, 8192},  {777, 1240, 520}};
   for (const Shape& s : shapes) {
     auto db = (dir_ / fmt::format("{}.db", s.str())).string();
-    auto r = run_command(fmt::format("cd {} && {} configs/sm90a.json --only {} --M {} --N {} --K {} --no-screen --rerank 0 --db {}",
-                                     MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kPoints, s.m, s.n, s.k, db));
+    auto r = run_command(
+        fmt::format("cd {} && {} configs/sm90a.json --only {} --M {} --N {} --K {} --no-screen --rerank 0 --db {}",
+                    MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kPoints, s.m, s.n, s.k, db));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     Store st = Store::open(db, Store::Mode::read_only);
     auto t = st.query_sql(
@@ -73,8 +77,9 @@ TEST_F(TuneWgmma, LessTravelledCornersVerifyAtARaggedShape) {
   // rings, a single TMA-store buffer, clusters along N, one CTA per tile; 777 x 1240 x 520 leaves partial tiles on
   // every side.
   auto db = (dir_ / "odd.db").string();
-  auto r = run_command(fmt::format("cd {} && {} tests/data/spaces/wgmma_odd_tiles.json --no-cublaslt --no-screen --rerank 0 --db {}",
-                                   MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db));
+  auto r = run_command(
+      fmt::format("cd {} && {} tests/data/spaces/wgmma_odd_tiles.json --no-cublaslt --no-screen --rerank 0 --db {}",
+                  MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   Store st = Store::open(db, Store::Mode::read_only);
   auto t = st.query_sql(
@@ -88,14 +93,55 @@ TEST_F(TuneWgmma, LessTravelledCornersVerifyAtARaggedShape) {
   }
 }
 
+TEST_F(TuneWgmma, SplitKVerifiesAtSkinnySmallKWaveQuantisedAndRaggedShapes) {
+  // tests/data/spaces/wgmma_split_k.json: 2, 3 and 8 slices, all tiles or the last wave's, coop and pingpong,
+  // clusters, balanced grids. A config with fewer k-blocks than slices is refused up front, never wrong.
+  const Shape shapes[] = {{16, 4096, 4096},   {128, 8192, 8192}, {3000, 3000, 3000},
+                          {1000, 1000, 1000}, {4096, 4096, 256}, {777, 1240, 520}};
+  for (const Shape& s : shapes) {
+    auto db = (dir_ / fmt::format("split_{}.db", s.str())).string();
+    auto r = run_command(fmt::format(
+        "cd {} && {} tests/data/spaces/wgmma_split_k.json --M {} --N {} --K {} --no-cublaslt --no-screen --rerank 0 "
+        "--db {}",
+        MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), s.m, s.n, s.k, db));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    Store st = Store::open(db, Store::Mode::read_only);
+    auto t = st.query_sql(
+        "SELECT c.name, m.status, m.message, m.bad_count FROM measurements m JOIN configs c ON c.id = m.config_id");
+    int ok = 0;
+    for (const auto& row : t.rows) {
+      const std::string status = text(row[1]);
+      if (status == "constraint_rejected") {
+        EXPECT_NE(text(row[2]).find("k-blocks"), std::string::npos) << text(row[0]) << " at " << s.str();
+        continue;
+      }
+      EXPECT_EQ(status, "ok") << text(row[0]) << " at " << s.str() << ": " << text(row[2]);
+      if (status != "ok") continue;
+      ++ok;
+      EXPECT_EQ(std::get<std::int64_t>(row[3]), 0) << text(row[0]) << " at " << s.str();
+    }
+    EXPECT_GT(ok, 20) << s.str();
+  }
+}
+
 TEST_F(TuneWgmma, BrokenBuildIsCaughtAsIncorrect) {
-  // The same point compiled with the test-only fault (the A descriptor steps 8 halves along K instead of 16):
-  // it runs to completion and writes every element, so only the comparison with cuBLAS can catch it.
+  // Points compiled with a test-only fault: MPGEMM_WGMMA_FAULT=1 steps the A descriptor 8 halves along K instead of
+  // 16; =2 makes every split-K slice store instead of add. Either kernel runs to completion and writes every element,
+  // so only the comparison with cuBLAS can catch it.
+  Params split = WgmmaConfig{}.to_params();
+  split["SPLIT_K"] = std::int64_t{4};
+  split["SPLIT_MODE"] = std::string("all");
+  for (const auto& [params, fault] : {std::pair{WgmmaConfig{}.to_params(), 1}, {split, 2}}) {
+    SCOPED_TRACE(fmt::format("MPGEMM_WGMMA_FAULT={}", fault));
+    expect_fault_caught(params, fault);
+  }
+}
+
+void TuneWgmma::expect_fault_caught(const Params& params, int fault) {
   const Family& fam = family("wgmma");
-  const Params params = WgmmaConfig{}.to_params();  // the named point wgmma_persistent
   const KernelSpec spec = fam.kernel_spec(params, device_.arch);
   CompileOptions broken;
-  broken.extra_options = {"-DMPGEMM_WGMMA_FAULT=1"};
+  broken.extra_options = {fmt::format("-DMPGEMM_WGMMA_FAULT={}", fault)};
   for (const auto& [options, expected] : {std::pair{CompileOptions{}, Status::ok}, {broken, Status::incorrect}}) {
     const CompileResult compiled = compile(spec, options);
     ASSERT_EQ(compiled.status, Status::ok) << compiled.log;

@@ -57,7 +57,7 @@ TEST(WgmmaFamily, NameExpressionNamesTheTemplate) {
   Params p = with(with(persistent_point(), "EPILOGUE", std::string("tma")), "RASTER", std::string("n"));
   p = with(with(p, "C_BUFFERS", std::int64_t{3}), "SCHEDULE", std::string("pingpong"));
   EXPECT_EQ(WgmmaConfig::from_params(p).name_expression(),
-            "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1, 1, 3>");
+            "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1, 1, 3, 1, 0>");
   EXPECT_EQ(WgmmaConfig::from_params(p).name(), "wgmma_bm128_bn256_bk64_s4_c2_pingpong_cl1x1_n8_tma3_pers");
 }
 
@@ -121,7 +121,7 @@ TEST(WgmmaFamily, CompilesForSm90aOnly) {
   const KernelSpec spec = wgmma().kernel_spec(persistent_point(), Arch{9, 0, false});
   EXPECT_EQ(spec.arch.str(), "sm_90a");
   EXPECT_EQ(spec.source, "#include \"wgmma_gemm.cuh\"\n");
-  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0>");
+  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0>");
   EXPECT_EQ(wgmma().kernel_spec(persistent_point(), Arch{9, 0, true}).arch.str(), "sm_90a");
   EXPECT_THROW(wgmma().kernel_spec(with(persistent_point(), "BN", std::int64_t{7}), Arch{9, 0, false}), Error);
 }
