@@ -314,39 +314,54 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         }
         // Bounds checks only matter on edge tiles; N is even, so a pair never straddles the right edge.
         const bool inside = o.m0 + BM <= M && o.n0 + BN <= N;
+        if (accumulate) {
+          // The earlier slices' sums, read from L2 (other SMs wrote them) in a pass of loads only, so that all of
+          // them are in flight at once instead of one round trip per store.
+#pragma unroll
+          for (int mb = 0; mb < M_BLOCKS; ++mb) {
+            const int row = o.m0 + row0 + mb * kWgmmaM + row_in_block;
+            const int col = o.n0 + 2 * (lane % 4);
+            const float* c0 = C + static_cast<size_t>(row) * N + col;
+            const float* c1 = c0 + static_cast<size_t>(8) * N;
+            const bool in0 = inside || row < M, in1 = inside || row + 8 < M;
+#pragma unroll
+            for (int i = 0; i < BN / 8; ++i) {
+              const bool in_n = inside || col + 8 * i < N;
+              if (in0 && in_n) {
+                const float2 p = __ldcg(reinterpret_cast<const float2*>(c0 + 8 * i));
+                acc[mb][4 * i] += p.x;
+                acc[mb][4 * i + 1] += p.y;
+              }
+              if (in1 && in_n) {
+                const float2 p = __ldcg(reinterpret_cast<const float2*>(c1 + 8 * i));
+                acc[mb][4 * i + 2] += p.x;
+                acc[mb][4 * i + 3] += p.y;
+              }
+            }
+          }
+        }
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
           const int row = o.m0 + row0 + mb * kWgmmaM + row_in_block;
           const int col = o.n0 + 2 * (lane % 4);
           float* c0 = C + static_cast<size_t>(row) * N + col;
           float* c1 = c0 + static_cast<size_t>(8) * N;
-          const bool row0 = inside || row < M, row1 = inside || row + 8 < M;
+          const bool in0 = inside || row < M, in1 = inside || row + 8 < M;
 #pragma unroll
           for (int i = 0; i < BN / 8; ++i) {
             const bool in_n = inside || col + 8 * i < N;
-            float2 v0 = make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]);
-            float2 v1 = make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]);
-            if (accumulate) {  // L2, not L1: the earlier slices were written by other SMs
-              if (row0 && in_n) {
-                const float2 p = __ldcg(reinterpret_cast<const float2*>(c0 + 8 * i));
-                v0 = make_float2(p.x + v0.x, p.y + v0.y);
-              }
-              if (row1 && in_n) {
-                const float2 p = __ldcg(reinterpret_cast<const float2*>(c1 + 8 * i));
-                v1 = make_float2(p.x + v1.x, p.y + v1.y);
-              }
-            }
-            if (row0 && in_n) *reinterpret_cast<float2*>(c0 + 8 * i) = v0;
-            if (row1 && in_n) *reinterpret_cast<float2*>(c1 + 8 * i) = v1;
+            if (in0 && in_n)
+              *reinterpret_cast<float2*>(c0 + 8 * i) = make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]);
+            if (in1 && in_n)
+              *reinterpret_cast<float2*>(c1 + 8 * i) = make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]);
           }
         }
         if constexpr (SPLIT_K > 1) {
           if (w.splits > 1 && w.split < w.splits - 1) {  // hand the tile to the next slice
             named_barrier_sync(bar_id, kWarpgroup);
-            if (tid == 0) {
-              __threadfence();
-              st_release_gpu(flag, w.split + 1);
-            }
+            // The barrier orders the warpgroup's stores before thread 0's release, which makes them visible at GPU
+            // scope to whoever acquires the flag (release is cumulative).
+            if (tid == 0) st_release_gpu(flag, w.split + 1);
           }
         }
       } else {
