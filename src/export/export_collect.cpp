@@ -1,0 +1,90 @@
+#include "export/export_collect.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/version.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+// Single-quotes a word for a POSIX shell when it holds anything but the characters that never need quoting.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                          "0123456789_./-=+:,@%") == std::string::npos;
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::optional<double> tflops_at(const Shape& shape, const std::optional<double>& median_ms) {
+  if (!median_ms || *median_ms <= 0) return std::nullopt;
+  return shape.flops() / *median_ms / 1e9;
+}
+
+std::optional<double> ratio(const std::optional<double>& reference_ms, double median_ms) {
+  if (!reference_ms || median_ms <= 0) return std::nullopt;
+  return *reference_ms / median_ms;
+}
+
+ExportEntry entry_of(const ShapeWinner& w, const std::filesystem::path& database) {
+  ExportEntry e;
+  e.device = w.device_name;
+  e.device_arch = w.device_cc;
+  e.arch = w.arch.str();
+  e.shape = w.shape;
+  e.family = w.candidate.family;
+  e.config = w.candidate.name;
+  e.params = w.candidate.params;
+  e.tflops = tflops_at(w.shape, w.median_ms).value_or(0);
+  e.cublas_tflops = tflops_at(w.shape, w.cublas_median_ms);
+  e.ratio_cublas = ratio(w.cublas_median_ms, w.median_ms);
+  e.cublaslt_tflops = tflops_at(w.shape, w.cublaslt_median_ms);
+  e.ratio_cublaslt = w.ratio_to_cublaslt;
+  e.l2 = w.l2;
+  e.source = std::string(to_string(w.source));
+  e.command = reproduce_command(w, database);
+  return e;
+}
+
+}  // namespace
+
+std::string reproduce_command(const ShapeWinner& w, const std::filesystem::path& database) {
+  std::string c = fmt::format("mpgemm-run --db {} --config {} --M {} --N {} --K {}", shell_word(database.string()),
+                              shell_word(w.candidate.name), w.shape.m, w.shape.n, w.shape.k);
+  if (w.source == WinnerSource::rerank) c += " --paired";
+  if (w.warmup > 0 || w.runs > 0 || w.iters > 0)
+    c += fmt::format(" --warmup {} --runs {} --iters {}", w.warmup, w.runs, w.iters);
+  if (w.l2 == L2Mode::cold) c += " --l2 cold";
+  return c;
+}
+
+ExportTable collect_export(const Store& store, const ExportOptions& options,
+                           std::map<std::string, std::int64_t>* sm_counts) {
+  const std::vector<ShapeWinner> winners = store.shape_winners();
+  if (winners.empty())
+    throw ExportError(fmt::format("{} has no verified config to export: tune first (mpgemm-tune SPACE --db {})",
+                                  options.database.string(), options.database.string()));
+  ExportTable t;
+  t.generated_by = fmt::format("mpgemm {}", tool_version());
+  t.database = options.database.string();
+  std::set<std::string> devices;
+  for (const ShapeWinner& w : winners) {
+    devices.insert(w.device_name);
+    if (options.device && w.device_name != *options.device) continue;
+    t.entries.push_back(entry_of(w, options.database));
+    if (sm_counts && w.sm_count) (*sm_counts)[w.device_name] = *w.sm_count;
+  }
+  if (t.entries.empty())
+    throw ExportError(fmt::format("{} has no verified config on device '{}'; its devices: \"{}\"",
+                                  options.database.string(), options.device.value_or(""),
+                                  fmt::join(devices, "\", \"")));
+  sort_entries(t.entries);
+  return t;
+}
+
+}  // namespace mpgemm
