@@ -1,0 +1,131 @@
+// mpgemm-export --format cpp: the header it writes compiles with nvcc for every arch it names (each kernel only in
+// its own arch's device pass, the Hopper kernel under sm_90a's feature macro), and for an arch it does not name
+// (no kernels, nothing breaks). Needs nvcc (the toolkit), no GPU.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "export/export_collect.hpp"
+#include "export/export_cpp.hpp"
+#include "support/export_fixture.hpp"
+#include "support/run_command.hpp"
+#include "support/store_fixture.hpp"
+
+namespace mpgemm {
+namespace {
+
+// The kernels' mangled names start with these (they appear in a cubin's symbol table).
+constexpr const char* kWgmmaSymbol = "_ZN6mpgemm10wgmma_gemm";
+constexpr const char* kWmmaSymbol = "_ZN6mpgemm9wmma_gemm";
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+class ExportCpp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::per_test_dir();
+    std::filesystem::create_directories(dir_);
+    db_ = dir_ / "results.db";
+    testing::write_export_db(db_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // nvcc of a tiny program that includes the header and uses its host API, for one arch; returns nvcc's result.
+  testing::CommandResult nvcc(const std::string& arch, const std::string& what, const std::filesystem::path& out) {
+    return testing::run_command(fmt::format("{} -std=c++17 -I{} -I{} -arch={} {} {} -o {}", MPGEMM_NVCC,
+                                            testing::source("kernels"), dir_.string(), arch, what,
+                                            (dir_ / "use.cu").string(), out.string()));
+  }
+
+  std::filesystem::path dir_, db_;
+};
+
+TEST_F(ExportCpp, HeaderCompilesForEveryArchItNamesAndOnlyInstantiatesThere) {
+  const auto header = dir_ / "mpgemm_winners.hpp";
+  const auto r = testing::run_command(
+      fmt::format("{} {} --format cpp -o {}", testing::bin("mpgemm-export"), db_.string(), header.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string text = read(header);
+  EXPECT_NE(text.find("// Archs: sm_86 (wmma), sm_90 (wmma), sm_90a (wgmma)."), std::string::npos) << text;
+  // The wmma winner serves two archs: instantiated once, in both device passes.
+  EXPECT_NE(text.find("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 900\ntemplate "
+                      "__global__ decltype(mpgemm::wmma_gemm<128, 64, 32, 32, 32, 2, 2, 8, 8>)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL))\n#include \"wgmma_gemm.cuh\""),
+            std::string::npos)
+      << text;
+
+  std::ofstream(dir_ / "use.cu") << R"(#include "mpgemm_winners.hpp"
+#include <cstdio>
+int main() {
+  const mpgemm_export::Winner* w = mpgemm_export::find(4096, 4096, 4096, "NVIDIA H200");
+  if (w == nullptr || mpgemm_export::find(4096, 4096, 4097) != nullptr) return 1;
+  cudaError_t (*launch)(const mpgemm_export::Winner&, const __half*, const __half*, float*, void*, cudaStream_t) =
+      &mpgemm_export::launch;
+  std::printf("%s %s %p\n", w->config, w->arch, reinterpret_cast<void*>(launch));
+  return 0;
+}
+)";
+  // Each named arch: the device code holds exactly its own kernels.
+  struct Case {
+    const char* arch;
+    bool wgmma, wmma;
+  };
+  for (const Case c : {Case{"sm_90a", true, true}, Case{"sm_86", false, true}, Case{"sm_80", false, false}}) {
+    const auto cubin = dir_ / fmt::format("use_{}.cubin", c.arch);
+    const auto built = nvcc(c.arch, "-cubin", cubin);
+    ASSERT_EQ(built.exit_code, 0) << c.arch << "\n" << built.output;
+    const std::string code = read(cubin);
+    EXPECT_EQ(code.find(kWgmmaSymbol) != std::string::npos, c.wgmma) << c.arch;
+    EXPECT_EQ(code.find(kWmmaSymbol) != std::string::npos, c.wmma) << c.arch;
+  }
+  // The whole program (host pass, launch stubs, the table, launch()) links for sm_90a plus sm_86 in one fatbin.
+  const auto program = dir_ / "use";
+  const auto linked = testing::run_command(fmt::format(
+      "{} -std=c++17 -I{} -I{} -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_86,code=sm_86 {} -o {}",
+      MPGEMM_NVCC, testing::source("kernels"), dir_.string(), (dir_ / "use.cu").string(), program.string()));
+  ASSERT_EQ(linked.exit_code, 0) << linked.output;
+  const auto ran = testing::run_command(program.string());  // find() and the table need no GPU
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_NE(ran.output.find(WgmmaConfig{}.name() + " sm_90a"), std::string::npos) << ran.output;
+}
+
+TEST_F(ExportCpp, TheTableCarriesTheFamilysGeometryAndTensorMaps) {
+  const Store store = Store::open(db_, Store::Mode::read_only);
+  std::map<std::string, std::int64_t> sm_counts;
+  const ExportTable t = collect_export(store, ExportOptions{db_, testing::kH200}, &sm_counts);
+  EXPECT_EQ(sm_counts.at(testing::kH200), 132);
+  const std::string text = export_cpp_header(t, sm_counts);
+  const WgmmaConfig c;
+  DeviceDescription h200;
+  h200.arch = *Arch::parse("sm_90");
+  h200.sm_count = 132;
+  const LaunchGeometry g = family("wgmma").launch_geometry(c.to_params(), testing::kBig, h200);
+  EXPECT_NE(text.find(fmt::format("{{{}u, 1u, 1u}}, {{{}u, 1u, 1u}}, {{1u, 1u, 1u}}, {}u, true", g.grid.x, g.block.x,
+                                  g.dynamic_smem_bytes)),
+            std::string::npos)
+      << text;
+  const WgmmaTensorMaps maps = tensor_map_specs(c, testing::kBig);
+  EXPECT_NE(text.find(fmt::format("{{CU_TENSOR_MAP_DATA_TYPE_FLOAT16, {{4096ull, 4096ull}}, 8192ull, {{{}u, {}u}}",
+                                  maps.a.box[0], maps.a.box[1])),
+            std::string::npos)
+      << text;
+
+  ExportTable unknown = t;
+  unknown.entries[0].family = "nonesuch";
+  EXPECT_THROW(export_cpp_header(unknown), ExportError);
+  EXPECT_THROW(export_cpp_header(ExportTable{}), ExportError);
+}
+
+}  // namespace
+}  // namespace mpgemm

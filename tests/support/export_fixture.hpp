@@ -1,0 +1,117 @@
+#pragma once
+// A small results database for the export tests, written through the Store API: two devices, a re-rank winner, a
+// tuning winner with and one without cuBLASLt, in the three cases the export distinguishes.
+//   NVIDIA H200 (sm_90, 132 SMs)  4096^3: two wgmma configs measured (with cuBLAS and cuBLASLt), then a re-rank that
+//                                          names the slower-measured one (kWgmmaWinner) the winner
+//                                 2048^3: one wmma config (arch sm_90), cuBLAS only: a tuning winner
+//   NVIDIA GeForce RTX 3050 (sm_86, 20 SMs) 1024^3: the wmma config (arch sm_86), a tuning winner
+#include <filesystem>
+#include <string>
+
+#include "codegen/family.hpp"
+#include "codegen/wgmma_family.hpp"
+#include "store/store.hpp"
+
+namespace mpgemm::testing {
+
+inline const Shape kBig{4096, 4096, 4096};
+inline const Shape kMid{2048, 2048, 2048};
+inline const Shape kSmall{1024, 1024, 1024};
+inline const std::string kH200 = "NVIDIA H200";
+inline const std::string kRtx = "NVIDIA GeForce RTX 3050";
+
+// The named point wmma_cp_async of configs/sm86.json.
+inline Params wmma_params() {
+  return {{"BM", std::int64_t{128}},         {"BN", std::int64_t{64}},   {"BK", std::int64_t{32}},
+          {"WM", std::int64_t{32}},          {"WN", std::int64_t{32}},   {"STAGES", std::int64_t{2}},
+          {"LOAD", std::string("cp_async")}, {"PAD_A", std::int64_t{8}}, {"PAD_B", std::int64_t{8}}};
+}
+inline Params wgmma_winner_params() {
+  return WgmmaConfig{}.to_params();
+}  // the point wgmma_persistent
+inline Params wgmma_other_params() {
+  WgmmaConfig c;
+  c.bn = 128;
+  return c.to_params();
+}
+
+inline std::int64_t add_run(Store& s, const std::string& device, const std::string& cc, int sms) {
+  RunInfo info;
+  info.device_name = device;
+  info.device_cc = cc;
+  info.sm_count = sms;
+  return s.begin_run(info);
+}
+
+inline std::int64_t add_config(Store& s, const std::string& family_name, const Params& params) {
+  return s.upsert_config(Candidate{family_name, params, family(family_name).config_name(params), std::nullopt},
+                         "0123456789abcdef");
+}
+
+// An 'ok' measurement at `ms` with its cuBLAS reference (and cuBLASLt's when lt_ms > 0).
+inline void add_measurement(Store& s, std::int64_t run, std::int64_t config, const std::string& device,
+                            const std::string& cc, const std::string& arch, const Shape& shape, double ms,
+                            double cublas_ms, double lt_ms, const std::string& key) {
+  MeasurementRecord m;
+  m.run_id = run;
+  m.config_id = config;
+  m.result_key = key;
+  m.device_name = device;
+  m.device_cc = cc;
+  m.arch = *Arch::parse(arch);
+  m.shape = shape;
+  m.measurement.status = Status::ok;
+  m.measurement.timing = TimingStats{ms, ms, ms, 3, 5, 20};
+  m.cublas_id = s.record_cublas(
+      run, CublasRecord{device, cc, shape, TimingStats{cublas_ms, cublas_ms, cublas_ms, 3, 5, 20}, 0, std::nullopt});
+  m.ratio_to_cublas = cublas_ms / ms;
+  if (lt_ms > 0) {
+    CublasLtRecord lt{device, cc, shape, {}, std::nullopt};
+    lt.reference.heuristics_returned = 8;
+    lt.reference.heuristics_valid = 8;
+    lt.reference.timing = TimingStats{lt_ms, lt_ms, lt_ms, 3, 5, 20};
+    lt.reference.algo = CublasLtAlgo{};
+    m.cublaslt_id = s.record_cublaslt(run, lt);
+    m.ratio_to_cublaslt = lt_ms / ms;
+  }
+  s.record_measurement(m);
+}
+
+// Writes the database described above at `path`.
+inline void write_export_db(const std::filesystem::path& path) {
+  Store s = Store::open(path, Store::Mode::read_write);
+  const auto h200 = add_run(s, kH200, "sm_90", 132);
+  const auto winner = add_config(s, "wgmma", wgmma_winner_params());
+  const auto other = add_config(s, "wgmma", wgmma_other_params());
+  const auto wmma = add_config(s, "wmma", wmma_params());
+  add_measurement(s, h200, winner, kH200, "sm_90", "sm_90a", kBig, 0.200, 0.190, 0.180, "w1");
+  add_measurement(s, h200, other, kH200, "sm_90", "sm_90a", kBig, 0.198, 0.190, 0.180, "w2");
+  add_measurement(s, h200, wmma, kH200, "sm_90", "sm_90", kMid, 0.100, 0.050, 0, "m1");
+  RerankRecord r;
+  r.run_id = h200;
+  r.device_name = kH200;
+  r.device_cc = "sm_90";
+  r.shape = kBig;
+  r.warmup = 2;
+  r.rounds = 10;
+  r.iters = 20;
+  r.rule = "test_rule";
+  r.winner_config_id = winner;
+  r.cublas_median_ms = 0.2;
+  RerankEntryRecord e;
+  e.config_id = winner;
+  e.arch = *Arch::parse("sm_90a");
+  e.prior_median_ms = 0.2;
+  e.timing = TimingStats{0.195, 0.195, 0.195, 2, 10, 20};
+  e.ratio_to_cublas = 0.2 / 0.195;
+  e.tied = true;
+  e.place = 1;
+  r.entries = {e};
+  s.record_rerank(r);
+  s.end_run(h200, "finished");
+  const auto rtx = add_run(s, kRtx, "sm_86", 20);
+  add_measurement(s, rtx, wmma, kRtx, "sm_86", "sm_86", kSmall, 0.010, 0.008, 0, "r1");
+  s.end_run(rtx, "finished");
+}
+
+}  // namespace mpgemm::testing
