@@ -1,0 +1,180 @@
+// The fixed text of the exported C++ header (export_cpp.cpp adds the includes, instantiations and table).
+#include "export/export_cpp_host.hpp"
+
+namespace mpgemm::export_detail {
+
+// Laid out as the header shows it.
+// clang-format off
+// The table's kernel pointers: the host stubs in the host pass. A device pass compiles host code without running it
+// and may lack a kernel (another arch's), so there they are null.
+const char* const kKernelPointer = R"cpp(
+#if !defined(__CUDA_ARCH__)
+#define MPGEMM_EXPORT_KERNEL(...) reinterpret_cast<const void*>(&__VA_ARGS__)
+#else
+#define MPGEMM_EXPORT_KERNEL(...) nullptr
+#endif
+)cpp";
+
+// The host half of the header: types, lookup and the launcher. Nothing in it depends on the entries.
+const char* const kHostTypes = R"cpp(
+namespace mpgemm_export {
+
+// How a kernel takes its problem (what mpgemm's family passes it):
+//   standard:    (const __half* A, const __half* B, float* C, int M, int N, int K)
+//   tensor_maps: (CUtensorMap a_map, CUtensorMap b_map, CUtensorMap c_map, float* C, int* workspace, int M, int N,
+//                 int K); the maps describe A, B and C for TMA (built by launch() with cuTensorMapEncodeTiled)
+enum class Args { standard, tensor_maps };
+
+// One TMA tensor map as cuTensorMapEncodeTiled takes it: a 2-D row-major matrix, innermost dimension first.
+struct TensorMapSpec {
+  CUtensorMapDataType dtype;
+  unsigned long long dims[2];           // elements: {columns, rows}
+  unsigned long long row_stride_bytes;  // bytes between rows (a multiple of 16)
+  unsigned box[2];                      // elements one TMA copy moves: {columns, rows}
+  CUtensorMapSwizzle swizzle;
+  CUtensorMapL2promotion l2_promotion;
+};
+
+// One tuned winner: what ran fastest for (device, M, N, K) and how to launch it.
+struct Winner {
+  const char* device;       // the GPU it was tuned on, as cudaDeviceProp::name spells it
+  const char* device_arch;  // that GPU's compute capability, e.g. "sm_90"
+  const char* arch;         // the arch its kernel is compiled for here (nvcc -gencode ... code=<arch>)
+  long long M, N, K;        // C (M x N, float) = A (M x K, half) * B (K x N, half), all row-major
+  const char* family;       // mpgemm kernel family
+  const char* config;       // mpgemm's procedural config name
+  double tflops;            // measured TFLOP/s on `device`
+  double ratio_cublas;      // cuBLAS time / its time in the same measurement (> 1: faster); 0 unknown
+  double ratio_cublaslt;    // cuBLASLt's best of 8 time / its time; 0 unknown
+  const void* kernel;       // the instantiated __global__ function (host stub)
+  Args args;
+  unsigned grid[3], block[3], cluster[3];  // cluster {1, 1, 1}: no cluster launch
+  unsigned dynamic_smem_bytes;             // above 48 KiB launch() raises the kernel's opt-in limit first
+  bool persistent;                     // loops over its tiles with a stride of gridDim.x: any grid.x >= 1 is correct,
+                                       // and launch() lowers grid.x to what is co-resident on the current GPU
+  unsigned long long balanced_units;   // > 0: work units dealt round-robin; the grid is kept to the fewest
+                                       // clusters that take as many rounds (every cluster the same count)
+  unsigned long long workspace_bytes;  // zeroed device scratch the kernel needs (split-K flags; the kernel leaves
+                                       // it zero again); 0: none, pass nullptr
+  TensorMapSpec maps[3];               // Args::tensor_maps: A, B, C
+};
+)cpp";
+
+const char* const kHostFunctions = R"cpp(
+// The winner for exactly this shape on `device` (cudaDeviceProp::name; nullptr: the first entry of any device), or
+// nullptr when it was not tuned.
+inline const Winner* find(long long M, long long N, long long K, const char* device = nullptr) {
+  for (const Winner& w : kWinners)
+    if (w.M == M && w.N == N && w.K == K && (device == nullptr || std::strcmp(device, w.device) == 0)) return &w;
+  return nullptr;
+}
+
+namespace detail {
+
+// cuTensorMapEncodeTiled reached through the runtime, so that a program links cudart only.
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &query) !=
+            cudaSuccess ||
+        query != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encode;
+}
+
+inline cudaError_t encode(const TensorMapSpec& s, const void* base, CUtensorMap* map) {
+  const PFN_cuTensorMapEncodeTiled_v12000 fn = tensor_map_encoder();
+  if (fn == nullptr) return cudaErrorNotSupported;
+  const cuuint64_t dims[2] = {s.dims[0], s.dims[1]};
+  const cuuint64_t strides[1] = {s.row_stride_bytes};
+  const cuuint32_t box[2] = {s.box[0], s.box[1]};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = fn(map, s.dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, s.swizzle, s.l2_promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+// A persistent grid lowered to the blocks that fit on the current GPU at once (a multiple of the cluster), then
+// balanced; 0 when not one cluster fits.
+inline cudaError_t co_resident_grid(const Winner& w, const cudaLaunchConfig_t& config, unsigned* grid_x) {
+  const unsigned long long cluster = 1ull * w.cluster[0] * w.cluster[1] * w.cluster[2];
+  unsigned long long fit = 0;
+  if (cluster > 1) {
+    int clusters = 0;
+    if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, w.kernel, &config)) return e;
+    fit = static_cast<unsigned long long>(clusters) * cluster;
+  } else {
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaError_t e = cudaGetDevice(&device)) return e;
+    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) return e;
+    const int threads = static_cast<int>(config.blockDim.x * config.blockDim.y * config.blockDim.z);
+    if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, w.kernel, threads,
+                                                                      config.dynamicSmemBytes))
+      return e;
+    fit = static_cast<unsigned long long>(per_sm) * static_cast<unsigned long long>(sms);
+  }
+  unsigned long long g = *grid_x;
+  if (fit / cluster * cluster < g) g = fit / cluster * cluster;
+  if (g == 0) return cudaErrorInvalidConfiguration;
+  if (w.balanced_units > 0) {
+    const unsigned long long clusters = g / cluster;
+    const unsigned long long rounds = (w.balanced_units + clusters - 1) / clusters;
+    const unsigned long long balanced = (w.balanced_units + rounds - 1) / rounds;
+    if (balanced < clusters) g = balanced * cluster;
+  }
+  *grid_x = static_cast<unsigned>(g);
+  return cudaSuccess;
+}
+
+}  // namespace detail
+
+// Launches the winner on `stream` for its own shape (w.M, w.N, w.K). A, B, C: device pointers, 16-byte aligned,
+// rows packed (leading dimensions K, N and N). workspace: w.workspace_bytes of zeroed device memory, or nullptr
+// when that is 0. Returns the first CUDA error; cudaErrorInvalidDeviceFunction / cudaErrorNoKernelImageForDevice
+// when the program was not compiled for w.arch or the GPU is not of that arch.
+inline cudaError_t launch(const Winner& w, const __half* A, const __half* B, float* C, void* workspace,
+                          cudaStream_t stream = nullptr) {
+  if (w.workspace_bytes > 0 && workspace == nullptr) return cudaErrorInvalidValue;
+  if (w.dynamic_smem_bytes > 48u * 1024u)
+    if (cudaError_t e = cudaFuncSetAttribute(w.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(w.dynamic_smem_bytes)))
+      return e;
+  cudaLaunchAttribute attributes[1] = {};
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(w.grid[0], w.grid[1], w.grid[2]);
+  config.blockDim = dim3(w.block[0], w.block[1], w.block[2]);
+  config.dynamicSmemBytes = w.dynamic_smem_bytes;
+  config.stream = stream;
+  if (w.cluster[0] * w.cluster[1] * w.cluster[2] > 1) {
+    attributes[0].id = cudaLaunchAttributeClusterDimension;
+    attributes[0].val.clusterDim.x = w.cluster[0];
+    attributes[0].val.clusterDim.y = w.cluster[1];
+    attributes[0].val.clusterDim.z = w.cluster[2];
+    config.attrs = attributes;
+    config.numAttrs = 1;
+  }
+  if (w.persistent)
+    if (cudaError_t e = detail::co_resident_grid(w, config, &config.gridDim.x)) return e;
+  int M = static_cast<int>(w.M), N = static_cast<int>(w.N), K = static_cast<int>(w.K);
+  if (w.args == Args::standard) {
+    void* args[] = {&A, &B, &C, &M, &N, &K};
+    return cudaLaunchKernelExC(&config, w.kernel, args);
+  }
+  CUtensorMap maps[3];
+  const void* bases[3] = {A, B, C};
+  for (int i = 0; i < 3; ++i)
+    if (cudaError_t e = detail::encode(w.maps[i], bases[i], &maps[i])) return e;
+  int* flags = static_cast<int*>(workspace);
+  void* args[] = {&maps[0], &maps[1], &maps[2], &C, &flags, &M, &N, &K};
+  return cudaLaunchKernelExC(&config, w.kernel, args);
+}
+
+}  // namespace mpgemm_export
+)cpp";
+
+// clang-format on
+
+}  // namespace mpgemm::export_detail
