@@ -142,6 +142,8 @@ inline cudaError_t launch(const Winner& w, const __half* A, const __half* B, flo
     if (cudaError_t e = cudaFuncSetAttribute(w.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(w.dynamic_smem_bytes)))
       return e;
+  if (w.cluster[0] * w.cluster[1] * w.cluster[2] > 8)
+    if (cudaError_t e = cudaFuncSetAttribute(w.kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) return e;
   cudaLaunchAttribute attributes[1] = {};
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(w.grid[0], w.grid[1], w.grid[2]);
