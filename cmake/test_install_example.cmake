@@ -18,8 +18,7 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component mpgemm_lib)
-include(GNUInstallDirs)
-foreach(f ${CMAKE_INSTALL_INCLUDEDIR}/mpgemm/gemm.hpp share/mpgemm/kernels/wgmma_gemm.cuh
+foreach(f include/mpgemm/gemm.hpp share/mpgemm/kernels/wgmma_gemm.cuh
           share/mpgemm/kernels/wmma_gemm.cuh)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
@@ -31,7 +30,7 @@ if(NOT configs OR NOT libs)
   message(FATAL_ERROR "no mpgemmConfig.cmake or libmpgemm.so under ${prefix}")
 endif()
 # The public header stands alone: it includes only standard headers, nothing of src/.
-file(STRINGS ${prefix}/${CMAKE_INSTALL_INCLUDEDIR}/mpgemm/gemm.hpp quoted REGEX "^#include \"")
+file(STRINGS ${prefix}/include/mpgemm/gemm.hpp quoted REGEX "^#include \"")
 if(quoted)
   message(FATAL_ERROR "the installed header includes project headers: ${quoted}")
 endif()
