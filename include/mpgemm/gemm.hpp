@@ -34,8 +34,10 @@
 // Dispatch::compiled says so. Split-K kernels get a zeroed 1 MiB workspace per (device, stream).
 //
 // Thread safety: one Library may be used from any number of threads at once, on any devices and streams. The
-// first call of a (device, shape) decides, compiles and loads under a lock; later calls take a lock-free path
-// whose host cost is a few hundred nanoseconds over the bare launch (mpgemm-lib-bench measures it).
+// first call of a (device, shape) decides, compiles and loads under a lock; each thread remembers its last calls
+// (stream, shape, pointers) with their kernel arguments built, so a repeated call takes no lock and allocates
+// nothing (target: within 2 us of the bare launch; mpgemm-lib-bench measures it). A split-K workspace belongs to
+// a stream handle: do not let a destroyed stream's last GEMM overlap one on a new stream with the same handle.
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -123,7 +125,8 @@ class Library {
   std::size_t tuned_shapes() const;
   const std::string& path() const;
 
-  struct Impl;  // src/lib/library_impl.hpp
+  // The implementation (src/lib/library_impl.hpp), for the library's own benchmark and tests; opaque here.
+  struct Impl;
   Impl& impl() const { return *impl_; }
 
  private:
