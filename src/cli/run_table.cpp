@@ -7,6 +7,7 @@
 #include "compile/compile_pool.hpp"
 #include "compile/cubin_cache.hpp"
 #include "space/space.hpp"
+#include "store/shape_winners.hpp"
 #include "store/store.hpp"
 #include "tune/candidates.hpp"
 #include "tune/gpu_backend.hpp"
@@ -68,28 +69,11 @@ std::vector<RunRow> resolve_rows(const RunOptions& opt, const DeviceDescription&
     return rows;
   }
   if (store) {
-    // The winner of the shape's latest re-rank when there is one (view winners), else the fastest of the
-    // tuning: one row per device and shape, every family and arch competing (sm_90 and sm_90a rows alike).
-    // Both views have the same leading columns.
-    auto winners =
-        store->query_sql("SELECT device_name, arch, M, N, K, family, config_name, alias, params FROM winners");
-    auto best = store->query_sql(
-        "SELECT device_name, arch, M, N, K, family, config_name, alias, params FROM best_per_shape");
-    best.rows.insert(best.rows.begin(), winners.rows.begin(), winners.rows.end());
-    for (const auto& r : best.rows) {
-      if (text(r[0]) != device.name || std::get<std::int64_t>(r[2]) != opt.shape.m ||
-          std::get<std::int64_t>(r[3]) != opt.shape.n || std::get<std::int64_t>(r[4]) != opt.shape.k)
-        continue;
-      Candidate c;
-      c.family = text(r[5]);
-      c.name = text(r[6]);
-      if (auto a = text(r[7]); !a.empty()) c.alias = a;
-      c.params = params_from_json(nlohmann::json::parse(text(r[8])));
-      const auto arch = Arch::parse(text(r[1]));
-      if (!arch)
-        throw Error(fmt::format("{}: the best row of {} has an unreadable arch '{}'", opt.db_path.string(),
-                                c.name, text(r[1])));
-      rows.push_back({"best tuned", c, arch});
+    // The winner of the shape's latest re-rank when there is one, else the fastest of the tuning
+    // (store/shape_winners.hpp): one per device and shape, every family and arch competing.
+    for (const ShapeWinner& w : shape_winners(*store)) {
+      if (w.device_name != device.name || w.shape != opt.shape) continue;
+      rows.push_back({"best tuned", Candidate{w.family, w.params, w.config_name, w.alias}, w.arch});
       break;
     }
   }
