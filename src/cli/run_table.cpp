@@ -7,6 +7,7 @@
 #include "compile/compile_pool.hpp"
 #include "compile/cubin_cache.hpp"
 #include "space/space.hpp"
+#include "store/shape_winners.hpp"
 #include "store/store.hpp"
 #include "tune/candidates.hpp"
 #include "tune/gpu_backend.hpp"
@@ -68,11 +69,11 @@ std::vector<RunRow> resolve_rows(const RunOptions& opt, const DeviceDescription&
     return rows;
   }
   if (store) {
-    // The winner of the shape's latest re-rank when there is one, else the fastest of the tuning: one row per
-    // device and shape, every family and arch competing (sm_90 and sm_90a rows alike).
-    for (ShapeWinner& w : store->shape_winners()) {
+    // The winner of the shape's latest re-rank when there is one, else the fastest of the tuning
+    // (store/shape_winners.hpp): one per device and shape, every family and arch competing.
+    for (const ShapeWinner& w : shape_winners(*store)) {
       if (w.device_name != device.name || w.shape != opt.shape) continue;
-      rows.push_back({"best tuned", std::move(w.candidate), w.arch});
+      rows.push_back({"best tuned", Candidate{w.family, w.params, w.config_name, w.alias}, w.arch});
       break;
     }
   }

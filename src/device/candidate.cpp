@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "device/cuda_check.hpp"
+#include "device/fit_geometry.hpp"
 #include "device/sm_clock.hpp"
 #include "device/timing.hpp"
 #include "measure/fault.hpp"
@@ -55,33 +56,14 @@ CandidateRun::CandidateRun(DeviceSession& session, ProblemContext& problem, Cand
 CandidateRun::~CandidateRun() = default;
 
 std::optional<std::string> CandidateRun::fit_to_device() {
-  LaunchGeometry& g = kernel_.geometry;
-  const std::uint64_t cluster = g.cluster.count();
-  const std::uint64_t smem = g.dynamic_smem_bytes + static_cast<std::uint64_t>(loaded_->resources().static_smem_bytes);
-  std::uint64_t co_resident = 0;  // blocks; 0: not asked
-  if (cluster > 1) {
-    const int clusters = loaded_->max_active_clusters(g);
-    if (clusters <= 0)
-      return fmt::format("a cluster of {} blocks with {} bytes of shared memory each cannot be co-resident on this "
-                         "device",
-                         cluster, smem);
-    co_resident = static_cast<std::uint64_t>(clusters) * cluster;
-  } else if (g.persistent) {
-    const int per_sm = loaded_->max_active_blocks_per_sm(g);
-    if (per_sm <= 0)
-      return fmt::format("a block of {} threads with {} bytes of shared memory cannot be resident on this device",
-                         g.block.count(), smem);
-    co_resident = static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(session_.info().sm_count);
-  }
-  if (g.persistent && co_resident > 0) {
-    const std::uint32_t asked = g.grid.x;
-    g = lower_persistent_grid(g, co_resident);
-    // Said on stderr (the tuner's log) because it changes what is timed: a persistent grid smaller than the SM
-    // count leaves SMs idle.
-    if (g.grid.x != asked)
-      fmt::print(stderr, "mpgemm-worker: persistent grid lowered from {} to {} blocks ({} co-resident)\n", asked,
-                 g.grid.x, co_resident);
-  }
+  const FittedGeometry fitted = fit_geometry(*loaded_, kernel_.geometry, session_.info().sm_count);
+  if (fitted.reason) return fitted.reason;
+  kernel_.geometry = fitted.geometry;
+  // Said on stderr (the tuner's log) because it changes what is timed: a persistent grid smaller than the SM
+  // count leaves SMs idle.
+  if (fitted.geometry.grid.x != fitted.asked_grid_x)
+    fmt::print(stderr, "mpgemm-worker: persistent grid lowered from {} to {} blocks ({} co-resident)\n",
+               fitted.asked_grid_x, fitted.geometry.grid.x, fitted.co_resident);
   return std::nullopt;
 }
 
@@ -97,8 +79,8 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
     loaded_ = std::make_unique<LoadedKernel>(session_.driver(), kernel_.cubin, kernel_.lowered_name);
 
     const LaunchGeometry& g = kernel_.geometry;
-    if (auto why = check_resources(loaded_->resources(), session_.info().limits(),
-                                   {g.block.count(), g.dynamic_smem_bytes})) {
+    if (auto why =
+            check_resources(loaded_->resources(), session_.info().limits(), {g.block.count(), g.dynamic_smem_bytes})) {
       out.status = Status::resources_exceeded;
       out.message = *why;
       return out;

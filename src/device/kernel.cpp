@@ -96,7 +96,11 @@ int LoadedKernel::max_active_blocks_per_sm(const LaunchGeometry& geometry) const
 
 void LoadedKernel::launch(const LaunchGeometry& geometry, CUstream stream, void** params) const {
   LaunchConfig launch(geometry, stream);
-  check_cu(api_.launch_kernel_ex(&launch.config, function_, params, nullptr), "cuLaunchKernelEx",
+  // The context is formatted only on failure: this is on the library's per-call path (src/lib), where a
+  // formatted string per launch would cost more than the launch's own host time.
+  const CUresult result = api_.launch_kernel_ex(&launch.config, function_, params, nullptr);
+  if (result == CUDA_SUCCESS) return;
+  check_cu(result, "cuLaunchKernelEx",
            fmt::format(" (grid {}x{}x{}, block {}x{}x{}, cluster {}x{}x{}, {} bytes of dynamic shared memory)",
                        geometry.grid.x, geometry.grid.y, geometry.grid.z, geometry.block.x, geometry.block.y,
                        geometry.block.z, geometry.cluster.x, geometry.cluster.y, geometry.cluster.z,

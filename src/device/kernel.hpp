@@ -21,6 +21,8 @@ class LoadedKernel {
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
   const KernelResources& resources() const { return resources_; }
+  // The function, for callers that launch it themselves (the library's benchmark times a bare cuLaunchKernelEx).
+  CUfunction function() const { return function_; }
 
   // Sets what the geometry needs of the function: the dynamic shared memory opt-in above 48 KiB, and non-portable
   // cluster sizes above 8 blocks. Throws DriverError when the driver refuses.

@@ -26,27 +26,22 @@ std::optional<double> tflops_at(const Shape& shape, const std::optional<double>&
   return shape.flops() / *median_ms / 1e9;
 }
 
-std::optional<double> ratio(const std::optional<double>& reference_ms, double median_ms) {
-  if (!reference_ms || median_ms <= 0) return std::nullopt;
-  return *reference_ms / median_ms;
-}
-
 ExportEntry entry_of(const ShapeWinner& w, const std::filesystem::path& database) {
   ExportEntry e;
   e.device = w.device_name;
   e.device_arch = w.device_cc;
   e.arch = w.arch.str();
   e.shape = w.shape;
-  e.family = w.candidate.family;
-  e.config = w.candidate.name;
-  e.params = w.candidate.params;
+  e.family = w.family;
+  e.config = w.config_name;
+  e.params = w.params;
   e.tflops = tflops_at(w.shape, w.median_ms).value_or(0);
-  e.cublas_tflops = tflops_at(w.shape, w.cublas_median_ms);
-  e.ratio_cublas = ratio(w.cublas_median_ms, w.median_ms);
-  e.cublaslt_tflops = tflops_at(w.shape, w.cublaslt_median_ms);
+  e.cublas_tflops = tflops_at(w.shape, w.cublas_ms);
+  e.ratio_cublas = w.ratio_to_cublas;
+  e.cublaslt_tflops = tflops_at(w.shape, w.cublaslt_ms);
   e.ratio_cublaslt = w.ratio_to_cublaslt;
   e.l2 = w.l2;
-  e.source = std::string(to_string(w.source));
+  e.source = w.from_rerank ? "rerank" : "tune";
   e.command = reproduce_command(w, database);
   return e;
 }
@@ -55,8 +50,8 @@ ExportEntry entry_of(const ShapeWinner& w, const std::filesystem::path& database
 
 std::string reproduce_command(const ShapeWinner& w, const std::filesystem::path& database) {
   std::string c = fmt::format("mpgemm-run --db {} --config {} --M {} --N {} --K {}", shell_word(database.string()),
-                              shell_word(w.candidate.name), w.shape.m, w.shape.n, w.shape.k);
-  if (w.source == WinnerSource::rerank) c += " --paired";
+                              shell_word(w.config_name), w.shape.m, w.shape.n, w.shape.k);
+  if (w.from_rerank) c += " --paired";
   if (w.warmup > 0 || w.runs > 0 || w.iters > 0)
     c += fmt::format(" --warmup {} --runs {} --iters {}", w.warmup, w.runs, w.iters);
   if (w.l2 == L2Mode::cold) c += " --l2 cold";
@@ -65,7 +60,7 @@ std::string reproduce_command(const ShapeWinner& w, const std::filesystem::path&
 
 ExportTable collect_export(const Store& store, const ExportOptions& options,
                            std::map<std::string, std::int64_t>* sm_counts) {
-  const std::vector<ShapeWinner> winners = store.shape_winners();
+  const std::vector<ShapeWinner> winners = shape_winners(store);
   if (winners.empty())
     throw ExportError(fmt::format("{} has no verified config to export: tune first (mpgemm-tune SPACE --db {})",
                                   options.database.string(), options.database.string()));

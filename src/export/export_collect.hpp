@@ -1,6 +1,6 @@
 #pragma once
 // The winners of a results database as an export table: per device and shape the config mpgemm-run --config best
-// takes (Store::shape_winners), its speed against cuBLAS and cuBLASLt, and the command that measures it again.
+// takes (store/shape_winners.hpp), its speed against cuBLAS and cuBLASLt, and the command that measures it again.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "export/export_table.hpp"
+#include "store/shape_winners.hpp"
 #include "store/store.hpp"
 
 namespace mpgemm {

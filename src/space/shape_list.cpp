@@ -1,7 +1,6 @@
 #include "space/shape_list.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -10,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/whole_number.hpp"
 
 namespace mpgemm {
 
@@ -39,11 +39,9 @@ Shape parse_shape(std::string_view text) {
     const auto x = i < 2 ? rest.find('x') : std::string_view::npos;
     if (i < 2 && x == std::string_view::npos) break;
     const std::string_view part = rest.substr(0, x);
-    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), *dims[i]);
-    if (part.empty() || ec != std::errc{} || end != part.data() + part.size() || *dims[i] <= 0) {
-      *dims[i] = 0;
-      break;
-    }
+    const std::optional<std::int64_t> value = parse_whole_number<std::int64_t>(part);
+    if (!value || *value <= 0) break;
+    *dims[i] = *value;
     rest = i < 2 ? rest.substr(x + 1) : std::string_view{};
   }
   if (s.m <= 0 || s.n <= 0 || s.k <= 0)
@@ -78,8 +76,8 @@ std::vector<Shape> load_shape_file(const std::string& path) {
   if (root.is_object()) {
     for (const auto& [key, value] : root.items())
       if (key != "shapes" && key != "description")
-        throw UsageError(fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\" and \"description\")", path,
-                                     key));
+        throw UsageError(
+            fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\" and \"description\")", path, key));
     if (!root.contains("shapes")) throw UsageError(fmt::format("{}: no \"shapes\" list", path));
     list = &root.at("shapes");
     base = "/shapes";
@@ -91,7 +89,8 @@ std::vector<Shape> load_shape_file(const std::string& path) {
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string at = fmt::format("{}/{}", base, i);
     const nlohmann::json& s = (*list)[i];
-    if (!s.is_object()) throw UsageError(fmt::format("{}: {}: expected {{\"M\", \"N\", \"K\"}}, got {}", path, at, s.dump()));
+    if (!s.is_object())
+      throw UsageError(fmt::format("{}: {}: expected {{\"M\", \"N\", \"K\"}}, got {}", path, at, s.dump()));
     for (const auto& [key, value] : s.items())
       if (key != "M" && key != "N" && key != "K")
         throw UsageError(fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N and K)", path, at, key));

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "common/device.hpp"
@@ -200,36 +199,6 @@ struct RerankRecord {
   std::vector<RerankEntryRecord> entries;  // in the rule's order: placed first, then the others
   std::vector<RoundSample> cublas_samples;
   std::optional<GpuIdentity> gpu;  // the GPU the rounds ran on
-};
-
-// Where a shape's winner comes from (Store::shape_winners).
-enum class WinnerSource {
-  rerank,  // the winner of the shape's latest top-K re-rank (view winners)
-  tune,    // no re-rank: the fastest 'ok' measurement of any family and arch (view best_per_shape)
-};
-std::string_view to_string(WinnerSource s);  // "rerank", "tune"
-
-// The config mpgemm-run --config best takes for one device and shape, with the timings it won by.
-struct ShapeWinner {
-  std::string device_name;
-  std::string device_cc;  // e.g. "sm_90"
-  Arch arch;              // compiled for, e.g. sm_90a
-  Shape shape;
-  Candidate candidate;  // family, params, procedural name, alias
-  WinnerSource source = WinnerSource::tune;
-  double median_ms = 0;                    // per launch: the re-rank median, or the tuning median (ms)
-  std::optional<double> cublas_median_ms;  // cuBLAS timed with it: in the same re-rank rounds, or the
-                                           // measurement's reference (ms)
-  // cuBLASLt is never in a re-rank: both come from the winner's fastest tuning measurement of the shape that has a
-  // cuBLASLt reference (ratio measured in that run), else from the shape's latest timed cuBLASLt on the device.
-  std::optional<double> cublaslt_median_ms;  // ms
-  std::optional<double> ratio_to_cublaslt;   // cuBLASLt median / ours: > 1 is faster than cuBLASLt's best
-  L2Mode l2 = L2Mode::warm;                  // re-rank rounds are always warm
-  int warmup = 0;                            // the timing protocol: launches before timing
-  int runs = 0;                              // timed batches (re-rank: rounds)
-  int iters = 0;                             // launches per batch
-  std::optional<std::int64_t> sm_count;      // multiprocessors of the device, from the run that timed it
-  std::int64_t run_id = 0;                   // the run that timed it
 };
 
 struct StoredRerank : RerankRecord {

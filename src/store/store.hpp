@@ -87,11 +87,6 @@ class Store {
   std::int64_t record_rerank(const RerankRecord& record);
   std::optional<StoredRerank> find_latest_rerank(std::string_view device_name, const Shape& shape) const;
 
-  // What mpgemm-run --config best takes, for every device and shape of the database: the winner of the shape's
-  // latest re-rank (view winners), else the fastest 'ok' measurement of any family and arch (view
-  // best_per_shape). Ordered by device name, M, N, K.
-  std::vector<ShapeWinner> shape_winners() const;
-
   // Hardware counters of one profiled kernel, all in one transaction. Returns the number of rows written.
   std::size_t record_profile(const ProfileRecord& record);
   // Config id of the newest config whose name or alias is `label`, for linking profiles.

@@ -1,7 +1,6 @@
 #include "tune/gpu_backend.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <random>
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 
 #include "codegen/family.hpp"
 #include "common/error.hpp"
+#include "common/whole_number.hpp"
 #include "worker/client.hpp"
 
 namespace mpgemm {
@@ -76,7 +76,9 @@ class GpuBackend final : public MeasureBackend {
     return client_.measure(req);
   }
 
-  BackendCapabilities capabilities() const override { return BackendCapabilities{.needs_cubins = true, .interleaved = true}; }
+  BackendCapabilities capabilities() const override {
+    return BackendCapabilities{.needs_cubins = true, .interleaved = true};
+  }
 
   std::optional<InterleavedReply> time_interleaved(const std::vector<RerankKernel>& kernels, const Shape& shape,
                                                    const RerankProtocol& protocol) override {
@@ -125,11 +127,11 @@ GpuSelection GpuSelection::parse(std::string_view text) {
   while (true) {
     const auto comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
-    int value = -1;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || value < 0)
-      throw UsageError(fmt::format("--gpus '{}': expected 'all' or CUDA ordinals like 0,1 ('{}' is not one)", text,
-                                   item));
+    const std::optional<int> parsed = parse_whole_number<int>(item);
+    if (!parsed)
+      throw UsageError(
+          fmt::format("--gpus '{}': expected 'all' or CUDA ordinals like 0,1 ('{}' is not one)", text, item));
+    const int value = *parsed;
     if (std::find(g.ordinals.begin(), g.ordinals.end(), value) != g.ordinals.end())
       throw UsageError(fmt::format("--gpus '{}': GPU {} is named twice", text, value));
     g.ordinals.push_back(value);
@@ -176,8 +178,8 @@ std::vector<std::unique_ptr<MeasureBackend>> make_gpu_backends(const std::option
     rest.assign(gpus.ordinals.begin() + 1, gpus.ordinals.end());
     for (int o : rest)
       if (o >= count)
-        throw UsageError(fmt::format("--gpus {}: there is no GPU {}; this host shows {} (ordinals 0 to {})",
-                                     gpus.str(), o, count, count - 1));
+        throw UsageError(fmt::format("--gpus {}: there is no GPU {}; this host shows {} (ordinals 0 to {})", gpus.str(),
+                                     o, count, count - 1));
   }
   // One after the other, on this thread: a worker is killed when the thread that started it ends (PR_SET_PDEATHSIG,
   // worker/process.cpp), so workers started from short-lived threads would die as soon as they had said hello.
@@ -188,12 +190,12 @@ std::vector<std::unique_ptr<MeasureBackend>> make_gpu_backends(const std::option
     const DeviceDescription& a = out.front()->device();
     const DeviceDescription& d = b->device();
     if (d.name != a.name || d.arch.cc() != a.arch.cc())
-      throw UsageError(fmt::format("--gpus {}: GPU {} is {} ({}) but GPU {} is {} ({}); results of different models "
-                                   "are different devices, so tune each in its own run (--gpus {} and --gpus {}, "
-                                   "one database is fine)",
-                                   gpus.str(), a.gpu ? a.gpu->ordinal : 0, a.name, a.arch.str(),
-                                   d.gpu ? d.gpu->ordinal : 0, d.name, d.arch.str(), a.gpu ? a.gpu->ordinal : 0,
-                                   d.gpu ? d.gpu->ordinal : 0));
+      throw UsageError(
+          fmt::format("--gpus {}: GPU {} is {} ({}) but GPU {} is {} ({}); results of different models "
+                      "are different devices, so tune each in its own run (--gpus {} and --gpus {}, "
+                      "one database is fine)",
+                      gpus.str(), a.gpu ? a.gpu->ordinal : 0, a.name, a.arch.str(), d.gpu ? d.gpu->ordinal : 0, d.name,
+                      d.arch.str(), a.gpu ? a.gpu->ordinal : 0, d.gpu ? d.gpu->ordinal : 0));
     out.push_back(std::move(b));
   }
   return out;

@@ -1,19 +1,17 @@
 #include "tune/shard.hpp"
 
-#include <charconv>
-
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/whole_number.hpp"
 
 namespace mpgemm {
 
 namespace {
 
 std::optional<int> positive(std::string_view s) {
-  int v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || v < 1) return std::nullopt;
+  const std::optional<int> v = parse_whole_number<int>(s);
+  if (!v || *v < 1) return std::nullopt;
   return v;
 }
 
@@ -23,12 +21,16 @@ Shard Shard::parse(std::string_view text) {
   const auto slash = text.find('/');
   const auto i = slash == std::string_view::npos ? std::nullopt : positive(text.substr(0, slash));
   const auto n = slash == std::string_view::npos ? std::nullopt : positive(text.substr(slash + 1));
-  if (!i || !n) throw UsageError(fmt::format("--shard '{}': expected I/N with whole numbers 1 <= I <= N, e.g. 2/8", text));
-  if (*i > *n) throw UsageError(fmt::format("--shard '{}': shard {} of {} does not exist (I runs from 1 to N)", text, *i, *n));
+  if (!i || !n)
+    throw UsageError(fmt::format("--shard '{}': expected I/N with whole numbers 1 <= I <= N, e.g. 2/8", text));
+  if (*i > *n)
+    throw UsageError(fmt::format("--shard '{}': shard {} of {} does not exist (I runs from 1 to N)", text, *i, *n));
   return Shard{*i, *n};
 }
 
-std::string Shard::str() const { return fmt::format("{}/{}", index, count); }
+std::string Shard::str() const {
+  return fmt::format("{}/{}", index, count);
+}
 
 bool Shard::takes(std::size_t config_ordinal, std::size_t shape_index) const {
   return (config_ordinal + shape_index) % static_cast<std::size_t>(count) == static_cast<std::size_t>(index - 1);

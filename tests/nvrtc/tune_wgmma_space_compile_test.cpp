@@ -37,11 +37,10 @@ std::vector<Candidate> points_and_sample(const std::string& space_file) {
   return out;
 }
 
-}  // namespace
-
-TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfSm90aCompileToHgmma) {
-  const std::vector<Candidate> candidates = points_and_sample("configs/sm90a.json");
-  ASSERT_EQ(candidates.size(), 6 + kSampleSize);
+// Compiles the space's named points and seeded sample (no cache) and checks every cubin is the wgmma path.
+void expect_points_and_sample_compile_to_hgmma(const std::string& space_file, std::size_t named_points) {
+  const std::vector<Candidate> candidates = points_and_sample(space_file);
+  ASSERT_EQ(candidates.size(), named_points + kSampleSize);
   const Family& fam = family("wgmma");
   std::vector<KernelSpec> specs;
   for (const auto& c : candidates) specs.push_back(fam.kernel_spec(c.params, Arch{9, 0, false}));
@@ -64,6 +63,31 @@ TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfSm90aCompileToHgmma) {
     EXPECT_EQ(sass.find("HMMA"), std::string::npos) << name << " uses the mma.sync path";
     EXPECT_EQ(sass.find("LDL"), std::string::npos) << name << " reads local memory";
   }
+}
+
+}  // namespace
+
+TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfSm90aCompileToHgmma) {
+  expect_points_and_sample_compile_to_hgmma("configs/sm90a.json", 6);
+}
+
+TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSuiteSpaceCompileToHgmma) {
+  // configs/sm90a_suite.json: small tiles and split-K (most of the sample is split).
+  expect_points_and_sample_compile_to_hgmma("configs/sm90a_suite.json", 3);
+}
+
+TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilyAndSplits) {
+  const Space space = load_space(source("configs/sm90a_suite.json"));
+  const std::vector<Candidate> all = build_candidates(space, family(space.family));
+  EXPECT_EQ(all.size(), 258u) << "the enumerated configs and the named points";
+  std::size_t split = 0, tail = 0;
+  for (const auto& c : all) {
+    EXPECT_TRUE(family("wgmma").check_config(c.params).empty()) << c.name;
+    if (c.name.find("_sk") != std::string::npos) ++split;
+    if (c.name.ends_with("t")) ++tail;
+  }
+  EXPECT_GT(split, 100u);
+  EXPECT_EQ(tail * 2, split) << "every split count in both modes";
 }
 
 TEST(WgmmaSpaceCompile, FocusSpaceIsInsideTheFamily) {

@@ -1,0 +1,41 @@
+# CTest LibInstallExample: installs libmpgemm from BUILD_DIR into a fresh prefix under WORK_DIR, checks what was
+# installed, configures and builds examples/gemm against it with find_package(mpgemm), and runs the example on
+# DB (it says when there is no device and exits 0 then). Needs no GPU.
+foreach(var BUILD_DIR SOURCE_DIR WORK_DIR DB)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "test_install_example.cmake needs -D${var}=...")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  message(STATUS "${out}")
+endfunction()
+
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component mpgemm_lib)
+foreach(f include/mpgemm/gemm.hpp share/mpgemm/kernels/wgmma_gemm.cuh
+          share/mpgemm/kernels/wmma_gemm.cuh)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "not installed: ${f}")
+  endif()
+endforeach()
+file(GLOB_RECURSE configs ${prefix}/*/mpgemmConfig.cmake)
+file(GLOB_RECURSE libs ${prefix}/*/libmpgemm.so)
+if(NOT configs OR NOT libs)
+  message(FATAL_ERROR "no mpgemmConfig.cmake or libmpgemm.so under ${prefix}")
+endif()
+# The public header stands alone: it includes only standard headers, nothing of src/.
+file(STRINGS ${prefix}/include/mpgemm/gemm.hpp quoted REGEX "^#include \"")
+if(quoted)
+  message(FATAL_ERROR "the installed header includes project headers: ${quoted}")
+endif()
+
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/gemm -B ${WORK_DIR}/example -DCMAKE_BUILD_TYPE=Release
+    -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/example)
+run(${WORK_DIR}/example/gemm_example ${DB} 1000 1096 520)

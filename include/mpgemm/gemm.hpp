@@ -1,0 +1,137 @@
+#pragma once
+// libmpgemm: run the winners of an mpgemm results database (or of a file `mpgemm-export` wrote) inside a program.
+//
+//   mpgemm::Library lib = mpgemm::Library::open("results/h200/sm90a.db");
+//   const mpgemm::Dispatch& d = lib.gemm(A, B, C, M, N, K, stream);   // C = A * B on `stream`
+//   std::printf("%s: %s\n", mpgemm::to_string(d.path), d.reason.c_str());
+//
+// The problem is mpgemm's: A is M x K FP16 (__half) row-major, B is K x N FP16 row-major, C is M x N FP32 row-major,
+// FP32 accumulation, C overwritten. All three are device pointers on the calling thread's current CUDA device
+// (its primary context, as the CUDA runtime uses it); `stream` is a cudaStream_t (nullptr: the legacy default
+// stream). gemm() only enqueues: it returns before the product is done, like a kernel launch.
+//
+// Dispatch policy, for the current device and the shape (M, N, K). The candidates are the database's tuned shapes
+// on a device of the same name, each with its winner (the winner of the shape's latest re-rank, else its fastest
+// verified config: what `mpgemm-run --config best` runs) and that winner's speed relative to cuBLAS measured there
+// (ratio = cuBLAS time / winner time). A tuned shape's winner is *valid* for the request when its family accepts
+// the shape and the device (Family::check_shape and check_device: e.g. the Hopper family needs K and N multiples
+// of 8 and an sm_90 GPU).
+//   1. Among the tuned shapes whose winner is valid, take the nearest: distance =
+//      |log2(M/M')| + |log2(N/N')| + |log2(K/K')|; equal distances go to the smaller M', then N', then K'.
+//   2. If its ratio is known and >= Options::min_ratio (default 1: the winner beat cuBLAS where it was tuned), run
+//      that winner: path `tuned` when the tuned shape is the requested one, `nearest` otherwise.
+//   3. Otherwise (no tuned shape on this device, none whose winner is valid, or the nearest one's winner is not
+//      known to beat cuBLAS) run cublasGemmEx (FP16 in, FP32 compute and out): path `cublas`. With
+//      Options::allow_cublas false that is an error instead.
+// Every call says which path ran and why (the returned Dispatch; last_dispatch()); plan() answers the same without
+// running anything. Nothing falls back silently: a tuned config that fails to compile, load or launch throws
+// GemmError, it never turns into a cuBLAS call.
+//
+// Kernels: a winner's cubin comes from the cubin cache the tuner filled (`<db>.cubins/` beside the database or the
+// exported file, or Options::cubin_cache) and is loaded once per device; a cubin missing there is compiled with
+// NVRTC (from the kernel sources built into the library, the same text `share/mpgemm/kernels/` holds; the CUDA
+// toolkit headers must be present) the first time its shape is used, and kept in the cache when it is writable;
+// Dispatch::compiled says so. Split-K kernels get a zeroed 1 MiB workspace per (device, stream).
+//
+// Thread safety: one Library may be used from any number of threads at once, on any devices and streams. The
+// first call of a (device, shape) decides, compiles and loads under a lock; each thread remembers its last calls
+// (stream, shape, pointers) with their kernel arguments built, so a repeated call takes no lock and allocates
+// nothing (target: within 2 us of the bare launch; mpgemm-lib-bench measures it). A split-K workspace belongs to
+// a stream handle: do not let a destroyed stream's last GEMM overlap one on a new stream with the same handle.
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace mpgemm {
+
+// Which code computed a call.
+enum class Path {
+  tuned,    // the winner tuned at exactly this shape
+  nearest,  // the winner of the nearest tuned shape (this shape was never tuned)
+  cublas,   // cublasGemmEx: no tuned config is known to beat cuBLAS here
+};
+const char* to_string(Path path);  // "tuned", "nearest", "cublas"
+
+// How a shape is computed on a device, and why.
+struct Dispatch {
+  Path path = Path::cublas;
+  std::string family;                                  // kernel family ("wgmma", "wmma"); empty for cuBLAS
+  std::string config;                                  // the config's procedural name; "cublasGemmEx" for cuBLAS
+  std::string arch;                                    // the compile target ("sm_90a"); empty for cuBLAS
+  std::int64_t tuned_m = 0, tuned_n = 0, tuned_k = 0;  // the tuned shape that decided; 0 when none did
+  double ratio_cublas = 0;                             // its winner's speed / cuBLAS's there; 0 when unknown
+  bool compiled = false;  // the cubin was not in the cache: NVRTC compiled it when this shape was first used
+  std::string reason;     // one sentence, e.g. "not tuned; nearest tuned shape 4096x4096x4096 (distance 1.0) ..."
+};
+
+// Every failure of the library. kind() says what failed; code() is the CUDA / driver / cuBLAS status when one
+// caused it (0 otherwise).
+class GemmError : public std::runtime_error {
+ public:
+  enum class Kind {
+    open_failed,      // the database or exported file cannot be read
+    no_device,        // no CUDA driver or device
+    bad_argument,     // a dimension < 1 or above INT_MAX, a null pointer
+    no_tuned_config,  // the policy chose cuBLAS and Options::allow_cublas is false
+    compile_failed,   // a winner's cubin is missing and NVRTC could not build it (or compiling is not allowed)
+    load_failed,      // the cubin does not load or fit on this device
+    launch_failed,    // the launch was refused, or its arguments could not be built (e.g. misaligned pointers)
+    cublas_failed,    // cuBLAS refused the call
+    cuda_failed,      // another CUDA runtime or driver call failed (allocation, context)
+  };
+  GemmError(Kind kind, const std::string& what, int code = 0) : std::runtime_error(what), kind_(kind), code_(code) {}
+  Kind kind() const { return kind_; }
+  int code() const { return code_; }
+
+ private:
+  Kind kind_;
+  int code_;
+};
+
+class Library {
+ public:
+  struct Options {
+    std::string cubin_cache;    // empty: "<path>.cubins" beside the database or exported file
+    double min_ratio = 1.0;     // a winner runs only where its ratio to cuBLAS at its tuned shape is >= this
+                                // (0: any tuned winner runs, even one cuBLAS beat)
+    bool allow_cublas = true;   // false: a shape the policy gives to cuBLAS throws GemmError(no_tuned_config)
+    bool allow_compile = true;  // false: a cubin missing from the cache throws GemmError(compile_failed)
+  };
+
+  // Reads the winners of every (device, shape) from an mpgemm results database (SQLite, opened read-only) or a
+  // JSON file written by `mpgemm-export --format json`; the format is told by the file's content. Throws
+  // GemmError(open_failed). Needs no GPU.
+  static Library open(const std::string& path, const Options& options);
+  static Library open(const std::string& path);
+
+  Library(Library&&) noexcept;
+  Library& operator=(Library&&) noexcept;
+  ~Library();
+
+  // C = A * B on `stream` (a cudaStream_t) on the current device. Returns how the shape is computed on this
+  // device: a reference that stays valid while the Library lives. Throws GemmError.
+  const Dispatch& gemm(const void* A, const void* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K,
+                       void* stream);
+
+  // How gemm() would compute the shape on the current device, without compiling or launching anything (so
+  // Dispatch::compiled is false). Throws GemmError (no_device, bad_argument).
+  Dispatch plan(std::int64_t M, std::int64_t N, std::int64_t K) const;
+
+  // The dispatch of the calling thread's last successful gemm() on any Library; nullptr before the first.
+  static const Dispatch* last_dispatch();
+
+  // Tuned (device, shape) entries read from the file, and where from.
+  std::size_t tuned_shapes() const;
+  const std::string& path() const;
+
+  // The implementation (src/lib/library_impl.hpp), for the library's own benchmark and tests; opaque here.
+  struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
+  explicit Library(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mpgemm

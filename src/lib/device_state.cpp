@@ -1,0 +1,179 @@
+#include "lib/device_state.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "device/cuda_check.hpp"
+#include "device/fit_geometry.hpp"
+#include "device/query.hpp"
+#include "lib/dispatch_policy.hpp"
+#include "lib/errors.hpp"
+#include "lib/kernel_source.hpp"
+#include "measure/resources.hpp"
+
+namespace mpgemm::lib {
+
+StreamState::~StreamState() {
+  if (cublas) (void)cublasDestroy(cublas);  // fails only after a sticky fault; nothing to do then
+}
+
+std::size_t DeviceState::ShapeHash::operator()(const Shape& s) const {
+  std::size_t h = std::hash<std::int64_t>{}(s.m);
+  h = h * 1000003u ^ std::hash<std::int64_t>{}(s.n);
+  return h * 1000003u ^ std::hash<std::int64_t>{}(s.k);
+}
+
+DeviceState::DeviceState(int ordinal, const WinnerTable& table, const CubinCache& cache, const LibraryOptions& options)
+    : info_(query_device(ordinal)), table_(table), cache_(cache), options_(options) {
+  MPGEMM_CUDA(cudaSetDevice(ordinal));
+  MPGEMM_CUDA(cudaFree(nullptr));  // creates the primary context now and makes it current for the driver API
+  driver_ = &driver_api();
+  description_.name = info_.name;
+  description_.arch = info_.arch;
+  description_.sm_count = info_.sm_count;
+  description_.smem_per_block_optin = info_.smem_per_block_optin;
+  description_.driver_version = cuda_version_string(info_.driver_version);
+  description_.runtime_version = cuda_version_string(info_.runtime_version);
+  description_.cublas_version = cublas_version_string(info_.cublas_version);
+  description_.gpu = GpuIdentity{info_.uuid, info_.ordinal};
+}
+
+DeviceState::Decided DeviceState::decide_shape(const Shape& shape) const {
+  std::vector<std::size_t> indices;
+  const std::vector<TunedShape> rows = table_.policy_rows(description_, shape, &indices);
+  const Decision d = decide(shape, rows, PolicyOptions{options_.min_ratio});
+  Decided out;
+  out.dispatch.reason = d.reason;
+  if (d.chosen) {
+    const ShapeWinner& w = table_.winners()[indices[*d.chosen]];
+    out.dispatch.tuned_m = w.shape.m;
+    out.dispatch.tuned_n = w.shape.n;
+    out.dispatch.tuned_k = w.shape.k;
+    out.dispatch.ratio_cublas = w.ratio_to_cublas.value_or(0);
+    if (d.route != Route::cublas) {
+      out.winner = &w;
+      out.dispatch.family = w.family;
+      out.dispatch.config = w.config_name;
+      out.dispatch.arch = w.arch.str();
+    }
+  }
+  switch (d.route) {
+    case Route::tuned:
+      out.dispatch.path = Path::tuned;
+      break;
+    case Route::nearest:
+      out.dispatch.path = Path::nearest;
+      break;
+    case Route::cublas:
+      out.dispatch.path = Path::cublas;
+      out.dispatch.config = "cublasGemmEx";
+      break;
+  }
+  return out;
+}
+
+Dispatch DeviceState::plan(const Shape& shape) const {
+  return decide_shape(shape).dispatch;
+}
+
+LoadedKernel& DeviceState::module_for(const ShapeWinner& winner, bool* compiled) {
+  WinnerCubin cubin = winner_cubin(winner, cache_, options_.allow_compile);
+  *compiled = cubin.compiled;
+  auto& slot = modules_[cubin.result.compile_key];
+  if (!slot) {
+    try {
+      slot = std::make_unique<LoadedKernel>(*driver_, cubin.result.cubin, cubin.result.lowered_name);
+    } catch (...) {
+      modules_.erase(cubin.result.compile_key);
+      rethrow_as(GemmError::Kind::load_failed,
+                 fmt::format("loading {} ({}) on {}", winner.config_name, winner.arch.str(), info_.name));
+    }
+  }
+  return *slot;
+}
+
+std::unique_ptr<ShapeSlot> DeviceState::build_slot(const Shape& shape) {
+  Decided decided = decide_shape(shape);
+  auto slot = std::make_unique<ShapeSlot>();
+  slot->shape = shape;
+  slot->dispatch = std::move(decided.dispatch);
+  if (!decided.winner) {
+    if (!options_.allow_cublas)
+      throw GemmError(GemmError::Kind::no_tuned_config, fmt::format("{} on {}: {} (and Options::allow_cublas is false)",
+                                                                    shape.str(), info_.name, slot->dispatch.reason));
+    return slot;
+  }
+  const ShapeWinner& w = *decided.winner;
+  const std::string doing = fmt::format("preparing {} for {} on {}", w.config_name, shape.str(), info_.name);
+  LoadedKernel& kernel = module_for(w, &slot->dispatch.compiled);
+  try {
+    const Family& fam = family(w.family);
+    const LaunchGeometry asked = fam.launch_geometry(w.params, shape, description_);
+    if (auto why = check_resources(kernel.resources(), info_.limits(), {asked.block.count(), asked.dynamic_smem_bytes}))
+      throw GemmError(GemmError::Kind::load_failed, fmt::format("{}: {}", doing, *why));
+    // The opt-in is per function and shared by its shapes: only ever raised.
+    std::uint32_t& opted = configured_smem_[&kernel];
+    if (asked.dynamic_smem_bytes > opted || asked.cluster.count() > 8) {
+      kernel.configure(asked);
+      opted = std::max(opted, asked.dynamic_smem_bytes);
+    }
+    const FittedGeometry fitted = fit_geometry(kernel, asked, info_.sm_count);
+    if (fitted.reason) throw GemmError(GemmError::Kind::load_failed, fmt::format("{}: {}", doing, *fitted.reason));
+    slot->kernel = &kernel;
+    slot->geometry = fitted.geometry;
+    slot->family = &fam;
+    slot->winner = &w;
+  } catch (...) {
+    rethrow_as(GemmError::Kind::load_failed, doing);
+  }
+  return slot;
+}
+
+const ShapeSlot& DeviceState::slot(const Shape& shape) {
+  {
+    std::shared_lock lock(slots_mutex_);
+    if (auto it = slots_.find(shape); it != slots_.end()) return *it->second;
+  }
+  std::lock_guard build(build_mutex_);
+  {
+    std::shared_lock lock(slots_mutex_);
+    if (auto it = slots_.find(shape); it != slots_.end()) return *it->second;
+  }
+  std::unique_ptr<ShapeSlot> built = build_slot(shape);  // a failure is not kept: the next call tries again
+  std::unique_lock lock(slots_mutex_);
+  return *(slots_[shape] = std::move(built));
+}
+
+StreamState& DeviceState::stream_state(cudaStream_t stream) {
+  std::lock_guard lock(streams_mutex_);
+  auto& state = streams_[stream];
+  if (state) return *state;
+  try {
+    auto made = std::make_unique<StreamState>();
+    made->stream = stream;
+    made->workspace = DeviceBuffer(kWorkspaceBytes, "the split-K workspace");
+    MPGEMM_CUDA(cudaMemsetAsync(made->workspace.get(), 0, kWorkspaceBytes, stream));
+    state = std::move(made);
+  } catch (...) {
+    streams_.erase(stream);
+    rethrow_as(GemmError::Kind::cuda_failed, fmt::format("preparing a stream on {}", info_.name));
+  }
+  return *state;
+}
+
+cublasHandle_t DeviceState::cublas(StreamState& state) {
+  std::call_once(state.cublas_once, [&] {
+    try {
+      MPGEMM_CUBLAS(cublasCreate(&state.cublas));
+      MPGEMM_CUBLAS(cublasSetStream(state.cublas, state.stream));
+    } catch (...) {
+      if (state.cublas) (void)cublasDestroy(state.cublas);
+      state.cublas = nullptr;
+      rethrow_as(GemmError::Kind::cublas_failed, fmt::format("creating a cuBLAS handle on {}", info_.name));
+    }
+  });
+  return state.cublas;
+}
+
+}  // namespace mpgemm::lib

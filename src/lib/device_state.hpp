@@ -1,0 +1,111 @@
+#pragma once
+// What the library keeps per CUDA device: the device's description, each shape's dispatch (decided, compiled and
+// loaded once: a ShapeSlot), the loaded modules (one per cubin, shared by the shapes whose winner it is) and per
+// stream a zeroed split-K workspace and a cuBLAS handle. Slots and stream states are never removed or moved while
+// the DeviceState lives, so the per-call path may keep pointers to them.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "codegen/family.hpp"
+#include "common/device.hpp"
+#include "compile/cubin_cache.hpp"
+#include "device/device_info.hpp"
+#include "device/driver_api.hpp"
+#include "device/kernel.hpp"
+#include "device/problem.hpp"
+#include "lib/winner_table.hpp"
+#include "mpgemm/gemm.hpp"
+
+namespace mpgemm::lib {
+
+// One shape on one device, ready to launch.
+struct ShapeSlot {
+  Shape shape;
+  Dispatch dispatch;
+  const LoadedKernel* kernel = nullptr;  // null: the cuBLAS path
+  LaunchGeometry geometry;               // fitted to the device (a persistent grid lowered)
+  const Family* family = nullptr;        // the winner's family (with `params`, builds the kernel's arguments)
+  const ShapeWinner* winner = nullptr;   // in the Library's WinnerTable
+};
+
+// Per (device, stream): split-K's workspace (kWorkspaceBytes, zeroed on that stream before its first use; each
+// kernel leaves it zero) and a cuBLAS handle bound to the stream, made at its first cuBLAS call.
+struct StreamState {
+  cudaStream_t stream = nullptr;
+  DeviceBuffer workspace;
+  std::once_flag cublas_once;
+  cublasHandle_t cublas = nullptr;
+  ~StreamState();
+};
+
+struct LibraryOptions {
+  double min_ratio = 1.0;
+  bool allow_cublas = true;
+  bool allow_compile = true;
+};
+
+class DeviceState {
+ public:
+  // Queries the device, makes its primary context current on this thread and resolves the driver entry points.
+  // Throws NoDeviceError, CudaError.
+  DeviceState(int ordinal, const WinnerTable& table, const CubinCache& cache, const LibraryOptions& options);
+  DeviceState(const DeviceState&) = delete;
+  DeviceState& operator=(const DeviceState&) = delete;
+
+  int ordinal() const { return info_.ordinal; }
+  const DeviceDescription& description() const { return description_; }
+  const DriverApi& driver() const { return *driver_; }
+
+  // The policy's decision for `shape`, without compiling or loading (Dispatch::compiled false). Pure but for the
+  // families' checks.
+  Dispatch plan(const Shape& shape) const;
+
+  // The shape's slot: decided, compiled and loaded at the first call (one shape at a time per device), shared by
+  // every later one. Throws GemmError (no_tuned_config, compile_failed, load_failed).
+  const ShapeSlot& slot(const Shape& shape);
+
+  // The stream's state, made at its first use (the workspace zeroed with cudaMemsetAsync on the stream). Throws
+  // GemmError(cuda_failed).
+  StreamState& stream_state(cudaStream_t stream);
+  // The stream's cuBLAS handle, made at the first call. Throws GemmError(cublas_failed).
+  cublasHandle_t cublas(StreamState& state);
+
+ private:
+  struct Decided {
+    Dispatch dispatch;
+    const ShapeWinner* winner = nullptr;  // null: cuBLAS
+  };
+  Decided decide_shape(const Shape& shape) const;
+  std::unique_ptr<ShapeSlot> build_slot(const Shape& shape);
+  LoadedKernel& module_for(const ShapeWinner& winner, bool* compiled);
+
+  struct ShapeHash {
+    std::size_t operator()(const Shape& s) const;
+  };
+
+  DeviceInfo info_;
+  DeviceDescription description_;
+  const DriverApi* driver_ = nullptr;
+  const WinnerTable& table_;
+  const CubinCache& cache_;
+  LibraryOptions options_;
+
+  std::shared_mutex slots_mutex_;  // guards slots_ (lookups shared, inserts exclusive)
+  std::unordered_map<Shape, std::unique_ptr<ShapeSlot>, ShapeHash> slots_;
+  std::mutex build_mutex_;  // one slot built at a time; guards modules_ and configured_smem_
+  std::map<std::string, std::unique_ptr<LoadedKernel>> modules_;  // by compile key
+  std::map<const LoadedKernel*, std::uint32_t> configured_smem_;  // the dynamic shared memory opted in (bytes)
+
+  std::mutex streams_mutex_;
+  std::unordered_map<cudaStream_t, std::unique_ptr<StreamState>> streams_;
+};
+
+}  // namespace mpgemm::lib

@@ -1,0 +1,15 @@
+#pragma once
+// Reads the JSON table `mpgemm-export --format json` writes (format "mpgemm-export", version 1): one entry per
+// (device, shape) with its winner, into the records the library takes from a database.
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include "store/shape_winners.hpp"
+
+namespace mpgemm::lib {
+
+// Throws mpgemm::Error naming the file and the entry when the format, the version or a field is wrong.
+std::vector<ShapeWinner> read_export(std::string_view json_text, const std::filesystem::path& source);
+
+}  // namespace mpgemm::lib

@@ -1,0 +1,164 @@
+// The public API (include/mpgemm/gemm.hpp) over Library::Impl.
+#include <climits>
+
+#include <cuda.h>
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "device/cuda_check.hpp"
+#include "lib/cublas_path.hpp"
+#include "lib/errors.hpp"
+#include "lib/library_impl.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+std::atomic<std::uint64_t> next_library_id{1};
+thread_local const Dispatch* last = nullptr;
+
+Shape checked_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
+  for (auto [name, v] : {std::pair{"M", m}, {"N", n}, {"K", k}})
+    if (v < 1 || v > INT_MAX)
+      throw GemmError(GemmError::Kind::bad_argument, fmt::format("{} = {} is outside 1..{}", name, v, INT_MAX));
+  return {m, n, k};
+}
+
+}  // namespace
+
+const char* to_string(Path path) {
+  switch (path) {
+    case Path::tuned:
+      return "tuned";
+    case Path::nearest:
+      return "nearest";
+    case Path::cublas:
+      return "cublas";
+  }
+  return "?";
+}
+
+Library::Impl::Impl(std::string p, lib::WinnerTable t, CubinCache c, lib::LibraryOptions o)
+    : id(next_library_id.fetch_add(1)), path(std::move(p)), table(std::move(t)), cache(std::move(c)), options(o) {}
+
+int Library::Impl::current_device() {
+  int ordinal = -1;
+  const cudaError_t error = cudaGetDevice(&ordinal);
+  if (error == cudaSuccess) return ordinal;
+  (void)cudaGetLastError();
+  const auto kind = error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver || error == cudaErrorStubLibrary
+                        ? GemmError::Kind::no_device
+                        : GemmError::Kind::cuda_failed;
+  throw GemmError(kind, fmt::format("libmpgemm: no current CUDA device: cudaGetDevice returned {}", describe(error)),
+                  static_cast<int>(error));
+}
+
+lib::DeviceState& Library::Impl::device(int ordinal) {
+  if (ordinal < 0 || ordinal >= kMaxDevices)
+    throw GemmError(GemmError::Kind::cuda_failed, fmt::format("libmpgemm: device ordinal {} is out of range", ordinal));
+  if (lib::DeviceState* d = devices_[ordinal].load(std::memory_order_acquire)) return *d;
+  std::lock_guard lock(devices_mutex_);
+  if (lib::DeviceState* d = devices_[ordinal].load(std::memory_order_acquire)) return *d;
+  try {
+    owned_.push_back(std::make_unique<lib::DeviceState>(ordinal, table, cache, options));
+  } catch (...) {
+    lib::rethrow_as(GemmError::Kind::cuda_failed, fmt::format("libmpgemm: setting up device {}", ordinal));
+  }
+  devices_[ordinal].store(owned_.back().get(), std::memory_order_release);
+  return *owned_.back();
+}
+
+lib::CallEntry& Library::Impl::entry(const lib::CallKey& key) {
+  lib::CallCache& calls = lib::CallCache::local();
+  if (lib::CallEntry* hit = calls.find(key)) return *hit;
+  // This thread's first call like this: bind the device's primary context to the thread for the driver API.
+  try {
+    MPGEMM_CUDA(cudaSetDevice(key.device));
+  } catch (...) {
+    lib::rethrow_as(GemmError::Kind::cuda_failed, fmt::format("libmpgemm: making device {} current", key.device));
+  }
+  lib::DeviceState& dev = device(key.device);
+  const lib::ShapeSlot& slot = dev.slot(key.shape);
+  lib::StreamState& stream = dev.stream_state(key.stream);
+  KernelArgs args;
+  if (slot.kernel) {
+    try {
+      const ProblemBuffers buffers{key.a, key.b, const_cast<void*>(key.c), key.shape, stream.workspace.get()};
+      slot.family->append_problem_args(slot.winner->params, buffers,
+                                       DriverFunctions{dev.driver().tensor_map_encode_tiled}, args);
+    } catch (...) {
+      lib::rethrow_as(GemmError::Kind::launch_failed,
+                      fmt::format("building the arguments of {} for {}", slot.dispatch.config, key.shape.str()));
+    }
+  } else {
+    dev.cublas(stream);
+  }
+  lib::CallEntry& e = calls.insert(key);
+  e.slot = &slot;
+  e.stream = &stream;
+  e.args = std::move(args);
+  e.pointers = e.args.pointers();
+  return e;
+}
+
+Library Library::open(const std::string& path) {
+  return open(path, Options{});
+}
+
+Library Library::open(const std::string& path, const Options& options) {
+  try {
+    lib::WinnerTable table = lib::WinnerTable::load(path);
+    CubinCache cache(options.cubin_cache.empty() ? CubinCache::beside(path)
+                                                 : std::filesystem::path(options.cubin_cache));
+    return Library(
+        std::make_unique<Impl>(path, std::move(table), std::move(cache),
+                               lib::LibraryOptions{options.min_ratio, options.allow_cublas, options.allow_compile}));
+  } catch (...) {
+    lib::rethrow_as(GemmError::Kind::open_failed, fmt::format("libmpgemm: opening {}", path));
+  }
+}
+
+Library::Library(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Library::Library(Library&&) noexcept = default;
+Library& Library::operator=(Library&&) noexcept = default;
+Library::~Library() = default;
+
+const Dispatch& Library::gemm(const void* A, const void* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K,
+                              void* stream) {
+  if (A == nullptr || B == nullptr || C == nullptr)
+    throw GemmError(GemmError::Kind::bad_argument, "libmpgemm: gemm() needs device pointers for A, B and C");
+  const lib::CallKey key{
+      impl_->id, Impl::current_device(), static_cast<cudaStream_t>(stream), checked_shape(M, N, K), A, B, C};
+  lib::CallEntry& e = impl_->entry(key);
+  const lib::ShapeSlot& slot = *e.slot;
+  try {
+    if (slot.kernel)
+      slot.kernel->launch(slot.geometry, static_cast<CUstream>(stream), e.pointers.data());
+    else
+      lib::cublas_gemm(e.stream->cublas, A, B, C, key.shape);
+  } catch (...) {
+    lib::rethrow_as(slot.kernel ? GemmError::Kind::launch_failed : GemmError::Kind::cublas_failed,
+                    fmt::format("libmpgemm: {} for {}", slot.dispatch.config, key.shape.str()));
+  }
+  last = &slot.dispatch;
+  return slot.dispatch;
+}
+
+Dispatch Library::plan(std::int64_t M, std::int64_t N, std::int64_t K) const {
+  const Shape shape = checked_shape(M, N, K);
+  return impl_->device(Impl::current_device()).plan(shape);
+}
+
+const Dispatch* Library::last_dispatch() {
+  return last;
+}
+
+std::size_t Library::tuned_shapes() const {
+  return impl_->table.winners().size();
+}
+
+const std::string& Library::path() const {
+  return impl_->path;
+}
+
+}  // namespace mpgemm

@@ -1,0 +1,67 @@
+#include "lib/winner_table.hpp"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "codegen/family.hpp"
+#include "common/error.hpp"
+#include "lib/export_file.hpp"
+#include "store/store.hpp"
+
+namespace mpgemm::lib {
+
+namespace {
+
+bool is_sqlite(const std::filesystem::path& path) {
+  static constexpr char kMagic[] = "SQLite format 3";  // with its NUL: the 16-byte header of every SQLite file
+  std::array<char, sizeof(kMagic)> head{};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot be opened: {}", path.string(), std::strerror(errno)));
+  in.read(head.data(), head.size());
+  return in.gcount() == static_cast<std::streamsize>(head.size()) && std::memcmp(head.data(), kMagic, head.size()) == 0;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw Error(fmt::format("{}: cannot be read", path.string()));
+  return text.str();
+}
+
+std::optional<std::string> why_invalid(const ShapeWinner& w, const DeviceDescription& device, const Shape& shape) {
+  bool known = false;
+  for (std::string_view name : family_names()) known = known || name == w.family;
+  if (!known) return fmt::format("{}: family '{}' is not part of this build", w.config_name, w.family);
+  const Family& fam = family(w.family);
+  if (auto why = fam.check_device(w.params, device)) return fmt::format("{}: {}", w.config_name, *why);
+  if (auto why = fam.check_shape(w.params, shape)) return fmt::format("{}: {}", w.config_name, *why);
+  return std::nullopt;
+}
+
+}  // namespace
+
+WinnerTable WinnerTable::load(const std::filesystem::path& path) {
+  if (is_sqlite(path)) return WinnerTable(shape_winners(Store::open(path, Store::Mode::read_only)));
+  return WinnerTable(read_export(read_text(path), path));
+}
+
+std::vector<TunedShape> WinnerTable::policy_rows(const DeviceDescription& device, const Shape& requested,
+                                                 std::vector<std::size_t>* indices) const {
+  std::vector<TunedShape> rows;
+  indices->clear();
+  for (std::size_t i = 0; i < winners_.size(); ++i) {
+    const ShapeWinner& w = winners_[i];
+    if (w.device_name != device.name) continue;
+    rows.push_back({w.shape, w.config_name, w.ratio_to_cublas, why_invalid(w, device, requested)});
+    indices->push_back(i);
+  }
+  return rows;
+}
+
+}  // namespace mpgemm::lib

@@ -1,0 +1,32 @@
+#pragma once
+// The winners the library dispatches from: one per (device, shape), read once from a results database
+// (store/shape_winners.hpp: what mpgemm-run --config best takes) or an exported JSON file.
+#include <filesystem>
+#include <vector>
+
+#include "common/device.hpp"
+#include "lib/dispatch_policy.hpp"
+#include "store/shape_winners.hpp"
+
+namespace mpgemm::lib {
+
+class WinnerTable {
+ public:
+  // A SQLite file (by its header) is opened read-only; anything else is read as an export. Throws StoreError
+  // or mpgemm::Error naming the file.
+  static WinnerTable load(const std::filesystem::path& path);
+  explicit WinnerTable(std::vector<ShapeWinner> winners) : winners_(std::move(winners)) {}
+
+  const std::vector<ShapeWinner>& winners() const { return winners_; }
+
+  // The policy's table for `requested` on `device`: every winner tuned on a device of that name, with the
+  // reason its family gives when it cannot run `requested` there (check_device, then check_shape; a family this
+  // build lacks is a reason too). Row i of the result is rows[i] of `indices`, an index into winners().
+  std::vector<TunedShape> policy_rows(const DeviceDescription& device, const Shape& requested,
+                                      std::vector<std::size_t>* indices) const;
+
+ private:
+  std::vector<ShapeWinner> winners_;
+};
+
+}  // namespace mpgemm::lib

@@ -1,0 +1,48 @@
+#pragma once
+// The winner of each (device, shape) a database holds, as `mpgemm-run --config best` takes it: the winner of the
+// shape's latest re-rank (the view `winners`) when there is one, else the fastest verified config of any family
+// and arch (the view `best_per_shape`). One definition for mpgemm-run and the library (src/lib).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/params.hpp"
+#include "common/types.hpp"
+#include "store/store.hpp"
+
+namespace mpgemm {
+
+struct ShapeWinner {
+  std::string device_name;  // e.g. "NVIDIA H200"
+  std::string device_cc;    // the device's compute capability as an arch, e.g. "sm_90"
+  Arch arch;                // the compile target it was measured with, e.g. sm_90a
+  Shape shape;
+  std::string family;                // e.g. "wgmma"
+  std::string config_name;           // the procedural name
+  std::optional<std::string> alias;  // the space's point name, when it is one
+  Params params;
+  double median_ms = 0;                   // per launch (ms), from the re-rank or the tuning run
+  std::optional<double> cublas_ms;        // cuBLAS's median it was compared with (ms)
+  std::optional<double> ratio_to_cublas;  // cuBLAS median / this median: > 1 is faster than cuBLAS
+  // cuBLASLt's best (ms) and the ratio to it. A re-rank has no cuBLASLt: a re-rank winner's are those of its own
+  // fastest tuning measurement of the shape that has a timed cuBLASLt (none when it has none).
+  std::optional<double> cublaslt_ms;
+  std::optional<double> ratio_to_cublaslt;  // cuBLASLt median / this median
+  bool from_rerank = false;                 // true: the view winners; false: best_per_shape
+  // How it was timed (mpgemm-export's command that measures it again): the re-rank's rounds, or the tuning
+  // measurement's protocol.
+  L2Mode l2 = L2Mode::warm;              // re-rank rounds are always warm
+  int warmup = 0;                        // launches before timing
+  int runs = 0;                          // timed batches (a re-rank's rounds)
+  int iters = 0;                         // launches per batch
+  std::optional<std::int64_t> sm_count;  // multiprocessors of the device, from the run that timed it
+
+  double tflops() const { return shape.flops() / median_ms / 1e9; }
+};
+
+// One winner per (device, shape), ordered by device name, then M, N, K. Needs a Store opened read_only (its
+// queries go through query_sql). Throws StoreError, and mpgemm::Error for a row whose arch or params do not read.
+std::vector<ShapeWinner> shape_winners(const Store& store);
+
+}  // namespace mpgemm
