@@ -130,10 +130,13 @@ TEST(WinnerTable, RefusesWhatIsNotAVersion1Export) {
   EXPECT_THROW(read_export(R"({"format": "other", "version": 1, "entries": []})", "f.json"), Error);
   EXPECT_THROW(read_export(R"({"format": "mpgemm-export", "version": 2, "entries": []})", "v.json"), Error);
   try {
-    read_export(R"({"format": "mpgemm-export", "version": 1, "entries": [{"device": "X"}]})", "e.json");
+    read_export(R"({"format": "mpgemm-export", "version": 1, "generated_by": "t", "database": "d",
+                    "entries": [{"device": "X"}]})",
+                "e.json");
     FAIL() << "a missing field was accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("e.json: at /entries/0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("e.json: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/entries/0"), std::string::npos) << e.what();
   }
 }
 
