@@ -28,7 +28,7 @@ class TunePoints : public ::testing::Test {
   report::Table tune_points(std::int64_t m, std::int64_t n, std::int64_t k) {
     auto db = (dir_ / fmt::format("{}x{}x{}.db", m, n, k)).string();
     auto r = run_command(fmt::format("cd {} && {} configs/sm86.json --only wmma_naive,wmma_shared,wmma_cp_async "
-                                     "--M {} --N {} --K {} --db {}",
+                                     "--M {} --N {} --K {} --no-screen --db {}",
                                      MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), m, n, k, db));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     Store s = Store::open(db, Store::Mode::read_only);
