@@ -191,6 +191,9 @@ std::string export_cpp_header(const ExportTable& table, const std::map<std::stri
 // and launching it fails with cudaErrorNoKernelImageForDevice. Compile with mpgemm's kernels/ directory on the
 // include path and a -gencode per arch above, C++17:
 //   nvcc -std=c++17 -I<mpgemm>/kernels{} -c app.cu
+// Known problem (H200, CUDA 13.0): in a program whose fatbin mixes sm_90a with another arch, the sm_90a kernels
+// cannot be launched (cudaErrorInvalidResourceHandle from the first runtime call on them); built for sm_90a alone
+// they run. Until that is understood, build the sm_90a winners into a program compiled for sm_90a only.
 // Link cudart only: launch() reaches cuTensorMapEncodeTiled through cudaGetDriverEntryPointByVersion.
 //
 // Use, in host code:
