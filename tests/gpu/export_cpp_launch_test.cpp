@@ -92,8 +92,8 @@ TEST(ExportCppLaunch, EveryWinnerOfThisGpuComputesTheProduct) {
   const auto built = testing::run_command(fmt::format(
       // sm_90a alone: mixed with sm_86 in one fatbin, the sm_90a kernels cannot be launched (invalid resource handle,
       // H200, CUDA 13.0; the header says so).
-      "{} -std=c++17 -I{} -I{} -gencode arch=compute_90a,code=sm_90a {} -o {}",
-      MPGEMM_NVCC, testing::source("kernels"), dir.string(), (dir / "launch.cu").string(), program.string()));
+      "{} -std=c++17 -I{} -I{} -gencode arch=compute_90a,code=sm_90a {} -o {}", MPGEMM_NVCC, testing::source("kernels"),
+      dir.string(), (dir / "launch.cu").string(), program.string()));
   ASSERT_EQ(built.exit_code, 0) << built.output;
   const auto ran = testing::run_command(program.string());
   if (ran.exit_code == kNoDevice) {
