@@ -43,36 +43,24 @@ void LoadedKernel::configure(const LaunchGeometry& geometry) {
     MPGEMM_CU(api_.func_set_attribute(function_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
 }
 
-namespace {
-
-// cuLaunchKernelEx's description of a launch; the cluster attribute lives here so that config.attrs stays valid.
-struct LaunchConfig {
-  CUlaunchConfig config{};
-  CUlaunchAttribute cluster{};
-
-  LaunchConfig(const LaunchGeometry& geometry, CUstream stream) {
-    config.gridDimX = geometry.grid.x;
-    config.gridDimY = geometry.grid.y;
-    config.gridDimZ = geometry.grid.z;
-    config.blockDimX = geometry.block.x;
-    config.blockDimY = geometry.block.y;
-    config.blockDimZ = geometry.block.z;
-    config.sharedMemBytes = geometry.dynamic_smem_bytes;
-    config.hStream = stream;
-    if (geometry.cluster.count() > 1) {
-      cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      cluster.value.clusterDim.x = geometry.cluster.x;
-      cluster.value.clusterDim.y = geometry.cluster.y;
-      cluster.value.clusterDim.z = geometry.cluster.z;
-      config.attrs = &cluster;
-      config.numAttrs = 1;
-    }
+LaunchConfig::LaunchConfig(const LaunchGeometry& geometry, CUstream stream) {
+  config.gridDimX = geometry.grid.x;
+  config.gridDimY = geometry.grid.y;
+  config.gridDimZ = geometry.grid.z;
+  config.blockDimX = geometry.block.x;
+  config.blockDimY = geometry.block.y;
+  config.blockDimZ = geometry.block.z;
+  config.sharedMemBytes = geometry.dynamic_smem_bytes;
+  config.hStream = stream;
+  if (geometry.cluster.count() > 1) {
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = geometry.cluster.x;
+    cluster.value.clusterDim.y = geometry.cluster.y;
+    cluster.value.clusterDim.z = geometry.cluster.z;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
   }
-  LaunchConfig(const LaunchConfig&) = delete;
-  LaunchConfig& operator=(const LaunchConfig&) = delete;
-};
-
-}  // namespace
+}
 
 int LoadedKernel::max_active_clusters(const LaunchGeometry& geometry) const {
   LaunchConfig launch(geometry, nullptr);

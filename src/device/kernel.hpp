@@ -11,6 +11,17 @@
 
 namespace mpgemm {
 
+// cuLaunchKernelEx's description of one launch of `geometry` on `stream`; the cluster attribute lives here so that
+// config.attrs stays valid (hence no copies). Used by LoadedKernel::launch and by callers that launch bare.
+struct LaunchConfig {
+  CUlaunchConfig config{};
+  CUlaunchAttribute cluster{};
+
+  LaunchConfig(const LaunchGeometry& geometry, CUstream stream);
+  LaunchConfig(const LaunchConfig&) = delete;
+  LaunchConfig& operator=(const LaunchConfig&) = delete;
+};
+
 class LoadedKernel {
  public:
   // Loads the cubin and looks up `lowered_name`. Throws DriverError carrying the CUresult (an image for another

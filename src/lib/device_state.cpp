@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "device/cuda_check.hpp"
+#include "device/device_description.hpp"
 #include "device/fit_geometry.hpp"
 #include "device/query.hpp"
 #include "lib/dispatch_policy.hpp"
@@ -29,14 +30,7 @@ DeviceState::DeviceState(int ordinal, const WinnerTable& table, const CubinCache
   MPGEMM_CUDA(cudaSetDevice(ordinal));
   MPGEMM_CUDA(cudaFree(nullptr));  // creates the primary context now and makes it current for the driver API
   driver_ = &driver_api();
-  description_.name = info_.name;
-  description_.arch = info_.arch;
-  description_.sm_count = info_.sm_count;
-  description_.smem_per_block_optin = info_.smem_per_block_optin;
-  description_.driver_version = cuda_version_string(info_.driver_version);
-  description_.runtime_version = cuda_version_string(info_.runtime_version);
-  description_.cublas_version = cublas_version_string(info_.cublas_version);
-  description_.gpu = GpuIdentity{info_.uuid, info_.ordinal};
+  description_ = describe_device(info_);
 }
 
 DeviceState::Decided DeviceState::decide_shape(const Shape& shape) const {

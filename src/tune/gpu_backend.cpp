@@ -9,6 +9,7 @@
 #include "codegen/family.hpp"
 #include "common/error.hpp"
 #include "common/whole_number.hpp"
+#include "device/device_description.hpp"
 #include "worker/client.hpp"
 
 namespace mpgemm {
@@ -20,14 +21,7 @@ class GpuBackend final : public MeasureBackend {
   GpuBackend(WorkerOptions options, const MeasureSettings& settings)
       : client_(std::move(options)), settings_(settings) {
     DeviceInfo info = client_.hello();
-    device_.name = info.name;
-    device_.arch = info.arch;
-    device_.sm_count = info.sm_count;
-    device_.smem_per_block_optin = info.smem_per_block_optin;
-    device_.driver_version = cuda_version_string(info.driver_version);
-    device_.runtime_version = cuda_version_string(info.runtime_version);
-    device_.cublas_version = cublas_version_string(info.cublas_version);
-    device_.gpu = GpuIdentity{info.uuid, info.ordinal};
+    device_ = describe_device(info);
     device_count_ = info.device_count;
   }
 

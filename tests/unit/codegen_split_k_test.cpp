@@ -10,6 +10,7 @@
 #include "codegen/family.hpp"
 #include "codegen/wgmma_family.hpp"
 #include "split_k.cuh"
+#include "support/h200.hpp"
 
 namespace mpgemm {
 namespace {
@@ -45,7 +46,7 @@ TEST(SplitK, UnitsCoverEveryTileAndKBlockOnce) {
       for (auto [tiles, clusters] : {std::pair{1, 132}, {32, 132}, {288, 132}, {264, 132}, {5, 2}})
         for (int k_blocks : {7, 16, 47}) {
           if (k_blocks < split_k) continue;
-          SCOPED_TRACE(testing::Message() << "mode " << mode << " split " << split_k << " tiles " << tiles
+          SCOPED_TRACE(::testing::Message() << "mode " << mode << " split " << split_k << " tiles " << tiles
                                           << " clusters " << clusters << " k_blocks " << k_blocks);
           expect_exact_cover(tiles, clusters, k_blocks, split_k, mode);
         }
@@ -74,12 +75,7 @@ Params split_point(int split_k, const std::string& mode) {
 }
 
 DeviceDescription h200() {
-  DeviceDescription d;
-  d.name = "NVIDIA H200";
-  d.arch = Arch{9, 0, false};
-  d.sm_count = 132;
-  d.smem_per_block_optin = 232448;
-  return d;
+  return mpgemm::testing::h200_description();
 }
 
 TEST(SplitK, UnsplitConfigsKeepTheirParametersAndNames) {

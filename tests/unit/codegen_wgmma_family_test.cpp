@@ -8,14 +8,19 @@
 #include "codegen/family.hpp"
 #include "codegen/wgmma_family.hpp"
 #include "common/error.hpp"
+#include "support/h200.hpp"
 #include "tile_schedule.cuh"
 
 namespace mpgemm {
 namespace {
 
-const Family& wgmma() { return family("wgmma"); }
+const Family& wgmma() {
+  return family("wgmma");
+}
 
-Params persistent_point() { return WgmmaConfig{}.to_params(); }  // the defaults are the named point wgmma_persistent
+Params persistent_point() {
+  return WgmmaConfig{}.to_params();
+}  // the defaults are the named point wgmma_persistent
 
 Params with(Params p, const std::string& name, Value v) {
   p[name] = std::move(v);
@@ -29,12 +34,7 @@ bool any_contains(const std::vector<std::string>& messages, const std::string& n
 }
 
 DeviceDescription h200() {
-  DeviceDescription d;
-  d.name = "NVIDIA H200";
-  d.arch = Arch{9, 0, false};
-  d.sm_count = 132;
-  d.smem_per_block_optin = 232448;
-  return d;
+  return mpgemm::testing::h200_description();
 }
 
 TEST(WgmmaFamily, NameCoversEveryParameterAndRoundTrips) {
@@ -44,11 +44,16 @@ TEST(WgmmaFamily, NameCoversEveryParameterAndRoundTrips) {
   std::set<std::string> names{wgmma().config_name(p)};
   for (const auto& [name, value] : p) {
     Value other;
-    if (name == "RASTER") other = std::string("n");
-    else if (name == "SCHEDULE") other = std::string("pingpong");
-    else if (name == "EPILOGUE") other = std::string("tma");
-    else if (name == "PERSISTENT") other = std::int64_t{0};
-    else other = std::get<std::int64_t>(value) + 1;
+    if (name == "RASTER")
+      other = std::string("n");
+    else if (name == "SCHEDULE")
+      other = std::string("pingpong");
+    else if (name == "EPILOGUE")
+      other = std::string("tma");
+    else if (name == "PERSISTENT")
+      other = std::int64_t{0};
+    else
+      other = std::get<std::int64_t>(value) + 1;
     EXPECT_TRUE(names.insert(wgmma().config_name(with(p, name, other))).second) << name;
   }
 }
@@ -80,7 +85,8 @@ TEST(WgmmaFamily, RejectsWhatTheKernelCannotBuild) {
   EXPECT_TRUE(any_contains(problems(with(with(pingpong, "BN", std::int64_t{128}), "CONSUMERS", std::int64_t{1})),
                            "CONSUMERS must be 2"));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "SCHEDULE", std::string("split"))), "\"coop\""));
-  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "EPILOGUE", std::string("smem"))), "\"direct\" or \"tma\""));
+  EXPECT_TRUE(
+      any_contains(problems(with(persistent_point(), "EPILOGUE", std::string("smem"))), "\"direct\" or \"tma\""));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "PERSISTENT", std::int64_t{3})), "2 (balanced)"));
   EXPECT_TRUE(any_contains(problems(Params{}), "BM"));
 }
@@ -131,8 +137,10 @@ TEST(WgmmaFamily, ShapesNeedTmaStrides) {
   EXPECT_EQ(wgmma().check_shape(p, Shape{3000, 3000, 3000}), std::nullopt);
   EXPECT_EQ(wgmma().check_shape(p, Shape{1000, 1000, 1000}), std::nullopt);
   EXPECT_EQ(wgmma().check_shape(p, Shape{1001, 1000, 1000}), std::nullopt);  // M is free
-  EXPECT_TRUE(wgmma().check_shape(p, Shape{1000, 1001, 1000}).value_or("").starts_with("N=1001 is not a multiple of 8"));
-  EXPECT_TRUE(wgmma().check_shape(p, Shape{1000, 1000, 1004}).value_or("").starts_with("K=1004 is not a multiple of 8"));
+  EXPECT_TRUE(
+      wgmma().check_shape(p, Shape{1000, 1001, 1000}).value_or("").starts_with("N=1001 is not a multiple of 8"));
+  EXPECT_TRUE(
+      wgmma().check_shape(p, Shape{1000, 1000, 1004}).value_or("").starts_with("K=1004 is not a multiple of 8"));
   EXPECT_TRUE(wgmma().check_shape(p, Shape{0, 8, 8}).value_or("").starts_with("M=0 must be positive"));
   EXPECT_TRUE(wgmma().check_shape(p, Shape{8, 8, 1LL << 32}).value_or("").find("int") != std::string::npos);
 }
@@ -141,12 +149,24 @@ TEST(WgmmaFamily, TensorMapsDescribeTheOperands) {
   WgmmaConfig c;
   c.cluster_m = 2;  // B is multicast: each CTA loads half of the 64 K rows
   const WgmmaTensorMaps maps = tensor_map_specs(c, Shape{3000, 1000, 520});
-  EXPECT_EQ(maps.a, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT16, {520, 3000}, 1040, {64, 128},
-                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B}));
-  EXPECT_EQ(maps.b, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT16, {1000, 520}, 2000, {64, 32},
-                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B}));
-  EXPECT_EQ(maps.c, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT32, {1000, 3000}, 4000, {32, 64},
-                                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE}));
+  EXPECT_EQ(maps.a, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                   {520, 3000},
+                                   1040,
+                                   {64, 128},
+                                   CU_TENSOR_MAP_SWIZZLE_128B,
+                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B}));
+  EXPECT_EQ(maps.b, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                   {1000, 520},
+                                   2000,
+                                   {64, 32},
+                                   CU_TENSOR_MAP_SWIZZLE_128B,
+                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B}));
+  EXPECT_EQ(maps.c, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                                   {1000, 3000},
+                                   4000,
+                                   {32, 64},
+                                   CU_TENSOR_MAP_SWIZZLE_128B,
+                                   CU_TENSOR_MAP_L2_PROMOTION_NONE}));
   c.cluster_m = 1;
   c.cluster_n = 2;  // A is multicast: each CTA loads half of the BM rows
   EXPECT_EQ(tensor_map_specs(c, Shape{3000, 1000, 520}).a.box, (std::array<std::uint32_t, 2>{64, 64}));

@@ -14,6 +14,7 @@
 #include "lib/export_file.hpp"
 #include "lib/winner_table.hpp"
 #include "mpgemm/gemm.hpp"
+#include "support/h200.hpp"
 
 using namespace mpgemm;
 using namespace mpgemm::lib;
@@ -24,12 +25,7 @@ namespace {
 const std::filesystem::path kDb = std::filesystem::path(MPGEMM_SOURCE_DIR) / "results/h200x2/scale_bench/one_gpu.db";
 
 DeviceDescription h200() {
-  DeviceDescription d;
-  d.name = "NVIDIA H200";
-  d.arch = Arch{9, 0, false};
-  d.sm_count = 132;
-  d.smem_per_block_optin = 232448;
-  return d;
+  return mpgemm::testing::h200_description();
 }
 
 Decision decide_on(const WinnerTable& table, const DeviceDescription& device, const Shape& shape,

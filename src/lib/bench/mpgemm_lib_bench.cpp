@@ -53,37 +53,20 @@ double time_enqueues(cudaStream_t stream, int calls, Fn&& enqueue) {
 
 // The bare launch: cuLaunchKernelEx with the arguments and geometry the library prepared, nothing else.
 struct BareLaunch {
-  CUlaunchConfig config{};
-  CUlaunchAttribute cluster{};
+  LaunchConfig launch_config;
   CUfunction function = nullptr;
   void** params = nullptr;
   PFN_cuLaunchKernelEx_v11060 launch = nullptr;
 
-  BareLaunch(const lib::ShapeSlot& slot, lib::CallEntry& entry, const DriverApi& api, cudaStream_t stream) {
-    const LaunchGeometry& g = slot.geometry;
-    config.gridDimX = g.grid.x;
-    config.gridDimY = g.grid.y;
-    config.gridDimZ = g.grid.z;
-    config.blockDimX = g.block.x;
-    config.blockDimY = g.block.y;
-    config.blockDimZ = g.block.z;
-    config.sharedMemBytes = g.dynamic_smem_bytes;
-    config.hStream = stream;
-    if (g.cluster.count() > 1) {
-      cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      cluster.value.clusterDim.x = g.cluster.x;
-      cluster.value.clusterDim.y = g.cluster.y;
-      cluster.value.clusterDim.z = g.cluster.z;
-      config.attrs = &cluster;
-      config.numAttrs = 1;
-    }
+  BareLaunch(const lib::ShapeSlot& slot, lib::CallEntry& entry, const DriverApi& api, cudaStream_t stream)
+      : launch_config(slot.geometry, stream) {
     function = slot.kernel->function();
     params = entry.pointers.data();
     launch = api.launch_kernel_ex;
   }
   BareLaunch(const BareLaunch&) = delete;
   BareLaunch& operator=(const BareLaunch&) = delete;
-  void operator()() const { MPGEMM_CU(launch(&config, function, params, nullptr)); }
+  void operator()() const { MPGEMM_CU(launch(&launch_config.config, function, params, nullptr)); }
 };
 
 int bench(const cli::ParsedArgs& args) {
