@@ -24,6 +24,12 @@
 // sums into C in slice order, waiting on a per-tile flag in `flags` (zero before the launch, zero again after), so
 // the result does not depend on timing. Direct epilogue and persistent grids only (the slices wait for each other).
 //
+// Swap-AB (SWAP_AB = 1, for skinny M): the wgmmas compute the tile of C's transpose, D = B_tile^T * A_tile^T, so
+// the tile's BN columns (multiples of 64) are their M side, cut among the consumers like BM is otherwise, and its
+// BM rows (8 to 256, step 8) are their N. Shared memory and TMA are unchanged: B's N-major chunks are read as an
+// M-major wgmma A, A's K-major rows as a K-major wgmma B. The accumulator holds columns of C, so the epilogue
+// (direct only) writes single floats, 8 consecutive columns per 8 lanes.
+//
 // Bounds: any M and N; K and N multiples of 8 (TMA needs 16-byte row strides). Edges need no code: TMA fills
 // out-of-bounds loads with zeros (the barrier still counts the full box) and clips out-of-bounds stores.
 //
@@ -84,7 +90,7 @@ __device__ __forceinline__ BlockOrigin block_origin(int index, int tiles_m, int 
 }  // namespace wgmma_detail
 
 template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP,
-          int EPILOGUE, int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE>
+          int EPILOGUE, int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE, int SWAP_AB>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wgmma_gemm(const __grid_constant__ hopper::TensorMap a_map, const __grid_constant__ hopper::TensorMap b_map,
                const __grid_constant__ hopper::TensorMap c_map, float* __restrict__ C, int* __restrict__ flags, int M,
@@ -93,14 +99,18 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   using namespace wgmma_layout;
   using namespace wgmma_detail;
   constexpr bool PINGPONG = SCHEDULE == kSchedulePingpong;
-  constexpr Layout L{BM, BN, STAGES, CONSUMERS, PINGPONG, EPILOGUE == kEpilogueTma, C_BUFFERS};
+  constexpr bool SWAP = SWAP_AB != 0;
+  constexpr Layout L{BM, BN, STAGES, CONSUMERS, PINGPONG, EPILOGUE == kEpilogueTma, C_BUFFERS, SWAP};
   constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
   constexpr int ROWS = L.rows_per_consumer();
-  constexpr int M_BLOCKS = L.m_blocks();
+  constexpr int M_BLOCKS = L.m_blocks();  // 64-row wgmma blocks per consumer: of BM, or of BN when swapped
+  constexpr int WN = L.wgmma_n();         // the wgmma N: BN, or BM when swapped
   constexpr int K_STEPS = kBK / 16;
   static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
   static_assert(ROWS % kWgmmaM == 0, "each consumer owns whole m64 blocks");
-  static_assert(BN % 8 == 0 && BN >= 8 && BN <= 256, "wgmma N is a multiple of 8 up to 256");
+  static_assert(WN % 8 == 0 && WN >= 8 && WN <= 256, "wgmma N is a multiple of 8 up to 256");
+  static_assert(!SWAP || BN % kBChunk == 0, "swapped, each 64-row wgmma block is one whole B chunk");
+  static_assert(!SWAP || EPILOGUE == kEpilogueDirect, "swapped tiles go out through the direct epilogue");
   static_assert(L.accumulators() <= 128, "at most 128 FP32 accumulators per thread");
   static_assert(BM <= 256 && BM % (8 * CLUSTER_N) == 0, "A slices are whole 8-row swizzle atoms, boxes <= 256 rows");
   static_assert(kBK % (8 * CLUSTER_M) == 0, "B slices are whole 8-row swizzle atoms");
@@ -211,12 +221,13 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       }
     };
 
-    float acc[M_BLOCKS][BN / 2];
+    float acc[M_BLOCKS][WN / 2];
 #pragma unroll
     for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
-      for (int r = 0; r < BN / 2; ++r) acc[mb][r] = 0.f;  // overwritten by the first wgmma (scale_d = 0)
-    const int row0 = PINGPONG ? 0 : consumer * ROWS;  // this consumer's first row in the block tile
+      for (int r = 0; r < WN / 2; ++r) acc[mb][r] = 0.f;  // overwritten by the first wgmma (scale_d = 0)
+    // This consumer's first wgmma row in the block tile: a row of the tile, or a column when swapped.
+    const int row0 = PINGPONG ? 0 : consumer * ROWS;
     int slot = 0;
     unsigned turns = 0;  // pingpong: how many times this consumer has waited for its turn
     // The i-th unit of this CTA fills the ring positions after its earlier units' k-blocks (the producer's order); a
@@ -242,10 +253,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
-          for (int r = 0; r < BN / 2; ++r) fence_operand(acc[mb][r]);
+          for (int r = 0; r < WN / 2; ++r) fence_operand(acc[mb][r]);
         wgmma_fence();
-        const unsigned a_tile = base + L.a_offset(stage) + row0 * kRowBytes;
-        const unsigned b_tile = base + L.b_offset(stage);
+        const unsigned a_tile = base + L.a_offset(stage) + (SWAP ? 0 : row0 * kRowBytes);
+        const unsigned b_tile = base + L.b_offset(stage) + (SWAP ? (row0 / kBChunk) * L.b_chunk_bytes() : 0);
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
 #pragma unroll
@@ -256,19 +267,31 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 #else
             const unsigned a_k = k * 32;  // 16 halves along K inside the swizzled 128-byte row
 #endif
-            const unsigned long long desc_a =
-                smem_descriptor(a_tile + mb * kWgmmaM * kRowBytes + a_k, 16, 8 * kRowBytes);
-            // B is N-major: 64-column chunks lie b_chunk_bytes apart (leading), 8-row K groups 1024 bytes apart.
-            const unsigned long long desc_b =
-                smem_descriptor(b_tile + k * 16 * kRowBytes, L.b_chunk_bytes(), 8 * kRowBytes);
-            wgmma_detail::Wgmma<BN>::mma(acc[mb], desc_a, desc_b, (kb > w.kb_begin || k > 0) ? 1 : 0);
+            const int scale_d = (kb > w.kb_begin || k > 0) ? 1 : 0;
+            if constexpr (!SWAP) {
+              // A is K-major: 8-row groups 1024 bytes apart (the leading offset is unused under the swizzle).
+              const unsigned long long desc_a =
+                  smem_descriptor(a_tile + mb * kWgmmaM * kRowBytes + a_k, 16, 8 * kRowBytes);
+              // B is N-major: 64-column chunks lie b_chunk_bytes apart (leading), 8-row K groups 1024 bytes apart.
+              const unsigned long long desc_b =
+                  smem_descriptor(b_tile + k * 16 * kRowBytes, L.b_chunk_bytes(), 8 * kRowBytes);
+              wgmma_detail::Wgmma<WN>::mma(acc[mb], desc_a, desc_b, scale_d);
+            } else {
+              // Swapped: block mb's B chunk, N-major, is an M-major wgmma A of 64 rows (one chunk: the leading
+              // offset is unused); A's rows, K-major, are the wgmma B.
+              const unsigned long long desc_a =
+                  smem_descriptor(b_tile + mb * L.b_chunk_bytes() + k * 16 * kRowBytes, L.b_chunk_bytes(),
+                                  8 * kRowBytes);
+              const unsigned long long desc_b = smem_descriptor(a_tile + a_k, 16, 8 * kRowBytes);
+              wgmma_detail::Wgmma<WN>::template mma<1, 0>(acc[mb], desc_a, desc_b, scale_d);
+            }
           }
         }
         wgmma_commit();
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
-          for (int r = 0; r < BN / 2; ++r) fence_operand(acc[mb][r]);
+          for (int r = 0; r < WN / 2; ++r) fence_operand(acc[mb][r]);
         if (kb > w.kb_begin) {
           wgmma_wait<1>();  // the previous k-block's wgmmas are done with their stage
           release(previous);
@@ -286,7 +309,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 #pragma unroll
       for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
-        for (int r = 0; r < BN / 2; ++r) fence_operand(acc[mb][r]);
+        for (int r = 0; r < WN / 2; ++r) fence_operand(acc[mb][r]);
       release(previous);
 
       // ---- epilogue ----
@@ -314,46 +337,68 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         }
         // Bounds checks only matter on edge tiles; N is even, so a pair never straddles the right edge.
         const bool inside = o.m0 + BM <= M && o.n0 + BN <= N;
-        if (accumulate) {
-          // The earlier slices' sums, read from L2 (other SMs wrote them) in a pass of loads only, so that all of
-          // them are in flight at once instead of one round trip per store.
+        // Swapped: accumulator r of block mb holds C[m][n] at n = the wgmma row, m = the wgmma column.
+        const auto swapped_n = [&](int mb, int r) { return o.n0 + row0 + mb * kWgmmaM + row_in_block + (r & 2) * 4; };
+        const auto swapped_m = [&](int r) { return o.m0 + 8 * (r / 4) + 2 * (lane % 4) + (r & 1); };
+        if constexpr (SWAP) {
+          if (accumulate) {
+#pragma unroll
+            for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+              for (int r = 0; r < WN / 2; ++r) {
+                const int n = swapped_n(mb, r), m = swapped_m(r);
+                if (inside || (m < M && n < N)) acc[mb][r] += __ldcg(C + static_cast<size_t>(m) * N + n);
+              }
+          }
+#pragma unroll
+          for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+            for (int r = 0; r < WN / 2; ++r) {
+              const int n = swapped_n(mb, r), m = swapped_m(r);
+              if (inside || (m < M && n < N)) C[static_cast<size_t>(m) * N + n] = acc[mb][r];
+            }
+        } else {
+          if (accumulate) {
+            // The earlier slices' sums, read from L2 (other SMs wrote them) in a pass of loads only, so that all of
+            // them are in flight at once instead of one round trip per store.
+#pragma unroll
+            for (int mb = 0; mb < M_BLOCKS; ++mb) {
+              const int row = o.m0 + row0 + mb * kWgmmaM + row_in_block;
+              const int col = o.n0 + 2 * (lane % 4);
+              const float* c0 = C + static_cast<size_t>(row) * N + col;
+              const float* c1 = c0 + static_cast<size_t>(8) * N;
+              const bool in0 = inside || row < M, in1 = inside || row + 8 < M;
+#pragma unroll
+              for (int i = 0; i < BN / 8; ++i) {
+                const bool in_n = inside || col + 8 * i < N;
+                if (in0 && in_n) {
+                  const float2 p = __ldcg(reinterpret_cast<const float2*>(c0 + 8 * i));
+                  acc[mb][4 * i] += p.x;
+                  acc[mb][4 * i + 1] += p.y;
+                }
+                if (in1 && in_n) {
+                  const float2 p = __ldcg(reinterpret_cast<const float2*>(c1 + 8 * i));
+                  acc[mb][4 * i + 2] += p.x;
+                  acc[mb][4 * i + 3] += p.y;
+                }
+              }
+            }
+          }
 #pragma unroll
           for (int mb = 0; mb < M_BLOCKS; ++mb) {
             const int row = o.m0 + row0 + mb * kWgmmaM + row_in_block;
             const int col = o.n0 + 2 * (lane % 4);
-            const float* c0 = C + static_cast<size_t>(row) * N + col;
-            const float* c1 = c0 + static_cast<size_t>(8) * N;
+            float* c0 = C + static_cast<size_t>(row) * N + col;
+            float* c1 = c0 + static_cast<size_t>(8) * N;
             const bool in0 = inside || row < M, in1 = inside || row + 8 < M;
 #pragma unroll
             for (int i = 0; i < BN / 8; ++i) {
               const bool in_n = inside || col + 8 * i < N;
-              if (in0 && in_n) {
-                const float2 p = __ldcg(reinterpret_cast<const float2*>(c0 + 8 * i));
-                acc[mb][4 * i] += p.x;
-                acc[mb][4 * i + 1] += p.y;
-              }
-              if (in1 && in_n) {
-                const float2 p = __ldcg(reinterpret_cast<const float2*>(c1 + 8 * i));
-                acc[mb][4 * i + 2] += p.x;
-                acc[mb][4 * i + 3] += p.y;
-              }
+              if (in0 && in_n)
+                *reinterpret_cast<float2*>(c0 + 8 * i) = make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]);
+              if (in1 && in_n)
+                *reinterpret_cast<float2*>(c1 + 8 * i) = make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]);
             }
-          }
-        }
-#pragma unroll
-        for (int mb = 0; mb < M_BLOCKS; ++mb) {
-          const int row = o.m0 + row0 + mb * kWgmmaM + row_in_block;
-          const int col = o.n0 + 2 * (lane % 4);
-          float* c0 = C + static_cast<size_t>(row) * N + col;
-          float* c1 = c0 + static_cast<size_t>(8) * N;
-          const bool in0 = inside || row < M, in1 = inside || row + 8 < M;
-#pragma unroll
-          for (int i = 0; i < BN / 8; ++i) {
-            const bool in_n = inside || col + 8 * i < N;
-            if (in0 && in_n)
-              *reinterpret_cast<float2*>(c0 + 8 * i) = make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]);
-            if (in1 && in_n)
-              *reinterpret_cast<float2*>(c1 + 8 * i) = make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]);
           }
         }
         if constexpr (SPLIT_K > 1) {

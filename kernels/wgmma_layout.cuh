@@ -31,6 +31,8 @@ struct Layout {
   bool pingpong;      // each consumer owns whole tiles (else the consumers split each tile's rows)
   bool tma_epilogue;  // C goes through shared memory and TMA stores
   int c_buffers;      // staging buffers per consumer (tma epilogue)
+  bool swap_ab = false;  // the wgmmas compute C's transpose: B's tile is their 64-row operand, A's their N
+
 
   MPGEMM_HD constexpr int b_chunks() const { return (bn + kBChunk - 1) / kBChunk; }
   MPGEMM_HD constexpr int a_stage_bytes() const { return bm * kRowBytes; }
@@ -54,9 +56,12 @@ struct Layout {
   MPGEMM_HD constexpr int bytes() const { return barrier_offset() + 8 * (2 * stages + 2); }
   // What the launch asks for: the layout plus the slack the kernel may skip to reach a 1024-byte boundary.
   MPGEMM_HD constexpr int dynamic_smem_bytes() const { return bytes() + kAlign; }
-  MPGEMM_HD constexpr int rows_per_consumer() const { return pingpong ? bm : bm / consumers; }
+  // The tile's side the wgmmas cut into 64-row blocks (BM, or BN when swapped) and their N (BN, or BM when swapped).
+  MPGEMM_HD constexpr int wgmma_rows() const { return swap_ab ? bn : bm; }
+  MPGEMM_HD constexpr int wgmma_n() const { return swap_ab ? bm : bn; }
+  MPGEMM_HD constexpr int rows_per_consumer() const { return pingpong ? wgmma_rows() : wgmma_rows() / consumers; }
   MPGEMM_HD constexpr int m_blocks() const { return rows_per_consumer() / kWgmmaM; }  // wgmma rows per consumer
-  MPGEMM_HD constexpr int accumulators() const { return m_blocks() * bn / 2; }       // FP32 registers per thread
+  MPGEMM_HD constexpr int accumulators() const { return m_blocks() * wgmma_n() / 2; }  // FP32 registers per thread
   MPGEMM_HD constexpr int threads() const { return (consumers + 1) * kWarpgroup; }
   // Consumer warps that read each stage and so must release it: all of them, or one warpgroup in pingpong.
   MPGEMM_HD constexpr int releasing_warps() const { return (pingpong ? 1 : consumers) * (kWarpgroup / 32); }

@@ -59,6 +59,13 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   c.epilogue = enum_from(p, "EPILOGUE", std::array{WgmmaEpilogue::direct, WgmmaEpilogue::tma});
   if (p.count("SPLIT_K")) c.split_k = get_small_int(p, "SPLIT_K");
   if (p.count("SPLIT_MODE")) c.split_mode = enum_from(p, "SPLIT_MODE", std::array{SplitMode::all, SplitMode::tail});
+  if (p.count("SWAP_AB")) {
+    const int swap = get_small_int(p, "SWAP_AB");
+    if (swap != 0 && swap != 1)
+      throw Error(fmt::format("parameter SWAP_AB must be 0 or 1 (the wgmmas compute C's transpose), got {}", swap));
+    c.swap_ab = swap == 1;
+  }
+  if (p.count("L2_PROMOTION")) c.l2_promotion = get_small_int(p, "L2_PROMOTION");
   return c;
 }
 
@@ -81,6 +88,8 @@ Params WgmmaConfig::to_params() const {
     p["SPLIT_K"] = std::int64_t{split_k};
     p["SPLIT_MODE"] = std::string(to_string(split_mode));
   }
+  if (swap_ab) p["SWAP_AB"] = std::int64_t{1};
+  if (l2_promotion != 256) p["L2_PROMOTION"] = std::int64_t{l2_promotion};
   return p;
 }
 
@@ -91,22 +100,24 @@ std::string WgmmaConfig::name() const {
                               : fmt::format("{}{}", to_string(epilogue), c_buffers);
   const std::string split =
       split_k == 1 ? std::string() : fmt::format("_sk{}{}", split_k, split_mode == SplitMode::tail ? "t" : "");
-  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}", bm, bn, wgmma_layout::kBK, stages,
+  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}{}{}", bm, bn, wgmma_layout::kBK, stages,
                      consumers, to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
                      balanced     ? "bal"
                      : persistent ? "pers"
                                   : "grid",
-                     split);
+                     split, swap_ab ? "_swab" : "",
+                     l2_promotion == 256 ? std::string() : fmt::format("_l2p{}", l2_promotion));
 }
 
 std::string WgmmaConfig::name_expression() const {
-  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages,
+  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages,
                      consumers, cluster_m, cluster_n, static_cast<int>(raster), group, static_cast<int>(epilogue),
-                     static_cast<int>(schedule), c_buffers, split_k, static_cast<int>(split_mode));
+                     static_cast<int>(schedule), c_buffers, split_k, static_cast<int>(split_mode), swap_ab ? 1 : 0);
 }
 
 wgmma_layout::Layout WgmmaConfig::layout() const {
-  return {bm, bn, stages, consumers, schedule == WgmmaSchedule::pingpong, epilogue == WgmmaEpilogue::tma, c_buffers};
+  return {bm,        bn,     stages, consumers, schedule == WgmmaSchedule::pingpong, epilogue == WgmmaEpilogue::tma,
+          c_buffers, swap_ab};
 }
 
 std::int64_t WgmmaConfig::split_flags(std::int64_t cluster_tiles) const {
@@ -133,17 +144,27 @@ std::vector<std::string> WgmmaConfig::problems() const {
   if (pingpong && consumers != 2)
     out.push_back(
         fmt::format("SCHEDULE=\"pingpong\" alternates two consumers: CONSUMERS must be 2, got {}", consumers));
-  if (!pingpong && bm % (kWgmmaM * consumers) != 0)
-    out.push_back(fmt::format("BM={} is not a multiple of 64 * CONSUMERS = {} (each consumer owns whole m64 blocks)",
-                              bm, kWgmmaM * consumers));
-  if (pingpong && bm % kWgmmaM != 0)
-    out.push_back(fmt::format("BM={} is not a multiple of 64 (a pingpong consumer owns the tile's m64 blocks)", bm));
+  // The side the wgmmas cut into 64-row blocks (BM, or BN when swapped) and the side that is their N.
+  const auto [rows_name, rows] = swap_ab ? std::pair{"BN", bn} : std::pair{"BM", bm};
+  const auto [n_name, n] = swap_ab ? std::pair{"BM", bm} : std::pair{"BN", bn};
+  const char* const swapped = swap_ab ? ", swapped" : "";
+  if (!pingpong && rows % (kWgmmaM * consumers) != 0)
+    out.push_back(fmt::format("{}={} is not a multiple of 64 * CONSUMERS = {} (each consumer owns whole m64 blocks{})",
+                              rows_name, rows, kWgmmaM * consumers, swapped));
+  if (pingpong && rows % kWgmmaM != 0)
+    out.push_back(fmt::format("{}={} is not a multiple of 64 (a pingpong consumer owns the tile's m64 blocks{})",
+                              rows_name, rows, swapped));
+  if (swap_ab && epilogue != WgmmaEpilogue::direct)
+    out.push_back("SWAP_AB=1: swapped tiles go out through the direct epilogue (EPILOGUE=\"direct\")");
   if (epilogue == WgmmaEpilogue::tma && (c_buffers < 1 || c_buffers > 16))
     out.push_back(fmt::format("C_BUFFERS={}: the tma epilogue stages through 1 to 16 buffers per consumer", c_buffers));
   if (epilogue == WgmmaEpilogue::direct && c_buffers != 0)
     out.push_back(fmt::format("C_BUFFERS={}: the direct epilogue stages nothing, C_BUFFERS must be 0", c_buffers));
   if (bm > 256) out.push_back(fmt::format("BM={} is over 256 (a TMA box has at most 256 rows)", bm));
-  if (bn % 8 != 0 || bn > 256) out.push_back(fmt::format("BN={} is not a multiple of 8 up to 256 (wgmma N)", bn));
+  if (n % 8 != 0 || n > 256)
+    out.push_back(fmt::format("{}={} is not a multiple of 8 up to 256 (wgmma N{})", n_name, n, swapped));
+  if (swap_ab && bn > 256)
+    out.push_back(fmt::format("BN={} is over 256 (at most four 64-row wgmma blocks, swapped)", bn));
   if (stages < 2) out.push_back(fmt::format("STAGES={}: a ring needs at least 2 stages", stages));
   if (balanced && !persistent) out.push_back("a balanced grid is a persistent one");
   if (cluster_m * cluster_n > 16) out.push_back("CLUSTER_M * CLUSTER_N is over 16 (multicast masks are 16 bits)");
@@ -157,6 +178,8 @@ std::vector<std::string> WgmmaConfig::problems() const {
         fmt::format("64 is not a multiple of 8 * CLUSTER_M = {} (each CTA multicasts whole 8-row swizzle "
                     "atoms of B)",
                     8 * cluster_m));
+  if (l2_promotion != 0 && l2_promotion != 64 && l2_promotion != 128 && l2_promotion != 256)
+    out.push_back(fmt::format("L2_PROMOTION={}: the L2 promotes TMA loads by 0, 64, 128 or 256 bytes", l2_promotion));
   if (split_k > kMaxSplitK) out.push_back(fmt::format("SPLIT_K={} is over {}", split_k, kMaxSplitK));
   if (split_k > 1 && epilogue != WgmmaEpilogue::direct)
     out.push_back(
@@ -174,8 +197,9 @@ std::vector<std::string> WgmmaConfig::problems() const {
 
   const Layout l = layout();
   if (l.accumulators() > kMaxAccumulators)
-    out.push_back(fmt::format("{} * BN / 128 = {} accumulators per thread, more than {}",
-                              pingpong ? "BM" : "(BM / CONSUMERS)", l.accumulators(), kMaxAccumulators));
+    out.push_back(fmt::format("{} * {} / 128 = {} accumulators per thread, more than {}",
+                              pingpong ? std::string(rows_name) : fmt::format("({} / CONSUMERS)", rows_name), n_name,
+                              l.accumulators(), kMaxAccumulators));
   if (static_cast<std::uint64_t>(l.dynamic_smem_bytes()) > kMaxSmemAnyGpu)
     out.push_back(fmt::format("needs {} bytes of shared memory per block, more than any GPU allows ({})",
                               l.dynamic_smem_bytes(), kMaxSmemAnyGpu));

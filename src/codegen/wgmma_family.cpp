@@ -123,6 +123,23 @@ LaunchGeometry WgmmaFamily::launch_geometry(const Params& params, const Shape& s
   return balance_persistent_grid(g);
 }
 
+namespace {
+
+CUtensorMapL2promotion l2_promotion_of(const WgmmaConfig& c) {
+  switch (c.l2_promotion) {
+    case 0:
+      return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+    case 64:
+      return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+    case 128:
+      return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    default:
+      return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;  // 256 (others are refused by WgmmaConfig::problems)
+  }
+}
+
+}  // namespace
+
 WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& c, const Shape& s) {
   using namespace wgmma_layout;
   const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
@@ -133,13 +150,13 @@ WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& c, const Shape& s) {
             k * 2,
             {static_cast<std::uint32_t>(kBK), static_cast<std::uint32_t>(c.bm / c.cluster_n)},
             CU_TENSOR_MAP_SWIZZLE_128B,
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
+            l2_promotion_of(c)};
   maps.b = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             {n, k},
             n * 2,
             {static_cast<std::uint32_t>(kBChunk), static_cast<std::uint32_t>(kBK / c.cluster_m)},
             CU_TENSOR_MAP_SWIZZLE_128B,
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B};
+            l2_promotion_of(c)};
   maps.c = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
             {n, m},
             n * 4,

@@ -57,20 +57,26 @@ struct WgmmaConfig {
                                           // of tiles as one per SM (every CTA the same tile count)
   int split_k = 1;                        // slices of K per split tile, added into C in order (1: no split)
   SplitMode split_mode = SplitMode::all;  // which tiles are split when split_k > 1
+  int l2_promotion = 256;                 // bytes the L2 fetches around each TMA load of A and B: 0 (none), 64, 128
+                                          // or 256 (a tensor-map setting; the kernel is the same)
+  bool swap_ab = false;                   // the wgmmas compute C's transpose (skinny M): BM is their N (8 to 256,
+                                          // step 8), BN their 64-row side; direct epilogue only
 
   // PERSISTENT: 0 one CTA per tile, 1 one per SM, 2 balanced (both persistent).
   // Reads BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, GROUP, C_BUFFERS, PERSISTENT (integers), SCHEDULE
   // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma"); SPLIT_K (integer) and SPLIT_MODE
-  // ("all" | "tail") are optional (absent: 1 and "all"). Throws mpgemm::Error naming a missing or ill-typed
-  // parameter. Does not validate.
+  // ("all" | "tail") are optional (absent: 1 and "all"), as are SWAP_AB (0 | 1, absent: 0) and L2_PROMOTION (0 | 64 |
+  // 128 | 256, absent: 256). Throws mpgemm::Error naming a missing or ill-typed parameter. Does not validate.
   static WgmmaConfig from_params(const Params& params);
-  // SPLIT_K and SPLIT_MODE only when split_k > 1, so unsplit configs keep the parameters (and names) they had.
+  // SPLIT_K and SPLIT_MODE only when split_k > 1, SWAP_AB only when set, L2_PROMOTION only when not 256, so that
+  // configs without them keep the parameters (and names) they had.
   Params to_params() const;
 
   // "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers" or "..._tma2_bal": every parameter, in a fixed order
-  // (then pers, bal or grid); split configs end in "_sk4" (mode all) or "_sk4t" (mode tail).
+  // (then pers, bal or grid); split configs end in "_sk4" (mode all) or "_sk4t" (mode tail), swapped ones in
+  // "_swab", and an L2 promotion other than 256 bytes adds "_l2p128" (or 0, 64).
   std::string name() const;
-  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0>" (PERSISTENT is a launch choice, not a template
+  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0>" (PERSISTENT is a launch choice, not a template
   // argument).
   std::string name_expression() const;
   // Human-readable reasons the kernel template would reject this config; empty when it is buildable.

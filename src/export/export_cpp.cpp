@@ -117,6 +117,8 @@ std::string swizzle_name(CUtensorMapSwizzle s) {
 std::string l2_name(CUtensorMapL2promotion p) {
   if (p == CU_TENSOR_MAP_L2_PROMOTION_NONE) return "CU_TENSOR_MAP_L2_PROMOTION_NONE";
   if (p == CU_TENSOR_MAP_L2_PROMOTION_L2_256B) return "CU_TENSOR_MAP_L2_PROMOTION_L2_256B";
+  if (p == CU_TENSOR_MAP_L2_PROMOTION_L2_128B) return "CU_TENSOR_MAP_L2_PROMOTION_L2_128B";
+  if (p == CU_TENSOR_MAP_L2_PROMOTION_L2_64B) return "CU_TENSOR_MAP_L2_PROMOTION_L2_64B";
   return fmt::format("static_cast<CUtensorMapL2promotion>({})", static_cast<int>(p));
 }
 

@@ -3,6 +3,8 @@
 // cuBLAS at the shapes through mpgemm-tune, including ragged ones, and a deliberately broken build of the
 // kernel is caught as incorrect by the worker. Skipped, with the reason, without a device or on a GPU that is not
 // sm_90.
+#include <span>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -38,6 +40,9 @@ class TuneWgmma : public ::testing::Test {
   }
   // The point compiled as is verifies; compiled with -DMPGEMM_WGMMA_FAULT=fault it is caught as incorrect.
   void expect_fault_caught(const Params& params, int fault);
+  // Tunes `space` at each shape: every config verifies (no bad element), or is refused up front with a reason that
+  // names k-blocks (split-K at a short K); more than `min_ok` verify per shape.
+  void expect_space_verifies(const std::string& space, std::span<const Shape> shapes, int min_ok);
   DeviceInfo device_;
   std::filesystem::path dir_;
 };
@@ -98,12 +103,22 @@ TEST_F(TuneWgmma, SplitKVerifiesAtSkinnySmallKWaveQuantisedAndRaggedShapes) {
   // clusters, balanced grids. A config with fewer k-blocks than slices is refused up front, never wrong.
   const Shape shapes[] = {{16, 4096, 4096},   {128, 8192, 8192}, {3000, 3000, 3000},
                           {1000, 1000, 1000}, {4096, 4096, 256}, {777, 1240, 520}};
+  expect_space_verifies("tests/data/spaces/wgmma_split_k.json", shapes, 20);
+}
+
+TEST_F(TuneWgmma, SwapABVerifiesAtSkinnyAndRaggedShapes) {
+  // tests/data/spaces/wgmma_swap_ab.json: C's transpose computed by the wgmmas, 8- to 64-row tiles, coop and
+  // pingpong, clusters along M and N, split-K, persistent and per-tile grids. M = 1 and 40 leave most of a tile's
+  // rows outside C; 777 x 1240 x 520 leaves partial tiles on every side.
+  const Shape shapes[] = {{16, 4096, 4096}, {1, 1240, 520}, {40, 3000, 1000}, {777, 1240, 520}};
+  expect_space_verifies("tests/data/spaces/wgmma_swap_ab.json", shapes, 60);
+}
+
+void TuneWgmma::expect_space_verifies(const std::string& space, std::span<const Shape> shapes, int min_ok) {
   for (const Shape& s : shapes) {
-    auto db = (dir_ / fmt::format("split_{}.db", s.str())).string();
-    auto r = run_command(fmt::format(
-        "cd {} && {} tests/data/spaces/wgmma_split_k.json --M {} --N {} --K {} --no-cublaslt --no-screen --rerank 0 "
-        "--db {}",
-        MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), s.m, s.n, s.k, db));
+    auto db = (dir_ / fmt::format("space_{}.db", s.str())).string();
+    auto r = run_command(fmt::format("cd {} && {} {} --M {} --N {} --K {} --no-cublaslt --no-screen --rerank 0 --db {}",
+                                     MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), space, s.m, s.n, s.k, db));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     Store st = Store::open(db, Store::Mode::read_only);
     auto t = st.query_sql(
@@ -120,18 +135,22 @@ TEST_F(TuneWgmma, SplitKVerifiesAtSkinnySmallKWaveQuantisedAndRaggedShapes) {
       ++ok;
       EXPECT_EQ(std::get<std::int64_t>(row[3]), 0) << text(row[0]) << " at " << s.str();
     }
-    EXPECT_GT(ok, 20) << s.str();
+    EXPECT_GT(ok, min_ok) << s.str();
   }
 }
 
 TEST_F(TuneWgmma, BrokenBuildIsCaughtAsIncorrect) {
-  // Points compiled with a test-only fault: MPGEMM_WGMMA_FAULT=1 steps the A descriptor 8 halves along K instead of
-  // 16; =2 makes every split-K slice store instead of add. Either kernel runs to completion and writes every element,
-  // so only the comparison with cuBLAS can catch it.
+  // Points compiled with a test-only fault: MPGEMM_WGMMA_FAULT=1 steps A's descriptor 8 halves along K instead of
+  // 16 (the wgmma A, or the wgmma B when swapped); =2 makes every split-K slice store instead of add. Either kernel
+  // runs to completion and writes every element, so only the comparison with cuBLAS can catch it.
   Params split = WgmmaConfig{}.to_params();
   split["SPLIT_K"] = std::int64_t{4};
   split["SPLIT_MODE"] = std::string("all");
-  for (const auto& [params, fault] : {std::pair{WgmmaConfig{}.to_params(), 1}, {split, 2}}) {
+  WgmmaConfig swapped;
+  swapped.bm = 16;
+  swapped.bn = 128;
+  swapped.swap_ab = true;
+  for (const auto& [params, fault] : {std::pair{WgmmaConfig{}.to_params(), 1}, {split, 2}, {swapped.to_params(), 1}}) {
     SCOPED_TRACE(fmt::format("MPGEMM_WGMMA_FAULT={}", fault));
     expect_fault_caught(params, fault);
   }

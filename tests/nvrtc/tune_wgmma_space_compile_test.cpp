@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "codegen/family.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "compile/compile_pool.hpp"
 #include "space/space.hpp"
 #include "support/run_command.hpp"
@@ -76,18 +77,31 @@ TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSuiteSpaceCompileToHgmma
   expect_points_and_sample_compile_to_hgmma("configs/sm90a_suite.json", 3);
 }
 
-TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilyAndSplits) {
+TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsAndSwaps) {
   const Space space = load_space(source("configs/sm90a_suite.json"));
   const std::vector<Candidate> all = build_candidates(space, family(space.family));
-  EXPECT_EQ(all.size(), 258u) << "the enumerated configs and the named points";
-  std::size_t split = 0, tail = 0;
+  EXPECT_EQ(all.size(), 414u) << "the enumerated configs and the named points";
+  std::size_t split = 0, tail = 0, swapped = 0, swapped_small = 0;
   for (const auto& c : all) {
     EXPECT_TRUE(family("wgmma").check_config(c.params).empty()) << c.name;
-    if (c.name.find("_sk") != std::string::npos) ++split;
-    if (c.name.ends_with("t")) ++tail;
+    const WgmmaConfig config = WgmmaConfig::from_params(c.params);
+    if (config.swap_ab) {
+      ++swapped;
+      if (config.bm < 64) ++swapped_small;
+      continue;
+    }
+    if (config.split_k > 1) ++split;
+    if (config.split_k > 1 && config.split_mode == SplitMode::tail) ++tail;
   }
   EXPECT_GT(split, 100u);
   EXPECT_EQ(tail * 2, split) << "every split count in both modes";
+  EXPECT_GT(swapped_small, 100u) << "16- and 32-row swapped tiles for skinny M";
+  EXPECT_GT(swapped, swapped_small);
+}
+
+TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSwapABTestSpaceCompileToHgmma) {
+  // tests/data/spaces/wgmma_swap_ab.json (the GPU test's): the transposed wgmma operands, 8- to 64-row tiles.
+  expect_points_and_sample_compile_to_hgmma("tests/data/spaces/wgmma_swap_ab.json", 0);
 }
 
 TEST(WgmmaSpaceCompile, FocusSpaceIsInsideTheFamily) {

@@ -47,7 +47,7 @@ TEST(SplitK, UnitsCoverEveryTileAndKBlockOnce) {
         for (int k_blocks : {7, 16, 47}) {
           if (k_blocks < split_k) continue;
           SCOPED_TRACE(::testing::Message() << "mode " << mode << " split " << split_k << " tiles " << tiles
-                                          << " clusters " << clusters << " k_blocks " << k_blocks);
+                                            << " clusters " << clusters << " k_blocks " << k_blocks);
           expect_exact_cover(tiles, clusters, k_blocks, split_k, mode);
         }
 }
@@ -91,7 +91,7 @@ TEST(SplitK, NamesAndTemplateCarryTheSplit) {
   const WgmmaConfig tail = WgmmaConfig::from_params(split_point(3, "tail"));
   EXPECT_EQ(all.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_sk4");
   EXPECT_EQ(tail.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_sk3t");
-  EXPECT_EQ(tail.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 3, 1>");
+  EXPECT_EQ(tail.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 3, 1, 0>");
   EXPECT_EQ(WgmmaConfig::from_params(tail.to_params()), tail);
 }
 

@@ -62,7 +62,7 @@ TEST(WgmmaFamily, NameExpressionNamesTheTemplate) {
   Params p = with(with(persistent_point(), "EPILOGUE", std::string("tma")), "RASTER", std::string("n"));
   p = with(with(p, "C_BUFFERS", std::int64_t{3}), "SCHEDULE", std::string("pingpong"));
   EXPECT_EQ(WgmmaConfig::from_params(p).name_expression(),
-            "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1, 1, 3, 1, 0>");
+            "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1, 1, 3, 1, 0, 0>");
   EXPECT_EQ(WgmmaConfig::from_params(p).name(), "wgmma_bm128_bn256_bk64_s4_c2_pingpong_cl1x1_n8_tma3_pers");
 }
 
@@ -89,6 +89,52 @@ TEST(WgmmaFamily, RejectsWhatTheKernelCannotBuild) {
       any_contains(problems(with(persistent_point(), "EPILOGUE", std::string("smem"))), "\"direct\" or \"tma\""));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "PERSISTENT", std::int64_t{3})), "2 (balanced)"));
   EXPECT_TRUE(any_contains(problems(Params{}), "BM"));
+}
+
+TEST(WgmmaFamily, SwapABIsAnOptionalParameterWithItsOwnRules) {
+  // Swapped, the wgmmas cut BN into 64-row blocks and BM is their N: a 16 x 128 tile is two m64n16 blocks, one per
+  // consumer, 8 accumulators each.
+  Params p =
+      with(with(with(persistent_point(), "SWAP_AB", std::int64_t{1}), "BM", std::int64_t{16}), "BN", std::int64_t{128});
+  const WgmmaConfig c = WgmmaConfig::from_params(p);
+  EXPECT_TRUE(c.swap_ab);
+  EXPECT_EQ(c.name(), "wgmma_bm16_bn128_bk64_s4_c2_coop_cl1x1_m8_direct_pers_swab");
+  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<16, 128, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 1>");
+  EXPECT_EQ(c.to_params(), p);
+  EXPECT_EQ(c.layout().m_blocks(), 1);
+  EXPECT_EQ(c.layout().accumulators(), 8);
+  EXPECT_EQ(c.layout().a_stage_bytes(), 16 * 128);
+  EXPECT_TRUE(wgmma().check_config(p).empty());
+  // Unswapped configs keep their parameters; SWAP_AB = 0 reads as absent.
+  EXPECT_EQ(WgmmaConfig{}.to_params().count("SWAP_AB"), 0u);
+  EXPECT_EQ(WgmmaConfig::from_params(with(persistent_point(), "SWAP_AB", std::int64_t{0})), WgmmaConfig{});
+  const auto problems = [](Params q) { return wgmma().check_config(q); };
+  EXPECT_TRUE(any_contains(problems(with(p, "SWAP_AB", std::int64_t{2})), "SWAP_AB must be 0 or 1"));
+  EXPECT_TRUE(any_contains(problems(with(p, "BN", std::int64_t{64})), "BN=64 is not a multiple of 64 * CONSUMERS"));
+  EXPECT_TRUE(any_contains(problems(with(p, "BM", std::int64_t{12})), "BM=12 is not a multiple of 8 up to 256"));
+  EXPECT_TRUE(any_contains(problems(with(p, "BN", std::int64_t{384})), "BN=384 is over 256"));
+  EXPECT_TRUE(any_contains(problems(with(with(p, "EPILOGUE", std::string("tma")), "C_BUFFERS", std::int64_t{2})),
+                           "swapped tiles go out through the direct epilogue"));
+  EXPECT_TRUE(any_contains(problems(with(with(p, "BM", std::int64_t{256}), "CONSUMERS", std::int64_t{1})),
+                           "accumulators"));  // 128 rows of the tile's columns x N = 256, for one consumer
+}
+
+TEST(WgmmaFamily, L2PromotionIsAnOptionalTensorMapSetting) {
+  const Shape shape{3000, 3000, 3000};
+  EXPECT_EQ(tensor_map_specs(WgmmaConfig{}, shape).a.l2_promotion, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  const Params p = with(persistent_point(), "L2_PROMOTION", std::int64_t{128});
+  const WgmmaConfig c = WgmmaConfig::from_params(p);
+  EXPECT_EQ(c.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_l2p128");
+  EXPECT_EQ(c.name_expression(), WgmmaConfig{}.name_expression()) << "the kernel is the same";
+  EXPECT_EQ(c.to_params(), p);
+  const WgmmaTensorMaps maps = tensor_map_specs(c, shape);
+  EXPECT_EQ(maps.a.l2_promotion, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  EXPECT_EQ(maps.b.l2_promotion, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  EXPECT_EQ(maps.c.l2_promotion, CU_TENSOR_MAP_L2_PROMOTION_NONE);
+  EXPECT_EQ(tensor_map_specs(WgmmaConfig::from_params(with(p, "L2_PROMOTION", std::int64_t{0})), shape).b.l2_promotion,
+            CU_TENSOR_MAP_L2_PROMOTION_NONE);
+  EXPECT_EQ(WgmmaConfig::from_params(with(p, "L2_PROMOTION", std::int64_t{256})), WgmmaConfig{});
+  EXPECT_TRUE(any_contains(wgmma().check_config(with(p, "L2_PROMOTION", std::int64_t{100})), "0, 64, 128 or 256"));
 }
 
 TEST(WgmmaFamily, SharedMemoryComesFromTheKernelsLayout) {
@@ -127,7 +173,7 @@ TEST(WgmmaFamily, CompilesForSm90aOnly) {
   const KernelSpec spec = wgmma().kernel_spec(persistent_point(), Arch{9, 0, false});
   EXPECT_EQ(spec.arch.str(), "sm_90a");
   EXPECT_EQ(spec.source, "#include \"wgmma_gemm.cuh\"\n");
-  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0>");
+  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0>");
   EXPECT_EQ(wgmma().kernel_spec(persistent_point(), Arch{9, 0, true}).arch.str(), "sm_90a");
   EXPECT_THROW(wgmma().kernel_spec(with(persistent_point(), "BN", std::int64_t{7}), Arch{9, 0, false}), Error);
 }
