@@ -12,15 +12,25 @@
 //   tail  data-parallel + split-K: the tiles that fill whole waves of `clusters` run unsplit, and only the last,
 //         partial wave's tiles are split, which evens out the wave quantisation of e.g. 3000^3 (with fewer tiles
 //         than clusters, every tile is split).
+//   stream  data-parallel + stream-K: whole waves of tiles run unsplit but one, and the k-blocks of the rest (the
+//         partial wave plus one whole wave, so that every cluster gets at least one tile's worth) are shared out in
+//         equal contiguous ranges, one per cluster, that cross tile boundaries: a tile is cut where the ranges are.
+//         Every cluster then does the same number of k-blocks (to one), whatever the tile count. SPLIT_K is 1.
 //
 // The slices of one tile are added into C in slice order (deterministic): slice 0 stores its partial sums, slice
 // s > 0 waits until the tile's flag says s, adds its sums to C and sets the flag to s + 1; the last slice resets the
-// flag to 0, so the flags are all zero again when the kernel ends.
+// flag to 0, so the flags are all zero again when the kernel ends. In modes all and tail, slice order is K order and
+// units are numbered split-major. In mode stream, slice order is reverse K order: a cluster's range starts with the
+// end of a tile (done first, slice 0) and ends with the start of another (done last), so each slice waits for one
+// that a higher-numbered cluster did at the start of its range, and waits point to higher clusters only.
+//
+// A CTA walks its cluster's units with cluster_units() / cluster_unit_at(): in modes all and tail, units cluster,
+// cluster + clusters, ...; in mode stream, its data-parallel tiles, then the pieces of its range in K order.
 #include "host_device.cuh"
 
 namespace mpgemm {
 
-enum : int { kSplitAll = 0, kSplitTail = 1 };
+enum : int { kSplitAll = 0, kSplitTail = 1, kSplitStream = 2 };
 
 struct WorkUnit {
   int tile;      // cluster tile index, in the order of tile_schedule.cuh
@@ -30,7 +40,7 @@ struct WorkUnit {
   int kb_end;    // one past its last
 };
 
-// Tiles that run unsplit: none in mode all; in mode tail the whole waves (all of them when the tiles fill whole waves).
+// Modes all and tail. Tiles that run unsplit: none in mode all; in mode tail the whole waves (all of them when the tiles fill whole waves).
 MPGEMM_HD inline int unsplit_tiles(int tiles, int clusters, int split_k, int mode) {
   if (split_k <= 1) return tiles;
   if (mode == kSplitAll || clusters <= 0) return 0;
@@ -54,6 +64,67 @@ MPGEMM_HD inline WorkUnit work_unit_at(long long index, int tiles, int clusters,
   const long long kb = k_blocks;
   return WorkUnit{tile, split, split_k, static_cast<int>(split * kb / split_k),
                   static_cast<int>((split + 1) * kb / split_k)};
+}
+
+// ---- mode stream ----------------------------------------------------------------------------------------------
+
+struct StreamSplit {
+  int dp_tiles;        // tiles 0 .. dp_tiles - 1 run whole (a multiple of the clusters)
+  int sk_clusters;     // clusters that share the rest's k-blocks (all of them, or one per k-block when fewer)
+  long long sk_iters;  // k-blocks of the rest: (tiles - dp_tiles) * k_blocks
+};
+
+MPGEMM_HD inline StreamSplit stream_split(int tiles, int clusters, int k_blocks) {
+  const int rest = tiles % clusters;
+  const int whole = tiles - rest;
+  const int sk_tiles = rest == 0 ? 0 : rest + (whole > 0 ? clusters : 0);
+  const long long iters = static_cast<long long>(sk_tiles) * k_blocks;
+  return StreamSplit{tiles - sk_tiles, iters < clusters ? static_cast<int>(iters) : clusters, iters};
+}
+
+// Where cluster c's range of the rest's k-blocks starts (c = sk_clusters: the end). Ranges are never empty.
+MPGEMM_HD inline long long stream_bound(const StreamSplit& s, int c) {
+  return s.sk_clusters == 0 ? 0 : c * s.sk_iters / s.sk_clusters;
+}
+
+// Range boundaries (starts of clusters 1 .. sk_clusters - 1) strictly below x, for x in 0 .. sk_iters:
+// floor(j * iters / G) < x  <=>  j < x * G / iters.
+MPGEMM_HD inline int stream_bounds_below(const StreamSplit& s, long long x) {
+  if (x <= 0) return 0;
+  return static_cast<int>((x * s.sk_clusters + s.sk_iters - 1) / s.sk_iters) - 1;
+}
+
+// ---- every mode: the units of one cluster, in the order it works through them ------------------------------------
+
+MPGEMM_HD inline int cluster_units(int cluster, int tiles, int clusters, int k_blocks, int split_k, int mode) {
+  if (mode != kSplitStream) {
+    const long long units = work_units(tiles, clusters, split_k, mode);
+    return cluster < units ? static_cast<int>((units - cluster + clusters - 1) / clusters) : 0;
+  }
+  const StreamSplit s = stream_split(tiles, clusters, k_blocks);
+  int n = s.dp_tiles / clusters;
+  if (cluster < s.sk_clusters) {
+    const long long lo = stream_bound(s, cluster), hi = stream_bound(s, cluster + 1);
+    n += static_cast<int>((hi - 1) / k_blocks - lo / k_blocks + 1);
+  }
+  return n;
+}
+
+MPGEMM_HD inline WorkUnit cluster_unit_at(int cluster, int i, int tiles, int clusters, int k_blocks, int split_k,
+                                          int mode) {
+  if (mode != kSplitStream)
+    return work_unit_at(cluster + static_cast<long long>(i) * clusters, tiles, clusters, k_blocks, split_k, mode);
+  const StreamSplit s = stream_split(tiles, clusters, k_blocks);
+  const int dp = s.dp_tiles / clusters;
+  if (i < dp) return WorkUnit{cluster + i * clusters, 0, 1, 0, k_blocks};
+  const long long lo = stream_bound(s, cluster), hi = stream_bound(s, cluster + 1);
+  const long long t = lo / k_blocks + (i - dp);  // tile of the rest, 0-based
+  const long long start = t * k_blocks, end = start + k_blocks;
+  const long long b = lo > start ? lo : start, e = hi < end ? hi : end;
+  const int later = stream_bounds_below(s, end) - stream_bounds_below(s, e);  // pieces of the tile above this one
+  const int pieces = 1 + stream_bounds_below(s, end) - stream_bounds_below(s, start + 1);
+  return WorkUnit{s.dp_tiles + static_cast<int>(t), later, pieces, static_cast<int>(b - start),
+                  static_cast<int>(e - start)};
 }
 
 }  // namespace mpgemm

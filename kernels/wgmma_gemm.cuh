@@ -20,7 +20,7 @@
 //                       1 tma:    64 x 32 sub-tiles through C_BUFFERS 128B-swizzled shared buffers per consumer and
 //                                 TMA stores, which drain while the consumer goes on.
 //
-// Split-K (SPLIT_K > 1, split_k.cuh): the grid works through (tile, slice of K) units; each slice adds its partial
+// Split-K (SPLIT_K > 1, or SPLIT_MODE stream: split_k.cuh): the grid works through (tile, slice of K) units; each slice adds its partial
 // sums into C in slice order, waiting on a per-tile flag in `flags` (zero before the launch, zero again after), so
 // the result does not depend on timing. Direct epilogue and persistent grids only (the slices wait for each other).
 //
@@ -120,7 +120,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(!PINGPONG || CONSUMERS == 2, "pingpong alternates two consumers");
   static_assert(EPILOGUE == kEpilogueDirect || C_BUFFERS >= 1, "the tma epilogue needs a staging buffer");
   static_assert(SPLIT_K >= 1, "SPLIT_K slices of K");
-  static_assert(SPLIT_K == 1 || EPILOGUE == kEpilogueDirect, "split-K adds its slices in the direct epilogue");
+  // Tiles may be cut into slices: split-K proper, or stream-K's ranges (SPLIT_K 1).
+  constexpr bool SPLITTING = SPLIT_K > 1 || SPLIT_MODE == kSplitStream;
+  static_assert(!SPLITTING || EPILOGUE == kEpilogueDirect, "split-K adds its slices in the direct epilogue");
+  static_assert(SPLIT_MODE != kSplitStream || SPLIT_K == 1, "stream-K sizes its slices itself");
   // Flags per block tile: one per consumer that writes part of it (cooperative), one per tile (pingpong).
   constexpr int FLAG_SLOTS = PINGPONG ? 1 : CONSUMERS;
 
@@ -142,7 +145,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   const int tiles_n = (N + BN * CLUSTER_N - 1) / (BN * CLUSTER_N);
   const int tiles = tiles_m * tiles_n;
   const int k_blocks = (K + kBK - 1) / kBK;
-  const int units = static_cast<int>(work_units(tiles, clusters, SPLIT_K, SPLIT_MODE));
+  const int units = cluster_units(cluster_id, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);  // of this cluster
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -172,8 +175,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       const unsigned short b_mask = b_sharers<CLUSTER_M, CLUSTER_N>(rank_n);
       int stage = 0;
       unsigned phase = 0;
-      for (int u = cluster_id; u < units; u += clusters) {
-        const WorkUnit w = work_unit_at(u, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
+      for (int i = 0; i < units; ++i) {
+        const WorkUnit w = cluster_unit_at(cluster_id, i, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
         const BlockOrigin o =
             block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(w.tile, tiles_m, tiles_n, rank_m, rank_n);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
@@ -234,9 +237,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     // pingpong consumer takes every other unit, so it counts the other's k-blocks too to find its place in the ring.
     long long position = 0;
     for (int i = 0;; ++i) {
-      const int u = cluster_id + i * clusters;
-      if (u >= units) break;
-      const WorkUnit w = work_unit_at(u, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
+      if (i >= units) break;
+      const WorkUnit w = cluster_unit_at(cluster_id, i, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
       const long long first = position;
       position += w.kb_end - w.kb_begin;
       if (PINGPONG && (i & 1) != consumer) continue;
@@ -317,16 +319,16 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       if constexpr (EPILOGUE == kEpilogueDirect) {
         // Split-K: this slice's turn on the tile (its flag says so); slice 0 stores, the later ones add.
         const int bar_id = 1 + consumer;  // named barrier of this consumer's 128 threads (0 is __syncthreads)
-        int* const flag = SPLIT_K == 1 ? nullptr
+        int* const flag = !SPLITTING ? nullptr
                                        : flags + (static_cast<long long>(w.tile) * CLUSTER + rank) * FLAG_SLOTS +
                                              (PINGPONG ? 0 : consumer);
-        const bool later_slice = SPLIT_K > 1 && w.split > 0;
+        const bool later_slice = SPLITTING && w.split > 0;
 #if defined(MPGEMM_WGMMA_FAULT) && MPGEMM_WGMMA_FAULT == 2
         const bool accumulate = false;  // Test-only fault: every slice stores instead of adding, so C holds the last.
 #else
         const bool accumulate = later_slice;
 #endif
-        if constexpr (SPLIT_K > 1) {
+        if constexpr (SPLITTING) {
           if (later_slice) {
             if (tid == 0) {
               wait_flag(flag, w.split);
@@ -401,7 +403,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
             }
           }
         }
-        if constexpr (SPLIT_K > 1) {
+        if constexpr (SPLITTING) {
           if (w.splits > 1 && w.split < w.splits - 1) {  // hand the tile to the next slice
             named_barrier_sync(bar_id, kWarpgroup);
             // The barrier orders the warpgroup's stores before thread 0's release, which makes them visible at GPU

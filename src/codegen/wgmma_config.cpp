@@ -35,7 +35,15 @@ std::string_view to_string(WgmmaSchedule s) {
   return s == WgmmaSchedule::cooperative ? "coop" : "pingpong";
 }
 std::string_view to_string(SplitMode m) {
-  return m == SplitMode::all ? "all" : "tail";
+  switch (m) {
+    case SplitMode::all:
+      return "all";
+    case SplitMode::tail:
+      return "tail";
+    case SplitMode::stream:
+      return "stream";
+  }
+  return "?";
 }
 
 WgmmaConfig WgmmaConfig::from_params(const Params& p) {
@@ -58,7 +66,8 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   c.raster = enum_from(p, "RASTER", std::array{TileRaster::m, TileRaster::n});
   c.epilogue = enum_from(p, "EPILOGUE", std::array{WgmmaEpilogue::direct, WgmmaEpilogue::tma});
   if (p.count("SPLIT_K")) c.split_k = get_small_int(p, "SPLIT_K");
-  if (p.count("SPLIT_MODE")) c.split_mode = enum_from(p, "SPLIT_MODE", std::array{SplitMode::all, SplitMode::tail});
+  if (p.count("SPLIT_MODE"))
+    c.split_mode = enum_from(p, "SPLIT_MODE", std::array{SplitMode::all, SplitMode::tail, SplitMode::stream});
   if (p.count("SWAP_AB")) {
     const int swap = get_small_int(p, "SWAP_AB");
     if (swap != 0 && swap != 1)
@@ -84,7 +93,7 @@ Params WgmmaConfig::to_params() const {
            {"PERSISTENT", std::int64_t{balanced     ? 2
                                        : persistent ? 1
                                                     : 0}}};
-  if (split_k != 1) {
+  if (splits()) {
     p["SPLIT_K"] = std::int64_t{split_k};
     p["SPLIT_MODE"] = std::string(to_string(split_mode));
   }
@@ -98,8 +107,10 @@ std::string WgmmaConfig::name() const {
   const std::string epi = epilogue == WgmmaEpilogue::direct && c_buffers == 0
                               ? std::string("direct")
                               : fmt::format("{}{}", to_string(epilogue), c_buffers);
-  const std::string split =
-      split_k == 1 ? std::string() : fmt::format("_sk{}{}", split_k, split_mode == SplitMode::tail ? "t" : "");
+  const std::string split = !splits() ? std::string()
+                            : split_mode == SplitMode::stream
+                                ? fmt::format("_stk{}", split_k == 1 ? "" : std::to_string(split_k))
+                                : fmt::format("_sk{}{}", split_k, split_mode == SplitMode::tail ? "t" : "");
   return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}{}{}", bm, bn, wgmma_layout::kBK, stages,
                      consumers, to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
                      balanced     ? "bal"
@@ -121,7 +132,7 @@ wgmma_layout::Layout WgmmaConfig::layout() const {
 }
 
 std::int64_t WgmmaConfig::split_flags(std::int64_t cluster_tiles) const {
-  if (split_k == 1) return 0;
+  if (!splits()) return 0;
   return cluster_tiles * cluster_size() * (schedule == WgmmaSchedule::pingpong ? 1 : consumers);
 }
 
@@ -181,16 +192,21 @@ std::vector<std::string> WgmmaConfig::problems() const {
   if (l2_promotion != 0 && l2_promotion != 64 && l2_promotion != 128 && l2_promotion != 256)
     out.push_back(fmt::format("L2_PROMOTION={}: the L2 promotes TMA loads by 0, 64, 128 or 256 bytes", l2_promotion));
   if (split_k > kMaxSplitK) out.push_back(fmt::format("SPLIT_K={} is over {}", split_k, kMaxSplitK));
-  if (split_k > 1 && epilogue != WgmmaEpilogue::direct)
+  const std::string split =
+      split_mode == SplitMode::stream ? std::string("SPLIT_MODE=\"stream\"") : fmt::format("SPLIT_K={}", split_k);
+  if (splits() && epilogue != WgmmaEpilogue::direct)
+    out.push_back(fmt::format("{}: split-K adds its slices in the direct epilogue (EPILOGUE=\"direct\")", split));
+  if (splits() && !persistent)
+    out.push_back(fmt::format(
+        "{}: the slices of a tile wait for each other, so the grid must be persistent (co-resident)", split));
+  if (splits() && split_mode != SplitMode::all && balanced)
+    out.push_back(fmt::format("SPLIT_MODE=\"{}\" sizes its split from the grid: PERSISTENT must be 1, not balanced",
+                              to_string(split_mode)));
+  if (split_mode == SplitMode::stream && split_k != 1)
     out.push_back(
-        fmt::format("SPLIT_K={}: split-K adds its slices in the direct epilogue (EPILOGUE=\"direct\")", split_k));
-  if (split_k > 1 && !persistent)
-    out.push_back(
-        fmt::format("SPLIT_K={}: the slices of a tile wait for each other, so the grid must be persistent "
-                    "(co-resident)",
+        fmt::format("SPLIT_K={}: SPLIT_MODE=\"stream\" cuts tiles where the clusters' equal ranges of "
+                    "k-blocks end, so SPLIT_K must be 1",
                     split_k));
-  if (split_k > 1 && split_mode == SplitMode::tail && balanced)
-    out.push_back("SPLIT_MODE=\"tail\" sizes its split wave from the grid: PERSISTENT must be 1, not balanced");
   if (epilogue == WgmmaEpilogue::tma && bn % kCSubCols != 0)
     out.push_back(fmt::format("BN={} is not a multiple of 32 (EPILOGUE=\"tma\" stores 32-column sub-tiles)", bn));
   if (!out.empty()) return out;

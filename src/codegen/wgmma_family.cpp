@@ -34,8 +34,10 @@ std::int64_t k_blocks(const Shape& s) {
   return ceil_div(s.k, wgmma_layout::kBK);
 }
 
-// Units of work for a grid of `clusters` clusters (kernels/split_k.cuh): the cluster tiles, or more when split.
-std::int64_t work_units_for(const WgmmaConfig& c, std::int64_t tiles, std::int64_t clusters) {
+// Units of work for a grid of `clusters` clusters (kernels/split_k.cuh): the cluster tiles, or more when split;
+// stream-K can keep every cluster busy as long as there are k-blocks to share.
+std::int64_t work_units_for(const WgmmaConfig& c, const Shape& shape, std::int64_t tiles, std::int64_t clusters) {
+  if (c.split_mode == SplitMode::stream) return std::max(tiles, std::min(clusters, tiles * k_blocks(shape)));
   return work_units(static_cast<int>(tiles), static_cast<int>(clusters), c.split_k, static_cast<int>(c.split_mode));
 }
 
@@ -90,7 +92,7 @@ std::optional<std::string> WgmmaFamily::check_shape(const Params& params, const 
   if (c.bm > 0 && c.bn > 0 && c.cluster_m > 0 && c.cluster_n > 0 &&
       cluster_tiles(c, shape) * c.cluster_size() > INT_MAX)
     return fmt::format("{} tiles of {}x{} do not fit the kernel's int tile index", cluster_tiles(c, shape), c.bm, c.bn);
-  if (c.split_k > 1) {
+  if (c.splits()) {
     if (k_blocks(shape) < c.split_k)
       return fmt::format("K={} has {} k-blocks of {}, fewer than SPLIT_K={} slices", shape.k, k_blocks(shape),
                          wgmma_layout::kBK, c.split_k);
@@ -110,7 +112,7 @@ LaunchGeometry WgmmaFamily::launch_geometry(const Params& params, const Shape& s
   const WgmmaConfig c = buildable(params, "launched");
   const std::int64_t tiles = cluster_tiles(c, shape);
   const std::int64_t per_device = device.sm_count > 0 ? std::max(1, device.sm_count / c.cluster_size()) : tiles;
-  const std::int64_t units = work_units_for(c, tiles, per_device);
+  const std::int64_t units = work_units_for(c, shape, tiles, per_device);
   std::int64_t clusters = units;
   if (c.persistent && device.sm_count > 0) clusters = std::min<std::int64_t>(units, per_device);
   LaunchGeometry g;
@@ -187,7 +189,7 @@ CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const void* base, PFN_c
 void WgmmaFamily::append_problem_args(const Params& params, const ProblemBuffers& buffers,
                                       const DriverFunctions& driver, KernelArgs& args) const {
   const WgmmaConfig c = buildable(params, "launched");
-  if (c.split_k > 1 && buffers.workspace == nullptr)
+  if (c.splits() && buffers.workspace == nullptr)
     throw Error(fmt::format("{} needs the problem's workspace for its split-K flags, and none was given", c.name()));
   const WgmmaTensorMaps maps = tensor_map_specs(c, buffers.shape);
   args.push(encode_tensor_map(maps.a, buffers.a, driver.tensor_map_encode_tiled, "A"));

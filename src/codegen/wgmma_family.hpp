@@ -30,11 +30,13 @@ enum class TileRaster {
   n = 1,  // consecutive tiles walk along N inside bands of GROUP tile columns
 };
 enum class SplitMode {
-  all = 0,   // every tile's K loop is cut into SPLIT_K slices
-  tail = 1,  // whole waves of tiles run unsplit; only the last, partial wave's tiles are cut (kernels/split_k.cuh)
+  all = 0,     // every tile's K loop is cut into SPLIT_K slices
+  tail = 1,    // whole waves of tiles run unsplit; only the last, partial wave's tiles are cut (kernels/split_k.cuh)
+  stream = 2,  // stream-K: whole waves but one run unsplit; the rest's k-blocks are shared out in equal ranges, one
+               // per cluster, that cut tiles where they end (SPLIT_K 1)
 };
 std::string_view to_string(WgmmaEpilogue e);  // "direct", "tma"
-std::string_view to_string(SplitMode m);      // "all", "tail"
+std::string_view to_string(SplitMode m);      // "all", "tail", "stream"
 std::string_view to_string(TileRaster r);     // "m", "n"
 std::string_view to_string(WgmmaSchedule s);  // "coop", "pingpong"
 
@@ -56,7 +58,7 @@ struct WgmmaConfig {
   bool balanced = false;                  // persistent grid of the fewest CTAs that take as many rounds
                                           // of tiles as one per SM (every CTA the same tile count)
   int split_k = 1;                        // slices of K per split tile, added into C in order (1: no split)
-  SplitMode split_mode = SplitMode::all;  // which tiles are split when split_k > 1
+  SplitMode split_mode = SplitMode::all;  // which tiles are split when split_k > 1 (or stream-K, split_k 1)
   int l2_promotion = 256;                 // bytes the L2 fetches around each TMA load of A and B: 0 (none), 64, 128
                                           // or 256 (a tensor-map setting; the kernel is the same)
   bool swap_ab = false;                   // the wgmmas compute C's transpose (skinny M): BM is their N (8 to 256,
@@ -68,12 +70,13 @@ struct WgmmaConfig {
   // ("all" | "tail") are optional (absent: 1 and "all"), as are SWAP_AB (0 | 1, absent: 0) and L2_PROMOTION (0 | 64 |
   // 128 | 256, absent: 256). Throws mpgemm::Error naming a missing or ill-typed parameter. Does not validate.
   static WgmmaConfig from_params(const Params& params);
-  // SPLIT_K and SPLIT_MODE only when split_k > 1, SWAP_AB only when set, L2_PROMOTION only when not 256, so that
+  // SPLIT_K and SPLIT_MODE only when splits(), SWAP_AB only when set, L2_PROMOTION only when not 256, so that
   // configs without them keep the parameters (and names) they had.
   Params to_params() const;
 
   // "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers" or "..._tma2_bal": every parameter, in a fixed order
-  // (then pers, bal or grid); split configs end in "_sk4" (mode all) or "_sk4t" (mode tail), swapped ones in
+  // (then pers, bal or grid); split configs end in "_sk4" (mode all), "_sk4t" (mode tail) or "_stk" (stream), swapped
+  // ones in
   // "_swab", and an L2 promotion other than 256 bytes adds "_l2p128" (or 0, 64).
   std::string name() const;
   // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0>" (PERSISTENT is a launch choice, not a template
@@ -84,6 +87,8 @@ struct WgmmaConfig {
 
   wgmma_layout::Layout layout() const;
   int cluster_size() const { return cluster_m * cluster_n; }
+  // Tiles may be cut into slices of K that add into C in turn (split-K, or stream-K's ranges).
+  bool splits() const { return split_k > 1 || split_mode == SplitMode::stream; }
   // Split-K flags (ints of the problem's workspace) the kernel uses for `cluster_tiles` cluster tiles: one per block
   // tile and consumer that writes part of it; 0 when unsplit.
   std::int64_t split_flags(std::int64_t cluster_tiles) const;

@@ -99,7 +99,7 @@ TEST_F(TuneWgmma, LessTravelledCornersVerifyAtARaggedShape) {
 }
 
 TEST_F(TuneWgmma, SplitKVerifiesAtSkinnySmallKWaveQuantisedAndRaggedShapes) {
-  // tests/data/spaces/wgmma_split_k.json: 2, 3 and 8 slices, all tiles or the last wave's, coop and pingpong,
+  // tests/data/spaces/wgmma_split_k.json: 2, 3 and 8 slices, all tiles or the last wave's, stream-K, coop and pingpong,
   // clusters, balanced grids. A config with fewer k-blocks than slices is refused up front, never wrong.
   const Shape shapes[] = {{16, 4096, 4096},   {128, 8192, 8192}, {3000, 3000, 3000},
                           {1000, 1000, 1000}, {4096, 4096, 256}, {777, 1240, 520}};
@@ -141,8 +141,8 @@ void TuneWgmma::expect_space_verifies(const std::string& space, std::span<const 
 
 TEST_F(TuneWgmma, BrokenBuildIsCaughtAsIncorrect) {
   // Points compiled with a test-only fault: MPGEMM_WGMMA_FAULT=1 steps A's descriptor 8 halves along K instead of
-  // 16 (the wgmma A, or the wgmma B when swapped); =2 makes every split-K slice store instead of add. Either kernel
-  // runs to completion and writes every element, so only the comparison with cuBLAS can catch it.
+  // 16 (the wgmma A, or the wgmma B when swapped); =2 makes every split-K (or stream-K) slice store instead of add.
+  // Either kernel runs to completion and writes every element, so only the comparison with cuBLAS can catch it.
   Params split = WgmmaConfig{}.to_params();
   split["SPLIT_K"] = std::int64_t{4};
   split["SPLIT_MODE"] = std::string("all");
@@ -150,7 +150,11 @@ TEST_F(TuneWgmma, BrokenBuildIsCaughtAsIncorrect) {
   swapped.bm = 16;
   swapped.bn = 128;
   swapped.swap_ab = true;
-  for (const auto& [params, fault] : {std::pair{WgmmaConfig{}.to_params(), 1}, {split, 2}, {swapped.to_params(), 1}}) {
+  Params stream = WgmmaConfig{}.to_params();
+  stream["SPLIT_K"] = std::int64_t{1};
+  stream["SPLIT_MODE"] = std::string("stream");
+  for (const auto& [params, fault] :
+       {std::pair{WgmmaConfig{}.to_params(), 1}, {split, 2}, {swapped.to_params(), 1}, {stream, 2}}) {
     SCOPED_TRACE(fmt::format("MPGEMM_WGMMA_FAULT={}", fault));
     expect_fault_caught(params, fault);
   }

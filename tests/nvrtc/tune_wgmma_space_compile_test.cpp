@@ -77,11 +77,11 @@ TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSuiteSpaceCompileToHgmma
   expect_points_and_sample_compile_to_hgmma("configs/sm90a_suite.json", 3);
 }
 
-TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsAndSwaps) {
+TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsStreamsAndSwaps) {
   const Space space = load_space(source("configs/sm90a_suite.json"));
   const std::vector<Candidate> all = build_candidates(space, family(space.family));
-  EXPECT_EQ(all.size(), 414u) << "the enumerated configs and the named points";
-  std::size_t split = 0, tail = 0, swapped = 0, swapped_small = 0;
+  EXPECT_EQ(all.size(), 425u) << "the enumerated configs and the named points";
+  std::size_t split = 0, tail = 0, stream = 0, swapped = 0, swapped_small = 0;
   for (const auto& c : all) {
     EXPECT_TRUE(family("wgmma").check_config(c.params).empty()) << c.name;
     const WgmmaConfig config = WgmmaConfig::from_params(c.params);
@@ -90,6 +90,7 @@ TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsAndSwaps) {
       if (config.bm < 64) ++swapped_small;
       continue;
     }
+    if (config.split_mode == SplitMode::stream) ++stream;
     if (config.split_k > 1) ++split;
     if (config.split_k > 1 && config.split_mode == SplitMode::tail) ++tail;
   }
@@ -97,6 +98,7 @@ TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsAndSwaps) {
   EXPECT_EQ(tail * 2, split) << "every split count in both modes";
   EXPECT_GT(swapped_small, 100u) << "16- and 32-row swapped tiles for skinny M";
   EXPECT_GT(swapped, swapped_small);
+  EXPECT_EQ(stream, 11u) << "stream-K for the 128-row tiles";
 }
 
 TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSwapABTestSpaceCompileToHgmma) {

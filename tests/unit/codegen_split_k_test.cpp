@@ -2,10 +2,12 @@
 // once and only ever wait for smaller units, and the wgmma family's split parameters, names, shape checks and grids.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "codegen/family.hpp"
 #include "codegen/wgmma_family.hpp"
@@ -52,6 +54,92 @@ TEST(SplitK, UnitsCoverEveryTileAndKBlockOnce) {
         }
 }
 
+// The clusters' walks (cluster_units / cluster_unit_at): every (tile, k-block) exactly once, each tile's slices
+// numbered 0 .. splits - 1 once each, and the ordered reduction finishes: a simulation in which every cluster works
+// through its units in order and a slice s > 0 can only finish after slice s - 1 of its tile ends with every unit
+// done (no cycle of waits, whatever the clusters' relative speeds).
+void expect_walks_cover_and_finish(int tiles, int clusters, int k_blocks, int split_k, int mode) {
+  std::vector<std::vector<WorkUnit>> walks(static_cast<std::size_t>(clusters));
+  std::set<std::pair<int, int>> seen;
+  std::map<int, std::set<int>> slices_of_tile;
+  std::map<int, int> splits_of_tile;
+  for (int c = 0; c < clusters; ++c) {
+    const int n = cluster_units(c, tiles, clusters, k_blocks, split_k, mode);
+    for (int i = 0; i < n; ++i) {
+      const WorkUnit w = cluster_unit_at(c, i, tiles, clusters, k_blocks, split_k, mode);
+      ASSERT_GE(w.tile, 0);
+      ASSERT_LT(w.tile, tiles);
+      ASSERT_LT(w.kb_begin, w.kb_end) << "an empty slice would leave its accumulators unset";
+      ASSERT_GE(w.split, 0);
+      ASSERT_LT(w.split, w.splits);
+      EXPECT_TRUE(slices_of_tile[w.tile].insert(w.split).second) << "tile " << w.tile << " slice " << w.split;
+      if (splits_of_tile.count(w.tile)) EXPECT_EQ(splits_of_tile[w.tile], w.splits) << "tile " << w.tile;
+      splits_of_tile[w.tile] = w.splits;
+      if (mode == kSplitStream && w.split == 0) EXPECT_EQ(w.kb_end, k_blocks) << "stream: slice 0 ends the tile";
+      for (int kb = w.kb_begin; kb < w.kb_end; ++kb) EXPECT_TRUE(seen.insert({w.tile, kb}).second);
+      walks[static_cast<std::size_t>(c)].push_back(w);
+    }
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(tiles) * k_blocks);
+  for (const auto& [tile, slices] : slices_of_tile)
+    EXPECT_EQ(static_cast<int>(slices.size()), splits_of_tile[tile]) << "tile " << tile;
+  std::vector<std::size_t> next(walks.size(), 0);
+  std::map<int, int> done_slices;  // per tile: slices finished, which is the flag's value
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t c = 0; c < walks.size(); ++c) {
+      while (next[c] < walks[c].size()) {
+        const WorkUnit& w = walks[c][next[c]];
+        if (done_slices[w.tile] != w.split) break;  // waits for the slice before it
+        ++done_slices[w.tile];
+        ++next[c];
+        progress = true;
+      }
+    }
+  }
+  for (std::size_t c = 0; c < walks.size(); ++c)
+    EXPECT_EQ(next[c], walks[c].size()) << "cluster " << c << " waits forever";
+}
+
+TEST(SplitK, ClusterWalksCoverEveryTileAndKBlockOnceAndFinish) {
+  for (int mode : {kSplitAll, kSplitTail, kSplitStream})
+    for (int split_k : {1, 2, 3, 7}) {
+      if (mode == kSplitStream && split_k != 1) continue;
+      for (auto [tiles, clusters] :
+           {std::pair{1, 132}, {32, 132}, {288, 132}, {264, 132}, {576, 132}, {5, 2}, {7, 3}, {133, 132}})
+        for (int k_blocks : {1, 7, 16, 47}) {
+          if (k_blocks < split_k) continue;
+          SCOPED_TRACE(::testing::Message() << "mode " << mode << " split " << split_k << " tiles " << tiles
+                                            << " clusters " << clusters << " k_blocks " << k_blocks);
+          expect_walks_cover_and_finish(tiles, clusters, k_blocks, split_k, mode);
+        }
+    }
+}
+
+TEST(SplitK, StreamGivesEveryClusterTheSameKBlocks) {
+  // 3000^3 in 128 x 128 tiles: 24 x 24 = 576 tiles of 47 k-blocks on 132 clusters. Unsplit that is 5 rounds for
+  // some clusters and 4 for others (4.36 on average); stream-K runs 3 whole waves, then shares the last 48 + 132
+  // tiles' 8460 k-blocks out 64 or 65 to a cluster: 205 or 206 k-blocks each.
+  const StreamSplit s = stream_split(576, 132, 47);
+  EXPECT_EQ(s.dp_tiles, 396);
+  EXPECT_EQ(s.sk_clusters, 132);
+  EXPECT_EQ(s.sk_iters, 180 * 47);
+  int lowest = 1 << 30, highest = 0;
+  for (int c = 0; c < 132; ++c) {
+    int blocks = 0;
+    for (int i = 0; i < cluster_units(c, 576, 132, 47, 1, kSplitStream); ++i) {
+      const WorkUnit w = cluster_unit_at(c, i, 576, 132, 47, 1, kSplitStream);
+      blocks += w.kb_end - w.kb_begin;
+    }
+    lowest = std::min(lowest, blocks);
+    highest = std::max(highest, blocks);
+  }
+  EXPECT_EQ(lowest, 205);
+  EXPECT_EQ(highest, 206);
+  EXPECT_EQ(stream_split(264, 132, 47).dp_tiles, 264) << "whole waves: nothing to share";
+  EXPECT_EQ(stream_split(3, 132, 2).sk_clusters, 6) << "fewer k-blocks than clusters: one each";
+}
+
 TEST(SplitK, TailSplitsOnlyThePartialWave) {
   // 3000^3 in 128 x 256 tiles: 24 x 12 = 288 tiles on 132 clusters: two whole waves, 24 tiles left over.
   EXPECT_EQ(unsplit_tiles(288, 132, 4, kSplitTail), 264);
@@ -93,6 +181,12 @@ TEST(SplitK, NamesAndTemplateCarryTheSplit) {
   EXPECT_EQ(tail.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_sk3t");
   EXPECT_EQ(tail.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 3, 1, 0>");
   EXPECT_EQ(WgmmaConfig::from_params(tail.to_params()), tail);
+  const WgmmaConfig stream = WgmmaConfig::from_params(split_point(1, "stream"));
+  EXPECT_TRUE(stream.splits());
+  EXPECT_EQ(stream.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_stk");
+  EXPECT_EQ(stream.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 2, 0>");
+  EXPECT_EQ(WgmmaConfig::from_params(stream.to_params()), stream);
+  EXPECT_EQ(stream.to_params().count("SPLIT_MODE"), 1u) << "stream is kept although SPLIT_K is 1";
 }
 
 TEST(SplitK, RulesNameWhatTheKernelNeeds) {
@@ -113,6 +207,15 @@ TEST(SplitK, RulesNameWhatTheKernelNeeds) {
   bad_mode["SPLIT_MODE"] = std::string("some");
   EXPECT_FALSE(f.check_config(bad_mode).empty());
   EXPECT_TRUE(f.check_config(split_point(16, "tail")).empty());
+  EXPECT_TRUE(f.check_config(split_point(1, "stream")).empty());
+  EXPECT_FALSE(f.check_config(split_point(2, "stream")).empty()) << "stream sizes its slices itself";
+  Params stream_tma = split_point(1, "stream");
+  stream_tma["EPILOGUE"] = std::string("tma");
+  stream_tma["C_BUFFERS"] = std::int64_t{2};
+  EXPECT_FALSE(f.check_config(stream_tma).empty());
+  Params stream_grid = split_point(1, "stream");
+  stream_grid["PERSISTENT"] = std::int64_t{0};
+  EXPECT_FALSE(f.check_config(stream_grid).empty());
 }
 
 TEST(SplitK, ShapesNeedEnoughKBlocksAndFlags) {
@@ -136,6 +239,9 @@ TEST(SplitK, GridCoversTheUnits) {
   balanced["PERSISTENT"] = std::int64_t{2};
   const LaunchGeometry g = f.launch_geometry(balanced, Shape{3000, 3000, 3000}, h200());
   EXPECT_EQ(g.balanced_units, 288u * 4);
+  // Stream-K keeps every SM busy while there are k-blocks to share: 16 tiles of 64 k-blocks on 132 SMs.
+  EXPECT_EQ(f.launch_geometry(split_point(1, "stream"), Shape{16, 4096, 4096}, h200()).grid.x, 132u);
+  EXPECT_EQ(f.launch_geometry(split_point(1, "stream"), Shape{3000, 3000, 3000}, h200()).grid.x, 132u);
 }
 
 TEST(SplitK, WorkspaceIsPassedAndRequired) {
