@@ -14,7 +14,6 @@
 #include "lib/export_file.hpp"
 #include "lib/winner_table.hpp"
 #include "mpgemm/gemm.hpp"
-#include "store/store.hpp"
 #include "support/h200.hpp"
 
 using namespace mpgemm;
@@ -22,30 +21,9 @@ using namespace mpgemm::lib;
 
 namespace {
 
-// Two H200s, 1172 Hopper configs x 2048^3, 4096^3, 8192^3, each shape re-ranked (schema 8).
-const std::filesystem::path kRecordedDb =
-    std::filesystem::path(MPGEMM_SOURCE_DIR) / "results/h200x2/scale_bench/one_gpu.db";
-
-// A copy of it migrated to this build's schema (the library opens read-only, which cannot migrate), removed at exit.
-struct MigratedCopy {
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / fmt::format("mpgemm_winner_table_{}", ::getpid());
-  std::filesystem::path db = dir / "one_gpu.db";
-  MigratedCopy() {
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    std::filesystem::copy_file(kRecordedDb, db);
-    (void)Store::open(db, Store::Mode::read_write);
-  }
-  ~MigratedCopy() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-};
-const std::filesystem::path& recorded_db() {
-  static const MigratedCopy copy;
-  return copy.db;
-}
+// Two H200s, 1172 Hopper configs x 2048^3, 4096^3, 8192^3, each shape re-ranked (recorded with schema 8, migrated
+// to 9 by one read-write open: the library opens read-only, which cannot migrate).
+const std::filesystem::path kDb = std::filesystem::path(MPGEMM_SOURCE_DIR) / "results/h200x2/scale_bench/one_gpu.db";
 
 DeviceDescription h200() {
   return mpgemm::testing::h200_description();
@@ -75,7 +53,7 @@ constexpr const char* kExport = R"({
 }  // namespace
 
 TEST(WinnerTable, ReadsTheRerankWinnerOfEachShapeFromADatabase) {
-  const WinnerTable table = WinnerTable::load(recorded_db());
+  const WinnerTable table = WinnerTable::load(kDb);
   ASSERT_EQ(table.winners().size(), 3u);
   const ShapeWinner& w = table.winners()[1];
   EXPECT_EQ(w.device_name, "NVIDIA H200");
@@ -93,7 +71,7 @@ TEST(WinnerTable, ReadsTheRerankWinnerOfEachShapeFromADatabase) {
 }
 
 TEST(WinnerTable, PolicyOnTheRecordedH200Winners) {
-  const WinnerTable table = WinnerTable::load(recorded_db());
+  const WinnerTable table = WinnerTable::load(kDb);
   Decision d = decide_on(table, h200(), {2048, 2048, 2048});
   EXPECT_EQ(d.route, Route::tuned) << d.reason;
   d = decide_on(table, h200(), {3000, 3000, 3000});
@@ -113,7 +91,7 @@ TEST(WinnerTable, PolicyOnTheRecordedH200Winners) {
 }
 
 TEST(WinnerTable, OtherDevicesAndArchesHaveNothingTuned) {
-  const WinnerTable table = WinnerTable::load(recorded_db());
+  const WinnerTable table = WinnerTable::load(kDb);
   DeviceDescription a100 = h200();
   a100.name = "NVIDIA A100-SXM4-80GB";
   a100.arch = Arch{8, 0, false};
@@ -187,9 +165,9 @@ TEST(Library, OpenFailsWithATypedError) {
 }
 
 TEST(Library, OpensADatabaseWithoutAGpu) {
-  const Library lib = Library::open(recorded_db().string());
+  const Library lib = Library::open(kDb.string());
   EXPECT_EQ(lib.tuned_shapes(), 3u);
-  EXPECT_EQ(lib.path(), recorded_db().string());
+  EXPECT_EQ(lib.path(), kDb.string());
   EXPECT_EQ(Library::last_dispatch(), nullptr);
   EXPECT_STREQ(to_string(Path::nearest), "nearest");
 }
