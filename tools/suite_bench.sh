@@ -12,10 +12,14 @@
 #   $MPGEMM_BIN  folder of the mpgemm binaries (default build/bin)
 #   $MPGEMM_SUITE_RERANK  configs per shape re-timed side by side with cuBLAS before the winner is named (default 5)
 #
-# Where the ratios come from: the winner's ratio to cuBLAS is the re-rank's (the winner and cuBLAS timed in rotating
-# rounds, one clock for both). cuBLASLt is not in the re-rank: its ratio is the re-rank's ratio to cuBLAS times
-# cuBLASLt's speed relative to cuBLAS when the tuner timed both back to back at the shape's start. A shape without a
-# re-rank falls back to the tuner's ratios (marked "tune").
+# Where the ratios come from (column "from"):
+#   re-rank         both ratios are the re-rank's: the winner, cuBLAS and cuBLASLt (running the algorithm that won its
+#                   best-of-8 at the shape's start) timed in the same rotating rounds, one clock for all three.
+#   re-rank, Lt scaled  a re-rank without cuBLASLt in its rounds (a database from before schema 9, or tuned with
+#                   --no-cublaslt): the ratio to cuBLAS is the re-rank's, the ratio to cuBLASLt that times cuBLASLt's
+#                   speed relative to cuBLAS when the tuner timed both back to back at the shape's start (one outlier
+#                   in that start timing moves it: at 16x4096x4096 on the H200 it turned ~1.10 into 0.876).
+#   tune            a shape without a re-rank: the tuner's ratios against the shape's start timings.
 #
 # Exit status: 0 when every step worked and every shape has a verified config (whether the targets are met is
 # printed, not the exit status); 1 otherwise.
@@ -84,13 +88,15 @@ done
 table="$(awk -F, -v targets="1.10 0.95" '
   function col(name,   i) { for (i = 1; i <= NF; ++i) if ($i == name) return i; return 0 }
   FNR == 1 { file++; if (file == 1) { wM = col("M"); wN = col("N"); wK = col("K"); wName = col("config_name");
-                                      wMs = col("median_ms"); wRatio = col("ratio_to_cublas") }
+                                      wMs = col("median_ms"); wRatio = col("ratio_to_cublas")
+                                      wRl = col("ratio_to_cublaslt") }
              if (file == 2) { rRef = col("reference"); rRun = col("run_id"); rM = col("M"); rN = col("N");
                               rK = col("K"); rMs = col("median_ms") }
              if (file == 3) { bM = col("M"); bN = col("N"); bK = col("K"); bName = col("config_name");
                               bMs = col("median_ms"); bRc = col("ratio_to_cublas"); bRl = col("ratio_to_cublaslt") }
              next }
-  file == 1 { key = $wM "x" $wN "x" $wK; wname[key] = $wName; wms[key] = $wMs; wratio[key] = $wRatio; next }
+  file == 1 { key = $wM "x" $wN "x" $wK; wname[key] = $wName; wms[key] = $wMs; wratio[key] = $wRatio
+              wrl[key] = (wRl > 0 ? $wRl : ""); next }
   file == 2 { key = $rM "x" $rN "x" $rK; ref = $rRef
               if (!((ref, key) in run) || $rRun + 0 >= run[ref, key]) { run[ref, key] = $rRun + 0; ms[ref, key] = $rMs }
               next }
@@ -105,10 +111,11 @@ table="$(awk -F, -v targets="1.10 0.95" '
       key = order[i]
       flops = 2.0 * m[key] * nn[key] * k[key]
       if (key in wname) {
-        name = wname[key]; t_ms = wms[key]; rc = wratio[key]; from = "re-rank"
-        rl = ""
-        if ((("cuBLASLt", key) in ms) && (("cuBLAS", key) in ms) && ms["cuBLAS", key] > 0)
-          rl = rc * ms["cuBLASLt", key] / ms["cuBLAS", key]
+        name = wname[key]; t_ms = wms[key]; rc = wratio[key]; rl = wrl[key]; from = "re-rank"
+        if (rl == "") {
+          if ((("cuBLASLt", key) in ms) && (("cuBLAS", key) in ms) && ms["cuBLAS", key] > 0 && ms["cuBLASLt", key] != "")
+            { rl = rc * ms["cuBLASLt", key] / ms["cuBLAS", key]; from = "re-rank, Lt scaled" }
+        }
       } else {
         name = bname[key]; t_ms = bms[key]; rc = brc[key]; rl = brl[key]; from = "tune"
       }

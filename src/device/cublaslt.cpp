@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/error.hpp"
 #include "device/cuda_check.hpp"
 #include "device/sm_clock.hpp"
 #include "device/timing.hpp"
@@ -71,6 +72,16 @@ std::string join(const std::vector<std::string>& parts) {
 
 }  // namespace
 
+struct CublasLtSession::Plan {
+  Shape shape;
+  MatmulDesc op;
+  Layout b;                              // cuBLASLt's A: our B
+  Layout a;                              // cuBLASLt's B: our A
+  Layout c;                              // C and D
+  cublasLtMatmulAlgo_t algo{};           // the chosen algorithm, once one won
+  std::size_t algo_workspace_bytes = 0;  // the workspace it asked for (bytes)
+};
+
 CublasLtSession::CublasLtSession(DeviceSession& session) : session_(session) {
   MPGEMM_CUBLAS(cublasLtCreate(&handle_));
   try {
@@ -82,7 +93,27 @@ CublasLtSession::CublasLtSession(DeviceSession& session) : session_(session) {
 }
 
 CublasLtSession::~CublasLtSession() {
+  best_.reset();  // the descriptors before the handle
   if (handle_) (void)cublasLtDestroy(handle_);
+}
+
+void CublasLtSession::launch(const Plan& plan, const cublasLtMatmulAlgo_t& algo, std::size_t algo_workspace_bytes,
+                             const ProblemBuffers& buffers) {
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  MPGEMM_CUBLAS(cublasLtMatmul(handle_, plan.op.get(), &alpha, buffers.b, plan.b.get(), buffers.a, plan.a.get(), &beta,
+                               buffers.c, plan.c.get(), buffers.c, plan.c.get(), &algo, workspace_.get(),
+                               algo_workspace_bytes, session_.stream()));
+}
+
+bool CublasLtSession::has_best(const Shape& shape) const {
+  return best_ && best_->shape == shape;
+}
+
+void CublasLtSession::run_best(ProblemContext& problem) {
+  if (!has_best(problem.shape()))
+    throw Error(fmt::format("no cuBLASLt algorithm was chosen for {}", problem.shape().str()));
+  launch(*best_, best_->algo, best_->algo_workspace_bytes, problem.buffers());
 }
 
 CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs,
@@ -90,14 +121,17 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
   // Row-major C = A * B is column-major C^T = B^T * A^T, exactly as the cuBLAS reference is called:
   // cuBLASLt's "A" is our B (n x k, leading dimension n), its "B" is our A (k x m, leading dimension k), C^T
   // is n x m.
+  best_.reset();
   const Shape& s = problem.shape();
   const ProblemBuffers buffers = problem.buffers();
+  auto plan = std::make_unique<Plan>();
+  plan->shape = s;
   cublasLtMatmulDesc_t op_raw = nullptr;
   MPGEMM_CUBLAS(cublasLtMatmulDescCreate(&op_raw, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  const MatmulDesc op(op_raw);
-  const Layout layout_b = make_layout(CUDA_R_16F, s.n, s.k, s.n);
-  const Layout layout_a = make_layout(CUDA_R_16F, s.k, s.m, s.k);
-  const Layout layout_c = make_layout(CUDA_R_32F, s.n, s.m, s.n);
+  plan->op = MatmulDesc(op_raw);
+  plan->b = make_layout(CUDA_R_16F, s.n, s.k, s.n);
+  plan->a = make_layout(CUDA_R_16F, s.k, s.m, s.k);
+  plan->c = make_layout(CUDA_R_32F, s.n, s.m, s.n);
   cublasLtMatmulPreference_t pref_raw = nullptr;
   MPGEMM_CUBLAS(cublasLtMatmulPreferenceCreate(&pref_raw));
   const Preference pref(pref_raw);
@@ -108,9 +142,9 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
   CublasLtReference out;
   std::array<cublasLtMatmulHeuristicResult_t, kCublasLtHeuristics> results{};
   int returned = 0;
-  const cublasStatus_t heuristic = cublasLtMatmulAlgoGetHeuristic(
-      handle_, op.get(), layout_b.get(), layout_a.get(), layout_c.get(), layout_c.get(), pref.get(),
-      kCublasLtHeuristics, results.data(), &returned);
+  const cublasStatus_t heuristic =
+      cublasLtMatmulAlgoGetHeuristic(handle_, plan->op.get(), plan->b.get(), plan->a.get(), plan->c.get(),
+                                     plan->c.get(), pref.get(), kCublasLtHeuristics, results.data(), &returned);
   if (heuristic != CUBLAS_STATUS_SUCCESS || returned <= 0) {
     out.message =
         heuristic != CUBLAS_STATUS_SUCCESS
@@ -120,8 +154,6 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
   }
   out.heuristics_returned = returned;
 
-  const float alpha = 1.0f;
-  const float beta = 0.0f;
   std::vector<std::string> rejected;
   for (int i = 0; i < returned; ++i) {
     const cublasLtMatmulHeuristicResult_t& r = results[static_cast<std::size_t>(i)];
@@ -132,22 +164,17 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
       rejected.push_back(fmt::format("{}: {}", which, cublasGetStatusName(r.state)));
       continue;
     }
-    auto launch = [&] {
-      MPGEMM_CUBLAS(cublasLtMatmul(handle_, op.get(), &alpha, buffers.b, layout_b.get(), buffers.a,
-                                   layout_a.get(), &beta, buffers.c, layout_c.get(), buffers.c,
-                                   layout_c.get(), &r.algo, workspace_.get(), r.workspaceSize,
-                                   session_.stream()));
-    };
+    auto run = [&] { launch(*plan, r.algo, r.workspaceSize, buffers); };
     try {
       problem.poison_output();
-      launch();
+      run();
       const ErrorStats error = problem.compare_output(atol, rtol);
       if (error.bad_count > 0) {
         rejected.push_back(fmt::format("{}: {} of {} elements differ from cuBLAS (max abs error {:.6g})",
                                        which, error.bad_count, problem.output_elements(), error.max_abs));
         continue;
       }
-      const TimingStats timing = time_launches(session_.stream(), warmup, runs, iters, launch);
+      const TimingStats timing = time_launches(session_.stream(), warmup, runs, iters, run);
       const double clock = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
       ++out.heuristics_valid;
       if (!out.timing || timing.median_ms < out.timing->median_ms) {
@@ -155,11 +182,14 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
         out.algo = algo;
         out.error = error;
         out.sm_clock_mhz = clock;
+        plan->algo = r.algo;
+        plan->algo_workspace_bytes = r.workspaceSize;
       }
     } catch (const CublasError& e) {
       rejected.push_back(fmt::format("{}: {}", which, e.what()));
     }
   }
+  if (out.timing) best_ = std::move(plan);
   if (!out.timing)
     out.message = fmt::format("none of the {} algorithms verified: {}", returned, join(rejected));
   else if (!rejected.empty())

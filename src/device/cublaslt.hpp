@@ -5,6 +5,8 @@
 // workspace).
 #include <cublasLt.h>
 
+#include <memory>
+
 #include "common/records.hpp"
 #include "device/problem.hpp"
 #include "device/session.hpp"
@@ -27,15 +29,29 @@ class CublasLtSession {
   // the cuBLAS reference: C^T = B^T A^T in column-major terms), runs each once into the problem's C (poisoned
   // first) and compares it with the cuBLAS reference (|c - ref| <= atol + rtol*|ref|), times each that agrees
   // with time_launches, and keeps the fastest median. An algorithm that fails or disagrees is left out and
-  // named in the message. Throws CublasError when the descriptors cannot be made, CudaError when the device
-  // fails (the caller decides whether the context survived).
+  // named in the message. The fastest is also kept, with its descriptors, for run_best (until the next call).
+  // Throws CublasError when the descriptors cannot be made, CudaError when the device fails (the caller decides
+  // whether the context survived).
   CublasLtReference best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters, double atol,
                                        double rtol);
 
+  // Whether the last best_of_heuristics was for `shape` and kept an algorithm (one verified).
+  bool has_best(const Shape& shape) const;
+  // Launches the algorithm the last best_of_heuristics kept on `problem`'s buffers, on the session's stream
+  // (asynchronous, as ProblemContext::run_cublas): the same call it timed. Throws Error when no algorithm is
+  // kept for the problem's shape, CublasError when the launch fails.
+  void run_best(ProblemContext& problem);
+
  private:
+  struct Plan;  // the descriptors of one shape, and the algorithm chosen for it
+
+  void launch(const Plan& plan, const cublasLtMatmulAlgo_t& algo, std::size_t algo_workspace_bytes,
+              const ProblemBuffers& buffers);
+
   DeviceSession& session_;
   cublasLtHandle_t handle_ = nullptr;
   DeviceBuffer workspace_;
+  std::unique_ptr<Plan> best_;  // set by best_of_heuristics when an algorithm verified
 };
 
 }  // namespace mpgemm

@@ -167,18 +167,19 @@ struct RankedConfig {
 // One config of a re-rank (table rerank_configs) with its samples (rerank_samples).
 struct RerankEntryRecord {
   std::int64_t config_id = 0;
-  Arch arch;                              // compiled for
-  double prior_median_ms = 0;             // the stored median that put it in the top K (ms)
-  Status status = Status::ok;             // ok, or why it dropped out
-  std::optional<TimingStats> timing;      // over `samples`, when it has any
-  std::optional<double> ratio_to_cublas;  // cuBLAS median / this median, both from the same rounds
-  int registers = -1;                     // per thread; -1 when unknown
-  int threads = -1;                       // per block; -1 when unknown
-  int smem_bytes = -1;                    // static + dynamic shared memory per block (bytes); -1 when unknown
-  bool tied = false;                      // within the tie band of the fastest median
-  std::optional<int> place;               // 1 = the winner; none when not timed ok
-  std::string message;                    // why it dropped out
-  std::vector<RoundSample> samples;       // every batch timed
+  Arch arch;                                // compiled for
+  double prior_median_ms = 0;               // the stored median that put it in the top K (ms)
+  Status status = Status::ok;               // ok, or why it dropped out
+  std::optional<TimingStats> timing;        // over `samples`, when it has any
+  std::optional<double> ratio_to_cublas;    // cuBLAS median / this median, both from the same rounds
+  std::optional<double> ratio_to_cublaslt;  // cuBLASLt median / this median, both from the same rounds
+  int registers = -1;                       // per thread; -1 when unknown
+  int threads = -1;                         // per block; -1 when unknown
+  int smem_bytes = -1;                      // static + dynamic shared memory per block (bytes); -1 when unknown
+  bool tied = false;                        // within the tie band of the fastest median
+  std::optional<int> place;                 // 1 = the winner; none when not timed ok
+  std::string message;                      // why it dropped out
+  std::vector<RoundSample> samples;         // every batch timed
 };
 
 // One re-rank of one shape on one device (table reranks).
@@ -195,9 +196,13 @@ struct RerankRecord {
   std::string rule;  // the winner rule's name
   std::optional<std::int64_t> winner_config_id;
   std::optional<double> cublas_median_ms;  // over cublas_samples (ms)
+  // over cublaslt_samples (ms): cuBLASLt running the algorithm that won its best-of-heuristics at the shape's
+  // start; none when it was not in the rounds
+  std::optional<double> cublaslt_median_ms;
   double sm_clock_mhz = 0;                 // MHz; 0 when unknown
   std::vector<RerankEntryRecord> entries;  // in the rule's order: placed first, then the others
   std::vector<RoundSample> cublas_samples;
+  std::vector<RoundSample> cublaslt_samples;
   std::optional<GpuIdentity> gpu;  // the GPU the rounds ran on
 };
 

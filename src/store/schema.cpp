@@ -482,11 +482,48 @@ ALTER TABLE reranks ADD COLUMN gpu_uuid TEXT;
 ALTER TABLE reranks ADD COLUMN gpu_ordinal INTEGER;
 )sql";
 
+// Version 9: cuBLASLt in the re-rank's rounds. The re-rank timed its configs beside cuBLAS only, so a winner's ratio
+// to cuBLASLt had to be scaled by the two references' speeds at the shape's start, a timing one outlier can move
+// by 25%; now cuBLASLt, running the algorithm that won its best-of-heuristics at the shape's start, is one more
+// entry of the rounds (position rotation over K + 2 entries) and every config's ratio to it comes from the same
+// rounds. The winners view gains both.
+constexpr std::string_view kVersion9 = R"sql(
+-- reranks.cublaslt_median_ms: cuBLASLt's median over the same rounds (ms), running the algorithm its best-of-
+-- heuristics chose at the shape's start; NULL when it was not in the rounds (--no-cublaslt, none of its algorithms
+-- verified) and before version 9.
+ALTER TABLE reranks ADD COLUMN cublaslt_median_ms REAL;
+-- rerank_configs.ratio_to_cublaslt: cuBLASLt median / this median, both from these rounds: > 1 is faster; NULL
+-- when either is missing.
+ALTER TABLE rerank_configs ADD COLUMN ratio_to_cublaslt REAL;
+-- rerank_samples.reference: which reference a batch with a NULL config is, 'cublas' or 'cublaslt'; NULL for a
+-- config's batch. With cuBLASLt in the rounds a round has K + 2 entries (round r starts at entry r mod (K + 2):
+-- the configs, cuBLAS, then cuBLASLt).
+ALTER TABLE rerank_samples ADD COLUMN reference TEXT
+  CHECK (reference IS NULL OR (reference IN ('cublas', 'cublaslt') AND config_id IS NULL));
+UPDATE rerank_samples SET reference = 'cublas' WHERE config_id IS NULL;
+
+DROP VIEW winners;
+-- For each (device, shape): the winner of its latest re-rank that named one (what mpgemm-run --config best takes
+-- before best_per_shape), with how many configs tied with it and both references over the same rounds.
+CREATE VIEW winners AS
+SELECT r.device_name, r.device_cc, rc.arch, r.M, r.N, r.K,
+       c.family, c.name AS config_name, c.alias, c.params,
+       rc.median_ms, rc.ratio_to_cublas, r.cublas_median_ms,
+       (SELECT count(*) FROM rerank_configs WHERE rerank_id = r.id AND tied = 1) AS tied,
+       r.top_k, r.rounds, r.iters, r.tie_band, r.rule,
+       r.id AS rerank_id, rc.config_id, r.run_id, r.created_at,
+       rc.ratio_to_cublaslt, r.cublaslt_median_ms
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, M, N, K ORDER BY id DESC) AS place
+      FROM reranks WHERE winner_config_id IS NOT NULL) AS r
+JOIN rerank_configs AS rc ON rc.rerank_id = r.id AND rc.place = 1
+JOIN configs AS c ON c.id = rc.config_id
+WHERE r.place = 1;
+)sql";
+
 constexpr std::array kMigrations{
-    store_detail::Migration{1, kVersion1}, store_detail::Migration{2, kVersion2},
-    store_detail::Migration{3, kVersion3}, store_detail::Migration{4, kVersion4},
-    store_detail::Migration{5, kVersion5}, store_detail::Migration{6, kVersion6},
-    store_detail::Migration{7, kVersion7}, store_detail::Migration{8, kVersion8},
+    store_detail::Migration{1, kVersion1}, store_detail::Migration{2, kVersion2}, store_detail::Migration{3, kVersion3},
+    store_detail::Migration{4, kVersion4}, store_detail::Migration{5, kVersion5}, store_detail::Migration{6, kVersion6},
+    store_detail::Migration{7, kVersion7}, store_detail::Migration{8, kVersion8}, store_detail::Migration{9, kVersion9},
 };
 
 }  // namespace

@@ -49,7 +49,10 @@ constexpr const char* kTuningProtocol =
     "(SELECT iters FROM measurements WHERE id = measurement_id), "
     "coalesce((SELECT l2 FROM measurements WHERE id = measurement_id), 'warm'), "
     "(SELECT sm_count FROM runs WHERE id = run_id)";
-constexpr const char* kOwnCublasLt = MPGEMM_OWN_CUBLASLT("lt.median_ms") ", " MPGEMM_OWN_CUBLASLT("m2.ratio_to_cublaslt");
+// The re-rank's own cuBLASLt (same rounds, schema 9) where it has one, else the winner's own tuning measurement's.
+constexpr const char* kOwnCublasLt =
+    "coalesce(cublaslt_median_ms, " MPGEMM_OWN_CUBLASLT("lt.median_ms") "), "
+    "CASE WHEN cublaslt_median_ms IS NOT NULL THEN ratio_to_cublaslt ELSE " MPGEMM_OWN_CUBLASLT("m2.ratio_to_cublaslt") " END";
 // clang-format on
 
 #undef MPGEMM_OWN_CUBLASLT
@@ -85,7 +88,8 @@ ShapeWinner winner_from_row(const std::vector<report::Cell>& r, bool from_rerank
 }  // namespace
 
 std::vector<ShapeWinner> shape_winners(const Store& store) {
-  // winners: the re-rank's own cuBLAS median and ratio (same rounds); cuBLASLt from its own tuning measurement.
+  // winners: the re-rank's own cuBLAS median and ratio (same rounds); cuBLASLt's likewise when it was in the rounds,
+  // else from the winner's own tuning measurement.
   const report::Table reranked = store.query_sql(fmt::format(
       "SELECT {}, cublas_median_ms, ratio_to_cublas, {}, {} FROM winners", kColumns, kOwnCublasLt, kRerankProtocol));
   // best_per_shape: the tuning run's references, as throughput; turned back into ms below.

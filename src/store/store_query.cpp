@@ -106,12 +106,12 @@ constexpr std::array<NamedQuery, 12> kQueries{{
     // The winner of each shape's latest re-rank (the view winners): what mpgemm-run --config best takes first.
     {"winners",
      "SELECT w.M, w.N, w.K, w.config_name, w.arch, w.median_ms, w.ratio_to_cublas, w.cublas_median_ms, "
-     "w.tied, w.top_k, w.rounds, w.iters, w.tie_band, w.rule, w.family, w.alias, w.device_name, w.rerank_id "
+     "w.ratio_to_cublaslt, w.cublaslt_median_ms, w.tied, w.top_k, w.rounds, w.iters, w.tie_band, w.rule, w.family, w.alias, w.device_name, w.rerank_id "
      "FROM winners AS w ORDER BY w.device_name, w.M, w.N, w.K"},
     // Every config of every re-rank, in each one's place order: the samples' summary and the tie-break facts.
     {"reranks",
      "SELECT r.id AS rerank, r.run_id, r.device_name, r.M, r.N, r.K, rc.place, c.name AS config, rc.arch, "
-     "rc.status, rc.tied, rc.median_ms, rc.min_ms, rc.max_ms, rc.samples, rc.ratio_to_cublas, "
+     "rc.status, rc.tied, rc.median_ms, rc.min_ms, rc.max_ms, rc.samples, rc.ratio_to_cublas, rc.ratio_to_cublaslt, "
      "rc.prior_median_ms, rc.registers, rc.threads, rc.smem_bytes, " MPGEMM_EXCERPT("rc.message") " AS message "
      "FROM reranks AS r JOIN rerank_configs AS rc ON rc.rerank_id = r.id JOIN configs AS c ON c.id = rc.config_id "
      "ORDER BY r.id, rc.place IS NULL, rc.place, c.name"},

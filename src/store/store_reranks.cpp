@@ -54,26 +54,27 @@ std::int64_t Store::record_rerank(const RerankRecord& r) {
   sqlite::Transaction tx(s.conn, doing);
   sqlite::Statement(s.conn,
                     "INSERT INTO reranks (run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, "
-                    "tie_band, rule, winner_config_id, cublas_median_ms, sm_clock_mhz, gpu_uuid, gpu_ordinal) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                    "tie_band, rule, winner_config_id, cublas_median_ms, sm_clock_mhz, gpu_uuid, gpu_ordinal, "
+                    "cublaslt_median_ms) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
                     doing)
       .bind(r.run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.top_k, r.warmup, r.rounds, r.iters,
             r.tie_band, r.rule, r.winner_config_id, r.cublas_median_ms,
             r.sm_clock_mhz > 0 ? std::optional<double>(r.sm_clock_mhz) : std::nullopt,
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
-            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt)
+            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt, r.cublaslt_median_ms)
       .run();
   const std::int64_t id = sqlite3_last_insert_rowid(s.conn.db);
   const auto known = [](int v) { return v >= 0 ? std::optional<std::int64_t>(v) : std::nullopt; };
   sqlite::Statement entry(s.conn,
                           "INSERT INTO rerank_configs (rerank_id, config_id, arch, prior_median_ms, status, "
                           "samples, median_ms, min_ms, max_ms, ratio_to_cublas, registers, threads, smem_bytes, "
-                          "tied, place, message) "
-                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                          "tied, place, message, ratio_to_cublaslt) "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                           doing);
   sqlite::Statement sample(s.conn,
-                           "INSERT INTO rerank_samples (rerank_id, config_id, arch, round, position, ms) "
-                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                           "INSERT INTO rerank_samples (rerank_id, config_id, arch, round, position, ms, reference) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                            doing);
   for (const auto& e : r.entries) {
     const auto& t = e.timing;
@@ -82,18 +83,19 @@ std::int64_t Store::record_rerank(const RerankRecord& r) {
               static_cast<std::int64_t>(e.samples.size()), t ? std::optional(t->median_ms) : std::nullopt,
               t ? std::optional(t->min_ms) : std::nullopt, t ? std::optional(t->max_ms) : std::nullopt,
               e.ratio_to_cublas, known(e.registers), known(e.threads), known(e.smem_bytes),
-              std::int64_t{e.tied ? 1 : 0}, e.place, e.message)
+              std::int64_t{e.tied ? 1 : 0}, e.place, e.message, e.ratio_to_cublaslt)
         .run();
     entry.reset();
     for (const auto& x : e.samples) {
-      sample.bind(id, e.config_id, e.arch.str(), x.round, x.position, x.ms).run();
+      sample.bind(id, e.config_id, e.arch.str(), x.round, x.position, x.ms, std::nullopt).run();
       sample.reset();
     }
   }
-  for (const auto& x : r.cublas_samples) {
-    sample.bind(id, std::nullopt, std::nullopt, x.round, x.position, x.ms).run();
-    sample.reset();
-  }
+  for (const auto& [reference, samples] : {std::pair{"cublas", &r.cublas_samples}, {"cublaslt", &r.cublaslt_samples}})
+    for (const auto& x : *samples) {
+      sample.bind(id, std::nullopt, std::nullopt, x.round, x.position, x.ms, std::string(reference)).run();
+      sample.reset();
+    }
   tx.commit();
   return id;
 }
@@ -103,7 +105,7 @@ std::optional<StoredRerank> Store::find_latest_rerank(std::string_view device_na
   const std::string doing = fmt::format("reading the latest re-rank of {} on {}", shape.str(), device_name);
   sqlite::Statement q(s.conn,
                       "SELECT id, run_id, device_name, device_cc, top_k, warmup, rounds, iters, tie_band, rule, "
-                      "winner_config_id, cublas_median_ms, sm_clock_mhz, created_at FROM reranks "
+                      "winner_config_id, cublas_median_ms, sm_clock_mhz, created_at, cublaslt_median_ms FROM reranks "
                       "WHERE device_name = ?1 AND M = ?2 AND N = ?3 AND K = ?4 ORDER BY id DESC LIMIT 1",
                       doing);
   if (!q.bind(device_name, shape.m, shape.n, shape.k).step()) return std::nullopt;
@@ -123,10 +125,12 @@ std::optional<StoredRerank> Store::find_latest_rerank(std::string_view device_na
   r.cublas_median_ms = q.opt_real(11);
   r.sm_clock_mhz = q.opt_real(12).value_or(0);
   r.created_at = q.text(13);
+  r.cublaslt_median_ms = q.opt_real(14);
 
   sqlite::Statement e(s.conn,
                       "SELECT config_id, arch, prior_median_ms, status, samples, median_ms, min_ms, max_ms, "
-                      "ratio_to_cublas, registers, threads, smem_bytes, tied, place, message FROM rerank_configs "
+                      "ratio_to_cublas, registers, threads, smem_bytes, tied, place, message, ratio_to_cublaslt "
+                      "FROM rerank_configs "
                       "WHERE rerank_id = ?1 ORDER BY place IS NULL, place, config_id, arch",
                       doing);
   e.bind(r.id);
@@ -149,18 +153,20 @@ std::optional<StoredRerank> Store::find_latest_rerank(std::string_view device_na
     x.tied = e.int64(12) != 0;
     if (auto p = e.opt_int64(13)) x.place = static_cast<int>(*p);
     x.message = e.text(14);
+    x.ratio_to_cublaslt = e.opt_real(15);
     r.entries.push_back(std::move(x));
   }
 
-  sqlite::Statement samples(s.conn,
-                            "SELECT config_id, arch, round, position, ms FROM rerank_samples WHERE rerank_id = ?1 "
-                            "ORDER BY round, position",
-                            doing);
+  sqlite::Statement samples(
+      s.conn,
+      "SELECT config_id, arch, round, position, ms, reference FROM rerank_samples WHERE rerank_id = ?1 "
+      "ORDER BY round, position",
+      doing);
   samples.bind(r.id);
   while (samples.step()) {
     const RoundSample x{static_cast<int>(samples.int64(2)), static_cast<int>(samples.int64(3)), samples.real(4)};
-    if (samples.is_null(0)) {
-      r.cublas_samples.push_back(x);
+    if (samples.is_null(0)) {  // a reference's; before version 9 always cuBLAS's
+      (!samples.is_null(5) && samples.text(5) == "cublaslt" ? r.cublaslt_samples : r.cublas_samples).push_back(x);
       continue;
     }
     const auto id = samples.int64(0);

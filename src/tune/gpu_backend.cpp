@@ -87,6 +87,7 @@ class GpuBackend final : public MeasureBackend {
     req.warmup = protocol.warmup;
     req.rounds = protocol.rounds;
     req.iters = protocol.iters;
+    req.cublaslt = settings_.cublaslt;
     return client_.time_interleaved(req);
   }
 

@@ -85,8 +85,8 @@ class ReplayBackend final : public MeasureBackend {
   BackendCapabilities capabilities() const override { return BackendCapabilities{.needs_cubins = false, .interleaved = true}; }
 
   // The recording's own samples where its latest re-rank of the shape has the kernel (by config name and arch),
-  // else one sample per round at the kernel's recorded median (cuBLAS's likewise), placed as the worker would
-  // place it. A kernel without a recorded ok outcome has no samples.
+  // else one sample per round at the kernel's recorded median (cuBLAS's and cuBLASLt's likewise), placed as the
+  // worker would place it. A kernel without a recorded ok outcome has no samples.
   std::optional<InterleavedReply> time_interleaved(const std::vector<RerankKernel>& kernels, const Shape& shape,
                                                    const RerankProtocol& protocol) override {
     const auto recorded = store_.find_latest_rerank(device_.name, shape);
@@ -101,7 +101,7 @@ class ReplayBackend final : public MeasureBackend {
     const auto n = kernels.size();
     InterleavedReply out;
     out.kernels.resize(n);
-    std::vector<std::optional<double>> median(n + 1);  // synthesized entries' one value; n: cuBLAS
+    std::vector<std::optional<double>> median(n + 2);  // synthesized entries' one value; n: cuBLAS, n + 1: cuBLASLt
     for (std::size_t i = 0; i < n; ++i) {
       auto& k = out.kernels[i];
       if (const auto* e = recorded_entry(kernels[i])) {
@@ -124,13 +124,24 @@ class ReplayBackend final : public MeasureBackend {
     } else if (auto c = store_.find_latest_cublas(device_.name, shape)) {
       median[n] = c->timing.median_ms;
     }
-    std::vector<bool> active(n + 1);
-    for (std::size_t i = 0; i <= n; ++i) active[i] = median[i].has_value();
+    // cuBLASLt likewise, when asked for: the recorded re-rank's samples, else its recorded best-of-heuristics.
+    if (!settings_.cublaslt) {
+      out.cublaslt_message = "not asked for";
+    } else if (recorded && !recorded->cublaslt_samples.empty()) {
+      out.cublaslt = recorded->cublaslt_samples;
+    } else if (auto lt = store_.find_latest_cublaslt(device_.name, shape); lt && lt->reference.timing) {
+      median[n + 1] = lt->reference.timing->median_ms;
+    } else {
+      out.cublaslt_message = "the recording has no cuBLASLt timing of this shape";
+    }
+    std::vector<bool> active(median[n + 1] ? n + 2 : n + 1);
+    for (std::size_t i = 0; i < active.size(); ++i) active[i] = median[i].has_value();
     for (int r = 0; r < protocol.rounds; ++r) {
       int position = 0;
       for (const int e : interleaved_order(r, active)) {
         const auto i = static_cast<std::size_t>(e);
-        (i == n ? out.cublas : out.kernels[i].samples).push_back({r, position++, *median[i]});
+        auto& samples = i == n ? out.cublas : i == n + 1 ? out.cublaslt : out.kernels[i].samples;
+        samples.push_back({r, position++, *median[i]});
       }
     }
     return out;

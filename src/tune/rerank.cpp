@@ -154,6 +154,8 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
   if (reply) {
     r.cublas_samples = reply->cublas;
     if (auto t = stats_of(reply->cublas, options.protocol)) r.cublas_median_ms = t->median_ms;
+    r.cublaslt_samples = reply->cublaslt;
+    if (auto t = stats_of(reply->cublaslt, options.protocol)) r.cublaslt_median_ms = t->median_ms;
     r.sm_clock_mhz = reply->sm_clock_mhz;
     for (std::size_t k = 0; k < kernels.size() && k < reply->kernels.size(); ++k) {
       auto& e = entries[entry_of[k]];
@@ -162,8 +164,10 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
       e.message = got.message;
       e.samples = std::move(got.samples);
       e.timing = stats_of(e.samples, options.protocol);
-      if (e.timing && r.cublas_median_ms && e.timing->median_ms > 0)
-        e.ratio_to_cublas = *r.cublas_median_ms / e.timing->median_ms;
+      if (e.timing && e.timing->median_ms > 0) {
+        if (r.cublas_median_ms) e.ratio_to_cublas = *r.cublas_median_ms / e.timing->median_ms;
+        if (r.cublaslt_median_ms) e.ratio_to_cublaslt = *r.cublaslt_median_ms / e.timing->median_ms;
+      }
     }
   }
 
@@ -196,17 +200,25 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
   out.rerank_id = store.record_rerank(r);
   out.recorded = true;
   const auto ties = std::count(placing.tied.begin(), placing.tied.end(), true);
+  // The winner's ratios to both references over the same rounds.
+  std::string ratios;
+  if (r.winner_config_id) {
+    const auto& w = r.entries.front();
+    if (w.ratio_to_cublas) ratios += fmt::format(", {:.3f}x cuBLAS", *w.ratio_to_cublas);
+    if (w.ratio_to_cublaslt) ratios += fmt::format(", {:.3f}x cuBLASLt", *w.ratio_to_cublaslt);
+  }
   out.note = r.winner_config_id
-                 ? fmt::format("re-rank of {}: {} wins over {} re-timed config(s), {} within the {:g}% tie band",
-                               shape.str(), out.names.front(), contenders.size(), ties, 100 * options.tie_band)
+                 ? fmt::format("re-rank of {}: {} wins over {} re-timed config(s), {} within the {:g}% tie band{}",
+                               shape.str(), out.names.front(), contenders.size(), ties, 100 * options.tie_band, ratios)
                  : fmt::format("re-rank of {}: no config was timed ok, no winner", shape.str());
   return out;
 }
 
 report::Table rerank_table(const RerankOutcome& outcome) {
   report::Table t;
-  t.columns = {"place",           "config",  "arch",      "status",  "tied",       "median_ms",
-               "ratio_to_cublas", "samples", "registers", "threads", "smem_bytes", "message"};
+  t.columns = {
+      "place",   "config",    "arch",    "status",     "tied",   "median_ms", "ratio_to_cublas", "ratio_to_cublaslt",
+      "samples", "registers", "threads", "smem_bytes", "message"};
   const auto known = [](int v) { return v >= 0 ? report::Cell(std::int64_t{v}) : report::Cell{}; };
   for (std::size_t i = 0; i < outcome.record.entries.size(); ++i) {
     const auto& e = outcome.record.entries[i];
@@ -214,6 +226,7 @@ report::Table rerank_table(const RerankOutcome& outcome) {
                       std::string(to_string(e.status)), std::int64_t{e.tied ? 1 : 0},
                       e.timing ? report::Cell(e.timing->median_ms) : report::Cell{},
                       e.ratio_to_cublas ? report::Cell(*e.ratio_to_cublas) : report::Cell{},
+                      e.ratio_to_cublaslt ? report::Cell(*e.ratio_to_cublaslt) : report::Cell{},
                       static_cast<std::int64_t>(e.samples.size()), known(e.registers), known(e.threads),
                       known(e.smem_bytes), e.message});
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The top-K re-rank: before a shape's winner is declared, its K fastest verified configs are re-timed side by
-// side with cuBLAS in rotating rounds (MeasureBackend::time_interleaved), every batch is stored, and the winner
+// side with cuBLAS and cuBLASLt's chosen algorithm in rotating rounds (MeasureBackend::time_interleaved), every
+// batch is stored (the references' too, so each config's ratio to both comes from the same rounds), and the winner
 // is chosen from those samples by a fixed rule, so that the same database names the same winner every time.
 //
 // The winner rule (kRerankRule), applied to the configs that were timed ok in the rounds:
@@ -86,7 +87,7 @@ struct RerankPlacing {
 RerankPlacing apply_winner_rule(const std::vector<RerankContender>& contenders, double tie_band);
 
 // One row per config of a re-rank, in place order: place, config, arch, status, tied, median_ms, ratio_to_cublas,
-// samples, registers, threads, smem_bytes, message.
+// ratio_to_cublaslt (empty when cuBLASLt was not in the rounds), samples, registers, threads, smem_bytes, message.
 report::Table rerank_table(const RerankOutcome& outcome);
 
 }  // namespace mpgemm

@@ -235,7 +235,8 @@ Measurement WorkerClient::measure(const MeasureRequest& request) {
 
 milliseconds WorkerClient::interleaved_limit(const TimeInterleavedRequest& request) const {
   const double cublas_ms = reference_ ? std::max(reference_->timing.median_ms, 0.0) : 0.0;
-  double per_launch_ms = cublas_ms;  // one launch of every entry
+  // One launch of every entry; cuBLASLt, when asked for, is counted at cuBLAS's median.
+  double per_launch_ms = request.cublaslt ? 2 * cublas_ms : cublas_ms;
   for (const auto& k : request.kernels)
     per_launch_ms += std::isfinite(k.expected_ms) && k.expected_ms > 0 ? k.expected_ms : cublas_ms;
   const double launches = static_cast<double>(request.warmup) + static_cast<double>(request.rounds) * request.iters;

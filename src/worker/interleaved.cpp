@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "codegen/family.hpp"
 #include "device/candidate.hpp"
 #include "device/cuda_check.hpp"
@@ -36,11 +38,18 @@ std::optional<TimingStats> stats_of(const std::vector<RoundSample>& samples, int
 }  // namespace
 
 InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& problem,
-                                  const TimeInterleavedRequest& request) {
+                                  const TimeInterleavedRequest& request, CublasLtSession* cublaslt) {
   const auto n = request.kernels.size();
   InterleavedReply out;
   out.kernels.resize(n);
-  std::vector<bool> active(n + 1, true);
+  const std::size_t cublas_entry = n;
+  const std::size_t cublaslt_entry = n + 1;
+  const bool with_cublaslt = request.cublaslt && cublaslt != nullptr && cublaslt->has_best(problem.shape());
+  if (!request.cublaslt)
+    out.cublaslt_message = "not asked for";
+  else if (!with_cublaslt)
+    out.cublaslt_message = "no cuBLASLt algorithm for this shape (prepared without cuBLASLt, or none verified)";
+  std::vector<bool> active(with_cublaslt ? n + 2 : n + 1, true);
   std::vector<std::unique_ptr<CandidateRun>> runs;
   runs.reserve(n);
   const auto drop = [&](std::size_t i, Status status, std::string message, bool context_lost) {
@@ -67,17 +76,38 @@ InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& proble
     const auto b = runs[i]->warm_up(request.warmup);
     if (b.status != Status::ok) drop(i, b.status, b.message, runs[i]->context_lost());
   }
+  // cuBLASLt's failures drop it, as a kernel's do: it is a second reference, never a reason to lose the rounds.
+  const auto cublaslt_failed = [&](const CublasError& e) {
+    out.cublaslt_message = fmt::format("cuBLASLt dropped out: {}", e.what());
+    active[cublaslt_entry] = false;
+  };
   if (!out.context_lost) {
     for (int w = 0; w < request.warmup; ++w) problem.run_cublas();
+    if (with_cublaslt) {
+      try {
+        for (int w = 0; w < request.warmup; ++w) cublaslt->run_best(problem);
+      } catch (const CublasError& e) {
+        cublaslt_failed(e);
+      }
+    }
     MPGEMM_CUDA(cudaStreamSynchronize(session.stream()));
   }
   for (int r = 0; r < request.rounds && !out.context_lost; ++r) {
     int position = 0;
     for (const int e : interleaved_order(r, active)) {
       const auto i = static_cast<std::size_t>(e);
-      if (i == n) {
+      if (i == cublas_entry) {
         const double ms = time_single_batch(session.stream(), request.iters, [&] { problem.run_cublas(); });
         out.cublas.push_back({r, position++, ms});
+        continue;
+      }
+      if (i == cublaslt_entry) {
+        try {
+          const double ms = time_single_batch(session.stream(), request.iters, [&] { cublaslt->run_best(problem); });
+          out.cublaslt.push_back({r, position++, ms});
+        } catch (const CublasError& failure) {
+          cublaslt_failed(failure);
+        }
         continue;
       }
       const auto b = runs[i]->time_batch(request.iters);
@@ -97,6 +127,9 @@ InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& proble
       k.message = "not timed: another kernel left the CUDA context unusable before its first batch";
   }
   out.cublas_timing = stats_of(out.cublas, request.warmup, request.iters);
+  out.cublaslt_timing = stats_of(out.cublaslt, request.warmup, request.iters);
+  if (with_cublaslt && out.cublaslt.empty() && out.cublaslt_message.empty())
+    out.cublaslt_message = "not timed: another kernel left the CUDA context unusable before its first batch";
   if (!out.context_lost) out.sm_clock_mhz = read_sm_clock_mhz(session.info().pci_bus_id, session.info().ordinal);
   return out;
 }

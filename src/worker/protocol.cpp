@@ -148,8 +148,8 @@ struct Encoder {
                          {"lowered_name", k.lowered_name},
                          {"geometry", wire::encode(k.geometry)},
                          {"expected_ms", k.expected_ms}});
-    return {{"kernels", kernels}, {"atol", m.atol},     {"rtol", m.rtol},
-            {"warmup", m.warmup}, {"rounds", m.rounds}, {"iters", m.iters}};
+    return {{"kernels", kernels}, {"atol", m.atol},   {"rtol", m.rtol},        {"warmup", m.warmup},
+            {"rounds", m.rounds}, {"iters", m.iters}, {"cublaslt", m.cublaslt}};
   }
   json operator()(const InterleavedReply& m) const {
     json kernels = json::array();
@@ -162,6 +162,9 @@ struct Encoder {
     return {{"kernels", kernels},
             {"cublas", encode_samples(m.cublas)},
             {"cublas_timing", encode_optional(m.cublas_timing)},
+            {"cublaslt", encode_samples(m.cublaslt)},
+            {"cublaslt_timing", encode_optional(m.cublaslt_timing)},
+            {"cublaslt_message", m.cublaslt_message},
             {"sm_clock_mhz", m.sm_clock_mhz},
             {"context_lost", m.context_lost}};
   }
@@ -233,6 +236,7 @@ Message decode_body(std::string_view type, const json& j) {
     m.warmup = j.at("warmup").get<int>();
     m.rounds = j.at("rounds").get<int>();
     m.iters = j.at("iters").get<int>();
+    m.cublaslt = j.at("cublaslt").get<bool>();
     return m;
   }
   if (type == "interleaved") {
@@ -248,6 +252,9 @@ Message decode_body(std::string_view type, const json& j) {
     }
     r.cublas = decode_samples(j.at("cublas"));
     r.cublas_timing = decode_optional_timing(j.at("cublas_timing"));
+    r.cublaslt = decode_samples(j.at("cublaslt"));
+    r.cublaslt_timing = decode_optional_timing(j.at("cublaslt_timing"));
+    r.cublaslt_message = j.at("cublaslt_message").get<std::string>();
     r.sm_clock_mhz = j.at("sm_clock_mhz").get<double>();
     r.context_lost = j.at("context_lost").get<bool>();
     return r;

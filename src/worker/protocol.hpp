@@ -26,8 +26,9 @@
 namespace mpgemm {
 
 // 2: cuBLASLt in prepare_shape; 3: paired timing, balanced grids; 4: L2 mode, noise-based stopping, screening,
-// the noise and L2 mode of every timing; 5: time_interleaved (the top-K re-rank)
-inline constexpr int kProtocolVersion = 6;
+// the noise and L2 mode of every timing; 5: time_interleaved (the top-K re-rank); 6: the GPU's identity in every
+// timing; 7: cuBLASLt's best algorithm in time_interleaved's rounds
+inline constexpr int kProtocolVersion = 7;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -103,11 +104,12 @@ struct InterleavedKernel {
   double expected_ms = 0;  // per launch, from its earlier measurement (ms); sizes the coordinator's time limit
 };
 
-// Re-times N kernels and cuBLAS side by side on the prepared shape (the top-K re-rank): each kernel is verified
-// once, then all get `warmup` launches, then `rounds` rounds in which every entry still in (the kernels in
-// request order, then cuBLAS) is timed for one batch of `iters` launches. Round r starts at entry r mod
-// (N + 1) and goes on in order, wrapping, so each entry holds each position equally often over N + 1 rounds
-// and position effects (clock ramp, cache state left by the previous kernel) cancel.
+// Re-times N kernels, cuBLAS and cuBLASLt side by side on the prepared shape (the top-K re-rank): each kernel is
+// verified once, then all get `warmup` launches, then `rounds` rounds in which every entry still in (the kernels
+// in request order, then cuBLAS, then cuBLASLt) is timed for one batch of `iters` launches. With E entries (N + 2,
+// or N + 1 without cuBLASLt), round r starts at entry r mod E and goes on in order, wrapping, so each entry holds
+// each position equally often over E rounds and position effects (clock ramp, cache state left by the previous
+// kernel) cancel.
 struct TimeInterleavedRequest {
   std::vector<InterleavedKernel> kernels;
   double atol = 0.5;
@@ -115,6 +117,10 @@ struct TimeInterleavedRequest {
   int warmup = 3;   // launches of each entry before the rounds
   int rounds = 10;  // batches of each entry
   int iters = 20;   // launches per batch
+  // Also time cuBLASLt, running the algorithm that won its best-of-heuristics at prepare_shape. Without one (the
+  // shape was prepared without cuBLASLt, or none of its algorithms verified) it is simply not in the rounds and
+  // the reply says why (InterleavedReply::cublaslt_message): never an error.
+  bool cublaslt = true;
 };
 
 struct InterleavedKernelResult {
@@ -129,6 +135,9 @@ struct InterleavedReply {
   std::vector<InterleavedKernelResult> kernels;  // in request order
   std::vector<RoundSample> cublas;               // cuBLAS's batches from the same rounds
   std::optional<TimingStats> cublas_timing;      // over `cublas`
+  std::vector<RoundSample> cublaslt;             // cuBLASLt's batches from the same rounds; empty: not in them
+  std::optional<TimingStats> cublaslt_timing;    // over `cublaslt`
+  std::string cublaslt_message;                  // why cuBLASLt has no samples (not asked, no algorithm, a failure)
   double sm_clock_mhz = 0;                       // read after the rounds (MHz); 0 when unknown
   // A kernel left the context unusable: the rounds stopped there (kernels after it may be ok with fewer or no
   // samples) and the worker exits after this reply.

@@ -107,6 +107,7 @@ class Server {
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
     problem_.reset();  // free the previous shape's memory before allocating the next
+    cublaslt_for_shape_ = false;
     problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
     // The comparison kernel is compiled here, under prepare's limit, not within a candidate's verification limit.
     (void)session_->device_compare();
@@ -116,7 +117,10 @@ class Server {
     ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2);
     ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
     PrepareShapeReply out{ref, std::nullopt};
-    if (m.cublaslt) out.cublaslt = time_cublaslt(m);
+    if (m.cublaslt) {
+      out.cublaslt = time_cublaslt(m);
+      cublaslt_for_shape_ = out.cublaslt->timing.has_value();
+    }
     reply(out);
     return std::nullopt;
   }
@@ -182,7 +186,8 @@ class Server {
     if (m.kernels.empty()) return fail(ErrorKind::bad_request, 0, "time_interleaved without kernels", 0);
     if (auto why = bad_protocol(m.warmup, m.rounds, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
-    const InterleavedReply result = time_interleaved(*session_, *problem_, m);
+    const InterleavedReply result =
+        time_interleaved(*session_, *problem_, m, cublaslt_for_shape_ ? cublaslt_.get() : nullptr);
     reply(result);
     if (result.context_lost) {
       log("CUDA context lost during time_interleaved; exiting");
@@ -197,6 +202,7 @@ class Server {
   std::unique_ptr<DeviceSession> session_;
   std::unique_ptr<ProblemContext> problem_;
   std::unique_ptr<CublasLtSession> cublaslt_;  // made at the first prepare_shape that asks for cuBLASLt
+  bool cublaslt_for_shape_ = false;            // the prepared shape has a cuBLASLt algorithm (time_interleaved runs it)
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../kernels/device_test_nvrtc.hpp"
+#include "device/cublaslt.hpp"
 #include "device/query.hpp"
 #include "device/session.hpp"
 #include "worker/client.hpp"
@@ -71,7 +72,7 @@ TEST_F(WorkerInterleaved, RoundsRotateAndFailuresDropOut) {
   req.warmup = 3;
   req.rounds = 10;
   req.iters = 20;
-  const InterleavedReply r = time_interleaved(*session_, *problem_, req);
+  const InterleavedReply r = time_interleaved(*session_, *problem_, req, nullptr);
   ASSERT_EQ(r.kernels.size(), 4u);
   EXPECT_FALSE(r.context_lost);
   EXPECT_EQ(r.kernels[1].status, Status::incorrect);
@@ -103,6 +104,92 @@ TEST_F(WorkerInterleaved, RoundsRotateAndFailuresDropOut) {
     for (const int n : at) EXPECT_GE(n, 2);
   }
   EXPECT_NEAR(r.kernels[2].timing->median_ms / r.kernels[0].timing->median_ms, 1.0, 0.1);
+  // No cuBLASLt session: not in the rounds, and the reply says why.
+  EXPECT_TRUE(r.cublaslt.empty());
+  EXPECT_FALSE(r.cublaslt_timing);
+  EXPECT_FALSE(r.cublaslt_message.empty());
+}
+
+// cuBLASLt's chosen algorithm as one more entry: with its session it is timed in every round (positions rotating
+// over kernels + 2 entries) with a positive median; asked not to, or without an algorithm for the shape, it is
+// absent and the reply says why.
+TEST_F(WorkerInterleaved, CublasLtJoinsTheRoundsWhenAskedFor) {
+  const Shape shape{256, 256, 128};
+  ProblemContext problem(*session_, shape, 11);
+  CublasLtSession lt(*session_);
+  EXPECT_FALSE(lt.has_best(shape));
+  const CublasLtReference ref = lt.best_of_heuristics(problem, 3, 5, 20, 0.5, 1e-3);
+  ASSERT_TRUE(ref.timing) << ref.message;
+  ASSERT_TRUE(lt.has_best(shape));
+  EXPECT_FALSE(lt.has_best(kShape));
+
+  TimeInterleavedRequest req;
+  req.kernels = {kernel("test_gemm_naive", geometry_for(shape)), kernel("test_gemm_naive", geometry_for(shape))};
+  req.rounds = 8;
+  const InterleavedReply r = time_interleaved(*session_, problem, req, &lt);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  for (const auto& k : r.kernels) ASSERT_EQ(k.status, Status::ok) << k.message;
+  ASSERT_EQ(r.cublaslt.size(), 8u) << r.cublaslt_message;
+  ASSERT_TRUE(r.cublaslt_timing);
+  EXPECT_GT(r.cublaslt_timing->median_ms, 0);
+  EXPECT_TRUE(r.cublaslt_message.empty());
+  ASSERT_EQ(r.cublas.size(), 8u);
+  // Four entries: over 8 rounds cuBLASLt holds each of the 4 positions twice; round 0 in entry order (last).
+  std::vector<int> at(4, 0);
+  for (const auto& s : r.cublaslt) {
+    ASSERT_LT(s.position, 4);
+    ++at[static_cast<std::size_t>(s.position)];
+  }
+  EXPECT_EQ(at, (std::vector<int>{2, 2, 2, 2}));
+  EXPECT_EQ(r.cublaslt.front().position, 3);
+  // The same algorithm as at the start, on the same problem: the rounds' median is near the start's.
+  EXPECT_NEAR(r.cublaslt_timing->median_ms / ref.timing->median_ms, 1.0, 0.5);
+
+  req.cublaslt = false;
+  const InterleavedReply off = time_interleaved(*session_, problem, req, &lt);
+  EXPECT_TRUE(off.cublaslt.empty());
+  EXPECT_FALSE(off.cublaslt_timing);
+  EXPECT_FALSE(off.cublaslt_message.empty());
+  EXPECT_EQ(off.cublas.size(), 8u);
+  EXPECT_EQ(off.kernels[0].samples.size(), 8u);
+
+  // A session whose algorithm is for another shape is not run on this one.
+  req.cublaslt = true;
+  const InterleavedReply other = time_interleaved(*session_, *problem_, {{kernel("test_gemm_naive")}}, &lt);
+  EXPECT_TRUE(other.cublaslt.empty());
+  EXPECT_FALSE(other.cublaslt_message.empty());
+}
+
+// Through the worker: prepare_shape with cuBLASLt keeps its algorithm for time_interleaved; without, none.
+TEST_F(WorkerInterleaved, TheWorkerTimesCublasLtAsPreparedAndAsked) {
+  WorkerOptions o;
+  o.executable = (std::filesystem::path(MPGEMM_BINARY_DIR) / "bin" / "mpgemm-worker").string();
+  WorkerClient client(o);
+  client.hello();
+  PrepareShapeRequest prep;
+  prep.shape = Shape{256, 256, 128};
+  prep.cublaslt = true;
+  const PrepareShapeReply prepared = client.prepare_shape(prep);
+  ASSERT_TRUE(prepared.cublaslt);
+  ASSERT_TRUE(prepared.cublaslt->timing) << prepared.cublaslt->message;
+  TimeInterleavedRequest req;
+  req.kernels = {kernel("test_gemm_naive", geometry_for(prep.shape))};
+  req.rounds = 6;
+  const InterleavedReply r = client.time_interleaved(req);
+  ASSERT_EQ(r.cublaslt.size(), 6u) << r.cublaslt_message;
+  ASSERT_TRUE(r.cublaslt_timing);
+  EXPECT_GT(r.cublaslt_timing->median_ms, 0);
+  req.cublaslt = false;
+  EXPECT_TRUE(client.time_interleaved(req).cublaslt.empty());
+
+  prep.cublaslt = false;  // the same shape again, without cuBLASLt: its algorithm is not kept
+  client.prepare_shape(prep);
+  req.cublaslt = true;
+  const InterleavedReply without = client.time_interleaved(req);
+  EXPECT_TRUE(without.cublaslt.empty());
+  EXPECT_FALSE(without.cublaslt_timing);
+  EXPECT_FALSE(without.cublaslt_message.empty());
+  EXPECT_EQ(without.cublas.size(), 6u);
 }
 
 // Through the worker: a kernel that faults in its verification launch loses the context; the reply still comes,
@@ -128,6 +215,7 @@ TEST_F(WorkerInterleaved, AStickyFaultEndsTheWorkerNotTheRequest) {
   EXPECT_FALSE(again.context_lost);
   EXPECT_EQ(again.kernels[0].samples.size(), 4u);
   EXPECT_EQ(again.cublas.size(), 4u);
+  EXPECT_TRUE(again.cublaslt.empty());  // prepared without cuBLASLt
 }
 
 }  // namespace

@@ -101,6 +101,46 @@ TEST_F(ReliabilityBenchScript, FailuresAreNamedAndExitNonZero) {
   EXPECT_EQ(sql_int(out_ / "cubes.db", "SELECT count(*) FROM best_per_shape WHERE M = 256"), 1);
 }
 
+// tools/suite_bench.sh under replay: where the recording timed cuBLASLt (256^3) the re-rank has it in its rounds, and
+// the winner's ratio to it is the re-rank's own ("re-rank"); where cuBLASLt never verified (512^3) there is none.
+// Tuned with --no-cublaslt, the re-rank has no cuBLASLt and the ratio falls back to the start timings, labelled so.
+TEST_F(ReliabilityBenchScript, SuiteBenchTakesCublasLtFromTheRerank) {
+  const auto suite = [&](const std::filesystem::path& out, const std::string& extra) {
+    return run_command(fmt::format("OUT={} MPGEMM_BIN={} {} {} 256x256x256,512x512x512 -- --replay {} {}", out.string(),
+                                   std::string(MPGEMM_BINARY_DIR) + "/bin", source("tools/suite_bench.sh"),
+                                   space_.string(), recorded_.string(), extra));
+  };
+  const auto row = [](const std::string& table, const std::string& shape) {
+    const auto at = table.find("| " + shape + " |");
+    return at == std::string::npos ? std::string() : table.substr(at, table.find('\n', at) - at);
+  };
+  const auto in_rounds = dir_ / "suite";
+  auto r = suite(in_rounds, "");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto db = in_rounds / "suite.db";
+  EXPECT_GT(sql_int(db,
+                    "SELECT count(*) FROM rerank_samples WHERE reference = 'cublaslt' AND rerank_id IN "
+                    "(SELECT id FROM reranks WHERE M = 256)"),
+            0);
+  const std::string lt = sql_text(db, "SELECT printf('%.3f', ratio_to_cublaslt) FROM winners WHERE M = 256");
+  ASSERT_FALSE(lt.empty());
+  std::string table = file_text(in_rounds / "suite_bench.md");
+  std::string line = row(table, "256x256x256");
+  EXPECT_NE(line.find("| " + lt + " |"), std::string::npos) << table;
+  EXPECT_TRUE(line.ends_with("| re-rank |")) << table;
+  line = row(table, "512x512x512");
+  EXPECT_NE(line.find("| - |"), std::string::npos) << table;  // cuBLASLt never verified there
+  EXPECT_TRUE(line.ends_with("| re-rank |")) << table;
+
+  const auto scaled = dir_ / "suite_scaled";
+  r = suite(scaled, "--no-cublaslt");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(sql_int(scaled / "suite.db", "SELECT count(*) FROM reranks WHERE cublaslt_median_ms IS NOT NULL"), 0);
+  table = file_text(scaled / "suite_bench.md");
+  EXPECT_TRUE(row(table, "256x256x256").ends_with("| re-rank, Lt scaled |")) << table;
+  EXPECT_TRUE(row(table, "512x512x512").ends_with("| re-rank |")) << table;
+}
+
 // tools/paired_rerank.sh with the real mpgemm-query and a stand-in mpgemm-run that prints the row a paired
 // re-timing would: the script picks the fastest configs of the shape from SQL, passes --paired and the extra
 // arguments, and takes each ratio as cublas_ms / ms.

@@ -21,7 +21,8 @@ using namespace mpgemm::lib;
 
 namespace {
 
-// Two H200s, 1172 Hopper configs x 2048^3, 4096^3, 8192^3, each shape re-ranked (schema 8).
+// Two H200s, 1172 Hopper configs x 2048^3, 4096^3, 8192^3, each shape re-ranked (recorded with schema 8, migrated
+// to 9 by one read-write open: the library opens read-only, which cannot migrate).
 const std::filesystem::path kDb = std::filesystem::path(MPGEMM_SOURCE_DIR) / "results/h200x2/scale_bench/one_gpu.db";
 
 DeviceDescription h200() {

@@ -479,17 +479,93 @@ TEST_F(StoreOpen, Version7DatabaseGainsRunUidsThatCopiesAgreeOn) {
   EXPECT_TRUE(store.find_run(2)->gpus.empty());
 }
 
+// A version-8 database gains cuBLASLt in the re-rank: its re-ranks read as before (cuBLAS's samples are marked
+// 'cublas', cuBLASLt's median and ratios NULL), the winners view keeps its rows with the new columns NULL, and a
+// re-rank recorded after the migration keeps cuBLASLt's samples apart from cuBLAS's.
+TEST_F(StoreOpen, Version8DatabaseGainsCublasLtInTheRerank) {
+  const auto path = dir_ / "v8.db";
+  std::string old_sql;
+  for (const auto& m : store_detail::migrations())
+    if (m.version <= 8) old_sql += std::string(m.sql);
+  raw_exec(path, "BEGIN;" + old_sql +
+                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 8; COMMIT;", kStoreApplicationId));
+  raw_exec(
+      path,
+      "INSERT INTO runs (id, tool_version, git_sha, argv, mode, uid) VALUES (1, '0.1.0', 'abc', '[]', 'gpu', 'u1');"
+      "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
+      "INSERT INTO reranks (id, run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, tie_band, "
+      "  rule, winner_config_id, cublas_median_ms) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 64, 64, 64, 5, 3, 2, "
+      "  20, 0.01, 'r', 1, 0.5);"
+      "INSERT INTO rerank_configs (rerank_id, config_id, arch, prior_median_ms, status, samples, median_ms, "
+      "  min_ms, max_ms, ratio_to_cublas, tied, place) VALUES (1, 1, 'sm_90', 0.25, 'ok', 2, 0.25, 0.25, 0.25, "
+      "  2.0, 1, 1);"
+      "INSERT INTO rerank_samples (rerank_id, config_id, arch, round, position, ms) VALUES "
+      "  (1, 1, 'sm_90', 0, 0, 0.25), (1, 1, 'sm_90', 1, 1, 0.25), (1, NULL, NULL, 0, 1, 0.5), "
+      "  (1, NULL, NULL, 1, 0, 0.5);");
+  const Shape shape{64, 64, 64};
+  {
+    Store store = Store::open(path, Store::Mode::read_write);
+    const auto r = store.find_latest_rerank("NVIDIA H200", shape);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->cublas_samples, (std::vector<RoundSample>{{0, 1, 0.5}, {1, 0, 0.5}}));
+    EXPECT_TRUE(r->cublaslt_samples.empty());
+    EXPECT_FALSE(r->cublaslt_median_ms);
+    ASSERT_EQ(r->entries.size(), 1u);
+    EXPECT_EQ(r->entries[0].ratio_to_cublas, 2.0);
+    EXPECT_FALSE(r->entries[0].ratio_to_cublaslt);
+    EXPECT_EQ(r->entries[0].samples.size(), 2u);
+
+    RerankRecord next;
+    next.run_id = 1;
+    next.device_name = "NVIDIA H200";
+    next.device_cc = "sm_90";
+    next.shape = Shape{128, 128, 128};
+    next.rounds = 1;
+    next.iters = 20;
+    next.rule = "r";
+    next.cublas_samples = {{0, 0, 0.5}};
+    next.cublaslt_samples = {{0, 1, 0.4}};
+    next.cublaslt_median_ms = 0.4;
+    store.record_rerank(next);
+    const auto back = store.find_latest_rerank("NVIDIA H200", next.shape);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->cublas_samples, next.cublas_samples);
+    EXPECT_EQ(back->cublaslt_samples, next.cublaslt_samples);
+    EXPECT_EQ(back->cublaslt_median_ms, 0.4);
+  }
+  EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
+  EXPECT_EQ(raw_text(path,
+                     "SELECT group_concat(coalesce(reference, 'NULL'), ',') FROM "
+                     "(SELECT reference FROM rerank_samples WHERE rerank_id = 1 ORDER BY round, position)"),
+            "NULL,cublas,cublas,NULL");
+  EXPECT_EQ(raw_text(path,
+                     "SELECT config_name || ' ' || ratio_to_cublas || ' ' || coalesce(ratio_to_cublaslt, "
+                     "'NULL') || ' ' || coalesce(cublaslt_median_ms, 'NULL') FROM winners"),
+            "wmma_a 2.0 NULL NULL");
+  // A config's batch cannot name a reference.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db,
+                         "INSERT INTO rerank_samples (rerank_id, config_id, arch, round, position, ms, reference) "
+                         "VALUES (1, 1, 'sm_90', 2, 0, 0.25, 'cublaslt')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_CONSTRAINT);
+  sqlite3_close(db);
+  EXPECT_EQ(raw_text(path, "PRAGMA foreign_key_check"), "");
+  EXPECT_EQ(raw_text(path, "PRAGMA integrity_check"), "ok");
+}
+
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 8);
+  EXPECT_EQ(schema_version(), 9);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object :
-       {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations",
-        "CREATE TABLE cublas_timings", "CREATE TABLE measurements", "CREATE VIEW best",
-        "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape", "ALTER TABLE runs ADD COLUMN pid",
-        "CREATE TABLE reranks", "CREATE TABLE rerank_configs", "CREATE TABLE rerank_samples",
-        "CREATE VIEW winners", "ALTER TABLE runs ADD COLUMN uid", "CREATE UNIQUE INDEX runs_by_uid",
-        "ALTER TABLE measurements ADD COLUMN gpu_uuid"})
+       {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations", "CREATE TABLE cublas_timings",
+        "CREATE TABLE measurements", "CREATE VIEW best", "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape",
+        "ALTER TABLE runs ADD COLUMN pid", "CREATE TABLE reranks", "CREATE TABLE rerank_configs",
+        "CREATE TABLE rerank_samples", "CREATE VIEW winners", "ALTER TABLE runs ADD COLUMN uid",
+        "CREATE UNIQUE INDEX runs_by_uid", "ALTER TABLE measurements ADD COLUMN gpu_uuid",
+        "ALTER TABLE reranks ADD COLUMN cublaslt_median_ms", "ALTER TABLE rerank_samples ADD COLUMN reference"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);

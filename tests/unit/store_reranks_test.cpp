@@ -138,6 +138,7 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   r.rule = "test_rule";
   r.winner_config_id = b;
   r.cublas_median_ms = 0.5;
+  r.cublaslt_median_ms = 0.4;
   r.sm_clock_mhz = 1755;
   RerankEntryRecord eb;
   eb.config_id = b;
@@ -145,6 +146,7 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   eb.prior_median_ms = 0.26;
   eb.timing = TimingStats{0.25, 0.25, 0.25, 3, 2, 20};
   eb.ratio_to_cublas = 2.0;
+  eb.ratio_to_cublaslt = 1.6;
   eb.registers = 96;
   eb.threads = 128;
   eb.smem_bytes = 33792;
@@ -160,6 +162,7 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   ea.samples = {{0, 0, 0.3}};
   r.entries = {eb, ea};
   r.cublas_samples = {{0, 2, 0.5}, {1, 1, 0.5}};
+  r.cublaslt_samples = {{0, 3, 0.4}, {1, 2, 0.375}};
   store_->record_rerank(r);
 
   const auto got = store_->find_latest_rerank("NVIDIA H200", kShape);
@@ -170,6 +173,18 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   EXPECT_EQ(got->cublas_median_ms, 0.5);
   EXPECT_EQ(got->sm_clock_mhz, 1755);
   EXPECT_EQ(got->cublas_samples, r.cublas_samples);
+  EXPECT_EQ(got->cublaslt_median_ms, 0.4);
+  EXPECT_EQ(got->cublaslt_samples, r.cublaslt_samples);
+  EXPECT_EQ(got->entries[0].ratio_to_cublaslt, 1.6);
+  EXPECT_FALSE(got->entries[1].ratio_to_cublaslt);
+  // The references' batches say which reference they are.
+  const Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
+  EXPECT_EQ(reader
+                .query_sql("SELECT reference, count(*) FROM rerank_samples WHERE config_id IS NULL "
+                           "GROUP BY reference ORDER BY reference")
+                .rows,
+            (std::vector<std::vector<report::Cell>>{{std::string("cublas"), std::int64_t{2}},
+                                                    {std::string("cublaslt"), std::int64_t{2}}}));
   ASSERT_EQ(got->entries.size(), 2u);
   EXPECT_EQ(got->entries[0].config_id, b);
   EXPECT_EQ(got->entries[0].place, 1);
@@ -189,7 +204,9 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   const auto winners = store_->query_named("winners");
   ASSERT_EQ(winners.rows.size(), 1u);
   EXPECT_EQ(std::get<std::string>(winners.rows[0][3]), "wmma_b");
-  EXPECT_EQ(std::get<std::int64_t>(winners.rows[0][8]), 1);  // tied: the winner alone
+  EXPECT_EQ(winners.rows[0][8], report::Cell(1.6));           // ratio_to_cublaslt
+  EXPECT_EQ(winners.rows[0][9], report::Cell(0.4));           // cublaslt_median_ms
+  EXPECT_EQ(std::get<std::int64_t>(winners.rows[0][10]), 1);  // tied: the winner alone
   EXPECT_EQ(store_->query_named("reranks").rows.size(), 2u);
 
   // A later re-rank of the shape replaces the winner; one without a winner does not.

@@ -1,6 +1,7 @@
 // The top-K re-rank against the replay backend: a database built here by hand (configs, compilations,
 // measurements and cuBLAS as a GPU run records them), re-ranked without a GPU. The expected winners come from
 // the numbers written in each test and the rule in tune/rerank.hpp, not from the code under test.
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -76,8 +77,9 @@ class Rerank : public ::testing::Test {
     return c.name;
   }
 
-  RerankOutcome rerank(int top_k = 5, double tie_band = 0.01, std::optional<double> within = std::nullopt) {
-    auto backend = make_replay_backend(dir_ / "results.db", MeasureSettings{});
+  RerankOutcome rerank(int top_k = 5, double tie_band = 0.01, std::optional<double> within = std::nullopt,
+                       MeasureSettings settings = {}) {
+    auto backend = make_replay_backend(dir_ / "results.db", settings);
     RerankOptions o;
     o.top_k = top_k;
     o.within = within;
@@ -126,6 +128,8 @@ TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
   }
   ASSERT_TRUE(e[0].ratio_to_cublas);
   EXPECT_DOUBLE_EQ(*e[0].ratio_to_cublas, 0.9);  // cuBLAS 0.9 ms over the same rounds / 1.0 ms
+  EXPECT_FALSE(e[0].ratio_to_cublaslt);          // the recording has no cuBLASLt: not in the rounds
+  EXPECT_TRUE(out.record.cublaslt_samples.empty());
   EXPECT_EQ(e[0].threads, 256);
   EXPECT_EQ(out.record.cublas_samples.size(), 6u);
   EXPECT_EQ(out.record.rule, std::string(kRerankRule));
@@ -139,6 +143,65 @@ TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
 }
 
 // Within 1% of the fastest, the smaller register footprint (registers x threads) wins; outside it, speed does.
+// A recording with cuBLASLt timed at the shape's start: cuBLASLt is one more entry of the rounds (K + 2 entries,
+// positions rotating over all of them), its median and every config's ratio to it are stored, the winners view
+// and the printed table carry them; --no-cublaslt leaves it out.
+TEST_F(Rerank, CublasLtJoinsTheRoundsWhenTheShapeHasIt) {
+  CublasLtReference lt;
+  lt.heuristics_returned = 8;
+  lt.heuristics_valid = 8;
+  lt.timing = TimingStats{0.8, 0.8, 0.8, 3, 5, 20};
+  lt.algo = CublasLtAlgo{66, 24, 35, 1, 0, 1, 0, 0, 2, 1048576, 1.37};
+  lt.error = ErrorStats{0.0021, 3.1e-6, 0, 0, 0.5, 1e-3};
+  store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", kShape, lt, std::nullopt});
+  const auto a = measured(wmma(128, 64, 32), 1.00, 128);
+  measured(wmma(64, 64, 32), 1.25, 64);
+  measured(wmma(128, 128, 32), 1.60, 64);
+  const RerankOutcome out = rerank();
+  ASSERT_TRUE(out.recorded) << out.note;
+  EXPECT_EQ(winner(), a);
+  ASSERT_TRUE(out.record.cublaslt_median_ms);
+  EXPECT_DOUBLE_EQ(*out.record.cublaslt_median_ms, 0.8);
+  EXPECT_EQ(out.record.cublaslt_samples.size(), 6u);  // one per round
+  const auto& e = out.record.entries;
+  ASSERT_EQ(e.size(), 3u);
+  ASSERT_TRUE(e[0].ratio_to_cublaslt);
+  EXPECT_DOUBLE_EQ(*e[0].ratio_to_cublaslt, 0.8);  // 0.8 ms over the same rounds / 1.0 ms
+  ASSERT_TRUE(e[1].ratio_to_cublaslt);
+  EXPECT_DOUBLE_EQ(*e[1].ratio_to_cublaslt, 0.64);  // / 1.25 ms
+  EXPECT_DOUBLE_EQ(*e[0].ratio_to_cublas, 0.9);
+  EXPECT_NE(out.note.find("0.800x cuBLASLt"), std::string::npos) << out.note;
+
+  // Five entries (3 configs, cuBLAS, cuBLASLt): over rounds 0-4 cuBLASLt holds each of the 5 positions once.
+  Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
+  EXPECT_EQ(reader.query_sql("SELECT * FROM rerank_samples").rows.size(), 5u * 6u);
+  EXPECT_EQ(reader.query_sql("SELECT DISTINCT position FROM rerank_samples WHERE reference = 'cublaslt' AND round < 5")
+                .rows.size(),
+            5u);
+  EXPECT_EQ(reader.query_sql("SELECT position FROM rerank_samples WHERE reference = 'cublaslt' AND round = 0").rows,
+            (std::vector<std::vector<report::Cell>>{{std::int64_t{4}}}));  // round 0: in entry order, cuBLASLt last
+  const auto w = reader.query_sql("SELECT ratio_to_cublaslt, cublaslt_median_ms FROM winners");
+  ASSERT_EQ(w.rows.size(), 1u);
+  EXPECT_EQ(w.rows[0], (std::vector<report::Cell>{0.8, 0.8}));
+
+  // The table every printer takes: the ratio to cuBLASLt beside the ratio to cuBLAS.
+  const report::Table t = rerank_table(out);
+  const auto col = std::find(t.columns.begin(), t.columns.end(), "ratio_to_cublaslt");
+  ASSERT_NE(col, t.columns.end());
+  EXPECT_EQ(*(col - 1), "ratio_to_cublas");
+  EXPECT_EQ(t.rows.at(0).at(static_cast<std::size_t>(col - t.columns.begin())), report::Cell(0.8));
+
+  // --no-cublaslt: the rounds hold the configs and cuBLAS only.
+  MeasureSettings without;
+  without.cublaslt = false;
+  const RerankOutcome plain = rerank(5, 0.01, std::nullopt, without);
+  ASSERT_TRUE(plain.recorded) << plain.note;
+  EXPECT_FALSE(plain.record.cublaslt_median_ms);
+  EXPECT_TRUE(plain.record.cublaslt_samples.empty());
+  EXPECT_FALSE(plain.record.entries.at(0).ratio_to_cublaslt);
+  EXPECT_EQ(plain.record.cublas_samples.size(), 6u);
+}
+
 TEST_F(Rerank, TiesInTheBandGoToTheSmallerRegisterFootprint) {
   const auto fast = measured(wmma(128, 64, 32), 1.000, 128);        // 256 threads x 128 registers
   const auto lean = measured(wmma(64, 64, 32), 1.008, 96);          // 128 threads x 96: inside 1%

@@ -313,6 +313,7 @@ TEST(WorkerProtocol, TimeInterleaved) {
   m.warmup = 7;
   m.rounds = 11;
   m.iters = 13;
+  m.cublaslt = false;
   const auto got = round_trip(m);
   ASSERT_EQ(got.kernels.size(), 3u);
   for (std::size_t k = 0; k < 3; ++k) {
@@ -329,6 +330,8 @@ TEST(WorkerProtocol, TimeInterleaved) {
   EXPECT_EQ(got.warmup, 7);
   EXPECT_EQ(got.rounds, 11);
   EXPECT_EQ(got.iters, 13);
+  EXPECT_FALSE(got.cublaslt);
+  EXPECT_TRUE(round_trip(TimeInterleavedRequest{}).cublaslt);  // asked for by default
   EXPECT_TRUE(to_json_message(m)["kernels"][0]["cubin"].is_binary());
   EXPECT_EQ(message_type(m), "time_interleaved");
 
@@ -344,6 +347,8 @@ TEST(WorkerProtocol, TimeInterleaved) {
   r.kernels = {ok, dropped};
   r.cublas = {{0, 2, 1.0}, {1, 0, 1.0625}, {2, 0, 0.9375}};
   r.cublas_timing = TimingStats{1.0, 0.9375, 1.0625, 7, 3, 13};
+  r.cublaslt = {{0, 3, 0.875}, {1, 1, 0.90625}, {2, 3, 0.8125}};
+  r.cublaslt_timing = TimingStats{0.875, 0.8125, 0.90625, 7, 3, 13};
   r.sm_clock_mhz = 1755;
   r.context_lost = true;
   const auto back = round_trip(r);
@@ -362,6 +367,10 @@ TEST(WorkerProtocol, TimeInterleaved) {
   EXPECT_EQ(back.cublas, r.cublas);
   ASSERT_TRUE(back.cublas_timing);
   expect_equal(*back.cublas_timing, *r.cublas_timing);
+  EXPECT_EQ(back.cublaslt, r.cublaslt);
+  ASSERT_TRUE(back.cublaslt_timing);
+  expect_equal(*back.cublaslt_timing, *r.cublaslt_timing);
+  EXPECT_EQ(back.cublaslt_message, "");
   EXPECT_EQ(back.sm_clock_mhz, 1755);
   EXPECT_TRUE(back.context_lost);
   EXPECT_EQ(message_type(r), "interleaved");
@@ -370,6 +379,17 @@ TEST(WorkerProtocol, TimeInterleaved) {
   nlohmann::json j = to_json_message(r);
   j["cublas"][0] = nlohmann::json::array({0, 1});
   EXPECT_THROW(message_from_json(j), ProtocolError);
+
+  // Without cuBLASLt in the rounds: no samples, no timing, and why.
+  InterleavedReply without;
+  without.kernels = {ok};
+  without.cublas = r.cublas;
+  without.cublaslt_message = "not asked for";
+  const auto plain = round_trip(without);
+  EXPECT_TRUE(plain.cublaslt.empty());
+  EXPECT_FALSE(plain.cublaslt_timing);
+  EXPECT_EQ(plain.cublaslt_message, "not asked for");
+  EXPECT_EQ(plain.cublas, r.cublas);
 }
 
 // Round r starts at entry r mod (n + 1) and wraps; entries that dropped out are skipped, so every entry
@@ -390,6 +410,26 @@ TEST(WorkerProtocol, InterleavedOrderRotates) {
   EXPECT_EQ(interleaved_order(1, one_out), (std::vector<int>{2, 3, 0}));
   EXPECT_EQ(interleaved_order(2, one_out), (std::vector<int>{2, 3, 0}));
   EXPECT_TRUE(interleaved_order(0, {}).empty());
+}
+
+// With cuBLASLt in the rounds there are n + 2 entries (cuBLAS n, cuBLASLt n + 1): round r starts at r mod (n + 2),
+// so over n + 2 rounds every entry, cuBLASLt included, holds every position once; one dropped (cuBLASLt failing
+// mid-rounds) is skipped without changing where the others' rounds start.
+TEST(WorkerProtocol, InterleavedOrderRotatesWithCublasLt) {
+  const std::vector<bool> all(5, true);  // 3 kernels, cuBLAS (3), cuBLASLt (4)
+  EXPECT_EQ(interleaved_order(0, all), (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(interleaved_order(4, all), (std::vector<int>{4, 0, 1, 2, 3}));
+  EXPECT_EQ(interleaved_order(5, all), (std::vector<int>{0, 1, 2, 3, 4}));
+  std::vector<std::vector<int>> at(5, std::vector<int>(5, 0));  // at[entry][position]
+  for (int r = 0; r < 5; ++r) {
+    const auto order = interleaved_order(r, all);
+    ASSERT_EQ(order.size(), 5u);
+    for (std::size_t p = 0; p < order.size(); ++p) ++at[static_cast<std::size_t>(order[p])][p];
+  }
+  for (const auto& row : at) EXPECT_EQ(row, (std::vector<int>{1, 1, 1, 1, 1}));
+  const std::vector<bool> lt_out{true, true, true, true, false};
+  EXPECT_EQ(interleaved_order(3, lt_out), (std::vector<int>{3, 0, 1, 2}));
+  EXPECT_EQ(interleaved_order(4, lt_out), (std::vector<int>{0, 1, 2, 3}));
 }
 
 TEST(WorkerProtocol, ErrorAndShutdown) {
