@@ -1,5 +1,6 @@
 #include "device/candidate.hpp"
 
+#include <chrono>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -75,6 +76,10 @@ void CandidateRun::launch() {
 VerifyOutcome CandidateRun::verify(double atol, double rtol) {
   VerifyOutcome out;
   const char* step = "loading the cubin";
+  const auto start = std::chrono::steady_clock::now();
+  const auto setup_done = [&] {
+    out.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   try {
     loaded_ = std::make_unique<LoadedKernel>(session_.driver(), kernel_.cubin, kernel_.lowered_name);
 
@@ -107,6 +112,7 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
       return out;
     }
     arg_pointers_ = args_.pointers();
+    setup_done();
 
     step = "verifying";
     problem_.poison_output();

@@ -37,6 +37,7 @@ struct VerifyOutcome {
   Status status = Status::ok;       // ok, incorrect, resources_exceeded, launch_failed or runtime_fault
   std::optional<ErrorStats> error;  // present when the output was compared
   double first_launch_ms = 0;       // the verification launch, from events (ms); 0 when it did not run
+  double setup_s = 0;               // host time loading the cubin, fitting the grid and building the arguments
   std::string message;              // empty when ok
   bool context_lost = false;        // the CUDA context is unusable: report, then end the process
 };

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -17,32 +18,44 @@
 #include "measure/fault.hpp"
 #include "worker/fd_io.hpp"
 #include "worker/interleaved.hpp"
+#include "worker/phase_totals.hpp"
 
 namespace mpgemm {
 
 namespace {
 
-void log(const std::string& text) { fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text); }
+void log(const std::string& text) {
+  fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text);
+}
 
 class Server {
  public:
   Server(int in_fd, int out_fd) : in_(in_fd), out_(out_fd) {}
 
   int run() {
+    const int code = serve_requests();
+    if (phases_.measurements > 0) log(phases_.summary());
+    return code;
+  }
+
+ private:
+  int serve_requests() {
     for (;;) {
       std::optional<Message> request;
+      const auto waiting = std::chrono::steady_clock::now();
       try {
         if (read_message(in_, reader_, std::nullopt, request) == IoStatus::closed) return kWorkerExitOk;
       } catch (const ProtocolError& e) {
         reply(ErrorReply{ErrorKind::protocol, 0, e.what(), true});
         return kWorkerExitProtocol;
       }
+      // The wait before the first request is the coordinator starting up, not the pipeline.
+      if (phases_.measurements > 0 || phases_.shapes > 0) phases_.waiting_s += seconds_since(waiting);
       if (std::holds_alternative<ShutdownRequest>(*request)) return kWorkerExitOk;
       if (auto exit_code = handle(*request)) return *exit_code;
     }
   }
 
- private:
   // An exit code when the worker must stop after this request.
   std::optional<int> handle(const Message& request) {
     try {
@@ -106,6 +119,7 @@ class Server {
     if (!session_) return fail(ErrorKind::bad_request, 0, "prepare_shape before hello", 0);
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    const auto start = std::chrono::steady_clock::now();
     problem_.reset();  // free the previous shape's memory before allocating the next
     cublaslt_for_shape_ = false;
     problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
@@ -121,6 +135,8 @@ class Server {
       out.cublaslt = time_cublaslt(m);
       cublaslt_for_shape_ = out.cublaslt->timing.has_value();
     }
+    phases_.preparing_s += seconds_since(start);
+    ++phases_.shapes;
     reply(out);
     return std::nullopt;
   }
@@ -159,7 +175,16 @@ class Server {
     return std::nullopt;
   }
 
+  // The unloading of the module (CandidateRun's destructor) counts as loading.
   std::optional<int> measure(const MeasureRequest& m) {
+    const auto entered = std::chrono::steady_clock::now();
+    const double before = phases_.total_s();
+    std::optional<int> code = measure_candidate(m);
+    phases_.setup_s += std::max(0.0, seconds_since(entered) - (phases_.total_s() - before));
+    return code;
+  }
+
+  std::optional<int> measure_candidate(const MeasureRequest& m) {
     if (!problem_) return fail(ErrorKind::bad_request, 0, "measure before prepare_shape", 0);
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
@@ -167,13 +192,23 @@ class Server {
     ArgsBuilder args = m.family.empty() ? standard_args() : family_args(family(m.family), m.params);
     CandidateRun run(*session_, *problem_, {m.cubin, m.lowered_name, m.geometry, std::move(args)});
 
+    auto mark = std::chrono::steady_clock::now();
     const VerifyOutcome v = run.verify(m.atol, m.rtol);
+    phases_.setup_s += v.setup_s;
+    phases_.verifying_s += seconds_since(mark) - v.setup_s;
+    mark = std::chrono::steady_clock::now();
     reply(VerifiedReply{v.status, v.error, v.first_launch_ms, v.message});
+    phases_.replying_s += seconds_since(mark);
     const TimingPlan plan{m.warmup, m.runs, m.iters, m.l2, m.noise_stop};
+    mark = std::chrono::steady_clock::now();
     const Measurement result = v.status == Status::ok
                                    ? run.time(plan, m.pair_with_cublas, m.screen, m.screen_against_ms)
                                    : measurement_from(v);
+    phases_.timing_s += seconds_since(mark);
+    mark = std::chrono::steady_clock::now();
     reply(ResultReply{result});
+    phases_.replying_s += seconds_since(mark);
+    ++phases_.measurements;
     if (run.context_lost()) {
       log(fmt::format("CUDA context lost ({}); exiting", result.message));
       return kWorkerExitContextLost;
@@ -203,6 +238,7 @@ class Server {
   std::unique_ptr<ProblemContext> problem_;
   std::unique_ptr<CublasLtSession> cublaslt_;  // made at the first prepare_shape that asks for cuBLASLt
   bool cublaslt_for_shape_ = false;            // the prepared shape has a cuBLASLt algorithm (time_interleaved runs it)
+  WorkerPhases phases_;
 };
 
 }  // namespace

@@ -1,0 +1,29 @@
+#pragma once
+// Where a worker's time went, summed over the measurements it served: said on stderr (the tuner's log) when it
+// stops, so a slow run shows whether the device was timing or the pipeline around it was busy.
+#include <chrono>
+#include <string>
+
+namespace mpgemm {
+
+struct WorkerPhases {
+  int measurements = 0;
+  double waiting_s = 0;    // blocked on the coordinator: reading the next request (includes its decoding)
+  double setup_s = 0;      // loading and unloading cubins, fitting grids, building arguments
+  double verifying_s = 0;  // poisoning, the verification launch, the comparison with cuBLAS
+  double timing_s = 0;     // the screen, the timing protocol, the clock reading
+  double replying_s = 0;   // writing the replies
+  double preparing_s = 0;  // prepare_shape: inputs, cuBLAS and cuBLASLt references
+  int shapes = 0;
+
+  double total_s() const { return waiting_s + setup_s + verifying_s + timing_s + replying_s + preparing_s; }
+  // One line: "N measurements, S shapes in T s: timing X s (P%), verifying ..., ...; per measurement ...".
+  std::string summary() const;
+};
+
+// Seconds since `start` on the steady clock.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace mpgemm

@@ -1,0 +1,35 @@
+// The worker's account of where its time went: every phase in the line, shares of the total, the per-measurement
+// overhead outside timing.
+#include <gtest/gtest.h>
+
+#include "worker/phase_totals.hpp"
+
+namespace mpgemm {
+namespace {
+
+TEST(WorkerPhases, SummaryNamesEveryPhaseWithItsShare) {
+  WorkerPhases p;
+  p.measurements = 10;
+  p.shapes = 2;
+  p.timing_s = 6;
+  p.verifying_s = 1;
+  p.setup_s = 1;
+  p.preparing_s = 1;
+  p.waiting_s = 0.5;
+  p.replying_s = 0.5;
+  EXPECT_DOUBLE_EQ(p.total_s(), 10);
+  EXPECT_EQ(p.summary(),
+            "10 measurement(s), 2 shape(s) in 10.0 s: timing 6.0 s (60%), verifying 1.0 s (10%), loading 1.0 s (10%), "
+            "preparing shapes 1.0 s (10%), waiting for requests 0.5 s (5%), replying 0.5 s (5%); per measurement "
+            "300.0 ms outside timing");
+}
+
+TEST(WorkerPhases, EmptyTotalsSayZeroWithoutDividingByZero) {
+  const WorkerPhases p;
+  EXPECT_EQ(p.summary(),
+            "0 measurement(s), 0 shape(s) in 0.0 s: timing 0.0 s (0%), verifying 0.0 s (0%), loading 0.0 s (0%), "
+            "preparing shapes 0.0 s (0%), waiting for requests 0.0 s (0%), replying 0.0 s (0%)");
+}
+
+}  // namespace
+}  // namespace mpgemm
