@@ -53,6 +53,10 @@ void add_tune_options(ArgParser& p) {
               "the shapes to tune instead of the space's: a JSON file (a list of {\"M\", \"N\", \"K\"} objects, or "
               "{\"description\", \"shapes\"} as in configs/shapes/) or an inline list like 4096x4096x4096,128x8192x8192",
               "the space's shapes")
+      .option("--shape-order", "costliest|file",
+              "the order the shapes are measured in: costliest (most FLOPs first: on a cold run the largest "
+              "shape's long measurements hide the compilations) or file (as listed)",
+              "costliest")
       .option("--M", "INT", "rows of A and C, replacing the space's shapes", "the space's shapes")
       .option("--N", "INT", "columns of B and C, replacing the space's shapes", "the space's shapes")
       .option("--K", "INT", "the reduction dimension, replacing the space's shapes", "the space's shapes")
@@ -129,6 +133,11 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   }
   o.compile_only = args.has("--compile-only");
   if (auto s = args.get("--shapes")) o.shapes = load_shapes(*s);
+  if (auto s = args.get("--shape-order")) {
+    const auto order = shape_order_from_string(*s);
+    if (!order) throw UsageError(fmt::format("--shape-order expects costliest or file, got '{}'", *s));
+    o.shape_order = *order;
+  }
   o.m = args.get_positive_int("--M");
   o.n = args.get_positive_int("--N");
   o.k = args.get_positive_int("--K");

@@ -63,8 +63,8 @@ TEST(Args, HelpListsEveryOptionWithDefaults) {
 TEST(TuneArgs, MapsFlagsToOptions) {
   ArgParser p("mpgemm-tune", "", "");
   add_tune_options(p);
-  std::vector<const char*> argv = {"mpgemm-tune", "s.json", "--arch", "sm_90a", "--M", "1000", "--only", "a,b",
-                                   "--runs", "2", "--compile-only"};
+  std::vector<const char*> argv = {"mpgemm-tune", "s.json", "--arch", "sm_90a", "--M",           "1000",
+                                   "--only",      "a,b",    "--runs", "2",      "--compile-only"};
   auto a = p.parse(static_cast<int>(argv.size()), argv.data());
   TuneOptions o = tune_options_from(a, static_cast<int>(argv.size()), argv.data());
   EXPECT_EQ(o.space_path, "s.json");
@@ -119,6 +119,32 @@ TEST(MeasureArgs, L2NoiseTargetAndScreen) {
   EXPECT_THROW(parse({"--min-samples", "3"}), UsageError);  // only with --noise-target
   EXPECT_THROW(parse({"--no-screen", "--screen-threshold", "2"}), UsageError);
   EXPECT_THROW(parse({"--screen-threshold", "0.5"}), UsageError);
+}
+
+TEST(TuneArgs, ShapeOrderIsCostliestFirstUnlessTheFileOrderIsAsked) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_tune_options(p);
+  auto parse = [&](std::vector<const char*> argv) {
+    argv.insert(argv.begin(), {"mpgemm-tune", "s.json"});
+    return tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
+                             argv.data());
+  };
+  EXPECT_EQ(parse({}).shape_order, ShapeOrder::costliest);
+  EXPECT_EQ(parse({"--shape-order", "file"}).shape_order, ShapeOrder::file);
+  EXPECT_EQ(parse({"--shape-order", "costliest"}).shape_order, ShapeOrder::costliest);
+  EXPECT_THROW(parse({"--shape-order", "largest"}), UsageError);
+
+  const std::vector<Shape> file = {{2048, 2048, 2048}, {128, 8192, 8192},  {8192, 8192, 8192},
+                                   {8192, 8192, 128},  {4096, 4096, 4096}, {1024, 1024, 8192}};
+  EXPECT_EQ(measuring_order(file, ShapeOrder::file), file);
+  // Most FLOPs first; 2048^3, 128x8192x8192, 8192x8192x128 and 1024x1024x8192 are all 2^33 and keep their
+  // file order.
+  const std::vector<Shape> costliest = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048},
+                                        {128, 8192, 8192},  {8192, 8192, 128},  {1024, 1024, 8192}};
+  EXPECT_EQ(measuring_order(file, ShapeOrder::costliest), costliest);
+  // Sides near INT_MAX do not overflow the comparison.
+  const std::vector<Shape> huge = {{1, 1, 1}, {2147483647, 2147483647, 2147483647}};
+  EXPECT_EQ(measuring_order(huge, ShapeOrder::costliest).front(), huge.back());
 }
 
 TEST(TuneArgs, RejectsBadArch) {
