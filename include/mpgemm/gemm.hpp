@@ -43,6 +43,14 @@
 #include <stdexcept>
 #include <string>
 
+// What libmpgemm.so exports: the declarations marked MPGEMM_API below, nothing else (it is built with hidden
+// visibility, and the static modules and libraries linked into it stay private).
+#if defined(__GNUC__) || defined(__clang__)
+#define MPGEMM_API __attribute__((visibility("default")))
+#else
+#define MPGEMM_API
+#endif
+
 namespace mpgemm {
 
 // Which code computed a call.
@@ -51,7 +59,7 @@ enum class Path {
   nearest,  // the winner of the nearest tuned shape (this shape was never tuned)
   cublas,   // cublasGemmEx: no tuned config is known to beat cuBLAS here
 };
-const char* to_string(Path path);  // "tuned", "nearest", "cublas"
+MPGEMM_API const char* to_string(Path path);  // "tuned", "nearest", "cublas"
 
 // How a shape is computed on a device, and why.
 struct Dispatch {
@@ -67,7 +75,7 @@ struct Dispatch {
 
 // Every failure of the library. kind() says what failed; code() is the CUDA / driver / cuBLAS status when one
 // caused it (0 otherwise).
-class GemmError : public std::runtime_error {
+class MPGEMM_API GemmError : public std::runtime_error {
  public:
   enum class Kind {
     open_failed,      // the database or exported file cannot be read
@@ -89,7 +97,7 @@ class GemmError : public std::runtime_error {
   int code_;
 };
 
-class Library {
+class MPGEMM_API Library {
  public:
   struct Options {
     std::string cubin_cache;    // empty: "<path>.cubins" beside the database or exported file

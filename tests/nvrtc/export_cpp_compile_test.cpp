@@ -100,6 +100,44 @@ int main() {
   EXPECT_NE(ran.output.find(WgmmaConfig{}.name() + " sm_90a"), std::string::npos) << ran.output;
 }
 
+// A program may include the header from several translation units: the kernels are explicit instantiations (one
+// definition each, merged by the linker like any template's), everything else is inline.
+TEST_F(ExportCpp, TheHeaderLinksIntoAProgramOfTwoTranslationUnits) {
+  const auto header = dir_ / "mpgemm_winners.hpp";
+  const auto r = testing::run_command(
+      fmt::format("{} {} --format cpp -o {}", testing::bin("mpgemm-export"), db_.string(), header.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ofstream(dir_ / "one.cu") << R"(#include "mpgemm_winners.hpp"
+const mpgemm_export::Winner* from_one() { return mpgemm_export::find(4096, 4096, 4096, "NVIDIA H200"); }
+)";
+  std::ofstream(dir_ / "two.cu") << R"(#include "mpgemm_winners.hpp"
+#include <cstdio>
+const mpgemm_export::Winner* from_one();
+int main() {
+  const mpgemm_export::Winner* here = mpgemm_export::find(4096, 4096, 4096, "NVIDIA H200");
+  if (here == nullptr || here != from_one() || here->kernel != from_one()->kernel) return 1;
+  std::printf("%s\n", here->config);
+  return 0;
+}
+)";
+  const std::string flags = fmt::format("-std=c++17 -I{} -I{} -gencode arch=compute_90a,code=sm_90a",
+                                        testing::source("kernels"), dir_.string());
+  for (const char* tu : {"one", "two"}) {
+    const auto built = testing::run_command(fmt::format("{} {} -c {} -o {}", MPGEMM_NVCC, flags,
+                                                        (dir_ / fmt::format("{}.cu", tu)).string(),
+                                                        (dir_ / fmt::format("{}.o", tu)).string()));
+    ASSERT_EQ(built.exit_code, 0) << tu << "\n" << built.output;
+  }
+  const auto program = dir_ / "two_units";
+  const auto linked = testing::run_command(fmt::format("{} -gencode arch=compute_90a,code=sm_90a {} {} -o {}",
+                                                       MPGEMM_NVCC, (dir_ / "one.o").string(),
+                                                       (dir_ / "two.o").string(), program.string()));
+  ASSERT_EQ(linked.exit_code, 0) << linked.output;
+  const auto ran = testing::run_command(program.string());  // the table and find() need no GPU
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_NE(ran.output.find(WgmmaConfig{}.name()), std::string::npos) << ran.output;
+}
+
 TEST_F(ExportCpp, TheTableCarriesTheFamilysGeometryAndTensorMaps) {
   const Store store = Store::open(db_, Store::Mode::read_only);
   std::map<std::string, std::int64_t> sm_counts;
