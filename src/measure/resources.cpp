@@ -1,8 +1,18 @@
 #include "measure/resources.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace mpgemm {
+
+std::uint64_t registers_per_block(int registers_per_thread, std::uint64_t threads) {
+  constexpr std::uint64_t kWarp = 32, kAllocationUnit = 256;
+  const std::uint64_t per_warp =
+      (static_cast<std::uint64_t>(std::max(registers_per_thread, 0)) * kWarp + kAllocationUnit - 1) / kAllocationUnit *
+      kAllocationUnit;
+  return per_warp * ((threads + kWarp - 1) / kWarp);
+}
 
 std::optional<std::string> check_resources(const KernelResources& kernel, const DeviceLimits& device,
                                            const BlockRequest& block) {
@@ -16,16 +26,18 @@ std::optional<std::string> check_resources(const KernelResources& kernel, const 
 
   const std::uint64_t smem = static_cast<std::uint64_t>(kernel.static_smem_bytes) + block.dynamic_smem_bytes;
   if (smem > static_cast<std::uint64_t>(device.smem_per_block_optin))
-    return fmt::format("{} bytes of shared memory per block ({} static + {} dynamic) exceed the device's opt-in "
-                       "limit of {} bytes",
-                       smem, kernel.static_smem_bytes, block.dynamic_smem_bytes, device.smem_per_block_optin);
+    return fmt::format(
+        "{} bytes of shared memory per block ({} static + {} dynamic) exceed the device's opt-in "
+        "limit of {} bytes",
+        smem, kernel.static_smem_bytes, block.dynamic_smem_bytes, device.smem_per_block_optin);
 
-  // Registers are allocated per warp, so a partial warp costs a whole one.
   const std::uint64_t warp_threads = (block.threads + 31) / 32 * 32;
-  const std::uint64_t regs = static_cast<std::uint64_t>(kernel.registers) * warp_threads;
+  const std::uint64_t regs = registers_per_block(kernel.registers, block.threads);
   if (regs > static_cast<std::uint64_t>(device.regs_per_block))
-    return fmt::format("{} registers per block ({} per thread x {} threads) exceed the device's {} per block", regs,
-                       kernel.registers, warp_threads, device.regs_per_block);
+    return fmt::format(
+        "{} registers per block ({} per thread x {} threads, allocated per warp 256 at a time) exceed "
+        "the device's {} per block",
+        regs, kernel.registers, warp_threads, device.regs_per_block);
   return std::nullopt;
 }
 

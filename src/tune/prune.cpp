@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "measure/resources.hpp"
+
 namespace mpgemm {
 
 namespace {
@@ -12,8 +14,10 @@ constexpr std::uint64_t kRegistersPerBlock = 64 * 1024;
 
 std::string_view to_string(PruneReason reason) {
   switch (reason) {
-    case PruneReason::spills: return "spills";
-    case PruneReason::over_limits: return "over limits";
+    case PruneReason::spills:
+      return "spills";
+    case PruneReason::over_limits:
+      return "over limits";
   }
   return "?";
 }
@@ -22,9 +26,7 @@ std::optional<PruneVerdict> prune(const CompileResult& compiled, const LaunchGeo
                                   const DeviceDescription& device, const PruneRules& rules) {
   const std::uint64_t threads = std::uint64_t{geometry.block.x} * geometry.block.y * geometry.block.z;
   if (compiled.registers > 0 && threads > 0) {
-    // Registers are allocated per warp, 256 at a time.
-    const std::uint64_t per_warp = (std::uint64_t(compiled.registers) * 32 + 255) / 256 * 256;
-    const std::uint64_t needed = per_warp * ((threads + 31) / 32);
+    const std::uint64_t needed = registers_per_block(compiled.registers, threads);
     if (needed > kRegistersPerBlock)
       return PruneVerdict{PruneReason::over_limits,
                           fmt::format("{} registers per thread x {} threads need {} registers, a block may have {}",
@@ -33,10 +35,10 @@ std::optional<PruneVerdict> prune(const CompileResult& compiled, const LaunchGeo
   if (device.smem_per_block_optin > 0 && compiled.shared_bytes >= 0) {
     const std::uint64_t smem = std::uint64_t(compiled.shared_bytes) + geometry.dynamic_smem_bytes;
     if (smem > std::uint64_t(device.smem_per_block_optin))
-      return PruneVerdict{PruneReason::over_limits,
-                          fmt::format("{} B of shared memory per block ({} static + {} dynamic), the device allows {}",
-                                      smem, compiled.shared_bytes, geometry.dynamic_smem_bytes,
-                                      device.smem_per_block_optin)};
+      return PruneVerdict{
+          PruneReason::over_limits,
+          fmt::format("{} B of shared memory per block ({} static + {} dynamic), the device allows {}", smem,
+                      compiled.shared_bytes, geometry.dynamic_smem_bytes, device.smem_per_block_optin)};
   }
   const int spilled = std::max(compiled.spill_store_bytes, 0) + std::max(compiled.spill_load_bytes, 0);
   if (rules.spills && spilled > 0)

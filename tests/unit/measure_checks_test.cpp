@@ -95,6 +95,19 @@ TEST(Resources, RegistersOverPerBlockCountWholeWarps) {
   EXPECT_EQ(check_resources(k, kH100, {512, 0}), std::nullopt);
 }
 
+TEST(Resources, RegistersAreAllocatedPerWarp256AtATime) {
+  EXPECT_EQ(registers_per_block(64, 1024), 65536u);
+  EXPECT_EQ(registers_per_block(65, 32), 72u * 32);  // 2080 rounds up to 2304
+  EXPECT_EQ(registers_per_block(65, 33), 2u * 72 * 32);
+  EXPECT_EQ(registers_per_block(0, 1024), 0u);
+  // 65 registers x 960 threads is 62400 counted thread by thread, but 30 warps of 2304 need 69120 > 65536.
+  const KernelResources k{65, 0, 1024, 0};
+  const auto why = check_resources(k, kH100, {960, 0});
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("69120 registers"), std::string::npos) << *why;
+  EXPECT_EQ(check_resources(k, kH100, {896, 0}), std::nullopt);  // 28 warps: 64512
+}
+
 TEST(Resources, EmptyBlock) { EXPECT_TRUE(check_resources({32, 0, 1024, 0}, kH100, {0, 0})); }
 
 }  // namespace
