@@ -18,7 +18,7 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component mpgemm_lib)
-foreach(f include/mpgemm/gemm.hpp share/mpgemm/kernels/wgmma_gemm.cuh
+foreach(f include/mpgemm/gemm.hpp include/mpgemm/gemm.h include/mpgemm/api.h share/mpgemm/kernels/wgmma_gemm.cuh
           share/mpgemm/kernels/wmma_gemm.cuh)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
@@ -29,11 +29,17 @@ file(GLOB_RECURSE libs ${prefix}/*/libmpgemm.so)
 if(NOT configs OR NOT libs)
   message(FATAL_ERROR "no mpgemmConfig.cmake or libmpgemm.so under ${prefix}")
 endif()
-# The public header stands alone: it includes only standard headers, nothing of src/.
-file(STRINGS ${prefix}/include/mpgemm/gemm.hpp quoted REGEX "^#include \"")
-if(quoted)
-  message(FATAL_ERROR "the installed header includes project headers: ${quoted}")
-endif()
+# The public headers stand alone: besides standard headers they include only each other (installed), nothing of
+# src/.
+foreach(h gemm.hpp gemm.h api.h)
+  file(STRINGS ${prefix}/include/mpgemm/${h} quoted REGEX "^#include \"")
+  foreach(line ${quoted})
+    string(REGEX REPLACE "^#include \"([^\"]*)\".*" "\\1" included "${line}")
+    if(NOT included MATCHES "^mpgemm/" OR NOT EXISTS ${prefix}/include/${included})
+      message(FATAL_ERROR "the installed ${h} includes a header that is not installed beside it: ${line}")
+    endif()
+  endforeach()
+endforeach()
 
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/gemm -B ${WORK_DIR}/example -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_PREFIX_PATH=${prefix})

@@ -1,5 +1,6 @@
 #pragma once
 // libmpgemm: run the winners of an mpgemm results database (or of a file `mpgemm-export` wrote) inside a program.
+// (mpgemm/gemm.h is the same library behind a C interface, for bindings.)
 //
 //   mpgemm::Library lib = mpgemm::Library::open("results/h200/sm90a.db");
 //   const mpgemm::Dispatch& d = lib.gemm(A, B, C, M, N, K, stream);   // C = A * B on `stream`
@@ -43,13 +44,7 @@
 #include <stdexcept>
 #include <string>
 
-// What libmpgemm.so exports: the declarations marked MPGEMM_API below, nothing else (it is built with hidden
-// visibility, and the static modules and libraries linked into it stay private).
-#if defined(__GNUC__) || defined(__clang__)
-#define MPGEMM_API __attribute__((visibility("default")))
-#else
-#define MPGEMM_API
-#endif
+#include "mpgemm/api.h"
 
 namespace mpgemm {
 

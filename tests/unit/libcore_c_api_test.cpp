@@ -1,0 +1,74 @@
+// libmpgemm's C interface (include/mpgemm/gemm.h): statuses and the thread's last error instead of exceptions, on
+// a recorded H200 database; no GPU needed (without one, plan and gemm say no_device). The header is also compiled
+// as C99, which it must be for the bindings it serves.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "mpgemm/gemm.h"
+#include "support/run_command.hpp"
+
+namespace {
+
+const std::filesystem::path kDb = std::filesystem::path(MPGEMM_SOURCE_DIR) / "results/h200x2/scale_bench/one_gpu.db";
+
+TEST(CApi, OpenFailsWithAStatusAndTheReason) {
+  mpgemm_library* lib = reinterpret_cast<mpgemm_library*>(0x1);
+  EXPECT_EQ(mpgemm_open("/nonexistent/results.db", nullptr, &lib), MPGEMM_OPEN_FAILED);
+  EXPECT_EQ(lib, nullptr);
+  EXPECT_NE(std::string(mpgemm_last_error()).find("/nonexistent/results.db"), std::string::npos) << mpgemm_last_error();
+  EXPECT_STREQ(mpgemm_status_name(MPGEMM_OPEN_FAILED), "open_failed");
+  EXPECT_EQ(mpgemm_open(nullptr, nullptr, &lib), MPGEMM_BAD_ARGUMENT);
+  EXPECT_EQ(mpgemm_open(kDb.c_str(), nullptr, nullptr), MPGEMM_BAD_ARGUMENT);
+}
+
+TEST(CApi, OpensARecordedDatabaseAndAnswersForEveryShape) {
+  mpgemm_library* lib = nullptr;
+  ASSERT_EQ(mpgemm_open(kDb.c_str(), nullptr, &lib), MPGEMM_OK) << mpgemm_last_error();
+  EXPECT_STREQ(mpgemm_last_error(), "");    // a success clears the thread's last error
+  EXPECT_EQ(mpgemm_tuned_shapes(lib), 3u);  // 2048^3, 4096^3, 8192^3 on one H200
+
+  mpgemm_dispatch d{};
+  const mpgemm_status planned = mpgemm_plan(lib, 4096, 4096, 4096, &d);
+  if (planned == MPGEMM_OK) {  // a GPU: the H200 of the recording gets its winner, another device cuBLAS
+    EXPECT_NE(std::strlen(d.config), 0u);
+    EXPECT_NE(std::strlen(d.reason), 0u);
+  } else {
+    EXPECT_EQ(planned, MPGEMM_NO_DEVICE) << mpgemm_last_error();
+    EXPECT_NE(std::string(mpgemm_last_error()).find("device"), std::string::npos) << mpgemm_last_error();
+  }
+  // Null pointers are refused before anything touches a device.
+  EXPECT_EQ(mpgemm_gemm(lib, nullptr, nullptr, nullptr, 64, 64, 64, nullptr, &d), MPGEMM_BAD_ARGUMENT);
+  EXPECT_NE(std::string(mpgemm_last_error()).find("pointers"), std::string::npos) << mpgemm_last_error();
+  EXPECT_EQ(mpgemm_plan(lib, 64, 64, 64, nullptr), MPGEMM_BAD_ARGUMENT);
+  mpgemm_close(lib);
+}
+
+TEST(CApi, NullLibrariesAreRefusedNotDereferenced) {
+  mpgemm_dispatch d{};
+  EXPECT_EQ(mpgemm_gemm(nullptr, nullptr, nullptr, nullptr, 1, 1, 1, nullptr, &d), MPGEMM_BAD_ARGUMENT);
+  EXPECT_EQ(mpgemm_plan(nullptr, 1, 1, 1, &d), MPGEMM_BAD_ARGUMENT);
+  EXPECT_EQ(mpgemm_tuned_shapes(nullptr), 0u);
+  mpgemm_close(nullptr);
+  const mpgemm_options o = mpgemm_default_options();
+  EXPECT_EQ(o.min_ratio, 1.0);
+  EXPECT_EQ(o.allow_cublas, 1);
+  EXPECT_EQ(o.allow_compile, 1);
+  EXPECT_EQ(o.cubin_cache, nullptr);
+  for (int s = MPGEMM_OK; s <= MPGEMM_INTERNAL; ++s)
+    EXPECT_STRNE(mpgemm_status_name(static_cast<mpgemm_status>(s)), "?") << s;
+}
+
+TEST(CApi, TheHeaderIsC99) {
+  const auto r = mpgemm::testing::run_command(
+      fmt::format("g++ -x c -std=c99 -pedantic-errors -Wall -Werror -fsyntax-only -I{} {}",
+                  (std::filesystem::path(MPGEMM_SOURCE_DIR) / "include").string(),
+                  (std::filesystem::path(MPGEMM_SOURCE_DIR) / "include/mpgemm/gemm.h").string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+}  // namespace
