@@ -26,18 +26,16 @@ std::optional<std::string> check_resources(const KernelResources& kernel, const 
 
   const std::uint64_t smem = static_cast<std::uint64_t>(kernel.static_smem_bytes) + block.dynamic_smem_bytes;
   if (smem > static_cast<std::uint64_t>(device.smem_per_block_optin))
-    return fmt::format(
-        "{} bytes of shared memory per block ({} static + {} dynamic) exceed the device's opt-in "
-        "limit of {} bytes",
-        smem, kernel.static_smem_bytes, block.dynamic_smem_bytes, device.smem_per_block_optin);
+    return fmt::format("{} bytes of shared memory per block ({} static + {} dynamic) exceed the device's opt-in "
+                       "limit of {} bytes",
+                       smem, kernel.static_smem_bytes, block.dynamic_smem_bytes, device.smem_per_block_optin);
 
   const std::uint64_t warp_threads = (block.threads + 31) / 32 * 32;
   const std::uint64_t regs = registers_per_block(kernel.registers, block.threads);
   if (regs > static_cast<std::uint64_t>(device.regs_per_block))
-    return fmt::format(
-        "{} registers per block ({} per thread x {} threads, allocated per warp 256 at a time) exceed "
-        "the device's {} per block",
-        regs, kernel.registers, warp_threads, device.regs_per_block);
+    return fmt::format("{} registers per block ({} per thread x {} threads, allocated per warp 256 at a time) "
+                       "exceed the device's {} per block",
+                       regs, kernel.registers, warp_threads, device.regs_per_block);
   return std::nullopt;
 }
 

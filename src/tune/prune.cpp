@@ -14,10 +14,8 @@ constexpr std::uint64_t kRegistersPerBlock = 64 * 1024;
 
 std::string_view to_string(PruneReason reason) {
   switch (reason) {
-    case PruneReason::spills:
-      return "spills";
-    case PruneReason::over_limits:
-      return "over limits";
+    case PruneReason::spills: return "spills";
+    case PruneReason::over_limits: return "over limits";
   }
   return "?";
 }
@@ -35,10 +33,10 @@ std::optional<PruneVerdict> prune(const CompileResult& compiled, const LaunchGeo
   if (device.smem_per_block_optin > 0 && compiled.shared_bytes >= 0) {
     const std::uint64_t smem = std::uint64_t(compiled.shared_bytes) + geometry.dynamic_smem_bytes;
     if (smem > std::uint64_t(device.smem_per_block_optin))
-      return PruneVerdict{
-          PruneReason::over_limits,
-          fmt::format("{} B of shared memory per block ({} static + {} dynamic), the device allows {}", smem,
-                      compiled.shared_bytes, geometry.dynamic_smem_bytes, device.smem_per_block_optin)};
+      return PruneVerdict{PruneReason::over_limits,
+                          fmt::format("{} B of shared memory per block ({} static + {} dynamic), the device allows {}",
+                                      smem, compiled.shared_bytes, geometry.dynamic_smem_bytes,
+                                      device.smem_per_block_optin)};
   }
   const int spilled = std::max(compiled.spill_store_bytes, 0) + std::max(compiled.spill_load_bytes, 0);
   if (rules.spills && spilled > 0)

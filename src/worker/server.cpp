@@ -24,9 +24,7 @@ namespace mpgemm {
 
 namespace {
 
-void log(const std::string& text) {
-  fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text);
-}
+void log(const std::string& text) { fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text); }
 
 class Server {
  public:
