@@ -1,6 +1,6 @@
 #pragma once
 // Hopper (sm_90 / sm_90a) PTX the wgmma family uses, one thin wrapper each: mbarriers, TMA (cp.async.bulk.tensor),
-// clusters, wgmma fences, setmaxnreg. Raw inline PTX needs no header, so NVRTC compiles this without CCCL.
+// clusters, wgmma fences, setmaxnreg, dependent launches. Raw inline PTX needs no header, so NVRTC compiles this without CCCL.
 // Shared-memory operands are 32-bit shared-window addresses (smem_address()).
 namespace mpgemm {
 namespace hopper {
@@ -105,6 +105,17 @@ __device__ __forceinline__ unsigned cluster_rank() {
 // Every thread of every CTA of the cluster; not .aligned, so threads may arrive from divergent code.
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+// ---- programmatic dependent launch (a launch with the programmatic stream serialization attribute) ------------
+// Waits until the grid this one depends on (the previous kernel of the stream) has completed and its memory is
+// visible; returns at once when the launch had no such dependency.
+__device__ __forceinline__ void grid_dependency_wait() {
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+}
+// Lets the next kernel of the stream start launching (its blocks then run up to their own wait) once every block
+// of this grid has said so or exited.
+__device__ __forceinline__ void launch_dependent_grids() {
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 }
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");

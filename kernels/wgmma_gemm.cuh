@@ -30,6 +30,12 @@
 // M-major wgmma A, A's K-major rows as a K-major wgmma B. The accumulator holds columns of C, so the epilogue
 // (direct only) writes single floats, 8 consecutive columns per 8 lanes.
 //
+// Dependent launch (PDL 1 or 2; the host launches with programmatic stream serialization): the block's set-up
+// (barriers, tensor-map prefetch, cluster sync) runs while the previous kernel of the stream finishes; then the
+// block waits for that kernel's memory (griddepcontrol.wait). PDL 1 then at once lets the next kernel start
+// launching (its blocks take an SM as this grid's blocks leave it); PDL 2 leaves that to the implicit trigger at the
+// block's exit. Nothing of the computation changes.
+//
 // Bounds: any M and N; K and N multiples of 8 (TMA needs 16-byte row strides). Edges need no code: TMA fills
 // out-of-bounds loads with zeros (the barrier still counts the full box) and clips out-of-bounds stores.
 //
@@ -90,7 +96,7 @@ __device__ __forceinline__ BlockOrigin block_origin(int index, int tiles_m, int 
 }  // namespace wgmma_detail
 
 template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP,
-          int EPILOGUE, int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE, int SWAP_AB>
+          int EPILOGUE, int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE, int SWAP_AB, int PDL>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wgmma_gemm(const __grid_constant__ hopper::TensorMap a_map, const __grid_constant__ hopper::TensorMap b_map,
                const __grid_constant__ hopper::TensorMap c_map, float* __restrict__ C, int* __restrict__ flags, int M,
@@ -166,6 +172,12 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     cluster_sync();  // peers multicast into this CTA's barriers from now on
   else
     __syncthreads();
+  if constexpr (PDL != 0) {
+    // Everything above touches no global memory, so it overlaps the previous kernel's tail; everything below may
+    // read what that kernel wrote (A, B) or write what it reads (C, the split flags).
+    grid_dependency_wait();
+    if constexpr (PDL == 1) launch_dependent_grids();  // PDL 2: the implicit trigger, when the block exits
+  }
 
   if (warpgroup == 0) {
     // ---- producer ------------------------------------------------------------------------------------------

@@ -56,6 +56,9 @@ struct LaunchGeometry {
   // clusters: when > 0, grid.x is kept to the fewest clusters that need as many rounds as the grid asked for
   // (balance_persistent_grid), so every cluster gets the same number of units, give or take the last round.
   std::uint64_t balanced_units = 0;
+  // Launched with programmatic stream serialization: the kernel may start while the previous kernel of the stream
+  // finishes, and waits for that kernel's memory itself (griddepcontrol.wait) before it touches global memory.
+  bool dependent_launch = false;
 };
 
 // A persistent geometry with balanced_units > 0: grid.x lowered from c clusters to ceil(units / rounds) clusters,

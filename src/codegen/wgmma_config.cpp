@@ -75,6 +75,15 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
     c.swap_ab = swap == 1;
   }
   if (p.count("L2_PROMOTION")) c.l2_promotion = get_small_int(p, "L2_PROMOTION");
+  if (p.count("PDL")) {
+    const int pdl = get_small_int(p, "PDL");
+    if (pdl < 0 || pdl > 2)
+      throw Error(fmt::format(
+          "parameter PDL must be 0 (an ordinary launch), 1 (dependent, the next kernel launched early) or 2 "
+          "(dependent, the next kernel launched at exit), got {}",
+          pdl));
+    c.dependent_launch = static_cast<DependentLaunch>(pdl);
+  }
   return c;
 }
 
@@ -99,6 +108,7 @@ Params WgmmaConfig::to_params() const {
   }
   if (swap_ab) p["SWAP_AB"] = std::int64_t{1};
   if (l2_promotion != 256) p["L2_PROMOTION"] = std::int64_t{l2_promotion};
+  if (dependent_launch != DependentLaunch::none) p["PDL"] = std::int64_t{static_cast<int>(dependent_launch)};
   return p;
 }
 
@@ -111,19 +121,23 @@ std::string WgmmaConfig::name() const {
                             : split_mode == SplitMode::stream
                                 ? fmt::format("_stk{}", split_k == 1 ? "" : std::to_string(split_k))
                                 : fmt::format("_sk{}{}", split_k, split_mode == SplitMode::tail ? "t" : "");
-  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}{}{}", bm, bn, wgmma_layout::kBK, stages,
+  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}{}{}{}", bm, bn, wgmma_layout::kBK, stages,
                      consumers, to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
                      balanced     ? "bal"
                      : persistent ? "pers"
                                   : "grid",
                      split, swap_ab ? "_swab" : "",
-                     l2_promotion == 256 ? std::string() : fmt::format("_l2p{}", l2_promotion));
+                     l2_promotion == 256 ? std::string() : fmt::format("_l2p{}", l2_promotion),
+                     dependent_launch == DependentLaunch::early     ? "_pdl"
+                     : dependent_launch == DependentLaunch::at_exit ? "_pdlx"
+                                                                    : "");
 }
 
 std::string WgmmaConfig::name_expression() const {
-  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages,
+  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages,
                      consumers, cluster_m, cluster_n, static_cast<int>(raster), group, static_cast<int>(epilogue),
-                     static_cast<int>(schedule), c_buffers, split_k, static_cast<int>(split_mode), swap_ab ? 1 : 0);
+                     static_cast<int>(schedule), c_buffers, split_k, static_cast<int>(split_mode), swap_ab ? 1 : 0,
+                     static_cast<int>(dependent_launch));
 }
 
 wgmma_layout::Layout WgmmaConfig::layout() const {

@@ -121,6 +121,7 @@ LaunchGeometry WgmmaFamily::launch_geometry(const Params& params, const Shape& s
   g.cluster = Dim3{static_cast<std::uint32_t>(c.cluster_size()), 1, 1};
   g.dynamic_smem_bytes = static_cast<std::uint32_t>(c.layout().dynamic_smem_bytes());
   g.persistent = c.persistent;
+  g.dependent_launch = c.dependent_launch != DependentLaunch::none;
   if (c.balanced) g.balanced_units = static_cast<std::uint64_t>(units);
   return balance_persistent_grid(g);
 }

@@ -29,6 +29,13 @@ enum class TileRaster {
   m = 0,  // consecutive tiles walk down M inside bands of GROUP tile rows (tile_schedule.cuh)
   n = 1,  // consecutive tiles walk along N inside bands of GROUP tile columns
 };
+enum class DependentLaunch {
+  none = 0,     // an ordinary launch: the kernel starts when the previous kernel of the stream has completed
+  early = 1,    // programmatic stream serialization; each block lets the next kernel launch as soon as its own wait
+                // returns, so the next kernel's blocks take SMs as this grid's blocks leave them
+  at_exit = 2,  // programmatic stream serialization; the next kernel may launch once every block has exited (the
+                // implicit trigger), before this grid's completion is processed
+};
 enum class SplitMode {
   all = 0,     // every tile's K loop is cut into SPLIT_K slices
   tail = 1,    // whole waves of tiles run unsplit; only the last, partial wave's tiles are cut (kernels/split_k.cuh)
@@ -63,24 +70,29 @@ struct WgmmaConfig {
                                           // or 256 (a tensor-map setting; the kernel is the same)
   bool swap_ab = false;                   // the wgmmas compute C's transpose (skinny M): BM is their N (8 to 256,
                                           // step 8), BN their 64-row side; direct epilogue only
+  DependentLaunch dependent_launch = DependentLaunch::none;  // early / at_exit: launched with programmatic stream
+                                                            // serialization, the block's set-up overlapping the
+                                                            // previous kernel's end (griddepcontrol)
 
   // PERSISTENT: 0 one CTA per tile, 1 one per SM, 2 balanced (both persistent).
   // Reads BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, GROUP, C_BUFFERS, PERSISTENT (integers), SCHEDULE
   // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma"); SPLIT_K (integer) and SPLIT_MODE
-  // ("all" | "tail") are optional (absent: 1 and "all"), as are SWAP_AB (0 | 1, absent: 0) and L2_PROMOTION (0 | 64 |
-  // 128 | 256, absent: 256). Throws mpgemm::Error naming a missing or ill-typed parameter. Does not validate.
+  // ("all" | "tail") are optional (absent: 1 and "all"), as are SWAP_AB (0 | 1, absent: 0), L2_PROMOTION (0 | 64 |
+  // 128 | 256, absent: 256) and PDL (0 none | 1 early | 2 at_exit, absent: 0). Throws mpgemm::Error naming a missing or ill-typed
+  // parameter. Does not validate.
   static WgmmaConfig from_params(const Params& params);
-  // SPLIT_K and SPLIT_MODE only when splits(), SWAP_AB only when set, L2_PROMOTION only when not 256, so that
+  // SPLIT_K and SPLIT_MODE only when splits(), SWAP_AB and PDL only when set, L2_PROMOTION only when not 256, so that
   // configs without them keep the parameters (and names) they had.
   Params to_params() const;
 
   // "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers" or "..._tma2_bal": every parameter, in a fixed order
   // (then pers, bal or grid); split configs end in "_sk4" (mode all), "_sk4t" (mode tail) or "_stk" (stream), swapped
   // ones in
-  // "_swab", and an L2 promotion other than 256 bytes adds "_l2p128" (or 0, 64).
+  // "_swab", an L2 promotion other than 256 bytes adds "_l2p128" (or 0, 64), a dependent launch "_pdl" (early) or
+  // "_pdlx" (at exit).
   std::string name() const;
-  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0>" (PERSISTENT is a launch choice, not a template
-  // argument).
+  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0>" (PERSISTENT is a launch choice, not a
+  // template argument).
   std::string name_expression() const;
   // Human-readable reasons the kernel template would reject this config; empty when it is buildable.
   std::vector<std::string> problems() const;
@@ -139,7 +151,7 @@ class WgmmaFamily final : public Family {
   std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
   // Clusters of CLUSTER_M * CLUSTER_N CTAs along x over the cluster tiles; persistent: at most one CTA per SM
   // (device.sm_count), which the launcher may lower further to what is co-resident; balanced: also
-  // balanced_units = the cluster tiles.
+  // balanced_units = the cluster tiles; PDL: a programmatically dependent launch.
   LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
                                  const DeviceDescription& device) const override;
   // Encodes the A, B and C tensor maps with the driver's cuTensorMapEncodeTiled, then pushes

@@ -53,7 +53,8 @@ class CandidateRun {
   CandidateRun& operator=(const CandidateRun&) = delete;
 
   // Loads and checks the kernel (resources; for a cluster launch, that one cluster can be co-resident), lowers a
-  // persistent grid to what is co-resident (lower_persistent_grid), launches once and compares with cuBLAS.
+  // persistent grid to what is co-resident (lower_persistent_grid), launches once (a dependent launch: twice, back to
+  // back, the second overlapping the first) and compares with cuBLAS.
   VerifyOutcome verify(double atol, double rtol);
 
   // Times the kernel under the protocol and reads the SM clock right after. Only after verify() returned ok.

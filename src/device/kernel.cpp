@@ -52,18 +52,25 @@ LaunchConfig::LaunchConfig(const LaunchGeometry& geometry, CUstream stream) {
   config.blockDimZ = geometry.block.z;
   config.sharedMemBytes = geometry.dynamic_smem_bytes;
   config.hStream = stream;
+  config.attrs = attributes;
   if (geometry.cluster.count() > 1) {
+    CUlaunchAttribute& cluster = attributes[config.numAttrs++];
     cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     cluster.value.clusterDim.x = geometry.cluster.x;
     cluster.value.clusterDim.y = geometry.cluster.y;
     cluster.value.clusterDim.z = geometry.cluster.z;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
+  }
+  if (geometry.dependent_launch) {
+    CUlaunchAttribute& dependent = attributes[config.numAttrs++];
+    dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    dependent.value.programmaticStreamSerializationAllowed = 1;
   }
 }
 
 int LoadedKernel::max_active_clusters(const LaunchGeometry& geometry) const {
-  LaunchConfig launch(geometry, nullptr);
+  LaunchGeometry resident = geometry;
+  resident.dependent_launch = false;  // a property of the launch's order in its stream, not of what fits
+  LaunchConfig launch(resident, nullptr);
   int clusters = 0;
   check_cu(api_.occupancy_max_active_clusters(&clusters, function_, &launch.config), "cuOccupancyMaxActiveClusters",
            fmt::format(" (cluster {}x{}x{}, block {}x{}x{}, {} bytes of dynamic shared memory)", geometry.cluster.x,

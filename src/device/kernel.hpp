@@ -11,11 +11,13 @@
 
 namespace mpgemm {
 
-// cuLaunchKernelEx's description of one launch of `geometry` on `stream`; the cluster attribute lives here so that
-// config.attrs stays valid (hence no copies). Used by LoadedKernel::launch and by callers that launch bare.
+// cuLaunchKernelEx's description of one launch of `geometry` on `stream`: a cluster dimension attribute when the
+// geometry has a cluster, a programmatic stream serialization attribute when it is a dependent launch. The attributes
+// live here so that config.attrs stays valid (hence no copies). Used by LoadedKernel::launch and by callers that
+// launch bare.
 struct LaunchConfig {
   CUlaunchConfig config{};
-  CUlaunchAttribute cluster{};
+  CUlaunchAttribute attributes[2]{};
 
   LaunchConfig(const LaunchGeometry& geometry, CUstream stream);
   LaunchConfig(const LaunchConfig&) = delete;
@@ -39,8 +41,7 @@ class LoadedKernel {
   // cluster sizes above 8 blocks. Throws DriverError when the driver refuses.
   void configure(const LaunchGeometry& geometry);
 
-  // Enqueues one launch on `stream` with cuLaunchKernelEx (a cluster dimension attribute when the geometry has a
-  // cluster). Throws DriverError when the launch is refused.
+  // Enqueues one launch on `stream` with cuLaunchKernelEx (LaunchConfig's attributes). Throws DriverError when the launch is refused.
   void launch(const LaunchGeometry& geometry, CUstream stream, void** params) const;
 
   // Occupancy, after configure(): how many clusters of the geometry's launch (grid, block, dynamic shared memory,

@@ -141,7 +141,7 @@ std::string table_row(const CppKernel& k) {
       "    // {} {}: {} ({} TFLOP/s, {} x cuBLAS)\n"
       "    {{{}, {}, {}, {}LL, {}LL, {}LL, {}, {}, {}, {}, {},\n"
       "     MPGEMM_EXPORT_KERNEL({}),\n"
-      "     {}, {}, {}, {}, {}u, {}, {}ull, {}u,\n"
+      "     {}, {}, {}, {}, {}u, {}, {}ull, {}u, {},\n"
       "     {}}},\n",
       e.device, e.shape.str(), e.config, fmt::format("{:.1f}", e.tflops),
       e.ratio_cublas ? fmt::format("{:.3f}", *e.ratio_cublas) : std::string("?"), c_string(e.device),
@@ -150,7 +150,7 @@ std::string table_row(const CppKernel& k) {
       number_or_zero(e.ratio_cublaslt), k.name_expression,
       k.args == ArgsKind::tensor_maps ? "Args::tensor_maps" : "Args::standard", dim3_row(g.grid), dim3_row(g.block),
       dim3_row(g.cluster), g.dynamic_smem_bytes, g.persistent ? "true" : "false", g.balanced_units, k.workspace_bytes,
-      maps);
+      g.dependent_launch ? "true" : "false", maps);
 }
 
 }  // namespace

@@ -56,6 +56,8 @@ struct Winner {
                                        // clusters that take as many rounds (every cluster the same count)
   unsigned long long workspace_bytes;  // zeroed device scratch the kernel needs (split-K flags; the kernel leaves
                                        // it zero again); 0: none, pass nullptr
+  bool dependent_launch;               // launched with programmatic stream serialization (the kernel waits for
+                                       // the previous kernel of the stream itself)
   TensorMapSpec maps[3];               // Args::tensor_maps: A, B, C
 };
 )cpp";
@@ -144,22 +146,27 @@ inline cudaError_t launch(const Winner& w, const __half* A, const __half* B, flo
       return e;
   if (w.cluster[0] * w.cluster[1] * w.cluster[2] > 8)
     if (cudaError_t e = cudaFuncSetAttribute(w.kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) return e;
-  cudaLaunchAttribute attributes[1] = {};
+  cudaLaunchAttribute attributes[2] = {};
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(w.grid[0], w.grid[1], w.grid[2]);
   config.blockDim = dim3(w.block[0], w.block[1], w.block[2]);
   config.dynamicSmemBytes = w.dynamic_smem_bytes;
   config.stream = stream;
+  config.attrs = attributes;
   if (w.cluster[0] * w.cluster[1] * w.cluster[2] > 1) {
-    attributes[0].id = cudaLaunchAttributeClusterDimension;
-    attributes[0].val.clusterDim.x = w.cluster[0];
-    attributes[0].val.clusterDim.y = w.cluster[1];
-    attributes[0].val.clusterDim.z = w.cluster[2];
-    config.attrs = attributes;
-    config.numAttrs = 1;
+    cudaLaunchAttribute& cluster = attributes[config.numAttrs++];
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = w.cluster[0];
+    cluster.val.clusterDim.y = w.cluster[1];
+    cluster.val.clusterDim.z = w.cluster[2];
   }
   if (w.persistent)
     if (cudaError_t e = detail::co_resident_grid(w, config, &config.gridDim.x)) return e;
+  if (w.dependent_launch) {
+    cudaLaunchAttribute& dependent = attributes[config.numAttrs++];
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = 1;
+  }
   int M = static_cast<int>(w.M), N = static_cast<int>(w.N), K = static_cast<int>(w.K);
   if (w.args == Args::standard) {
     void* args[] = {&A, &B, &C, &M, &N, &K};

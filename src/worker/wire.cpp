@@ -106,7 +106,8 @@ json encode(const LaunchGeometry& v) {
           {"cluster", encode_dim3(v.cluster)},
           {"dynamic_smem_bytes", v.dynamic_smem_bytes},
           {"persistent", v.persistent},
-          {"balanced_units", v.balanced_units}};
+          {"balanced_units", v.balanced_units},
+          {"dependent_launch", v.dependent_launch}};
 }
 
 LaunchGeometry decode_geometry(const json& j) {
@@ -118,6 +119,7 @@ LaunchGeometry decode_geometry(const json& j) {
     g.dynamic_smem_bytes = j.at("dynamic_smem_bytes").get<std::uint32_t>();
     g.persistent = j.at("persistent").get<bool>();
     g.balanced_units = j.at("balanced_units").get<std::uint64_t>();
+    g.dependent_launch = j.at("dependent_launch").get<bool>();
     return g;
   });
 }

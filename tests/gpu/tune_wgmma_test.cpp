@@ -114,6 +114,14 @@ TEST_F(TuneWgmma, SwapABVerifiesAtSkinnyAndRaggedShapes) {
   expect_space_verifies("tests/data/spaces/wgmma_swap_ab.json", shapes, 60);
 }
 
+TEST_F(TuneWgmma, DependentLaunchesVerifyAtTheIssueShapes) {
+  // tests/data/spaces/wgmma_dependent_launch.json: PDL 1 and 2 across schedules, clusters, epilogues, grids, split-K,
+  // stream-K and swapped tiles; each verified overlapping an earlier launch of itself, then timed back to back.
+  const Shape shapes[] = {{2048, 2048, 2048}, {3000, 3000, 3000}, {1000, 1000, 1000}, {4096, 4096, 256},
+                          {128, 8192, 8192},  {16, 4096, 4096},   {512, 512, 512},    {777, 1240, 520}};
+  expect_space_verifies("tests/data/spaces/wgmma_dependent_launch.json", shapes, 60);
+}
+
 void TuneWgmma::expect_space_verifies(const std::string& space, std::span<const Shape> shapes, int min_ok) {
   for (const Shape& s : shapes) {
     auto db = (dir_ / fmt::format("space_{}.db", s.str())).string();

@@ -1,12 +1,14 @@
 // Which tensor-core instructions a cubin holds, from its SASS (cuobjdump --dump-sass): a wgmma kernel
 // compiled by NVRTC for sm_90a through compile() must hold HGMMA, the warpgroup MMA; the wmma family's
 // cp.async point for plain sm_90 holds HMMA and no HGMMA, which proves the check can fail. No cuobjdump is a
-// failure, not a skip: tools/bootstrap.sh installs one.
+// failure, not a skip: tools/bootstrap.sh installs one. A dependent-launch wgmma config holds the grid-dependency
+// wait (ACQBULK), and with PDL 1 the early trigger (PREEXIT); the same config without it holds neither.
 #include <gtest/gtest.h>
 
 #include <span>
 #include <string>
 
+#include "codegen/wgmma_family.hpp"
 #include "codegen/wmma_family.hpp"
 #include "compile/nvrtc_compile.hpp"
 #include "kernels/wgmma_test_kernels.hpp"
@@ -46,6 +48,25 @@ TEST(Sass, WmmaKernelForSm90HoldsHmmaNotHgmma) {
   const std::string sass = sass_of(r);
   EXPECT_NE(sass.find("HMMA"), std::string::npos) << sass;
   EXPECT_EQ(sass.find("HGMMA"), std::string::npos) << sass;
+}
+
+TEST(Sass, DependentLaunchWgmmaKernelWaitsForThePreviousGridAndTriggersTheNext) {
+  ASSERT_FALSE(testing::cuobjdump_path().empty()) << "no cuobjdump: run tools/bootstrap.sh";
+  WgmmaConfig c;
+  c.bm = 64;
+  c.bn = 64;
+  c.consumers = 1;
+  for (const DependentLaunch mode : {DependentLaunch::early, DependentLaunch::at_exit, DependentLaunch::none}) {
+    c.dependent_launch = mode;
+    const CompileResult r = compile(WgmmaFamily{}.kernel_spec(c.to_params(), *Arch::parse("sm_90a")));
+    ASSERT_EQ(r.status, Status::ok) << r.log;
+    const std::string sass = sass_of(r);
+    EXPECT_NE(sass.find("HGMMA"), std::string::npos) << c.name();
+    EXPECT_EQ(sass.find("ACQBULK") != std::string::npos, mode != DependentLaunch::none)
+        << c.name() << ": griddepcontrol.wait";
+    EXPECT_EQ(sass.find("PREEXIT") != std::string::npos, mode == DependentLaunch::early)
+        << c.name() << ": griddepcontrol.launch_dependents";
+  }
 }
 
 TEST(Sass, GarbageIsAnError) {

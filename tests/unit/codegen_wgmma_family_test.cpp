@@ -62,7 +62,7 @@ TEST(WgmmaFamily, NameExpressionNamesTheTemplate) {
   Params p = with(with(persistent_point(), "EPILOGUE", std::string("tma")), "RASTER", std::string("n"));
   p = with(with(p, "C_BUFFERS", std::int64_t{3}), "SCHEDULE", std::string("pingpong"));
   EXPECT_EQ(WgmmaConfig::from_params(p).name_expression(),
-            "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1, 1, 3, 1, 0, 0>");
+            "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1, 1, 3, 1, 0, 0, 0>");
   EXPECT_EQ(WgmmaConfig::from_params(p).name(), "wgmma_bm128_bn256_bk64_s4_c2_pingpong_cl1x1_n8_tma3_pers");
 }
 
@@ -99,7 +99,7 @@ TEST(WgmmaFamily, SwapABIsAnOptionalParameterWithItsOwnRules) {
   const WgmmaConfig c = WgmmaConfig::from_params(p);
   EXPECT_TRUE(c.swap_ab);
   EXPECT_EQ(c.name(), "wgmma_bm16_bn128_bk64_s4_c2_coop_cl1x1_m8_direct_pers_swab");
-  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<16, 128, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 1>");
+  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<16, 128, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 1, 0>");
   EXPECT_EQ(c.to_params(), p);
   EXPECT_EQ(c.layout().m_blocks(), 1);
   EXPECT_EQ(c.layout().accumulators(), 8);
@@ -135,6 +135,31 @@ TEST(WgmmaFamily, L2PromotionIsAnOptionalTensorMapSetting) {
             CU_TENSOR_MAP_L2_PROMOTION_NONE);
   EXPECT_EQ(WgmmaConfig::from_params(with(p, "L2_PROMOTION", std::int64_t{256})), WgmmaConfig{});
   EXPECT_TRUE(any_contains(wgmma().check_config(with(p, "L2_PROMOTION", std::int64_t{100})), "0, 64, 128 or 256"));
+}
+
+TEST(WgmmaFamily, DependentLaunchIsAKernelAndLaunchChoice) {
+  const Shape shape{512, 512, 512};
+  const Params p = with(persistent_point(), "PDL", std::int64_t{1});
+  const WgmmaConfig c = WgmmaConfig::from_params(p);
+  EXPECT_EQ(c.dependent_launch, DependentLaunch::early);
+  EXPECT_EQ(c.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_pdl");
+  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 1>");
+  EXPECT_EQ(WgmmaConfig{}.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0>");
+  EXPECT_EQ(c.to_params(), p);
+  EXPECT_TRUE(wgmma().check_config(p).empty());
+  EXPECT_TRUE(wgmma().launch_geometry(p, shape, h200()).dependent_launch);
+  EXPECT_FALSE(wgmma().launch_geometry(persistent_point(), shape, h200()).dependent_launch);
+  // Configs without it keep their parameters and names; PDL = 0 reads as absent.
+  EXPECT_EQ(WgmmaConfig{}.to_params().count("PDL"), 0u);
+  EXPECT_EQ(WgmmaConfig::from_params(with(p, "PDL", std::int64_t{0})), WgmmaConfig{});
+  const Params at_exit = with(persistent_point(), "PDL", std::int64_t{2});
+  const WgmmaConfig x = WgmmaConfig::from_params(at_exit);
+  EXPECT_EQ(x.dependent_launch, DependentLaunch::at_exit);
+  EXPECT_EQ(x.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_pdlx");
+  EXPECT_EQ(x.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 2>");
+  EXPECT_EQ(x.to_params(), at_exit);
+  EXPECT_TRUE(wgmma().launch_geometry(at_exit, shape, h200()).dependent_launch);
+  EXPECT_TRUE(any_contains(wgmma().check_config(with(p, "PDL", std::int64_t{3})), "PDL must be 0"));
 }
 
 TEST(WgmmaFamily, SharedMemoryComesFromTheKernelsLayout) {
@@ -173,7 +198,7 @@ TEST(WgmmaFamily, CompilesForSm90aOnly) {
   const KernelSpec spec = wgmma().kernel_spec(persistent_point(), Arch{9, 0, false});
   EXPECT_EQ(spec.arch.str(), "sm_90a");
   EXPECT_EQ(spec.source, "#include \"wgmma_gemm.cuh\"\n");
-  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0>");
+  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0>");
   EXPECT_EQ(wgmma().kernel_spec(persistent_point(), Arch{9, 0, true}).arch.str(), "sm_90a");
   EXPECT_THROW(wgmma().kernel_spec(with(persistent_point(), "BN", std::int64_t{7}), Arch{9, 0, false}), Error);
 }

@@ -241,9 +241,11 @@ TEST(WorkerProtocol, ScreenedOutResultAndTimingFields) {
 TEST(WorkerProtocol, MeasurePersistentGeometry) {
   MeasureRequest m;
   m.lowered_name = "k";
-  m.geometry = LaunchGeometry{{4096, 1, 1}, {384, 1, 1}, {2, 1, 1}, 200704, true, 512};
+  m.geometry = LaunchGeometry{{4096, 1, 1}, {384, 1, 1}, {2, 1, 1}, 200704, true, 512, true};
   const auto got = round_trip(m);
   EXPECT_TRUE(got.geometry.persistent);
+  EXPECT_TRUE(got.geometry.dependent_launch);
+  EXPECT_FALSE(round_trip(MeasureRequest{}).geometry.dependent_launch);
   EXPECT_EQ(got.geometry.balanced_units, 512u);
   EXPECT_EQ(got.geometry.grid.x, 4096u);
   EXPECT_EQ(got.geometry.cluster.x, 2u);
