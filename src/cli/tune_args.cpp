@@ -83,6 +83,10 @@ void add_tune_options(ArgParser& p) {
               "shared memory, then name); 0 turns it off",
               "5")
       .option("--rerank-rounds", "INT", "rounds of the re-rank (one batch of --iters launches per kernel each)", "10")
+      .flag("--rerank-graphs",
+            "enqueue each re-rank batch as one replay of a CUDA graph of its --iters launches (captured once per "
+            "config, cuBLAS and cuBLASLt), so microsecond kernels are timed at the GPU's pace, not at the pace the "
+            "host issues calls (cublasGemmEx's host cost can exceed a 512^3 kernel's time)")
       .option("--tie-band", "X", "re-rank medians within (1 + X) x the fastest tie", "0.01")
       .option("--rerank-within", "X",
               "re-rank also every config whose first-pass median is within (1 + X) x the fastest (up to 64): what "
@@ -166,6 +170,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   if (auto r = args.get_positive_int("--rerank-rounds")) o.rerank.protocol.rounds = static_cast<int>(*r);
   o.rerank.protocol.warmup = o.settings.warmup;
   o.rerank.protocol.iters = o.settings.iters;
+  o.rerank.protocol.graphs = args.has("--rerank-graphs");
   o.rerank.within = rerank_within_from(args);
   if (auto t = args.get_double("--tie-band")) {
     if (*t < 0 || *t > 0.5) throw UsageError("--tie-band must be between 0 and 0.5");

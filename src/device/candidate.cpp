@@ -214,6 +214,19 @@ CandidateRun::BatchOutcome CandidateRun::warm_up(int launches) {
   });
 }
 
+CandidateRun::BatchOutcome CandidateRun::capture_batch(int iters) {
+  return guarded_batch("capturing a batch as a graph", [&] {
+    graph_.reset();
+    graph_ = std::make_unique<GraphBatch>(session_.stream(), iters, [this] { launch(); });
+    return 0.0;
+  });
+}
+
+CandidateRun::BatchOutcome CandidateRun::time_captured_batch() {
+  if (!graph_) throw Error("CandidateRun::time_captured_batch before a successful capture_batch");
+  return guarded_batch("a timed graph batch", [&] { return graph_->time(); });
+}
+
 CandidateRun::BatchOutcome CandidateRun::time_batch(int iters) {
   return guarded_batch("a timed batch",
                        [&] { return time_single_batch(session_.stream(), iters, [this] { launch(); }); });

@@ -73,6 +73,10 @@ class CandidateRun {
   };
   BatchOutcome warm_up(int launches);
   BatchOutcome time_batch(int iters);
+  // `iters` launches captured as one graph (GraphBatch), for rounds timed as graph replays; a capture the driver
+  // refuses comes back as launch_failed with its message, a fault as runtime_fault.
+  BatchOutcome capture_batch(int iters);
+  BatchOutcome time_captured_batch();
   const std::optional<ErrorStats>& verified_error() const { return verified_error_; }
 
   // The same with the whole plan (L2 mode, noise target), after an optional screen: with `screen` and a best time
@@ -101,6 +105,7 @@ class CandidateRun {
   KernelArgs args_;
   std::vector<void*> arg_pointers_;
   std::optional<ErrorStats> verified_error_;
+  std::unique_ptr<GraphBatch> graph_;  // capture_batch()'s
   bool context_lost_ = false;
 };
 

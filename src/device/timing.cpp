@@ -170,6 +170,42 @@ double time_single_batch(cudaStream_t stream, int iters, const std::function<voi
   return BatchTimer(stream, iters, nullptr).batch(launch);
 }
 
+GraphBatch::GraphBatch(cudaStream_t stream, int iters, const std::function<void()>& launch)
+    : stream_(stream), iters_(iters) {
+  if (iters < 1) throw Error(fmt::format("bad timing protocol: iters {}", iters));
+  MPGEMM_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    for (int i = 0; i < iters; ++i) launch();
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    (void)cudaStreamEndCapture(stream, &partial);  // leave the stream usable; the capture is abandoned
+    if (partial) (void)cudaGraphDestroy(partial);
+    throw;
+  }
+  MPGEMM_CUDA(cudaStreamEndCapture(stream, &graph_));
+  const cudaError_t made = cudaGraphInstantiateWithFlags(&exec_, graph_, 0);
+  if (made != cudaSuccess) {
+    (void)cudaGraphDestroy(graph_);
+    graph_ = nullptr;
+    MPGEMM_CUDA(made);
+  }
+}
+
+GraphBatch::~GraphBatch() {
+  if (exec_) (void)cudaGraphExecDestroy(exec_);
+  if (graph_) (void)cudaGraphDestroy(graph_);
+}
+
+double GraphBatch::time() const {
+  Event start, stop;
+  MPGEMM_CUDA(cudaEventRecord(start.get(), stream_));
+  MPGEMM_CUDA(cudaGraphLaunch(exec_, stream_));
+  MPGEMM_CUDA(cudaEventRecord(stop.get(), stream_));
+  const double ms = static_cast<double>(elapsed_ms(start, stop)) / iters_;
+  MPGEMM_CUDA(cudaGetLastError());
+  return ms;
+}
+
 double time_one_launch(cudaStream_t stream, const std::function<void()>& launch) {
   Event start, stop;
   MPGEMM_CUDA(cudaEventRecord(start.get(), stream));

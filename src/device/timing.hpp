@@ -69,6 +69,29 @@ constexpr bool paired_first_is_a(int round) { return round % 2 == 0; }
 // time_launches times `runs` of), for callers that order batches themselves (the interleaved re-rank).
 double time_single_batch(cudaStream_t stream, int iters, const std::function<void()>& launch);
 
+// One batch of `iters` launches captured once as a CUDA graph (stream capture, so launch attributes such as a
+// dependent launch become the graph's edges) and replayed whole: the host enqueues one graph per batch instead of
+// `iters` calls, so a batch of microsecond launches is timed at the GPU's pace whatever each call costs the host.
+// For the interleaved re-rank's rounds, where the entries (kernels, cuBLAS, cuBLASLt) differ in host cost per call.
+class GraphBatch {
+ public:
+  // Captures `iters` calls of `launch` on `stream` (a non-default stream) and instantiates the graph. Throws
+  // CudaError when the capture or the instantiation fails (e.g. a call that cannot be captured), leaving the
+  // stream out of capture.
+  GraphBatch(cudaStream_t stream, int iters, const std::function<void()>& launch);
+  ~GraphBatch();
+  GraphBatch(const GraphBatch&) = delete;
+  GraphBatch& operator=(const GraphBatch&) = delete;
+  // Milliseconds per launch of one replay, between two events around it.
+  double time() const;
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  int iters_ = 0;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
 // Milliseconds one call of `launch` takes on `stream`, from events around it, after waiting for it.
 double time_one_launch(cudaStream_t stream, const std::function<void()>& launch);
 

@@ -192,6 +192,9 @@ struct RerankRecord {
   int warmup = 0;  // launches of each entry before the rounds
   int rounds = 0;  // batches of each entry
   int iters = 0;   // launches per batch
+  // How each batch was enqueued: "stream" (`iters` calls from the host between two events) or "graph" (one replay
+  // of the batch captured as a CUDA graph)
+  std::string batches = "stream";
   double tie_band = 0.01;
   std::string rule;  // the winner rule's name
   std::optional<std::int64_t> winner_config_id;

@@ -520,10 +520,21 @@ JOIN configs AS c ON c.id = rc.config_id
 WHERE r.place = 1;
 )sql";
 
+// Version 10: the re-rank's batches may be graph replays. A batch of microsecond launches enqueued call by call from
+// the host runs at the host's pace when a call costs more host time than its kernel takes (cublasGemmEx does, at
+// 512^3 on the H200), so the references' medians moved 30-45% between runs; a batch captured once as a CUDA graph
+// and replayed runs at the GPU's pace for every entry.
+constexpr std::string_view kVersion10 = R"sql(
+-- reranks.batches: how each batch of the rounds was enqueued: 'stream' (iters calls between two events) or 'graph'
+-- (one replay of the batch captured as a CUDA graph, every entry alike); NULL before version 10 (stream).
+ALTER TABLE reranks ADD COLUMN batches TEXT CHECK (batches IS NULL OR batches IN ('stream', 'graph'));
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1}, store_detail::Migration{2, kVersion2}, store_detail::Migration{3, kVersion3},
     store_detail::Migration{4, kVersion4}, store_detail::Migration{5, kVersion5}, store_detail::Migration{6, kVersion6},
     store_detail::Migration{7, kVersion7}, store_detail::Migration{8, kVersion8}, store_detail::Migration{9, kVersion9},
+    store_detail::Migration{10, kVersion10},
 };
 
 }  // namespace

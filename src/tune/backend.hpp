@@ -55,6 +55,7 @@ struct RerankProtocol {
   int warmup = 3;
   int rounds = 10;
   int iters = 20;
+  bool graphs = false;  // time each batch as a replay of a captured CUDA graph (TimeInterleavedRequest::graphs)
 };
 
 // What a backend can do, declared by the backend, so the coordinator never compares backends by name.

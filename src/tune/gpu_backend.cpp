@@ -88,6 +88,7 @@ class GpuBackend final : public MeasureBackend {
     req.rounds = protocol.rounds;
     req.iters = protocol.iters;
     req.cublaslt = settings_.cublaslt;
+    req.graphs = protocol.graphs;
     return client_.time_interleaved(req);
   }
 

@@ -149,7 +149,7 @@ struct Encoder {
                          {"geometry", wire::encode(k.geometry)},
                          {"expected_ms", k.expected_ms}});
     return {{"kernels", kernels}, {"atol", m.atol},   {"rtol", m.rtol},        {"warmup", m.warmup},
-            {"rounds", m.rounds}, {"iters", m.iters}, {"cublaslt", m.cublaslt}};
+            {"rounds", m.rounds}, {"iters", m.iters}, {"cublaslt", m.cublaslt}, {"graphs", m.graphs}};
   }
   json operator()(const InterleavedReply& m) const {
     json kernels = json::array();
@@ -166,6 +166,8 @@ struct Encoder {
             {"cublaslt_timing", encode_optional(m.cublaslt_timing)},
             {"cublaslt_message", m.cublaslt_message},
             {"sm_clock_mhz", m.sm_clock_mhz},
+            {"graphs", m.graphs},
+            {"graphs_message", m.graphs_message},
             {"context_lost", m.context_lost}};
   }
 };
@@ -237,6 +239,7 @@ Message decode_body(std::string_view type, const json& j) {
     m.rounds = j.at("rounds").get<int>();
     m.iters = j.at("iters").get<int>();
     m.cublaslt = j.at("cublaslt").get<bool>();
+    m.graphs = j.at("graphs").get<bool>();
     return m;
   }
   if (type == "interleaved") {
@@ -256,6 +259,8 @@ Message decode_body(std::string_view type, const json& j) {
     r.cublaslt_timing = decode_optional_timing(j.at("cublaslt_timing"));
     r.cublaslt_message = j.at("cublaslt_message").get<std::string>();
     r.sm_clock_mhz = j.at("sm_clock_mhz").get<double>();
+    r.graphs = j.at("graphs").get<bool>();
+    r.graphs_message = j.at("graphs_message").get<std::string>();
     r.context_lost = j.at("context_lost").get<bool>();
     return r;
   }

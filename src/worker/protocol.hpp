@@ -121,6 +121,10 @@ struct TimeInterleavedRequest {
   // shape was prepared without cuBLASLt, or none of its algorithms verified) it is simply not in the rounds and
   // the reply says why (InterleavedReply::cublaslt_message): never an error.
   bool cublaslt = true;
+  // Time each batch as a replay of a CUDA graph of its `iters` launches, captured once per entry after the
+  // warm-up (GraphBatch), instead of `iters` calls from the host: the batch then runs at the GPU's pace whatever
+  // each entry's call costs the host (cublasGemmEx's is several microseconds; a cuLaunchKernelEx's less).
+  bool graphs = false;
 };
 
 struct InterleavedKernelResult {
@@ -139,6 +143,8 @@ struct InterleavedReply {
   std::optional<TimingStats> cublaslt_timing;    // over `cublaslt`
   std::string cublaslt_message;                  // why cuBLASLt has no samples (not asked, no algorithm, a failure)
   double sm_clock_mhz = 0;                       // read after the rounds (MHz); 0 when unknown
+  bool graphs = false;         // the batches were graph replays (asked for, and cuBLAS could be captured)
+  std::string graphs_message;  // why they were not, when they were asked for
   // A kernel left the context unusable: the rounds stopped there (kernels after it may be ok with fewer or no
   // samples) and the worker exits after this reply.
   bool context_lost = false;

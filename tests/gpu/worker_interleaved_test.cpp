@@ -160,6 +160,42 @@ TEST_F(WorkerInterleaved, CublasLtJoinsTheRoundsWhenAskedFor) {
   EXPECT_FALSE(other.cublaslt_message.empty());
 }
 
+// Graph batches: every entry (two copies of a kernel, cuBLAS, cuBLASLt) is captured once and replayed in every
+// round; a wrong kernel still drops out at verification; the copies agree; and a replayed batch is not slower than
+// the same batch enqueued from the host (the host's calls are what it takes out).
+TEST_F(WorkerInterleaved, GraphBatchesTimeEveryEntryAtTheGpusPace) {
+  const Shape shape{256, 256, 128};
+  ProblemContext problem(*session_, shape, 13);
+  CublasLtSession lt(*session_);
+  const CublasLtReference ref = lt.best_of_heuristics(problem, 3, 5, 20, 0.5, 1e-3);
+  ASSERT_TRUE(ref.timing) << ref.message;
+
+  TimeInterleavedRequest req;
+  req.kernels = {kernel("test_gemm_naive", geometry_for(shape)), kernel("test_gemm_off_by_one", geometry_for(shape)),
+                 kernel("test_gemm_naive", geometry_for(shape))};
+  req.rounds = 8;
+  req.graphs = true;
+  const InterleavedReply g = time_interleaved(*session_, problem, req, &lt);
+  ASSERT_TRUE(g.graphs) << g.graphs_message;
+  EXPECT_TRUE(g.graphs_message.empty());
+  EXPECT_EQ(g.kernels[1].status, Status::incorrect);
+  for (const std::size_t i : {0u, 2u}) {
+    ASSERT_EQ(g.kernels[i].status, Status::ok) << g.kernels[i].message;
+    ASSERT_EQ(g.kernels[i].samples.size(), 8u);
+  }
+  ASSERT_EQ(g.cublas.size(), 8u);
+  ASSERT_EQ(g.cublaslt.size(), 8u) << g.cublaslt_message;
+  EXPECT_NEAR(g.kernels[2].timing->median_ms / g.kernels[0].timing->median_ms, 1.0, 0.1);
+
+  req.graphs = false;
+  const InterleavedReply h = time_interleaved(*session_, problem, req, &lt);
+  EXPECT_FALSE(h.graphs);
+  EXPECT_LE(g.kernels[0].timing->median_ms, 1.1 * h.kernels[0].timing->median_ms);
+  EXPECT_LE(g.cublas_timing->median_ms, 1.1 * h.cublas_timing->median_ms);
+  EXPECT_LE(g.cublaslt_timing->median_ms, 1.1 * h.cublaslt_timing->median_ms);
+  EXPECT_GT(g.cublas_timing->median_ms, 0);
+}
+
 // Through the worker: prepare_shape with cuBLASLt keeps its algorithm for time_interleaved; without, none.
 TEST_F(WorkerInterleaved, TheWorkerTimesCublasLtAsPreparedAndAsked) {
   WorkerOptions o;

@@ -557,7 +557,7 @@ TEST_F(StoreOpen, Version8DatabaseGainsCublasLtInTheRerank) {
 
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 9);
+  EXPECT_EQ(schema_version(), 10);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object :
        {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations", "CREATE TABLE cublas_timings",

@@ -163,10 +163,12 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   r.entries = {eb, ea};
   r.cublas_samples = {{0, 2, 0.5}, {1, 1, 0.5}};
   r.cublaslt_samples = {{0, 3, 0.4}, {1, 2, 0.375}};
+  r.batches = "graph";
   store_->record_rerank(r);
 
   const auto got = store_->find_latest_rerank("NVIDIA H200", kShape);
   ASSERT_TRUE(got);
+  EXPECT_EQ(got->batches, "graph");
   EXPECT_EQ(got->winner_config_id, b);
   EXPECT_EQ(got->rule, "test_rule");
   EXPECT_EQ(got->rounds, 2);

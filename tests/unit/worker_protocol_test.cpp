@@ -316,6 +316,7 @@ TEST(WorkerProtocol, TimeInterleaved) {
   m.rounds = 11;
   m.iters = 13;
   m.cublaslt = false;
+  m.graphs = true;
   const auto got = round_trip(m);
   ASSERT_EQ(got.kernels.size(), 3u);
   for (std::size_t k = 0; k < 3; ++k) {
@@ -333,7 +334,9 @@ TEST(WorkerProtocol, TimeInterleaved) {
   EXPECT_EQ(got.rounds, 11);
   EXPECT_EQ(got.iters, 13);
   EXPECT_FALSE(got.cublaslt);
+  EXPECT_TRUE(got.graphs);
   EXPECT_TRUE(round_trip(TimeInterleavedRequest{}).cublaslt);  // asked for by default
+  EXPECT_FALSE(round_trip(TimeInterleavedRequest{}).graphs);   // batches from the host by default
   EXPECT_TRUE(to_json_message(m)["kernels"][0]["cubin"].is_binary());
   EXPECT_EQ(message_type(m), "time_interleaved");
 
@@ -352,6 +355,7 @@ TEST(WorkerProtocol, TimeInterleaved) {
   r.cublaslt = {{0, 3, 0.875}, {1, 1, 0.90625}, {2, 3, 0.8125}};
   r.cublaslt_timing = TimingStats{0.875, 0.8125, 0.90625, 7, 3, 13};
   r.sm_clock_mhz = 1755;
+  r.graphs = true;
   r.context_lost = true;
   const auto back = round_trip(r);
   ASSERT_EQ(back.kernels.size(), 2u);
@@ -374,6 +378,8 @@ TEST(WorkerProtocol, TimeInterleaved) {
   expect_equal(*back.cublaslt_timing, *r.cublaslt_timing);
   EXPECT_EQ(back.cublaslt_message, "");
   EXPECT_EQ(back.sm_clock_mhz, 1755);
+  EXPECT_TRUE(back.graphs);
+  EXPECT_EQ(back.graphs_message, "");
   EXPECT_TRUE(back.context_lost);
   EXPECT_EQ(message_type(r), "interleaved");
 
@@ -387,7 +393,10 @@ TEST(WorkerProtocol, TimeInterleaved) {
   without.kernels = {ok};
   without.cublas = r.cublas;
   without.cublaslt_message = "not asked for";
+  without.graphs_message = "cuBLAS could not be captured as a graph (x): batches enqueued from the host";
   const auto plain = round_trip(without);
+  EXPECT_FALSE(plain.graphs);
+  EXPECT_EQ(plain.graphs_message, without.graphs_message);
   EXPECT_TRUE(plain.cublaslt.empty());
   EXPECT_FALSE(plain.cublaslt_timing);
   EXPECT_EQ(plain.cublaslt_message, "not asked for");
