@@ -77,7 +77,12 @@ TEST(TuneArgs, MapsFlagsToOptions) {
   EXPECT_EQ(o.settings.iters, 20);
   EXPECT_TRUE(o.compile_only);
   EXPECT_TRUE(o.settings.cublaslt);  // the second reference is on unless turned off
+  EXPECT_FALSE(o.rerank.protocol.graphs);  // re-rank batches from the host unless asked
   EXPECT_EQ(o.argv.size(), argv.size());
+
+  std::vector<const char*> graphs = {"mpgemm-tune", "s.json", "--rerank-graphs"};
+  auto g = p.parse(static_cast<int>(graphs.size()), graphs.data());
+  EXPECT_TRUE(tune_options_from(g, static_cast<int>(graphs.size()), graphs.data()).rerank.protocol.graphs);
 }
 
 TEST(MeasureArgs, NoCublasLtTurnsTheSecondReferenceOff) {

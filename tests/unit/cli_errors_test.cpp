@@ -36,6 +36,12 @@ TEST(CliErrors, UnknownFlagIsUsageError) {
   EXPECT_NE(r.output.find("--help"), std::string::npos) << r.output;
 }
 
+TEST(CliErrors, GraphsWithoutARerankIsAUsageError) {
+  auto r = run_command(bin("mpgemm-run") + " --db none.db --config best --graphs");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--graphs applies to the re-rank"), std::string::npos) << r.output;
+}
+
 TEST(CliErrors, HelpExplainsEveryCommand) {
   for (const char* tool : {"mpgemm-tune", "mpgemm-query", "mpgemm-run"}) {
     auto r = run_command(bin(tool) + " --help");

@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
       t = cli::run_rerank(o, r, std::vector<std::string>(argv, argv + argc), &notes);
     } else {
       if (top_k && *top_k < 0) throw UsageError("--rerank must not be negative");
+      if (args.has("--graphs")) throw UsageError("--graphs applies to the re-rank's batches: give it with --rerank K");
       t = cli::run_rows(o, &notes);
     }
     report::print(t, *format, std::cout);
