@@ -39,7 +39,9 @@ SamplingStep next_sampling_step(std::span<const double> samples, double elapsed_
 // The quick screen before the full protocol.
 struct ScreenRule {
   double threshold = 1.5;  // screened out when slower than threshold x the best so far for the shape
-  int launches = 3;        // launches timed one by one after the verification launch; their median is compared
+  int launches = 3;        // launches timed after the verification launch (warm L2: after as many untimed ones,
+                           // back to back as one batch; cold L2: one by one, each after a flush); their per-launch
+                           // time is compared
   friend bool operator==(const ScreenRule&, const ScreenRule&) = default;
 };
 

@@ -528,6 +528,9 @@ constexpr std::string_view kVersion10 = R"sql(
 -- reranks.batches: how each batch of the rounds was enqueued: 'stream' (iters calls between two events) or 'graph'
 -- (one replay of the batch captured as a CUDA graph, every entry alike); NULL before version 10 (stream).
 ALTER TABLE reranks ADD COLUMN batches TEXT CHECK (batches IS NULL OR batches IN ('stream', 'graph'));
+-- (No table changes with it: from measure protocol 3 on, a 'screened_out' measurement timed with warm L2 holds its
+-- screening launches as one batch after as many untimed ones: warmup = iters = launches, runs 1; with cold L2 as
+-- before, one by one.)
 )sql";
 
 constexpr std::array kMigrations{
