@@ -35,6 +35,11 @@ struct BlockRequest {
 // before timing (tune/prune) and before launch (check_resources).
 std::uint64_t registers_per_block(int registers_per_thread, std::uint64_t threads);
 
+// Why static + dynamic shared memory would exceed the device's opt-in limit per block, naming the figures; nullopt
+// when it fits. The one rule for shared memory, used before timing (tune/prune) and before launch (check_resources).
+std::optional<std::string> shared_memory_over_limit(std::uint64_t static_bytes, std::uint64_t dynamic_bytes,
+                                                    std::uint64_t optin_limit);
+
 // Why the launch would exceed a limit, naming the figures; nullopt when it fits. Checks: threads within the
 // function's and the device's maximum, static + dynamic shared memory within the opt-in limit, and
 // registers_per_block within the registers per block.

@@ -30,14 +30,11 @@ std::optional<PruneVerdict> prune(const CompileResult& compiled, const LaunchGeo
                           fmt::format("{} registers per thread x {} threads need {} registers, a block may have {}",
                                       compiled.registers, threads, needed, kRegistersPerBlock)};
   }
-  if (device.smem_per_block_optin > 0 && compiled.shared_bytes >= 0) {
-    const std::uint64_t smem = std::uint64_t(compiled.shared_bytes) + geometry.dynamic_smem_bytes;
-    if (smem > std::uint64_t(device.smem_per_block_optin))
-      return PruneVerdict{PruneReason::over_limits,
-                          fmt::format("{} B of shared memory per block ({} static + {} dynamic), the device allows {}",
-                                      smem, compiled.shared_bytes, geometry.dynamic_smem_bytes,
-                                      device.smem_per_block_optin)};
-  }
+  // Unknown figures (no device limit, no ptxas report) never prune: the pre-launch check decides then.
+  if (device.smem_per_block_optin > 0 && compiled.shared_bytes >= 0)
+    if (auto why = shared_memory_over_limit(std::uint64_t(compiled.shared_bytes), geometry.dynamic_smem_bytes,
+                                            std::uint64_t(device.smem_per_block_optin)))
+      return PruneVerdict{PruneReason::over_limits, *why};
   const int spilled = std::max(compiled.spill_store_bytes, 0) + std::max(compiled.spill_load_bytes, 0);
   if (rules.spills && spilled > 0)
     return PruneVerdict{PruneReason::spills,

@@ -81,6 +81,14 @@ TEST(Resources, SharedMemoryOverOptIn) {
   EXPECT_NE(why->find("232448"), std::string::npos) << *why;
 }
 
+// One rule for the pruner and the pre-launch check: the same figures give the same verdict and the same words.
+TEST(Resources, TheShmemRuleIsSharedAndTheLimitItselfFits) {
+  EXPECT_EQ(shared_memory_over_limit(8192, 232448 - 8192, 232448), std::nullopt);  // exactly at the limit
+  const auto why = shared_memory_over_limit(8192, 232448 - 8191, 232448);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, *check_resources(KernelResources{64, 8192, 1024, 0}, kH100, {256, 232448 - 8191}));
+}
+
 TEST(Resources, RegistersOverPerBlockCountWholeWarps) {
   // 1024 threads x 128 registers = 131072 > 65536, even though the function reports 1024 threads (a stale or
   // inconsistent report must still be caught).

@@ -56,7 +56,7 @@ TEST(Prune, SharedMemoryBeyondTheOptInCannotLaunch) {
   auto v = prune(compiled(64, 4096, 0, 0), block(128, 230 * 1024), h200(), {});
   ASSERT_TRUE(v);
   EXPECT_EQ(v->reason, PruneReason::over_limits);
-  EXPECT_NE(v->message.find("239616 B"), std::string::npos) << v->message;
+  EXPECT_NE(v->message.find("239616 bytes of shared memory per block"), std::string::npos) << v->message;
 }
 
 TEST(Prune, UnknownFiguresNeverPrune) {
