@@ -168,6 +168,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     o.rerank.top_k = static_cast<int>(*k);
   }
   if (auto r = args.get_positive_int("--rerank-rounds")) o.rerank.protocol.rounds = static_cast<int>(*r);
+  o.settings = measure_settings_from(args);
   o.rerank.protocol.warmup = o.settings.warmup;
   o.rerank.protocol.iters = o.settings.iters;
   o.rerank.protocol.graphs = args.has("--rerank-graphs");
@@ -178,7 +179,6 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   }
   o.compile_threads = static_cast<int>(args.get_positive_int("--threads").value_or(0));
   if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
-  o.settings = measure_settings_from(args);
   o.max_spread = args.get_double("--max-spread").value_or(o.max_spread);
   if (o.max_spread <= 0) throw UsageError("--max-spread must be positive");
   if (auto r = args.get("--replay")) o.replay_db = *r;

@@ -85,6 +85,19 @@ TEST(TuneArgs, MapsFlagsToOptions) {
   EXPECT_TRUE(tune_options_from(g, static_cast<int>(graphs.size()), graphs.data()).rerank.protocol.graphs);
 }
 
+// The re-rank's rounds use the tune's --warmup and --iters (they were read before the options were parsed, so the
+// re-rank always ran 3 and 20).
+TEST(TuneArgs, TheRerankTakesTheWarmupAndItersOfTheRun) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_tune_options(p);
+  std::vector<const char*> argv = {"mpgemm-tune", "s.json", "--warmup", "7", "--iters", "40"};
+  auto a = p.parse(static_cast<int>(argv.size()), argv.data());
+  const TuneOptions o = tune_options_from(a, static_cast<int>(argv.size()), argv.data());
+  EXPECT_EQ(o.settings.warmup, 7);
+  EXPECT_EQ(o.rerank.protocol.warmup, 7);
+  EXPECT_EQ(o.rerank.protocol.iters, 40);
+}
+
 TEST(MeasureArgs, NoCublasLtTurnsTheSecondReferenceOff) {
   ArgParser p("mpgemm-run", "", "");
   add_measure_options(p);
