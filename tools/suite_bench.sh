@@ -11,9 +11,11 @@
 #   $OUT         output folder (default results/h200/suite); the database is $OUT/suite.db, resumed if present
 #   $MPGEMM_BIN  folder of the mpgemm binaries (default build/bin)
 #   $MPGEMM_SUITE_RERANK  configs per shape re-timed side by side with cuBLAS before the winner is named (default 5)
-#   $MPGEMM_SUITE_GRAPHS  1 (default): the re-rank's batches are replays of CUDA graphs (--rerank-graphs), so the
-#                         microsecond shapes are timed at the GPU's pace for every entry, cuBLAS's host cost per
-#                         call aside; 0: batches enqueued call by call from the host, as before 2026-12-01
+#   $MPGEMM_SUITE_GRAPHS  2 (default): every warm batch, the first pass's and the re-rank's, is a replay of a CUDA
+#                         graph (--graphs), so the microsecond shapes are timed at the GPU's pace for every entry,
+#                         cuBLAS's host cost per call aside, and the first pass ranks kernels, not host costs;
+#                         1: the re-rank's batches only (--rerank-graphs); 0: batches enqueued call by call from
+#                         the host, as before 2026-12-01
 #
 # Where the ratios come from (column "from"):
 #   re-rank         both ratios are the re-rank's: the winner, cuBLAS and cuBLASLt (running the algorithm that won its
@@ -47,7 +49,7 @@ extra=("$@")
 out="${OUT:-$root/results/h200/suite}"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 rerank="${MPGEMM_SUITE_RERANK:-5}"
-graphs="${MPGEMM_SUITE_GRAPHS:-1}"
+graphs="${MPGEMM_SUITE_GRAPHS:-2}"
 
 die() {
   echo "suite_bench: $*" >&2
@@ -57,8 +59,12 @@ say() { echo "suite_bench: $*" >&2; }
 
 [ -f "$space" ] || die "no search space at $space"
 [[ "$rerank" =~ ^[0-9]+$ ]] || die "MPGEMM_SUITE_RERANK must be a count, got '$rerank'"
-[ "$graphs" = 0 ] || [ "$graphs" = 1 ] || die "MPGEMM_SUITE_GRAPHS must be 0 or 1, got '$graphs'"
-if [ "$graphs" = 1 ]; then extra=(--rerank-graphs "${extra[@]}"); fi
+case "$graphs" in
+  0) ;;
+  1) extra=(--rerank-graphs "${extra[@]}") ;;
+  2) extra=(--graphs "${extra[@]}") ;;
+  *) die "MPGEMM_SUITE_GRAPHS must be 0, 1 or 2, got '$graphs'" ;;
+esac
 for t in mpgemm-tune mpgemm-query; do [ -x "$bin/$t" ] || die "$bin lacks $t (build first, or set MPGEMM_BIN)"; done
 mkdir -p "$out" || die "cannot create $out"
 

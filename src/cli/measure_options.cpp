@@ -17,6 +17,11 @@ void add_measure_options(ArgParser& p) {
               "L2 at each timed launch: warm (launches back to back) or cold (a buffer of twice the L2 size "
               "written before every launch, outside its timing); cuBLAS is timed the same way",
               "warm")
+      .flag("--graphs",
+            "enqueue every warm batch (the candidates', the screen's, cuBLAS's, cuBLASLt's and the re-rank's) as "
+            "one replay of a CUDA graph of its --iters launches, captured once, so microsecond kernels are timed "
+            "at the GPU's pace, not at the pace the host issues calls (cublasGemmEx costs the host more than a "
+            "512^3 kernel takes); recorded per timing, and part of the result key. Warm L2 only")
       .option("--noise-target", "PCT",
               "take timed batches until their relative noise (stdev / mean) is under PCT percent, instead of "
               "--runs (nvbench's rule; see --min-samples, --max-time)")
@@ -26,7 +31,10 @@ void add_measure_options(ArgParser& p) {
               "screen out (status screened_out, not timed further) a config whose first launches are more than X "
               "times slower than the best so far for its shape",
               "1.5")
-      .option("--screen-launches", "INT", "launches timed one by one for the screen", "3")
+      .option("--screen-launches", "INT",
+              "launches the screen times: with warm L2 one batch of them after as many untimed, with cold L2 one "
+              "by one",
+              "3")
       .flag("--no-screen", "time every config through the full protocol");
 }
 
@@ -46,6 +54,11 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
     const auto mode = l2_mode_from_string(*l2);
     if (!mode) throw UsageError("--l2 must be warm or cold, not '" + *l2 + "'");
     s.l2 = *mode;
+  }
+  if (args.has("--graphs")) {
+    if (s.l2 == L2Mode::cold)
+      throw UsageError("--graphs needs warm L2: with --l2 cold every launch is timed alone after a flush");
+    s.batches = BatchEnqueue::graph;
   }
   if (auto pct = args.get_double("--noise-target")) {
     if (!(*pct > 0)) throw UsageError("--noise-target must be a positive percentage");

@@ -86,7 +86,8 @@ void add_tune_options(ArgParser& p) {
       .flag("--rerank-graphs",
             "enqueue each re-rank batch as one replay of a CUDA graph of its --iters launches (captured once per "
             "config, cuBLAS and cuBLASLt), so microsecond kernels are timed at the GPU's pace, not at the pace the "
-            "host issues calls (cublasGemmEx's host cost can exceed a 512^3 kernel's time)")
+            "host issues calls (cublasGemmEx's host cost can exceed a 512^3 kernel's time); --graphs does it for "
+            "every batch, the first pass's too")
       .option("--tie-band", "X", "re-rank medians within (1 + X) x the fastest tie", "0.01")
       .option("--rerank-within", "X",
               "re-rank also every config whose first-pass median is within (1 + X) x the fastest (up to 64): what "
@@ -171,7 +172,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   o.settings = measure_settings_from(args);
   o.rerank.protocol.warmup = o.settings.warmup;
   o.rerank.protocol.iters = o.settings.iters;
-  o.rerank.protocol.graphs = args.has("--rerank-graphs");
+  o.rerank.protocol.graphs = args.has("--rerank-graphs") || o.settings.batches == BatchEnqueue::graph;
   o.rerank.within = rerank_within_from(args);
   if (auto t = args.get_double("--tie-band")) {
     if (*t < 0 || *t > 0.5) throw UsageError("--tie-band must be between 0 and 0.5");

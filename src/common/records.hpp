@@ -71,6 +71,9 @@ struct TimingStats {
   int iters = 0;
   double noise = 0;          // relative noise of the batch times: sample stdev / mean (unitless); 0 with one batch
   L2Mode l2 = L2Mode::warm;  // the state of L2 at each timed launch
+  // How each warm batch was enqueued: what happened, which is stream when a graph was asked for and the calls
+  // could not be captured. Always stream with cold L2 (each launch is timed alone after a flush).
+  BatchEnqueue batches = BatchEnqueue::stream;
   // When set, batches were taken until `noise` fell below it or the time cap was hit (measure/sampling.hpp
   // NoiseStop); noise >= noise_target then means the cap stopped it. Unset: a fixed number of batches.
   std::optional<double> noise_target = std::nullopt;

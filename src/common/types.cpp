@@ -64,4 +64,14 @@ std::optional<L2Mode> l2_mode_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(BatchEnqueue how) {
+  return how == BatchEnqueue::graph ? "graph" : "stream";
+}
+
+std::optional<BatchEnqueue> batch_enqueue_from_string(std::string_view text) {
+  if (text == "stream") return BatchEnqueue::stream;
+  if (text == "graph") return BatchEnqueue::graph;
+  return std::nullopt;
+}
+
 }  // namespace mpgemm

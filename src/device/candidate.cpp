@@ -80,24 +80,25 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
   const auto setup_done = [&] {
     out.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // Stopped before the verification launch: all of the time so far was set-up (the worker's phase totals count it
+  // as loading, not verifying).
+  const auto stopped = [&](Status status, std::string message) {
+    setup_done();
+    out.status = status;
+    out.message = std::move(message);
+    return out;
+  };
   try {
     loaded_ = std::make_unique<LoadedKernel>(session_.driver(), kernel_.cubin, kernel_.lowered_name);
 
     const LaunchGeometry& g = kernel_.geometry;
     if (auto why =
-            check_resources(loaded_->resources(), session_.info().limits(), {g.block.count(), g.dynamic_smem_bytes})) {
-      out.status = Status::resources_exceeded;
-      out.message = *why;
-      return out;
-    }
+            check_resources(loaded_->resources(), session_.info().limits(), {g.block.count(), g.dynamic_smem_bytes}))
+      return stopped(Status::resources_exceeded, *why);
     step = "configuring the function";
     loaded_->configure(g);
     step = "querying occupancy";
-    if (auto why = fit_to_device()) {
-      out.status = Status::resources_exceeded;
-      out.message = *why;
-      return out;
-    }
+    if (auto why = fit_to_device()) return stopped(Status::resources_exceeded, *why);
 
     step = "building the kernel's arguments";
     try {
@@ -107,9 +108,7 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
     } catch (const CudaError&) {
       throw;
     } catch (const Error& e) {
-      out.status = Status::launch_failed;
-      out.message = fmt::format("cannot build the kernel's arguments: {}", e.what());
-      return out;
+      return stopped(Status::launch_failed, fmt::format("cannot build the kernel's arguments: {}", e.what()));
     }
     arg_pointers_ = args_.pointers();
     setup_done();
@@ -155,19 +154,21 @@ Measurement CandidateRun::time(const TimingPlan& plan, bool pair_with_cublas, co
   try {
     const L2Flusher* flusher = plan.l2 == L2Mode::cold ? &session_.l2_flusher() : nullptr;
     if (screen && screen_against_ms && screen->launches > 0) {
-      // Warm L2: as many untimed launches, then the launches back to back as one batch, so the batch starts with
-      // the queue already busy and runs at the pace of the full protocol's batches (timed one at a time from an
-      // idle queue, a microsecond kernel's time is mostly launch latency: at 512^3 on the H200 a config of 3.3 us
-      // per launch in batches showed 7.5 us one at a time and was screened out against a 4.0 us best).
-      // Cold L2: one at a time, each after a flush.
+      // Warm L2: the launches as one batch, enqueued as the full protocol's batches are, after one untimed
+      // batch, so the timed one starts with the queue already busy and runs at the pace of the full protocol's
+      // batches (timed one at a time from an idle queue, a microsecond kernel's time is mostly launch latency: at
+      // 512^3 on the H200 a config of 3.3 us per launch in batches showed 7.5 us one at a time and was screened
+      // out against a 4.0 us best). Cold L2: one at a time, each after a flush.
       TimingStats shown;
       if (flusher) {
         shown = summarize(time_each_launch(session_.stream(), screen->launches, flusher, [this] { launch(); }), 0,
                           screen->launches, 1);
       } else {
-        for (int i = 0; i < screen->launches; ++i) launch();
-        shown = summarize({time_single_batch(session_.stream(), screen->launches, [this] { launch(); })},
-                          screen->launches, 1, screen->launches);
+        WarmBatch batch =
+            WarmBatch::graph_or_stream(session_.stream(), screen->launches, [this] { launch(); }, plan.batches);
+        (void)batch.time();
+        shown = summarize({batch.time()}, screen->launches, 1, screen->launches);
+        shown.batches = batch.how();
       }
       shown.l2 = plan.l2;
       if (screened_out(shown.median_ms, screen_against_ms, *screen)) {
@@ -226,22 +227,17 @@ CandidateRun::BatchOutcome CandidateRun::warm_up(int launches) {
   });
 }
 
-CandidateRun::BatchOutcome CandidateRun::capture_batch(int iters) {
-  return guarded_batch("capturing a batch as a graph", [&] {
-    graph_.reset();
-    graph_ = std::make_unique<GraphBatch>(session_.stream(), iters, [this] { launch(); });
+CandidateRun::BatchOutcome CandidateRun::prepare_batch(int iters, BatchEnqueue how) {
+  return guarded_batch("preparing a batch", [&] {
+    batch_.reset();
+    batch_ = std::make_unique<WarmBatch>(session_.stream(), iters, [this] { launch(); }, how);
     return 0.0;
   });
 }
 
-CandidateRun::BatchOutcome CandidateRun::time_captured_batch() {
-  if (!graph_) throw Error("CandidateRun::time_captured_batch before a successful capture_batch");
-  return guarded_batch("a timed graph batch", [&] { return graph_->time(); });
-}
-
-CandidateRun::BatchOutcome CandidateRun::time_batch(int iters) {
-  return guarded_batch("a timed batch",
-                       [&] { return time_single_batch(session_.stream(), iters, [this] { launch(); }); });
+CandidateRun::BatchOutcome CandidateRun::time_prepared_batch() {
+  if (!batch_) throw Error("CandidateRun::time_prepared_batch before a successful prepare_batch");
+  return guarded_batch("a timed batch", [&] { return batch_->time(); });
 }
 
 }  // namespace mpgemm

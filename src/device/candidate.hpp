@@ -72,17 +72,19 @@ class CandidateRun {
     std::string message;  // empty when ok
   };
   BatchOutcome warm_up(int launches);
-  BatchOutcome time_batch(int iters);
-  // `iters` launches captured as one graph (GraphBatch), for rounds timed as graph replays; a capture the driver
-  // refuses comes back as launch_failed with its message, a fault as runtime_fault.
-  BatchOutcome capture_batch(int iters);
-  BatchOutcome time_captured_batch();
+  // Prepares the batch time_prepared_batch() times: `iters` launches enqueued from the host, or captured as one
+  // graph (WarmBatch). A capture the driver refuses comes back as launch_failed with its message, a fault as
+  // runtime_fault.
+  BatchOutcome prepare_batch(int iters, BatchEnqueue how);
+  BatchOutcome time_prepared_batch();
   const std::optional<ErrorStats>& verified_error() const { return verified_error_; }
 
-  // The same with the whole plan (L2 mode, noise target), after an optional screen: with `screen` and a best time
-  // so far for the shape (`screen_against_ms`), screen->launches launches are timed one by one first; when their
-  // median is screened_out() (measure/sampling.hpp), the result is Status::screened_out with a timing of those
-  // launches (warmup 0, runs = launches, iters 1) and the full protocol is not run.
+  // The same with the whole plan (L2 mode, noise target, batches), after an optional screen: with `screen` and a
+  // best time so far for the shape (`screen_against_ms`), screen->launches launches are timed first (warm L2: as
+  // one batch, enqueued like the plan's batches, after an untimed one; cold L2: one by one, each after a flush);
+  // when their median is screened_out() (measure/sampling.hpp), the result is Status::screened_out with a timing
+  // of those launches (warm: warmup and iters = launches, one run; cold: warmup 0, runs = launches, iters 1)
+  // and the full protocol is not run.
   Measurement time(const TimingPlan& plan, bool pair_with_cublas, const std::optional<ScreenRule>& screen,
                    std::optional<double> screen_against_ms);
 
@@ -105,7 +107,7 @@ class CandidateRun {
   KernelArgs args_;
   std::vector<void*> arg_pointers_;
   std::optional<ErrorStats> verified_error_;
-  std::unique_ptr<GraphBatch> graph_;  // capture_batch()'s
+  std::unique_ptr<WarmBatch> batch_;  // prepare_batch()'s
   bool context_lost_ = false;
 };
 

@@ -117,7 +117,7 @@ void CublasLtSession::run_best(ProblemContext& problem) {
 }
 
 CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs,
-                                                      int iters, double atol, double rtol) {
+                                                      int iters, double atol, double rtol, BatchEnqueue batches) {
   // Row-major C = A * B is column-major C^T = B^T * A^T, exactly as the cuBLAS reference is called:
   // cuBLASLt's "A" is our B (n x k, leading dimension n), its "B" is our A (k x m, leading dimension k), C^T
   // is n x m.
@@ -174,7 +174,8 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
                                        which, error.bad_count, problem.output_elements(), error.max_abs));
         continue;
       }
-      const TimingStats timing = time_launches(session_.stream(), warmup, runs, iters, run);
+      const TimingStats timing = time_launches(
+          session_.stream(), TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt, batches}, nullptr, run);
       const double clock = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
       ++out.heuristics_valid;
       if (!out.timing || timing.median_ms < out.timing->median_ms) {

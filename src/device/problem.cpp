@@ -115,9 +115,9 @@ TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters) {
   return time_cublas(warmup, runs, iters, L2Mode::warm);
 }
 
-TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters, L2Mode l2) {
+TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters, L2Mode l2, BatchEnqueue batches) {
   const L2Flusher* flusher = l2 == L2Mode::cold ? &session_.l2_flusher() : nullptr;
-  return time_launches(session_.stream(), TimingPlan{warmup, runs, iters, l2, std::nullopt}, flusher,
+  return time_launches(session_.stream(), TimingPlan{warmup, runs, iters, l2, std::nullopt, batches}, flusher,
                        [this] { run_cublas(); });
 }
 

@@ -47,8 +47,9 @@ class ProblemContext {
 
   // cuBLAS under the timing protocol (it writes its own output buffer, never C).
   TimingStats time_cublas(int warmup, int runs, int iters);
-  // The same in an L2 mode (cold: the session's flusher between launches).
-  TimingStats time_cublas(int warmup, int runs, int iters, L2Mode l2);
+  // The same in an L2 mode (cold: the session's flusher between launches), with warm batches enqueued as asked
+  // (a graph that cannot be captured: from the host; the timing says which).
+  TimingStats time_cublas(int warmup, int runs, int iters, L2Mode l2, BatchEnqueue batches = BatchEnqueue::stream);
   // One cublasGemmEx on the problem into cuBLAS's own output buffer, enqueued on the session's stream.
   void run_cublas();
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -43,41 +44,54 @@ void check_plan(const TimingPlan& plan, const L2Flusher* flusher) {
       (!(plan.noise_stop->target > 0) || plan.noise_stop->min_samples < 1 || !(plan.noise_stop->max_time_s > 0)))
     throw Error(fmt::format("bad noise target: {} with at least {} samples in {} s", plan.noise_stop->target,
                             plan.noise_stop->min_samples, plan.noise_stop->max_time_s));
+  if (plan.l2 == L2Mode::cold && plan.batches == BatchEnqueue::graph)
+    throw Error("graph batches need warm L2: with cold L2 every launch is timed alone after a flush");
 }
 
-// Times batches of one launch function: warm (events around the batch) or cold (a flush, then events around each
-// launch). The events are made once and reused.
-class BatchTimer {
+// Times cold batches: a flush, then events around each launch (made once and reused).
+class ColdBatchTimer {
  public:
-  BatchTimer(cudaStream_t stream, int iters, const L2Flusher* flusher)
-      : stream_(stream), iters_(iters), flusher_(flusher), starts_(flusher ? iters : 1), stops_(flusher ? iters : 1) {}
+  ColdBatchTimer(cudaStream_t stream, int iters, const L2Flusher& flusher)
+      : stream_(stream), flusher_(flusher), starts_(static_cast<std::size_t>(iters)),
+        stops_(static_cast<std::size_t>(iters)) {}
 
   // Milliseconds per launch of one batch.
   double batch(const std::function<void()>& launch) {
-    double total = 0;
-    if (!flusher_) {
-      MPGEMM_CUDA(cudaEventRecord(starts_[0].get(), stream_));
-      for (int i = 0; i < iters_; ++i) launch();
-      MPGEMM_CUDA(cudaEventRecord(stops_[0].get(), stream_));
-      total = elapsed_ms(starts_[0], stops_[0]);
-    } else {
-      for (std::size_t i = 0; i < starts_.size(); ++i) {
-        flusher_->flush(stream_);
-        MPGEMM_CUDA(cudaEventRecord(starts_[i].get(), stream_));
-        launch();
-        MPGEMM_CUDA(cudaEventRecord(stops_[i].get(), stream_));
-      }
-      for (std::size_t i = 0; i < starts_.size(); ++i) total += elapsed_ms(starts_[i], stops_[i]);
+    for (std::size_t i = 0; i < starts_.size(); ++i) {
+      flusher_.flush(stream_);
+      MPGEMM_CUDA(cudaEventRecord(starts_[i].get(), stream_));
+      launch();
+      MPGEMM_CUDA(cudaEventRecord(stops_[i].get(), stream_));
     }
+    double total = 0;
+    for (std::size_t i = 0; i < starts_.size(); ++i) total += elapsed_ms(starts_[i], stops_[i]);
     MPGEMM_CUDA(cudaGetLastError());
-    return total / iters_;
+    return total / static_cast<double>(starts_.size());
   }
 
  private:
   cudaStream_t stream_;
-  int iters_;
-  const L2Flusher* flusher_;  // null: warm
+  const L2Flusher& flusher_;
   std::vector<Event> starts_, stops_;
+};
+
+// One batch source per launch function for a plan: a WarmBatch (host calls or a graph) or a cold timer.
+class PlanBatches {
+ public:
+  PlanBatches(cudaStream_t stream, const TimingPlan& plan, const L2Flusher* flusher, std::function<void()> launch)
+      : launch_(launch) {
+    if (plan.l2 == L2Mode::cold)
+      cold_.emplace(stream, plan.iters, *flusher);
+    else
+      warm_.emplace(WarmBatch::graph_or_stream(stream, plan.iters, std::move(launch), plan.batches));
+  }
+  double batch() { return warm_ ? warm_->time() : cold_->batch(launch_); }
+  BatchEnqueue how() const { return warm_ ? warm_->how() : BatchEnqueue::stream; }
+
+ private:
+  std::function<void()> launch_;
+  std::optional<WarmBatch> warm_;
+  std::optional<ColdBatchTimer> cold_;
 };
 
 void warm_up(cudaStream_t stream, int warmup, const std::function<void()>& launch) {
@@ -86,10 +100,11 @@ void warm_up(cudaStream_t stream, int warmup, const std::function<void()>& launc
   MPGEMM_CUDA(cudaGetLastError());
 }
 
-TimingStats stats_of(std::vector<double> per_launch, const TimingPlan& plan) {
+TimingStats stats_of(std::vector<double> per_launch, const TimingPlan& plan, BatchEnqueue batches) {
   const int runs = static_cast<int>(per_launch.size());
   TimingStats t = summarize(std::move(per_launch), plan.warmup, runs, plan.iters);
   t.l2 = plan.l2;
+  t.batches = batches;
   if (plan.noise_stop) t.noise_target = plan.noise_stop->target;
   return t;
 }
@@ -113,11 +128,11 @@ TimingStats time_launches(cudaStream_t stream, const TimingPlan& plan, const L2F
                           const std::function<void()>& launch) {
   check_plan(plan, flusher);
   warm_up(stream, plan.warmup, launch);
-  BatchTimer timer(stream, plan.iters, plan.l2 == L2Mode::cold ? flusher : nullptr);
+  PlanBatches batches(stream, plan, flusher, launch);
   std::vector<double> per_launch;
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    per_launch.push_back(timer.batch(launch));
+    per_launch.push_back(batches.batch());
     if (!plan.noise_stop) {
       if (static_cast<int>(per_launch.size()) >= plan.runs) break;
       continue;
@@ -125,7 +140,7 @@ TimingStats time_launches(cudaStream_t stream, const TimingPlan& plan, const L2F
     const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (next_sampling_step(per_launch, elapsed_s, *plan.noise_stop) != SamplingStep::more) break;
   }
-  return stats_of(std::move(per_launch), plan);
+  return stats_of(std::move(per_launch), plan, batches.how());
 }
 
 TimingStats time_launches(cudaStream_t stream, int warmup, int runs, int iters, const std::function<void()>& launch) {
@@ -142,22 +157,22 @@ PairedTimingStats time_paired(cudaStream_t stream, const TimingPlan& plan, const
   MPGEMM_CUDA(cudaStreamSynchronize(stream));
   MPGEMM_CUDA(cudaGetLastError());
 
-  BatchTimer timer(stream, plan.iters, plan.l2 == L2Mode::cold ? flusher : nullptr);
+  PlanBatches batches_a(stream, plan, flusher, a), batches_b(stream, plan, flusher, b);
   std::vector<double> per_a, per_b;
   per_a.reserve(static_cast<std::size_t>(plan.runs));
   per_b.reserve(static_cast<std::size_t>(plan.runs));
   for (int r = 0; r < plan.runs; ++r) {
     if (paired_first_is_a(r)) {
-      per_a.push_back(timer.batch(a));
-      per_b.push_back(timer.batch(b));
+      per_a.push_back(batches_a.batch());
+      per_b.push_back(batches_b.batch());
     } else {
-      per_b.push_back(timer.batch(b));
-      per_a.push_back(timer.batch(a));
+      per_b.push_back(batches_b.batch());
+      per_a.push_back(batches_a.batch());
     }
   }
   TimingPlan fixed = plan;
   fixed.noise_stop.reset();
-  return {stats_of(std::move(per_a), fixed), stats_of(std::move(per_b), fixed)};
+  return {stats_of(std::move(per_a), fixed, batches_a.how()), stats_of(std::move(per_b), fixed, batches_b.how())};
 }
 
 PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int iters, const std::function<void()>& a,
@@ -165,45 +180,75 @@ PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int ite
   return time_paired(stream, TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt}, nullptr, a, b);
 }
 
-double time_single_batch(cudaStream_t stream, int iters, const std::function<void()>& launch) {
+WarmBatch::WarmBatch(cudaStream_t stream, int iters, std::function<void()> launch, BatchEnqueue how)
+    : stream_(stream), iters_(iters), launch_(std::move(launch)) {
   if (iters < 1) throw Error(fmt::format("bad timing protocol: iters {}", iters));
-  return BatchTimer(stream, iters, nullptr).batch(launch);
+  MPGEMM_CUDA(cudaEventCreate(&start_));
+  try {
+    MPGEMM_CUDA(cudaEventCreate(&stop_));
+    if (how == BatchEnqueue::graph) capture();
+  } catch (...) {
+    release();
+    throw;
+  }
 }
 
-GraphBatch::GraphBatch(cudaStream_t stream, int iters, const std::function<void()>& launch)
-    : stream_(stream), iters_(iters) {
-  if (iters < 1) throw Error(fmt::format("bad timing protocol: iters {}", iters));
-  MPGEMM_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+void WarmBatch::capture() {
+  MPGEMM_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   try {
-    for (int i = 0; i < iters; ++i) launch();
+    for (int i = 0; i < iters_; ++i) launch_();
   } catch (...) {
     cudaGraph_t partial = nullptr;
-    (void)cudaStreamEndCapture(stream, &partial);  // leave the stream usable; the capture is abandoned
+    (void)cudaStreamEndCapture(stream_, &partial);  // leave the stream usable; the capture is abandoned
     if (partial) (void)cudaGraphDestroy(partial);
     throw;
   }
-  MPGEMM_CUDA(cudaStreamEndCapture(stream, &graph_));
-  const cudaError_t made = cudaGraphInstantiateWithFlags(&exec_, graph_, 0);
-  if (made != cudaSuccess) {
-    (void)cudaGraphDestroy(graph_);
-    graph_ = nullptr;
-    MPGEMM_CUDA(made);
-  }
+  MPGEMM_CUDA(cudaStreamEndCapture(stream_, &graph_));
+  MPGEMM_CUDA(cudaGraphInstantiateWithFlags(&exec_, graph_, 0));
 }
 
-GraphBatch::~GraphBatch() {
+WarmBatch WarmBatch::graph_or_stream(cudaStream_t stream, int iters, std::function<void()> launch,
+                                     BatchEnqueue how) {
+  if (how == BatchEnqueue::graph) {
+    try {
+      return WarmBatch(stream, iters, launch, BatchEnqueue::graph);
+    } catch (const std::exception&) {
+      (void)cudaGetLastError();  // the refused capture's error is not the next launch's
+    }
+  }
+  return WarmBatch(stream, iters, std::move(launch), BatchEnqueue::stream);
+}
+
+void WarmBatch::release() {
   if (exec_) (void)cudaGraphExecDestroy(exec_);
   if (graph_) (void)cudaGraphDestroy(graph_);
+  if (start_) (void)cudaEventDestroy(start_);
+  if (stop_) (void)cudaEventDestroy(stop_);
+  exec_ = nullptr;
+  graph_ = nullptr;
+  start_ = stop_ = nullptr;
 }
 
-double GraphBatch::time() const {
-  Event start, stop;
-  MPGEMM_CUDA(cudaEventRecord(start.get(), stream_));
-  MPGEMM_CUDA(cudaGraphLaunch(exec_, stream_));
-  MPGEMM_CUDA(cudaEventRecord(stop.get(), stream_));
-  const double ms = static_cast<double>(elapsed_ms(start, stop)) / iters_;
+WarmBatch::~WarmBatch() { release(); }
+
+WarmBatch::WarmBatch(WarmBatch&& other) noexcept
+    : stream_(other.stream_), iters_(other.iters_), launch_(std::move(other.launch_)),
+      start_(std::exchange(other.start_, nullptr)), stop_(std::exchange(other.stop_, nullptr)),
+      graph_(std::exchange(other.graph_, nullptr)), exec_(std::exchange(other.exec_, nullptr)) {}
+
+double WarmBatch::time() {
+  MPGEMM_CUDA(cudaEventRecord(start_, stream_));
+  if (exec_) {
+    MPGEMM_CUDA(cudaGraphLaunch(exec_, stream_));
+  } else {
+    for (int i = 0; i < iters_; ++i) launch_();
+  }
+  MPGEMM_CUDA(cudaEventRecord(stop_, stream_));
+  MPGEMM_CUDA(cudaEventSynchronize(stop_));
+  float ms = 0;
+  MPGEMM_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
   MPGEMM_CUDA(cudaGetLastError());
-  return ms;
+  return static_cast<double>(ms) / iters_;
 }
 
 double time_one_launch(cudaStream_t stream, const std::function<void()>& launch) {

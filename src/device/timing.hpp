@@ -3,7 +3,8 @@
 // launches; one per-launch time per batch (batch time / iters). With warm L2 a batch is timed between two CUDA
 // events around all its launches; with cold L2 each launch follows a write of the flush buffer and is timed between
 // its own events, so the flush is not in the time. With a noise target (measure/sampling.hpp NoiseStop) batches are
-// taken until next_sampling_step() says stop, instead of `runs`.
+// taken until next_sampling_step() says stop, instead of `runs`. With warm L2 a batch may be one replay of the
+// `iters` launches captured as a CUDA graph (BatchEnqueue::graph), so that it runs at the GPU's pace.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -22,6 +23,9 @@ struct TimingPlan {
   int iters = 20;  // launches per batch
   L2Mode l2 = L2Mode::warm;
   std::optional<NoiseStop> noise_stop;
+  // Warm L2 only (with cold L2 every launch is timed alone). Graph: when the launches cannot be captured, the
+  // batches are enqueued from the host and the timing says so (TimingStats::batches).
+  BatchEnqueue batches = BatchEnqueue::stream;
 };
 
 // A device buffer of at least twice the L2 size; flush() writes all of it on a stream, evicting from L2 whatever
@@ -65,29 +69,36 @@ PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int ite
 // Whether round `round` (0-based) of time_paired starts with a.
 constexpr bool paired_first_is_a(int round) { return round % 2 == 0; }
 
-// Milliseconds per launch of one batch of `iters` launches between two events on `stream` (the batch
-// time_launches times `runs` of), for callers that order batches themselves (the interleaved re-rank).
-double time_single_batch(cudaStream_t stream, int iters, const std::function<void()>& launch);
-
-// One batch of `iters` launches captured once as a CUDA graph (stream capture, so launch attributes such as a
-// dependent launch become the graph's edges) and replayed whole: the host enqueues one graph per batch instead of
-// `iters` calls, so a batch of microsecond launches is timed at the GPU's pace whatever each call costs the host.
-// For the interleaved re-rank's rounds, where the entries (kernels, cuBLAS, cuBLASLt) differ in host cost per call.
-class GraphBatch {
+// One warm batch of `iters` launches of `launch`, timed between two events (made once, reused) as often as asked:
+// enqueued call by call from the host, or captured once as a CUDA graph (stream capture, so launch attributes such
+// as a dependent launch become the graph's edges) and replayed whole, so that a batch of microsecond launches runs
+// at the GPU's pace whatever each call costs the host.
+class WarmBatch {
  public:
-  // Captures `iters` calls of `launch` on `stream` (a non-default stream) and instantiates the graph. Throws
-  // CudaError when the capture or the instantiation fails (e.g. a call that cannot be captured), leaving the
-  // stream out of capture.
-  GraphBatch(cudaStream_t stream, int iters, const std::function<void()>& launch);
-  ~GraphBatch();
-  GraphBatch(const GraphBatch&) = delete;
-  GraphBatch& operator=(const GraphBatch&) = delete;
-  // Milliseconds per launch of one replay, between two events around it.
-  double time() const;
+  // With BatchEnqueue::graph, captures the calls on `stream` (a non-default stream) and instantiates the graph.
+  // Throws CudaError (or whatever `launch` throws) when the capture or the instantiation fails, leaving the stream
+  // out of capture.
+  WarmBatch(cudaStream_t stream, int iters, std::function<void()> launch, BatchEnqueue how);
+  // The same, but a graph that cannot be captured falls back to host-enqueued calls (how() tells which it is).
+  static WarmBatch graph_or_stream(cudaStream_t stream, int iters, std::function<void()> launch, BatchEnqueue how);
+  ~WarmBatch();
+  WarmBatch(WarmBatch&& other) noexcept;
+  WarmBatch& operator=(WarmBatch&&) = delete;
+  WarmBatch(const WarmBatch&) = delete;
+  WarmBatch& operator=(const WarmBatch&) = delete;
+
+  // Milliseconds per launch of one batch. Throws CudaError when a launch or the events fail.
+  double time();
+  BatchEnqueue how() const { return exec_ ? BatchEnqueue::graph : BatchEnqueue::stream; }
 
  private:
+  void capture();
+  void release();
+
   cudaStream_t stream_ = nullptr;
   int iters_ = 0;
+  std::function<void()> launch_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
 };

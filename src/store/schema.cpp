@@ -533,11 +533,23 @@ ALTER TABLE reranks ADD COLUMN batches TEXT CHECK (batches IS NULL OR batches IN
 -- before, one by one.)
 )sql";
 
+// Version 11: the tuner's own batches may be graph replays too (mpgemm-tune --graphs), not only the re-rank's: the
+// first pass decides which configs reach the re-rank, and at microsecond shapes a host-paced first pass ranks the
+// host's cost per call, not the kernels.
+constexpr std::string_view kVersion11 = R"sql(
+-- batches: how each timed warm batch was enqueued: 'stream' (iters calls between two events) or 'graph' (one replay
+-- of the batch captured as a CUDA graph); 'stream' also when graphs were asked for and the calls could not be
+-- captured. NULL when not timed, and before version 11 (stream).
+ALTER TABLE measurements ADD COLUMN batches TEXT CHECK (batches IS NULL OR batches IN ('stream', 'graph'));
+ALTER TABLE cublas_timings ADD COLUMN batches TEXT CHECK (batches IS NULL OR batches IN ('stream', 'graph'));
+ALTER TABLE cublaslt_timings ADD COLUMN batches TEXT CHECK (batches IS NULL OR batches IN ('stream', 'graph'));
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1}, store_detail::Migration{2, kVersion2}, store_detail::Migration{3, kVersion3},
     store_detail::Migration{4, kVersion4}, store_detail::Migration{5, kVersion5}, store_detail::Migration{6, kVersion6},
     store_detail::Migration{7, kVersion7}, store_detail::Migration{8, kVersion8}, store_detail::Migration{9, kVersion9},
-    store_detail::Migration{10, kVersion10},
+    store_detail::Migration{10, kVersion10}, store_detail::Migration{11, kVersion11},
 };
 
 }  // namespace

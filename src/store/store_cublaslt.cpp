@@ -14,7 +14,7 @@ constexpr std::string_view kColumns =
     "reduction_scheme, "
     "swizzle, custom_option, inner_shape_id, cluster_shape_id, workspace_bytes, waves, max_abs_err, "
     "max_rel_err, "
-    "atol, rtol, message, created_at";
+    "atol, rtol, message, created_at, batches";
 
 StoredCublasLt read_cublaslt(const sqlite::Statement& q) {
   StoredCublasLt c;
@@ -31,6 +31,8 @@ StoredCublasLt read_cublaslt(const sqlite::Statement& q) {
                            static_cast<int>(q.int64(10)),
                            static_cast<int>(q.int64(11)),
                            static_cast<int>(q.int64(12))};
+  if (r.timing && !q.is_null(34))
+    r.timing->batches = batch_enqueue_from_string(q.text(34)).value_or(BatchEnqueue::stream);
   c.tflops = q.opt_real(13);
   r.sm_clock_mhz = q.opt_real(14).value_or(0);
   r.heuristics_returned = static_cast<int>(q.int64(15));
@@ -81,9 +83,9 @@ std::int64_t Store::record_cublaslt(std::int64_t run_id, const CublasLtRecord& r
       "warmup, "
       "runs, iters, tflops, sm_clock_mhz, heuristics_returned, heuristics_valid, algo, algo_id, tile_id, "
       "stages_id, splitk, reduction_scheme, swizzle, custom_option, inner_shape_id, cluster_shape_id, "
-      "workspace_bytes, waves, max_abs_err, max_rel_err, atol, rtol, message, gpu_uuid, gpu_ordinal) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-      "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)",
+      "workspace_bytes, waves, max_abs_err, max_rel_err, atol, rtol, message, gpu_uuid, gpu_ordinal, batches) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+      "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)",
       doing)
       .bind(run_id, record.device_name, record.device_cc, record.shape.m, record.shape.n, record.shape.k,
             timing(&TimingStats::median_ms), timing(&TimingStats::min_ms), timing(&TimingStats::max_ms),
@@ -98,7 +100,8 @@ std::int64_t Store::record_cublaslt(std::int64_t run_id, const CublasLtRecord& r
             algo(&CublasLtAlgo::waves), error(&ErrorStats::max_abs), error(&ErrorStats::max_rel),
             error(&ErrorStats::atol), error(&ErrorStats::rtol), r.message,
             record.gpu ? std::optional(record.gpu->uuid) : std::nullopt,
-            record.gpu ? std::optional<std::int64_t>(record.gpu->ordinal) : std::nullopt)
+            record.gpu ? std::optional<std::int64_t>(record.gpu->ordinal) : std::nullopt,
+            t ? std::optional(std::string(to_string(t->batches))) : std::nullopt)
       .run();
   const std::int64_t id = sqlite3_last_insert_rowid(s.conn.db);
   tx.commit();

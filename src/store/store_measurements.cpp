@@ -14,7 +14,7 @@ constexpr std::string_view kColumns =
     "m.K, m.status, m.median_ms, m.min_ms, m.max_ms, m.warmup, m.runs, m.iters, m.tflops, m.max_abs_err, "
     "m.max_rel_err, m.bad_count, m.nan_count, m.atol, m.rtol, m.cublas_id, m.ratio_to_cublas, "
     "m.sm_clock_mhz, "
-    "m.message, m.created_at, m.cublaslt_id, m.ratio_to_cublaslt, m.l2, m.noise, m.noise_target";
+    "m.message, m.created_at, m.cublaslt_id, m.ratio_to_cublaslt, m.l2, m.noise, m.noise_target, m.batches";
 
 StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::Statement& q) {
   StoredMeasurement r;
@@ -40,6 +40,11 @@ StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::S
       const auto l2 = l2_mode_from_string(q.text(32));
       if (!l2) s.bad_row(fmt::format("measurement {} has L2 mode '{}'", r.id, q.text(32)));
       m.timing->l2 = *l2;
+    }
+    if (!q.is_null(35)) {
+      const auto batches = batch_enqueue_from_string(q.text(35));
+      if (!batches) s.bad_row(fmt::format("measurement {} has batches '{}'", r.id, q.text(35)));
+      m.timing->batches = *batches;
     }
     m.timing->noise = q.opt_real(33).value_or(0);
     m.timing->noise_target = q.opt_real(34);
@@ -102,9 +107,9 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
       "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, "
       "arch, M, N, K, status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, max_abs_err, "
       "max_rel_err, bad_count, nan_count, atol, rtol, cublas_id, ratio_to_cublas, sm_clock_mhz, "
-      "message, cublaslt_id, ratio_to_cublaslt, l2, noise, noise_target, gpu_uuid, gpu_ordinal) VALUES (?1, ?2, "
-      "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
-      "?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35) "
+      "message, cublaslt_id, ratio_to_cublaslt, l2, noise, noise_target, gpu_uuid, gpu_ordinal, batches) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
+      "?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36) "
       "ON CONFLICT (result_key) DO NOTHING",
       doing)
       .bind(r.run_id, r.config_id, r.compilation_id, r.result_key, r.device_name, r.device_cc, r.arch.str(),
@@ -119,7 +124,8 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
             r.ratio_to_cublaslt, t ? std::optional(std::string(to_string(t->l2))) : std::nullopt,
             timed(&TimingStats::noise), t ? t->noise_target : std::nullopt,
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
-            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt)
+            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt,
+            t ? std::optional(std::string(to_string(t->batches))) : std::nullopt)
       .run();
   sqlite::Statement q(s.conn, "SELECT id FROM measurements WHERE result_key = ?1", doing);
   if (!q.bind(r.result_key).step()) s.bad_row(doing + ": the row vanished");

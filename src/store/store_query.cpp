@@ -89,16 +89,16 @@ constexpr std::array<NamedQuery, 12> kQueries{{
      "SELECT * FROM ("
      "SELECT 'cuBLAS' AS reference, t.run_id, t.device_name, t.M, t.N, t.K, t.median_ms, t.min_ms, t.max_ms, "
      "t.tflops, t.sm_clock_mhz, NULL AS valid_heuristics, NULL AS returned_heuristics, "
-     "'cublasGemmEx COMPUTE_32F' AS detail FROM cublas_timings AS t "
+     "'cublasGemmEx COMPUTE_32F' AS detail, t.batches FROM cublas_timings AS t "
      "UNION ALL "
      "SELECT 'cuBLASLt', l.run_id, l.device_name, l.M, l.N, l.K, l.median_ms, l.min_ms, l.max_ms, l.tflops, "
      "l.sm_clock_mhz, l.heuristics_valid, l.heuristics_returned, "
-     "coalesce(l.algo, " MPGEMM_EXCERPT("l.message") ") FROM cublaslt_timings AS l) "
+     "coalesce(l.algo, " MPGEMM_EXCERPT("l.message") "), l.batches FROM cublaslt_timings AS l) "
      "ORDER BY run_id, M, N, K, reference"},
     {"measurements",
      "SELECT m.id, m.run_id, c.name AS config, m.device_name, m.arch, m.M, m.N, m.K, m.status, m.median_ms, "
      "m.tflops, m.ratio_to_cublas, m.ratio_to_cublaslt, m.max_rel_err, m.bad_count, m.sm_clock_mhz, "
-     MPGEMM_EXCERPT("m.message") " AS message, m.gpu_ordinal, m.gpu_uuid "
+     MPGEMM_EXCERPT("m.message") " AS message, m.gpu_ordinal, m.gpu_uuid, m.batches "
      "FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY m.id"},
     {"profiles",
      "SELECT p.label, p.kernel, p.device_name, p.M, p.N, p.K, p.metric, p.unit, p.value, p.created_at "

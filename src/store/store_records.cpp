@@ -78,7 +78,7 @@ std::int64_t last_id(const store_detail::State& s) { return sqlite3_last_insert_
 
 constexpr std::string_view kCublasColumns =
     "id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, "
-    "sm_clock_mhz, created_at, l2";
+    "sm_clock_mhz, created_at, l2, batches";
 
 StoredCublas read_cublas(const sqlite::Statement& q) {
   StoredCublas c;
@@ -93,6 +93,7 @@ StoredCublas read_cublas(const sqlite::Statement& q) {
   c.sm_clock_mhz = q.opt_real(14).value_or(0);
   c.created_at = q.text(15);
   if (!q.is_null(16)) c.timing.l2 = l2_mode_from_string(q.text(16)).value_or(L2Mode::warm);
+  if (!q.is_null(17)) c.timing.batches = batch_enqueue_from_string(q.text(17)).value_or(BatchEnqueue::stream);
   return c;
 }
 
@@ -306,14 +307,14 @@ std::int64_t Store::record_cublas(std::int64_t run_id, const CublasRecord& r) {
   sqlite::Transaction tx(s.conn, doing);
   sqlite::Statement(s.conn,
                     "INSERT INTO cublas_timings (run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
-                    "warmup, runs, iters, tflops, sm_clock_mhz, l2, gpu_uuid, gpu_ordinal) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                    "warmup, runs, iters, tflops, sm_clock_mhz, l2, gpu_uuid, gpu_ordinal, batches) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
                     doing)
       .bind(run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.timing.median_ms,
             r.timing.min_ms, r.timing.max_ms, r.timing.warmup, r.timing.runs, r.timing.iters,
             tflops_of(r.shape, r.timing.median_ms), nonzero(r.sm_clock_mhz), std::string(to_string(r.timing.l2)),
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
-            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt)
+            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt, std::string(to_string(r.timing.batches)))
       .run();
   const std::int64_t id = last_id(s);
   tx.commit();

@@ -28,6 +28,8 @@ struct MeasureSettings {
   bool cublaslt = true;      // time cuBLASLt as a second reference per shape; not in result keys: it changes the
                              // references recorded next to a candidate, never the candidate's own outcome
   L2Mode l2 = L2Mode::warm;  // --l2: cold flushes L2 before every timed launch (cuBLAS's too)
+  // --graphs: every warm batch (the candidates', cuBLAS's, cuBLASLt's, the screen's) a replay of a captured graph
+  BatchEnqueue batches = BatchEnqueue::stream;
   std::optional<NoiseStop> noise_stop;  // --noise-target: batches until the noise target instead of `runs`
   // The quick screen against the best so far for the shape (--screen-threshold, --screen-launches); unset with
   // --no-screen. In the key too: a screened_out outcome depends on it.

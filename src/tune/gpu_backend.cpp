@@ -38,7 +38,8 @@ class GpuBackend final : public MeasureBackend {
                             settings_.cublaslt,
                             settings_.atol,
                             settings_.rtol,
-                            settings_.l2};
+                            settings_.l2,
+                            settings_.batches};
     PrepareShapeReply reply = client_.prepare_shape(req);
     return {reply.reference.timing, reply.reference.sm_clock_mhz, std::move(reply.cublaslt)};
   }
@@ -64,6 +65,7 @@ class GpuBackend final : public MeasureBackend {
     req.iters = settings_.iters;
     req.pair_with_cublas = settings_.paired;
     req.l2 = settings_.l2;
+    req.batches = settings_.batches;
     req.noise_stop = settings_.noise_stop;
     req.screen = settings_.screen;
     if (settings_.screen) req.screen_against_ms = screen_against_ms;

@@ -24,6 +24,8 @@ std::string result_key(const Candidate& candidate, const std::string& compile_ke
   h.add(fmt::format("{:.9g}/{:.9g}", settings.atol, settings.rtol));
   h.add(settings.warmup).add(settings.runs).add(settings.iters);
   h.add(fmt::format("l2 {}", to_string(settings.l2)));
+  // Only when not the writeup's way, so that every key of host-enqueued batches stays what it was.
+  if (settings.batches != BatchEnqueue::stream) h.add(fmt::format("batches {}", to_string(settings.batches)));
   if (const auto& n = settings.noise_stop)
     h.add(fmt::format("noise target {:.9g} min {} cap {:.9g} s", n->target, n->min_samples, n->max_time_s));
   if (const auto& r = settings.screen) h.add(fmt::format("screen {:.9g} x {}", r->threshold, r->launches));

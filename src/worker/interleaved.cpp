@@ -27,12 +27,15 @@ std::vector<int> interleaved_order(int round, const std::vector<bool>& active) {
 
 namespace {
 
-std::optional<TimingStats> stats_of(const std::vector<RoundSample>& samples, int warmup, int iters) {
+std::optional<TimingStats> stats_of(const std::vector<RoundSample>& samples, int warmup, int iters,
+                                    BatchEnqueue batches) {
   if (samples.empty()) return std::nullopt;
   std::vector<double> ms;
   ms.reserve(samples.size());
   for (const auto& s : samples) ms.push_back(s.ms);
-  return summarize(std::move(ms), warmup, static_cast<int>(samples.size()), iters);
+  TimingStats t = summarize(std::move(ms), warmup, static_cast<int>(samples.size()), iters);
+  t.batches = batches;
+  return t;
 }
 
 }  // namespace
@@ -92,56 +95,57 @@ InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& proble
     }
     MPGEMM_CUDA(cudaStreamSynchronize(session.stream()));
   }
-  // Graph batches: cuBLAS first (without it the rounds fall back to host-enqueued batches for every entry), then
-  // cuBLASLt (dropped when it cannot be captured, as when it fails) and every kernel still in.
-  std::unique_ptr<GraphBatch> cublas_graph, cublaslt_graph;
-  if (request.graphs && !out.context_lost) {
-    try {
-      cublas_graph = std::make_unique<GraphBatch>(session.stream(), request.iters, [&] { problem.run_cublas(); });
-    } catch (const std::exception& e) {  // CudaError or CublasError: the capture, not the GPU, failed
-      out.graphs_message = fmt::format("cuBLAS could not be captured as a graph ({}): batches enqueued from the host",
-                                       e.what());
+  // Each entry's batch, enqueued one way for all: with graphs, cuBLAS is captured first (when it cannot be, every
+  // entry's batches are enqueued from the host), then cuBLASLt (dropped when it cannot be captured, as when it
+  // fails) and every kernel still in.
+  BatchEnqueue how = request.graphs ? BatchEnqueue::graph : BatchEnqueue::stream;
+  std::optional<WarmBatch> cublas_batch, cublaslt_batch;
+  if (!out.context_lost) {
+    const auto run_cublas = [&] { problem.run_cublas(); };
+    if (how == BatchEnqueue::graph) {
+      try {
+        cublas_batch.emplace(session.stream(), request.iters, run_cublas, how);
+      } catch (const std::exception& e) {  // CudaError or CublasError: the capture, not the GPU, failed
+        out.graphs_message = fmt::format(
+            "cuBLAS could not be captured as a graph ({}): batches enqueued from the host", e.what());
+        how = BatchEnqueue::stream;
+      }
     }
-  }
-  out.graphs = cublas_graph != nullptr;
-  if (out.graphs) {
+    if (!cublas_batch) cublas_batch.emplace(session.stream(), request.iters, run_cublas, how);
     if (with_cublaslt && active[cublaslt_entry]) {
       try {
-        cublaslt_graph =
-            std::make_unique<GraphBatch>(session.stream(), request.iters, [&] { cublaslt->run_best(problem); });
+        cublaslt_batch.emplace(session.stream(), request.iters, [&] { cublaslt->run_best(problem); }, how);
       } catch (const std::exception& e) {
-        out.cublaslt_message = fmt::format("cuBLASLt dropped out: it could not be captured as a graph: {}", e.what());
+        out.cublaslt_message = fmt::format("cuBLASLt dropped out: {}{}",
+                                           how == BatchEnqueue::graph ? "it could not be captured as a graph: " : "",
+                                           e.what());
         active[cublaslt_entry] = false;
       }
     }
     for (std::size_t i = 0; i < runs.size() && !out.context_lost; ++i) {
       if (!active[i]) continue;
-      const auto b = runs[i]->capture_batch(request.iters);
+      const auto b = runs[i]->prepare_batch(request.iters, how);
       if (b.status != Status::ok) drop(i, b.status, b.message, runs[i]->context_lost());
     }
   }
+  out.graphs = how == BatchEnqueue::graph;
   for (int r = 0; r < request.rounds && !out.context_lost; ++r) {
     int position = 0;
     for (const int e : interleaved_order(r, active)) {
       const auto i = static_cast<std::size_t>(e);
       if (i == cublas_entry) {
-        const double ms = out.graphs ? cublas_graph->time()
-                                     : time_single_batch(session.stream(), request.iters, [&] { problem.run_cublas(); });
-        out.cublas.push_back({r, position++, ms});
+        out.cublas.push_back({r, position++, cublas_batch->time()});
         continue;
       }
       if (i == cublaslt_entry) {
         try {
-          const double ms =
-              out.graphs ? cublaslt_graph->time()
-                         : time_single_batch(session.stream(), request.iters, [&] { cublaslt->run_best(problem); });
-          out.cublaslt.push_back({r, position++, ms});
+          out.cublaslt.push_back({r, position++, cublaslt_batch->time()});
         } catch (const CublasError& failure) {
           cublaslt_failed(failure);
         }
         continue;
       }
-      const auto b = out.graphs ? runs[i]->time_captured_batch() : runs[i]->time_batch(request.iters);
+      const auto b = runs[i]->time_prepared_batch();
       if (b.status != Status::ok) {
         drop(i, b.status, b.message, runs[i]->context_lost());
         if (out.context_lost) break;
@@ -152,13 +156,13 @@ InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& proble
   }
 
   for (auto& k : out.kernels) {
-    k.timing = stats_of(k.samples, request.warmup, request.iters);
+    k.timing = stats_of(k.samples, request.warmup, request.iters, how);
     // Still ok but never timed: the rounds stopped before it (another kernel lost the context).
     if (k.status == Status::ok && k.samples.empty())
       k.message = "not timed: another kernel left the CUDA context unusable before its first batch";
   }
-  out.cublas_timing = stats_of(out.cublas, request.warmup, request.iters);
-  out.cublaslt_timing = stats_of(out.cublaslt, request.warmup, request.iters);
+  out.cublas_timing = stats_of(out.cublas, request.warmup, request.iters, how);
+  out.cublaslt_timing = stats_of(out.cublaslt, request.warmup, request.iters, how);
   if (with_cublaslt && out.cublaslt.empty() && out.cublaslt_message.empty())
     out.cublaslt_message = "not timed: another kernel left the CUDA context unusable before its first batch";
   if (!out.context_lost) out.sm_clock_mhz = read_sm_clock_mhz(session.info().pci_bus_id, session.info().ordinal);

@@ -89,6 +89,12 @@ L2Mode decode_l2(const json& j) {
   return *mode;
 }
 
+BatchEnqueue decode_batches(const json& j) {
+  const auto how = batch_enqueue_from_string(j.get<std::string>());
+  if (!how) throw ProtocolError(fmt::format("unknown batch enqueueing {}", j.dump()));
+  return *how;
+}
+
 json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 struct Encoder {
@@ -105,7 +111,8 @@ struct Encoder {
             {"cublaslt", m.cublaslt},
             {"atol", m.atol},
             {"rtol", m.rtol},
-            {"l2", std::string(to_string(m.l2))}};
+            {"l2", std::string(to_string(m.l2))},
+            {"batches", std::string(to_string(m.batches))}};
   }
   json operator()(const PrepareShapeReply& m) const {
     return {{"reference", wire::encode(m.reference)},
@@ -124,6 +131,7 @@ struct Encoder {
             {"iters", m.iters},
             {"pair_with_cublas", m.pair_with_cublas},
             {"l2", std::string(to_string(m.l2))},
+            {"batches", std::string(to_string(m.batches))},
             {"noise_stop", encode_noise_stop(m.noise_stop)},
             {"screen", encode_screen(m.screen)},
             {"screen_against_ms", optional_number(m.screen_against_ms)}};
@@ -181,7 +189,7 @@ Message decode_body(std::string_view type, const json& j) {
                                j.at("warmup").get<int>(),          j.at("runs").get<int>(),
                                j.at("iters").get<int>(),           j.at("cublaslt").get<bool>(),
                                j.at("atol").get<double>(),         j.at("rtol").get<double>(),
-                               decode_l2(j.at("l2"))};
+                               decode_l2(j.at("l2")),              decode_batches(j.at("batches"))};
   if (type == "cublas_reference") {
     PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt};
     if (!j.at("cublaslt").is_null()) r.cublaslt = wire::decode_cublaslt_reference(j.at("cublaslt"));
@@ -202,6 +210,7 @@ Message decode_body(std::string_view type, const json& j) {
     m.iters = j.at("iters").get<int>();
     m.pair_with_cublas = j.at("pair_with_cublas").get<bool>();
     m.l2 = decode_l2(j.at("l2"));
+    m.batches = decode_batches(j.at("batches"));
     m.noise_stop = decode_noise_stop(j.at("noise_stop"));
     m.screen = decode_screen(j.at("screen"));
     if (!j.at("screen_against_ms").is_null()) m.screen_against_ms = j.at("screen_against_ms").get<double>();

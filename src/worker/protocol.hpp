@@ -27,8 +27,9 @@ namespace mpgemm {
 
 // 2: cuBLASLt in prepare_shape; 3: paired timing, balanced grids; 4: L2 mode, noise-based stopping, screening,
 // the noise and L2 mode of every timing; 5: time_interleaved (the top-K re-rank); 6: the GPU's identity in every
-// timing; 7: cuBLASLt's best algorithm in time_interleaved's rounds
-inline constexpr int kProtocolVersion = 7;
+// timing; 7: cuBLASLt's best algorithm in time_interleaved's rounds; 8: graph-replayed batches (time_interleaved's
+// `graphs`, `batches` in prepare_shape, measure and every timing)
+inline constexpr int kProtocolVersion = 8;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -53,6 +54,7 @@ struct PrepareShapeRequest {
   double atol = 0.5;
   double rtol = 1e-3;
   L2Mode l2 = L2Mode::warm;  // cuBLAS is timed in the candidates' L2 mode (cuBLASLt always warm)
+  BatchEnqueue batches = BatchEnqueue::stream;  // and with their warm batches enqueued the same way
 };
 
 struct PrepareShapeReply {
@@ -76,6 +78,7 @@ struct MeasureRequest {
   int iters = 20;
   bool pair_with_cublas = false;  // time cuBLAS alternately with the candidate (Measurement::paired_cublas)
   L2Mode l2 = L2Mode::warm;
+  BatchEnqueue batches = BatchEnqueue::stream;  // warm batches (and the warm screen) as graph replays or host calls
   std::optional<NoiseStop> noise_stop;  // set: batches until the noise target (`runs` ignored); not with pairing
   std::optional<ScreenRule> screen;     // unset: no screening (--no-screen)
   // The best median so far for the shape (ms), which the screen compares against; unset: no screening.
@@ -122,7 +125,7 @@ struct TimeInterleavedRequest {
   // the reply says why (InterleavedReply::cublaslt_message): never an error.
   bool cublaslt = true;
   // Time each batch as a replay of a CUDA graph of its `iters` launches, captured once per entry after the
-  // warm-up (GraphBatch), instead of `iters` calls from the host: the batch then runs at the GPU's pace whatever
+  // warm-up (WarmBatch), instead of `iters` calls from the host: the batch then runs at the GPU's pace whatever
   // each entry's call costs the host (cublasGemmEx's is several microseconds; a cuLaunchKernelEx's less).
   bool graphs = false;
 };

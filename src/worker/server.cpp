@@ -126,7 +126,7 @@ class Server {
     CublasReference ref;
     ref.shape = m.shape;
     ref.seed = m.seed;
-    ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2);
+    ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2, m.batches);
     ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
     PrepareShapeReply out{ref, std::nullopt};
     if (m.cublaslt) {
@@ -145,7 +145,7 @@ class Server {
     CublasLtReference lt;
     try {
       if (!cublaslt_) cublaslt_ = std::make_unique<CublasLtSession>(*session_);
-      return cublaslt_->best_of_heuristics(*problem_, m.warmup, m.runs, m.iters, m.atol, m.rtol);
+      return cublaslt_->best_of_heuristics(*problem_, m.warmup, m.runs, m.iters, m.atol, m.rtol, m.batches);
     } catch (const Error& e) {
       if (!context_healthy()) throw;
       lt.message = fmt::format("cuBLASLt failed: {}", e.what());
@@ -197,7 +197,7 @@ class Server {
     mark = std::chrono::steady_clock::now();
     reply(VerifiedReply{v.status, v.error, v.first_launch_ms, v.message});
     phases_.replying_s += seconds_since(mark);
-    const TimingPlan plan{m.warmup, m.runs, m.iters, m.l2, m.noise_stop};
+    const TimingPlan plan{m.warmup, m.runs, m.iters, m.l2, m.noise_stop, m.batches};
     mark = std::chrono::steady_clock::now();
     const Measurement result = v.status == Status::ok
                                    ? run.time(plan, m.pair_with_cublas, m.screen, m.screen_against_ms)

@@ -32,6 +32,7 @@ json encode(const TimingStats& v) {
           {"iters", v.iters},
           {"noise", v.noise},
           {"l2", std::string(to_string(v.l2))},
+          {"batches", std::string(to_string(v.batches))},
           {"noise_target", v.noise_target ? json(*v.noise_target) : json(nullptr)}};
 }
 
@@ -48,6 +49,9 @@ TimingStats decode_timing(const json& j) {
     const auto l2 = l2_mode_from_string(j.at("l2").get<std::string>());
     if (!l2) throw ProtocolError(fmt::format("unknown L2 mode {}", j.at("l2").dump()));
     t.l2 = *l2;
+    const auto batches = batch_enqueue_from_string(j.at("batches").get<std::string>());
+    if (!batches) throw ProtocolError(fmt::format("unknown batch enqueueing {}", j.at("batches").dump()));
+    t.batches = *batches;
     if (!j.at("noise_target").is_null()) t.noise_target = j.at("noise_target").get<double>();
     return t;
   });

@@ -201,5 +201,46 @@ TEST_F(DeviceTimingTest, ScreenFiresForASlowConfigAndNotForTheBest) {
   EXPECT_EQ(slow.time(TimingPlan{1, 2, 2, L2Mode::warm, std::nullopt}, false, rule, std::nullopt).status, Status::ok);
 }
 
+// --graphs: every warm batch a replay of a captured graph, the kernel's, cuBLAS's, the screen's and a pairing's;
+// each timing says how it was enqueued. cuBLAS at 512^3 costs the host more per call than the GPU spends on it, so
+// replays are not slower than host-enqueued calls (on the H200: ~3.5 us against ~10 us).
+TEST_F(DeviceTimingTest, GraphBatchesTimeAtTheGpusPaceAndSaySo) {
+  const TimingPlan graphs{3, 7, 20, L2Mode::warm, std::nullopt, BatchEnqueue::graph};
+  const TimingPlan stream{3, 7, 20, L2Mode::warm, std::nullopt, BatchEnqueue::stream};
+  CandidateRun run(*session_, *problem_, naive(16));
+  ASSERT_EQ(run.verify(0.5, 1e-3).status, Status::ok);
+  const Measurement g = run.time(graphs, false, std::nullopt, std::nullopt);
+  const Measurement s = run.time(stream, false, std::nullopt, std::nullopt);
+  ASSERT_EQ(g.status, Status::ok) << g.message;
+  ASSERT_EQ(s.status, Status::ok) << s.message;
+  EXPECT_EQ(g.timing->batches, BatchEnqueue::graph);
+  EXPECT_EQ(s.timing->batches, BatchEnqueue::stream);
+  EXPECT_EQ(g.timing->runs, 7);
+  EXPECT_LE(g.timing->median_ms, 1.10 * s.timing->median_ms) << "graph " << g.timing->median_ms << " ms, stream "
+                                                              << s.timing->median_ms << " ms";
+
+  const TimingStats cublas_graph = problem_->time_cublas(3, 7, 20, L2Mode::warm, BatchEnqueue::graph);
+  const TimingStats cublas_stream = problem_->time_cublas(3, 7, 20, L2Mode::warm, BatchEnqueue::stream);
+  EXPECT_EQ(cublas_graph.batches, BatchEnqueue::graph);  // cuBLAS can be captured
+  EXPECT_LE(cublas_graph.median_ms, 1.10 * cublas_stream.median_ms)
+      << "graph " << cublas_graph.median_ms << " ms, stream " << cublas_stream.median_ms << " ms";
+
+  // The screen's batch, and a pairing with cuBLAS, are enqueued the same way.
+  CandidateRun slow(*session_, *problem_, naive(1));
+  ASSERT_EQ(slow.verify(0.5, 1e-3).status, Status::ok);
+  const Measurement screened = slow.time(graphs, false, ScreenRule{1.5, 3}, g.timing->median_ms);
+  ASSERT_EQ(screened.status, Status::screened_out) << screened.message;
+  EXPECT_EQ(screened.timing->batches, BatchEnqueue::graph);
+  const Measurement paired = run.time(graphs, true, std::nullopt, std::nullopt);
+  ASSERT_EQ(paired.status, Status::ok) << paired.message;
+  ASSERT_TRUE(paired.paired_cublas);
+  EXPECT_EQ(paired.timing->batches, BatchEnqueue::graph);
+  EXPECT_EQ(paired.paired_cublas->batches, BatchEnqueue::graph);
+
+  // Cold L2 times each launch alone after a flush: graph batches there are a mistake, said so before any launch.
+  const TimingPlan cold_graphs{3, 7, 20, L2Mode::cold, std::nullopt, BatchEnqueue::graph};
+  EXPECT_THROW(time_launches(session_->stream(), cold_graphs, &session_->l2_flusher(), [] {}), Error);
+}
+
 }  // namespace
 }  // namespace mpgemm

@@ -138,7 +138,8 @@ class DeviceWorkerTest : public ::testing::Test {
              {"cublaslt", cublaslt},
              {"atol", 0.5},
              {"rtol", 1e-3},
-             {"l2", "warm"}});
+             {"l2", "warm"},
+             {"batches", "stream"}});
     const auto ref = w->receive(120s);
     EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
     if (ref && ref->contains("reference")) {
@@ -165,6 +166,7 @@ class DeviceWorkerTest : public ::testing::Test {
             {"iters", 20},
             {"pair_with_cublas", false},
             {"l2", "warm"},
+            {"batches", "stream"},
             {"noise_stop", nullptr},
             {"screen", nullptr},
             {"screen_against_ms", nullptr}};
@@ -248,6 +250,24 @@ TEST_F(DeviceWorkerTest, PrepareShapeTimesCublasLtAndTheWorkerGoesOn) {
   EXPECT_EQ(lt["error"]["bad_count"], 0);
   EXPECT_LE(lt["error"]["max_abs"].get<double>(), 0.5);
   expect_ok_measurement(*w);  // cuBLASLt wrote into C; the candidate's poisoned C must not notice
+}
+
+// --graphs through the worker: the candidate's batches and its screen are graph replays and say so.
+TEST_F(DeviceWorkerTest, GraphBatchesAreTimedAndRecordedAsGraphs) {
+  auto w = ready_worker();
+  json req = measure_request("test_gemm_naive");
+  req["batches"] = "graph";
+  w->send(req);
+  const auto verified = w->receive(60s);
+  ASSERT_TRUE(verified);
+  EXPECT_EQ((*verified)["status"], "ok") << verified->dump();
+  const auto result = w->receive(60s);
+  ASSERT_TRUE(result);
+  const json& m = (*result)["measurement"];
+  EXPECT_EQ(m["status"], "ok") << result->dump();
+  EXPECT_GT(m["timing"]["median_ms"].get<double>(), 0);
+  EXPECT_EQ(m["timing"]["batches"], "graph") << result->dump();
+  expect_ok_measurement(*w);  // host batches again on the same stream: the capture left it usable
 }
 
 TEST_F(DeviceWorkerTest, UnknownFamilyIsARefusedRequest) {

@@ -82,7 +82,15 @@ TEST(TuneArgs, MapsFlagsToOptions) {
 
   std::vector<const char*> graphs = {"mpgemm-tune", "s.json", "--rerank-graphs"};
   auto g = p.parse(static_cast<int>(graphs.size()), graphs.data());
-  EXPECT_TRUE(tune_options_from(g, static_cast<int>(graphs.size()), graphs.data()).rerank.protocol.graphs);
+  const TuneOptions rerank_only = tune_options_from(g, static_cast<int>(graphs.size()), graphs.data());
+  EXPECT_TRUE(rerank_only.rerank.protocol.graphs);
+  EXPECT_EQ(rerank_only.settings.batches, BatchEnqueue::stream);  // the first pass as before
+
+  std::vector<const char*> all = {"mpgemm-tune", "s.json", "--graphs"};
+  auto a2 = p.parse(static_cast<int>(all.size()), all.data());
+  const TuneOptions every = tune_options_from(a2, static_cast<int>(all.size()), all.data());
+  EXPECT_EQ(every.settings.batches, BatchEnqueue::graph);
+  EXPECT_TRUE(every.rerank.protocol.graphs);  // the re-rank's batches too
 }
 
 // The re-rank's rounds use the tune's --warmup and --iters (they were read before the options were parsed, so the
@@ -121,6 +129,9 @@ TEST(MeasureArgs, L2NoiseTargetAndScreen) {
   ASSERT_TRUE(d.screen);  // on by default
   EXPECT_EQ(d.screen->threshold, 1.5);
   EXPECT_EQ(d.screen->launches, 3);
+  EXPECT_EQ(d.batches, BatchEnqueue::stream);
+  EXPECT_EQ(parse({"--graphs"}).batches, BatchEnqueue::graph);
+  EXPECT_THROW(parse({"--graphs", "--l2", "cold"}), UsageError);  // cold launches are timed one at a time
 
   const MeasureSettings s = parse({"--l2", "cold", "--noise-target", "0.5", "--min-samples", "12", "--max-time", "3",
                                    "--screen-threshold", "2", "--screen-launches", "5"});

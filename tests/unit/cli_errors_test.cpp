@@ -36,10 +36,12 @@ TEST(CliErrors, UnknownFlagIsUsageError) {
   EXPECT_NE(r.output.find("--help"), std::string::npos) << r.output;
 }
 
-TEST(CliErrors, GraphsWithoutARerankIsAUsageError) {
-  auto r = run_command(bin("mpgemm-run") + " --db none.db --config best --graphs");
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("--graphs applies to the re-rank"), std::string::npos) << r.output;
+TEST(CliErrors, GraphsWithColdL2IsAUsageError) {
+  for (const std::string tool : {"mpgemm-run --db none.db --config best", "mpgemm-tune configs/sm86.json"}) {
+    auto r = run_command(bin(tool) + " --graphs --l2 cold");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--graphs needs warm L2"), std::string::npos) << r.output;
+  }
 }
 
 TEST(CliErrors, HelpExplainsEveryCommand) {

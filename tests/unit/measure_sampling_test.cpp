@@ -58,5 +58,11 @@ TEST(L2Mode, NamesRoundTrip) {
   EXPECT_FALSE(l2_mode_from_string("hot"));
 }
 
+TEST(BatchEnqueue, NamesRoundTrip) {
+  for (BatchEnqueue b : {BatchEnqueue::stream, BatchEnqueue::graph}) EXPECT_EQ(batch_enqueue_from_string(to_string(b)), b);
+  EXPECT_EQ(to_string(BatchEnqueue::graph), "graph");  // the stored text (measurements.batches, reranks.batches)
+  EXPECT_FALSE(batch_enqueue_from_string("host"));
+}
+
 }  // namespace
 }  // namespace mpgemm

@@ -185,6 +185,7 @@ TEST_F(StoreMeasurements, ScreenedOutIsStoredButNeverWins) {
   winner.measurement.timing->noise = 0.003;
   winner.measurement.timing->noise_target = 0.005;
   winner.measurement.timing->l2 = L2Mode::cold;
+  winner.measurement.timing->batches = BatchEnqueue::graph;
   store_->record_measurement(winner);
   // Faster-looking than the winner on purpose: best must not look at it at all.
   auto screened = measurement(slow, "slow", shape, 0.5, Status::screened_out);
@@ -202,6 +203,8 @@ TEST_F(StoreMeasurements, ScreenedOutIsStoredButNeverWins) {
   EXPECT_FALSE(m->ratio_to_cublas);
   const auto w = store_->find_measurement("fast");
   EXPECT_EQ(w->measurement.timing->l2, L2Mode::cold);
+  EXPECT_EQ(w->measurement.timing->batches, BatchEnqueue::graph);
+  EXPECT_EQ(m->measurement.timing->batches, BatchEnqueue::stream);
   EXPECT_EQ(w->measurement.timing->noise, 0.003);
   EXPECT_EQ(w->measurement.timing->noise_target, 0.005);
 

@@ -555,9 +555,50 @@ TEST_F(StoreOpen, Version8DatabaseGainsCublasLtInTheRerank) {
   EXPECT_EQ(raw_text(path, "PRAGMA integrity_check"), "ok");
 }
 
+// A version-10 database gains how each timing's batches were enqueued: its rows read as host-enqueued ('stream'),
+// the columns stay NULL for them, and new rows say 'stream' or 'graph' (nothing else).
+TEST_F(StoreOpen, Version10DatabaseGainsBatchesReadAsStream) {
+  const auto path = dir_ / "v10.db";
+  std::string old_sql;
+  for (const auto& m : store_detail::migrations())
+    if (m.version <= 10) old_sql += std::string(m.sql);
+  raw_exec(path, "BEGIN;" + old_sql +
+                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 10; COMMIT;", kStoreApplicationId));
+  raw_exec(path,
+           "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
+           "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
+           "INSERT INTO cublas_timings (id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
+           "  warmup, runs, iters, tflops, l2) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 512, 512, 512, 0.01, 0.01, "
+           "  0.01, 3, 5, 20, 26.8, 'warm');"
+           "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
+           "  status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, cublas_id, ratio_to_cublas, l2, "
+           "  message) VALUES (7, 1, 1, 'key-7', 'NVIDIA H200', 'sm_90', 'sm_90', 512, 512, 512, 'ok', 0.004, "
+           "  0.004, 0.004, 3, 5, 20, 67.1, 1, 2.5, 'warm', '');");
+  {
+    Store store = Store::open(path, Store::Mode::read_write);
+    const auto m = store.find_measurement("key-7");
+    ASSERT_TRUE(m && m->measurement.timing);
+    EXPECT_EQ(m->measurement.timing->batches, BatchEnqueue::stream);
+    const auto c = store.find_cublas(1);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->timing.batches, BatchEnqueue::stream);
+  }
+  EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
+  EXPECT_EQ(raw_text(path, "SELECT coalesce(batches, 'NULL') FROM measurements"), "NULL");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, "UPDATE measurements SET batches = 'graph'", nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, "UPDATE measurements SET batches = 'pigeon'", nullptr, nullptr, nullptr),
+            SQLITE_CONSTRAINT);
+  EXPECT_EQ(sqlite3_exec(db, "UPDATE cublas_timings SET batches = 'pigeon'", nullptr, nullptr, nullptr),
+            SQLITE_CONSTRAINT);
+  sqlite3_close(db);
+  EXPECT_EQ(raw_text(path, "PRAGMA integrity_check"), "ok");
+}
+
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 10);
+  EXPECT_EQ(schema_version(), 11);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object :
        {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations", "CREATE TABLE cublas_timings",
@@ -565,7 +606,8 @@ TEST(StoreSchema, TextDocumentsEveryTable) {
         "ALTER TABLE runs ADD COLUMN pid", "CREATE TABLE reranks", "CREATE TABLE rerank_configs",
         "CREATE TABLE rerank_samples", "CREATE VIEW winners", "ALTER TABLE runs ADD COLUMN uid",
         "CREATE UNIQUE INDEX runs_by_uid", "ALTER TABLE measurements ADD COLUMN gpu_uuid",
-        "ALTER TABLE reranks ADD COLUMN cublaslt_median_ms", "ALTER TABLE rerank_samples ADD COLUMN reference"})
+        "ALTER TABLE reranks ADD COLUMN cublaslt_median_ms", "ALTER TABLE rerank_samples ADD COLUMN reference",
+        "ALTER TABLE measurements ADD COLUMN batches", "ALTER TABLE cublas_timings ADD COLUMN batches"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);

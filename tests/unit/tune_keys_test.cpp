@@ -107,6 +107,7 @@ TEST(TuneKeys, EverythingThatDeterminesAResultChangesTheKey) {
   vary("iters", [](Inputs& in) { in.settings.iters = 10; });
   vary("runs and iters swapped", [](Inputs& in) { std::swap(in.settings.runs, in.settings.iters); });
   vary("cold L2", [](Inputs& in) { in.settings.l2 = L2Mode::cold; });
+  vary("graph batches", [](Inputs& in) { in.settings.batches = BatchEnqueue::graph; });
   vary("a noise target", [](Inputs& in) { in.settings.noise_stop = NoiseStop{}; });
   vary("another noise target", [](Inputs& in) { in.settings.noise_stop = NoiseStop{0.01, 10, 10}; });
   vary("the noise minimum", [](Inputs& in) { in.settings.noise_stop = NoiseStop{0.005, 20, 10}; });

@@ -52,6 +52,7 @@ void expect_equal(const TimingStats& a, const TimingStats& b) {
   EXPECT_EQ(a.iters, b.iters);
   EXPECT_EQ(a.noise, b.noise);
   EXPECT_EQ(a.l2, b.l2);
+  EXPECT_EQ(a.batches, b.batches);
   EXPECT_EQ(a.noise_target, b.noise_target);
 }
 
@@ -109,6 +110,10 @@ TEST(WorkerProtocol, PrepareShape) {
   PrepareShapeRequest cold;
   cold.l2 = L2Mode::cold;
   EXPECT_EQ(round_trip(cold).l2, L2Mode::cold);
+  EXPECT_EQ(req.batches, BatchEnqueue::stream);  // the writeup's way unless asked
+  PrepareShapeRequest graphs;
+  graphs.batches = BatchEnqueue::graph;
+  EXPECT_EQ(round_trip(graphs).batches, BatchEnqueue::graph);
 
   CublasReference ref{Shape{64, 32, 16}, 99, sample_timing(), 1755};
   const auto reply = round_trip(PrepareShapeReply{ref, std::nullopt});
@@ -210,9 +215,18 @@ TEST(WorkerProtocol, MeasureSamplingAndScreen) {
   EXPECT_EQ(got.noise_stop, m.noise_stop);
   EXPECT_EQ(got.screen, m.screen);
   EXPECT_EQ(got.screen_against_ms, m.screen_against_ms);
+  EXPECT_EQ(plain.batches, BatchEnqueue::stream);
+  m.batches = BatchEnqueue::graph;
+  EXPECT_EQ(round_trip(m).batches, BatchEnqueue::graph);
 
   nlohmann::json j = to_json_message(m);
   j["l2"] = "lukewarm";
+  EXPECT_THROW(message_from_json(j), ProtocolError);
+  j = to_json_message(m);
+  j["batches"] = "carrier pigeon";
+  EXPECT_THROW(message_from_json(j), ProtocolError);
+  j = to_json_message(m);
+  j.erase("batches");  // a field every request carries: an old coordinator is refused, not misread
   EXPECT_THROW(message_from_json(j), ProtocolError);
 }
 
@@ -223,6 +237,7 @@ TEST(WorkerProtocol, ScreenedOutResultAndTimingFields) {
   m.timing = TimingStats{2.5, 2.4, 2.7, 0, 3, 1};
   m.timing->noise = 0.0625;
   m.timing->l2 = L2Mode::cold;
+  m.timing->batches = BatchEnqueue::graph;
   m.error = sample_errors();
   m.message = "screened out";
   const auto r = round_trip(ResultReply{m});

@@ -43,7 +43,6 @@ int main(int argc, char** argv) {
               "re-rank the K fastest verified configs of the shape and record the winner "
               "instead of printing the table (0: off)")
       .option("--rounds", "INT", "re-rank rounds: timed batches of each config and of cuBLAS", "10")
-      .flag("--graphs", "re-rank: enqueue each batch as one replay of a CUDA graph of its --iters launches")
       .option("--tie-band", "X", "re-rank: medians within (1 + X) x the fastest tie, broken by the fixed rule", "0.01")
       .option("--rerank-within", "X",
               "re-rank also every config whose stored median is within (1 + X) x the fastest (up to 64)",
@@ -81,14 +80,13 @@ int main(int argc, char** argv) {
       RerankOptions r;
       r.top_k = static_cast<int>(*top_k);
       r.protocol = {o.settings.warmup, static_cast<int>(args.get_positive_int("--rounds").value_or(10)),
-                    o.settings.iters, args.has("--graphs")};
+                    o.settings.iters, o.settings.batches == BatchEnqueue::graph};
       r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
       if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
       r.within = cli::rerank_within_from(args);
       t = cli::run_rerank(o, r, std::vector<std::string>(argv, argv + argc), &notes);
     } else {
       if (top_k && *top_k < 0) throw UsageError("--rerank must not be negative");
-      if (args.has("--graphs")) throw UsageError("--graphs applies to the re-rank's batches: give it with --rerank K");
       t = cli::run_rows(o, &notes);
     }
     report::print(t, *format, std::cout);
