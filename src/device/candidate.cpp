@@ -151,9 +151,12 @@ Measurement CandidateRun::time(const TimingPlan& plan, bool pair_with_cublas, co
                                std::optional<double> screen_against_ms) {
   Measurement m;
   if (!loaded_ || !verified_error_) throw Error("CandidateRun::time called before a successful verify");
+  last_screen_ms_.reset();
   try {
     const L2Flusher* flusher = plan.l2 == L2Mode::cold ? &session_.l2_flusher() : nullptr;
-    if (screen && screen_against_ms && screen->launches > 0) {
+    // Screened also without a best to compare against (the first config of a shape): its screen time is the
+    // like-for-like baseline of the configs after it (ScreenBaseline).
+    if (screen && screen->launches > 0) {
       // Warm L2: the launches as one batch, enqueued as the full protocol's batches are, after one untimed
       // batch, so the timed one starts with the queue already busy and runs at the pace of the full protocol's
       // batches (timed one at a time from an idle queue, a microsecond kernel's time is mostly launch latency: at
@@ -171,6 +174,7 @@ Measurement CandidateRun::time(const TimingPlan& plan, bool pair_with_cublas, co
         shown.batches = batch.how();
       }
       shown.l2 = plan.l2;
+      last_screen_ms_ = shown.median_ms;
       if (screened_out(shown.median_ms, screen_against_ms, *screen)) {
         m.status = Status::screened_out;
         m.timing = shown;

@@ -79,8 +79,9 @@ class CandidateRun {
   BatchOutcome time_prepared_batch();
   const std::optional<ErrorStats>& verified_error() const { return verified_error_; }
 
-  // The same with the whole plan (L2 mode, noise target, batches), after an optional screen: with `screen` and a
-  // best time so far for the shape (`screen_against_ms`), screen->launches launches are timed first (warm L2: as
+  // The same with the whole plan (L2 mode, noise target, batches), after an optional screen: with `screen`,
+  // screen->launches launches are timed first (last_screen_ms()), and with a time to compare them against
+  // (`screen_against_ms`: the fastest screen so far on the shape, or its best median) they decide (warm L2: as
   // one batch, enqueued like the plan's batches, after an untimed one; cold L2: one by one, each after a flush);
   // when their median is screened_out() (measure/sampling.hpp), the result is Status::screened_out with a timing
   // of those launches (warm: warmup and iters = launches, one run; cold: warmup 0, runs = launches, iters 1)
@@ -89,6 +90,8 @@ class CandidateRun {
                    std::optional<double> screen_against_ms);
 
   bool context_lost() const { return context_lost_; }
+  // The screen's time per launch in the last time() that screened (ms); nullopt when it did not screen.
+  std::optional<double> last_screen_ms() const { return last_screen_ms_; }
 
   // The geometry verify() and time() launch: the kernel's, with a persistent grid lowered once verify() has run.
   const LaunchGeometry& geometry() const { return kernel_.geometry; }
@@ -108,6 +111,7 @@ class CandidateRun {
   std::vector<void*> arg_pointers_;
   std::optional<ErrorStats> verified_error_;
   std::unique_ptr<WarmBatch> batch_;  // prepare_batch()'s
+  std::optional<double> last_screen_ms_;
   bool context_lost_ = false;
 };
 

@@ -16,8 +16,11 @@
 // microsecond shapes single launches are mostly launch latency, and the screen discarded configs faster than the
 // best (a 512^3 run on the H200 fully timed 6 of 1367 configs); a dependent launch is verified overlapping an
 // earlier launch of itself.
+// 4 = the screen compares like with like: every config is screened (the first of a shape too) and a screen is
+// compared with the fastest screen the worker saw on the shape, not with a full median (a 3-launch batch reads
+// ~1.3x a 20-launch one at 512^3 on the H200, so close configs were screened out: 36 of 1367 fully timed).
 namespace mpgemm {
 
-inline constexpr int kMeasureProtocolVersion = 3;
+inline constexpr int kMeasureProtocolVersion = 4;
 
 }  // namespace mpgemm

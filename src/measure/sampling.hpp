@@ -38,7 +38,8 @@ SamplingStep next_sampling_step(std::span<const double> samples, double elapsed_
 
 // The quick screen before the full protocol.
 struct ScreenRule {
-  double threshold = 1.5;  // screened out when slower than threshold x the best so far for the shape
+  double threshold = 1.5;  // screened out when slower than threshold x the best so far for the shape (the fastest
+                           // screen on it: ScreenBaseline)
   int launches = 3;        // launches timed after the verification launch (warm L2: after as many untimed ones,
                            // back to back as one batch; cold L2: one by one, each after a flush); their per-launch
                            // time is compared
@@ -48,5 +49,28 @@ struct ScreenRule {
 // Whether a config whose screening launches showed `screen_ms` (median per launch) is screened out: only when a
 // best time so far for the shape is known (positive) and screen_ms > rule.threshold x best_ms.
 bool screened_out(double screen_ms, std::optional<double> best_ms, const ScreenRule& rule);
+
+// What one worker's screen compares against on the prepared shape: like with like. A screen's few launches read
+// slower per launch than the full protocol's batches of the same kernel wherever launch latency is a visible part
+// of a launch (on the H200 a 3-launch batch of a 3.4 us kernel read ~1.3x its 20-launch batches), so against a
+// full median the screen throws out configs close to the best. Once the worker has screened configs on the shape,
+// the fastest screen time it saw is the baseline (every config is screened, also before a best is known, so the
+// best config's own screen time is among them); until then the coordinator's best full median.
+class ScreenBaseline {
+ public:
+  void reset() { fastest_screen_ms_.reset(); }  // a new shape
+  void saw(double screen_ms) {
+    if (screen_ms > 0 && (!fastest_screen_ms_ || screen_ms < *fastest_screen_ms_)) fastest_screen_ms_ = screen_ms;
+  }
+  // The time to compare a screen against, given the coordinator's best median so far; nullopt (nothing is screened
+  // out) while the coordinator knows no best for the shape.
+  std::optional<double> against(std::optional<double> best_median_ms) const {
+    if (!best_median_ms) return std::nullopt;
+    return fastest_screen_ms_ ? fastest_screen_ms_ : best_median_ms;
+  }
+
+ private:
+  std::optional<double> fastest_screen_ms_;
+};
 
 }  // namespace mpgemm

@@ -120,6 +120,7 @@ class Server {
     const auto start = std::chrono::steady_clock::now();
     problem_.reset();  // free the previous shape's memory before allocating the next
     cublaslt_for_shape_ = false;
+    screen_baseline_.reset();
     problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
     // The comparison kernel is compiled here, under prepare's limit, not within a candidate's verification limit.
     (void)session_->device_compare();
@@ -200,8 +201,10 @@ class Server {
     const TimingPlan plan{m.warmup, m.runs, m.iters, m.l2, m.noise_stop, m.batches};
     mark = std::chrono::steady_clock::now();
     const Measurement result = v.status == Status::ok
-                                   ? run.time(plan, m.pair_with_cublas, m.screen, m.screen_against_ms)
+                                   ? run.time(plan, m.pair_with_cublas, m.screen,
+                                              screen_baseline_.against(m.screen_against_ms))
                                    : measurement_from(v);
+    if (const auto screen_ms = run.last_screen_ms()) screen_baseline_.saw(*screen_ms);
     phases_.timing_s += seconds_since(mark);
     mark = std::chrono::steady_clock::now();
     reply(ResultReply{result});
@@ -235,6 +238,7 @@ class Server {
   std::unique_ptr<DeviceSession> session_;
   std::unique_ptr<ProblemContext> problem_;
   std::unique_ptr<CublasLtSession> cublaslt_;  // made at the first prepare_shape that asks for cuBLASLt
+  ScreenBaseline screen_baseline_;            // the prepared shape's fastest screen, for the next screens
   bool cublaslt_for_shape_ = false;            // the prepared shape has a cuBLASLt algorithm (time_interleaved runs it)
   WorkerPhases phases_;
 };

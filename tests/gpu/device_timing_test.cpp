@@ -197,8 +197,16 @@ TEST_F(DeviceTimingTest, ScreenFiresForASlowConfigAndNotForTheBest) {
   EXPECT_EQ(screened.timing->iters, 3);
   EXPECT_EQ(screened.timing->warmup, 3);
   ASSERT_TRUE(screened.error);  // it did verify
-  // Without a best so far (the first config of a shape) nothing is screened.
+  EXPECT_EQ(slow.last_screen_ms(), screened.timing->median_ms);
+  // Without a best so far (the first config of a shape) nothing is screened out, but the screen runs: its time is
+  // the baseline of the screens after it.
   EXPECT_EQ(slow.time(TimingPlan{1, 2, 2, L2Mode::warm, std::nullopt}, false, rule, std::nullopt).status, Status::ok);
+  ASSERT_TRUE(slow.last_screen_ms());
+  EXPECT_GT(*slow.last_screen_ms(), 1.5 * best_ms);
+  const Measurement unscreened = best.time(TimingPlan{1, 2, 2, L2Mode::warm, std::nullopt}, false, std::nullopt,
+                                           best_ms);
+  EXPECT_EQ(unscreened.status, Status::ok);
+  EXPECT_FALSE(best.last_screen_ms());  // no rule, no screen
 }
 
 // --graphs: every warm batch a replay of a captured graph, the kernel's, cuBLAS's, the screen's and a pairing's;

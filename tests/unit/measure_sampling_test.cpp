@@ -53,6 +53,26 @@ TEST(Screen, FiresOnlyAboveTheThresholdOfAKnownBest) {
   EXPECT_FALSE(screened_out(1.9, 1.0, ScreenRule{2.0, 3}));
 }
 
+// Like with like: once the worker has screened on the shape, screens are compared with the fastest screen, never
+// with a full median; nothing is screened out while the coordinator knows no best.
+TEST(ScreenBaseline, ComparesScreensWithScreens) {
+  ScreenBaseline b;
+  EXPECT_EQ(b.against(std::nullopt), std::nullopt);
+  EXPECT_EQ(b.against(3.4), 3.4);  // nothing screened yet: the best median
+  b.saw(4.5);                      // the first config's screen (it had no best to compare with)
+  EXPECT_EQ(b.against(3.4), 4.5);  // 3.4 us full, 4.5 us over 3 launches: a config at 5.9 us stays in
+  EXPECT_FALSE(screened_out(5.9, b.against(3.4), ScreenRule{}));
+  EXPECT_TRUE(screened_out(7.0, b.against(3.4), ScreenRule{}));
+  b.saw(6.0);  // slower screens do not move it
+  b.saw(0.0);  // nor a time that is not one
+  EXPECT_EQ(b.against(3.4), 4.5);
+  b.saw(4.2);
+  EXPECT_EQ(b.against(3.4), 4.2);
+  EXPECT_EQ(b.against(std::nullopt), std::nullopt);  // still nothing screened out without a best
+  b.reset();                                         // the next shape
+  EXPECT_EQ(b.against(2.0), 2.0);
+}
+
 TEST(L2Mode, NamesRoundTrip) {
   for (L2Mode m : {L2Mode::warm, L2Mode::cold}) EXPECT_EQ(l2_mode_from_string(to_string(m)), m);
   EXPECT_FALSE(l2_mode_from_string("hot"));
