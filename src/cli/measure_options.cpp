@@ -28,8 +28,9 @@ void add_measure_options(ArgParser& p) {
       .option("--min-samples", "INT", "with --noise-target: batches before the target may stop sampling", "10")
       .option("--max-time", "SECONDS", "with --noise-target: stop sampling after this long anyway", "10")
       .option("--screen-threshold", "X",
-              "screen out (status screened_out, not timed further) a config whose first launches are more than X "
-              "times slower than the best so far for its shape",
+              "screen out (status screened_out, not timed further) a config whose screening launches are more "
+              "than X times slower than the fastest screen so far on its shape (like with like; the best median "
+              "before any screen)",
               "1.5")
       .option("--screen-launches", "INT",
               "launches the screen times: with warm L2 one batch of them after as many untimed, with cold L2 one "

@@ -138,6 +138,7 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
     out.context_lost = context_lost_ = fault.context_lost;
     out.message = fmt::format("{} failed: {}", step, e.what());
     out.error.reset();
+    if (out.setup_s == 0) setup_done();  // failed before the verification launch: set-up time
   }
   return out;
 }
@@ -157,11 +158,12 @@ Measurement CandidateRun::time(const TimingPlan& plan, bool pair_with_cublas, co
     // Screened also without a best to compare against (the first config of a shape): its screen time is the
     // like-for-like baseline of the configs after it (ScreenBaseline).
     if (screen && screen->launches > 0) {
-      // Warm L2: the launches as one batch, enqueued as the full protocol's batches are, after one untimed
-      // batch, so the timed one starts with the queue already busy and runs at the pace of the full protocol's
-      // batches (timed one at a time from an idle queue, a microsecond kernel's time is mostly launch latency: at
-      // 512^3 on the H200 a config of 3.3 us per launch in batches showed 7.5 us one at a time and was screened
-      // out against a 4.0 us best). Cold L2: one at a time, each after a flush.
+      // Warm L2: the launches as one batch, enqueued as the full protocol's batches are (host calls or a graph),
+      // after one untimed batch that warms the kernel; each batch, like the full protocol's, starts on an idle
+      // queue, so a short batch carries its first launch's latency over few launches (a 3-launch batch of a 3.4 us
+      // kernel read ~1.3x its 20-launch batches at 512^3 on the H200): screens are compared with screens
+      // (ScreenBaseline). Timed one at a time, a microsecond kernel's time was mostly launch latency (3.3 us per
+      // launch in batches, 7.5 us alone). Cold L2: one at a time, each after a flush.
       TimingStats shown;
       if (flusher) {
         shown = summarize(time_each_launch(session_.stream(), screen->launches, flusher, [this] { launch(); }), 0,
@@ -180,8 +182,8 @@ Measurement CandidateRun::time(const TimingPlan& plan, bool pair_with_cublas, co
         m.timing = shown;
         m.error = verified_error_;
         m.message = fmt::format(
-            "screened out: {:.4g} ms per launch over {} screening launches, is over {:.3g} x the best so far "
-            "for the shape ({:.4g} ms)",
+            "screened out: {:.4g} ms per launch over {} screening launches, is over {:.3g} x the fastest screen "
+            "so far on the shape (or its best median before any screen: {:.4g} ms)",
             shown.median_ms, screen->launches, screen->threshold, *screen_against_ms);
         return m;
       }

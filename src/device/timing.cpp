@@ -201,10 +201,15 @@ void WarmBatch::capture() {
     cudaGraph_t partial = nullptr;
     (void)cudaStreamEndCapture(stream_, &partial);  // leave the stream usable; the capture is abandoned
     if (partial) (void)cudaGraphDestroy(partial);
+    (void)cudaGetLastError();  // the invalidated capture's error is not the next launch's
     throw;
   }
   MPGEMM_CUDA(cudaStreamEndCapture(stream_, &graph_));
   MPGEMM_CUDA(cudaGraphInstantiateWithFlags(&exec_, graph_, 0));
+  // Uploaded now, in stream order before any timed replay: otherwise the first replay uploads it, ~25 us on the
+  // H200, which put every 512^3 timing's max 1.2 us per launch above its median (a spread of ~30%, so each was
+  // measured three times and flagged noisy).
+  MPGEMM_CUDA(cudaGraphUpload(exec_, stream_));
 }
 
 WarmBatch WarmBatch::graph_or_stream(cudaStream_t stream, int iters, std::function<void()> launch,
@@ -213,7 +218,7 @@ WarmBatch WarmBatch::graph_or_stream(cudaStream_t stream, int iters, std::functi
     try {
       return WarmBatch(stream, iters, launch, BatchEnqueue::graph);
     } catch (const std::exception&) {
-      (void)cudaGetLastError();  // the refused capture's error is not the next launch's
+      (void)cudaGetLastError();  // the refused instantiation's error is not the next launch's either
     }
   }
   return WarmBatch(stream, iters, std::move(launch), BatchEnqueue::stream);

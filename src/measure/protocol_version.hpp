@@ -19,8 +19,10 @@
 // 4 = the screen compares like with like: every config is screened (the first of a shape too) and a screen is
 // compared with the fastest screen the worker saw on the shape, not with a full median (a 3-launch batch reads
 // ~1.3x a 20-launch one at 512^3 on the H200, so close configs were screened out: 36 of 1367 fully timed).
+// 5 = a graph batch is uploaded before its first timed replay (the first replay uploaded it: every 512^3 timing's
+// spread was ~30%, measured three times and flagged noisy); a capture's error is cleared when it is abandoned.
 namespace mpgemm {
 
-inline constexpr int kMeasureProtocolVersion = 4;
+inline constexpr int kMeasureProtocolVersion = 5;
 
 }  // namespace mpgemm

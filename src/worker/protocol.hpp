@@ -81,7 +81,8 @@ struct MeasureRequest {
   BatchEnqueue batches = BatchEnqueue::stream;  // warm batches (and the warm screen) as graph replays or host calls
   std::optional<NoiseStop> noise_stop;  // set: batches until the noise target (`runs` ignored); not with pairing
   std::optional<ScreenRule> screen;     // unset: no screening (--no-screen)
-  // The best median so far for the shape (ms), which the screen compares against; unset: no screening.
+  // The best median so far for the shape (ms); unset: the screen runs (its time is the baseline of later screens)
+  // but screens nothing out. Once the worker has screened on the shape, screens compare with screens.
   std::optional<double> screen_against_ms;
 };
 

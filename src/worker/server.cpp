@@ -171,6 +171,8 @@ class Server {
                          n->max_time_s);
     if (const auto& r = m.screen; r && (!(r->threshold > 0) || r->launches < 1))
       return fmt::format("bad screen: threshold {}, {} launches", r->threshold, r->launches);
+    if (m.l2 == L2Mode::cold && m.batches == BatchEnqueue::graph)
+      return std::string("graph batches need warm L2: with cold L2 every launch is timed alone after a flush");
     return std::nullopt;
   }
 
@@ -204,7 +206,13 @@ class Server {
                                    ? run.time(plan, m.pair_with_cublas, m.screen,
                                               screen_baseline_.against(m.screen_against_ms))
                                    : measurement_from(v);
-    if (const auto screen_ms = run.last_screen_ms()) screen_baseline_.saw(*screen_ms);
+    // A screen joins the baseline when it ended as asked: the measurement stood (ok or screened out) and its
+    // batches were enqueued the way the request said (a kernel whose capture fell back to host calls is not
+    // compared with graph replays).
+    if (const auto screen_ms = run.last_screen_ms();
+        screen_ms && (result.status == Status::ok || result.status == Status::screened_out) && result.timing &&
+        result.timing->batches == m.batches)
+      screen_baseline_.saw(*screen_ms);
     phases_.timing_s += seconds_since(mark);
     mark = std::chrono::steady_clock::now();
     reply(ResultReply{result});

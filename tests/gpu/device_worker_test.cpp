@@ -124,7 +124,8 @@ class DeviceWorkerTest : public ::testing::Test {
 
   // A worker that has answered hello and prepared a 256 x 192 x 320 problem (with cuBLASLt's reference when
   // asked; its reply goes to `prepared`).
-  static std::unique_ptr<WorkerProcess> ready_worker(bool cublaslt = false, json* prepared = nullptr) {
+  static std::unique_ptr<WorkerProcess> ready_worker(bool cublaslt = false, json* prepared = nullptr,
+                                                     const char* batches = "stream") {
     auto w = std::make_unique<WorkerProcess>();
     w->send({{"type", "hello"}, {"protocol", kProtocolVersion}, {"device_ordinal", 0}});
     const auto hello = w->receive(120s);
@@ -139,7 +140,7 @@ class DeviceWorkerTest : public ::testing::Test {
              {"atol", 0.5},
              {"rtol", 1e-3},
              {"l2", "warm"},
-             {"batches", "stream"}});
+             {"batches", batches}});
     const auto ref = w->receive(120s);
     EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
     if (ref && ref->contains("reference")) {
@@ -252,13 +253,29 @@ TEST_F(DeviceWorkerTest, PrepareShapeTimesCublasLtAndTheWorkerGoesOn) {
   expect_ok_measurement(*w);  // cuBLASLt wrote into C; the candidate's poisoned C must not notice
 }
 
-// --graphs through the worker: the candidate's batches and its screen are graph replays and say so.
-TEST_F(DeviceWorkerTest, GraphBatchesAreTimedAndRecordedAsGraphs) {
-  auto w = ready_worker();
+// --graphs through the worker: cuBLAS's reference, the candidate's batches and its screen are graph replays and
+// the timings say so; a cold-L2 request for graphs is refused.
+TEST_F(DeviceWorkerTest, GraphBatchesAreTimedAsGraphsAndSaySo) {
+  json prepared;
+  auto w = ready_worker(false, &prepared, "graph");
+  EXPECT_EQ(prepared["reference"]["timing"]["batches"], "graph") << prepared.dump();
   json req = measure_request("test_gemm_naive");
   req["batches"] = "graph";
+  req["screen"] = {{"threshold", 1.5}, {"launches", 3}};
+  req["screen_against_ms"] = 1e-6;  // far faster than the naive kernel: screened out, by a graph-replayed screen
   w->send(req);
-  const auto verified = w->receive(60s);
+  auto verified = w->receive(60s);
+  ASSERT_TRUE(verified);
+  EXPECT_EQ((*verified)["status"], "ok") << verified->dump();
+  auto screened = w->receive(60s);
+  ASSERT_TRUE(screened);
+  EXPECT_EQ((*screened)["measurement"]["status"], "screened_out") << screened->dump();
+  EXPECT_EQ((*screened)["measurement"]["timing"]["batches"], "graph") << screened->dump();
+
+  req["screen"] = nullptr;
+  req["screen_against_ms"] = nullptr;
+  w->send(req);
+  verified = w->receive(60s);
   ASSERT_TRUE(verified);
   EXPECT_EQ((*verified)["status"], "ok") << verified->dump();
   const auto result = w->receive(60s);
@@ -268,6 +285,14 @@ TEST_F(DeviceWorkerTest, GraphBatchesAreTimedAndRecordedAsGraphs) {
   EXPECT_GT(m["timing"]["median_ms"].get<double>(), 0);
   EXPECT_EQ(m["timing"]["batches"], "graph") << result->dump();
   expect_ok_measurement(*w);  // host batches again on the same stream: the capture left it usable
+
+  req["l2"] = "cold";
+  w->send(req);
+  const auto refused = w->receive(60s);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ((*refused)["type"], "error") << refused->dump();
+  EXPECT_EQ((*refused)["kind"], "bad_request") << refused->dump();
+  expect_ok_measurement(*w);  // and the worker goes on
 }
 
 TEST_F(DeviceWorkerTest, UnknownFamilyIsARefusedRequest) {
