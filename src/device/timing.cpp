@@ -15,27 +15,6 @@ namespace mpgemm {
 
 namespace {
 
-class Event {
- public:
-  Event() { MPGEMM_CUDA(cudaEventCreate(&event_)); }
-  ~Event() {
-    if (event_) (void)cudaEventDestroy(event_);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
-float elapsed_ms(const Event& start, const Event& stop) {
-  MPGEMM_CUDA(cudaEventSynchronize(stop.get()));
-  float ms = 0;
-  MPGEMM_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-  return ms;
-}
-
 void check_plan(const TimingPlan& plan, const L2Flusher* flusher) {
   if (plan.warmup < 0 || plan.runs < 1 || plan.iters < 1)
     throw Error(fmt::format("bad timing protocol: warmup {}, runs {}, iters {}", plan.warmup, plan.runs, plan.iters));
@@ -183,14 +162,7 @@ PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int ite
 WarmBatch::WarmBatch(cudaStream_t stream, int iters, std::function<void()> launch, BatchEnqueue how)
     : stream_(stream), iters_(iters), launch_(std::move(launch)) {
   if (iters < 1) throw Error(fmt::format("bad timing protocol: iters {}", iters));
-  MPGEMM_CUDA(cudaEventCreate(&start_));
-  try {
-    MPGEMM_CUDA(cudaEventCreate(&stop_));
-    if (how == BatchEnqueue::graph) capture();
-  } catch (...) {
-    release();
-    throw;
-  }
+  if (how == BatchEnqueue::graph) capture();
 }
 
 void WarmBatch::capture() {
@@ -204,12 +176,17 @@ void WarmBatch::capture() {
     (void)cudaGetLastError();  // the invalidated capture's error is not the next launch's
     throw;
   }
-  MPGEMM_CUDA(cudaStreamEndCapture(stream_, &graph_));
-  MPGEMM_CUDA(cudaGraphInstantiateWithFlags(&exec_, graph_, 0));
+  cudaGraph_t graph = nullptr;
+  MPGEMM_CUDA(cudaStreamEndCapture(stream_, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t made = cudaGraphInstantiateWithFlags(&exec, graph, 0);
+  (void)cudaGraphDestroy(graph);  // the instantiated graph no longer needs it
+  MPGEMM_CUDA(made);
+  exec_.reset(exec);
   // Uploaded now, in stream order before any timed replay: otherwise the first replay uploads it, ~25 us on the
   // H200, which put every 512^3 timing's max 1.2 us per launch above its median (a spread of ~30%, so each was
   // measured three times and flagged noisy).
-  MPGEMM_CUDA(cudaGraphUpload(exec_, stream_));
+  MPGEMM_CUDA(cudaGraphUpload(exec_.get(), stream_));
 }
 
 WarmBatch WarmBatch::graph_or_stream(cudaStream_t stream, int iters, std::function<void()> launch,
@@ -224,36 +201,17 @@ WarmBatch WarmBatch::graph_or_stream(cudaStream_t stream, int iters, std::functi
   return WarmBatch(stream, iters, std::move(launch), BatchEnqueue::stream);
 }
 
-void WarmBatch::release() {
-  if (exec_) (void)cudaGraphExecDestroy(exec_);
-  if (graph_) (void)cudaGraphDestroy(graph_);
-  if (start_) (void)cudaEventDestroy(start_);
-  if (stop_) (void)cudaEventDestroy(stop_);
-  exec_ = nullptr;
-  graph_ = nullptr;
-  start_ = stop_ = nullptr;
-}
-
-WarmBatch::~WarmBatch() { release(); }
-
-WarmBatch::WarmBatch(WarmBatch&& other) noexcept
-    : stream_(other.stream_), iters_(other.iters_), launch_(std::move(other.launch_)),
-      start_(std::exchange(other.start_, nullptr)), stop_(std::exchange(other.stop_, nullptr)),
-      graph_(std::exchange(other.graph_, nullptr)), exec_(std::exchange(other.exec_, nullptr)) {}
-
 double WarmBatch::time() {
-  MPGEMM_CUDA(cudaEventRecord(start_, stream_));
+  MPGEMM_CUDA(cudaEventRecord(start_.get(), stream_));
   if (exec_) {
-    MPGEMM_CUDA(cudaGraphLaunch(exec_, stream_));
+    MPGEMM_CUDA(cudaGraphLaunch(exec_.get(), stream_));
   } else {
     for (int i = 0; i < iters_; ++i) launch_();
   }
-  MPGEMM_CUDA(cudaEventRecord(stop_, stream_));
-  MPGEMM_CUDA(cudaEventSynchronize(stop_));
-  float ms = 0;
-  MPGEMM_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+  MPGEMM_CUDA(cudaEventRecord(stop_.get(), stream_));
+  const double ms = elapsed_ms(start_, stop_);
   MPGEMM_CUDA(cudaGetLastError());
-  return static_cast<double>(ms) / iters_;
+  return ms / iters_;
 }
 
 double time_one_launch(cudaStream_t stream, const std::function<void()>& launch) {

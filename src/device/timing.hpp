@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/records.hpp"
+#include "device/cuda_event.hpp"
 #include "measure/sampling.hpp"
 
 namespace mpgemm {
@@ -81,11 +82,6 @@ class WarmBatch {
   WarmBatch(cudaStream_t stream, int iters, std::function<void()> launch, BatchEnqueue how);
   // The same, but a graph that cannot be captured falls back to host-enqueued calls (how() tells which it is).
   static WarmBatch graph_or_stream(cudaStream_t stream, int iters, std::function<void()> launch, BatchEnqueue how);
-  ~WarmBatch();
-  WarmBatch(WarmBatch&& other) noexcept;
-  WarmBatch& operator=(WarmBatch&&) = delete;
-  WarmBatch(const WarmBatch&) = delete;
-  WarmBatch& operator=(const WarmBatch&) = delete;
 
   // Milliseconds per launch of one batch. Throws CudaError when a launch or the events fail.
   double time();
@@ -93,14 +89,12 @@ class WarmBatch {
 
  private:
   void capture();
-  void release();
 
   cudaStream_t stream_ = nullptr;
   int iters_ = 0;
   std::function<void()> launch_;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
+  Event start_, stop_;  // made once, reused by every batch
+  GraphExec exec_;      // set: each batch is one replay of it
 };
 
 // Milliseconds one call of `launch` takes on `stream`, from events around it, after waiting for it.
