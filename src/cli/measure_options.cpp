@@ -1,5 +1,7 @@
 #include "cli/measure_options.hpp"
 
+#include <string>
+
 #include "common/error.hpp"
 
 namespace mpgemm::cli {
@@ -90,6 +92,27 @@ std::optional<double> rerank_within_from(const ParsedArgs& args) {
   const auto w = args.get_double("--rerank-within");
   if (w && !(*w >= 0 && *w <= 1)) throw UsageError("--rerank-within must be between 0 and 1");
   return w;
+}
+
+namespace {
+// About a second: on the H200 the power cap has brought the SM clock down within ~0.1-0.3 s of GEMM batches.
+constexpr int kDefaultRerankSettleMs = 1000;
+}  // namespace
+
+void add_rerank_settle_option(ArgParser& parser) {
+  parser.option("--rerank-settle-ms", "MS",
+                "before the re-rank's timed rounds, run untimed rounds of the same batches for this long, so every "
+                "timed round meets the clock that sustained load holds (a power-capped GPU clocks down within a "
+                "fraction of a second, and the configs fastest on a cool card are not always the fastest on a "
+                "capped one); 0: none",
+                std::to_string(kDefaultRerankSettleMs));
+}
+
+int rerank_settle_ms_from(const ParsedArgs& args) {
+  const auto ms = args.get_int("--rerank-settle-ms");
+  if (!ms) return kDefaultRerankSettleMs;
+  if (*ms < 0 || *ms > 600000) throw UsageError("--rerank-settle-ms must be between 0 and 600000");
+  return static_cast<int>(*ms);
 }
 
 }  // namespace mpgemm::cli

@@ -18,4 +18,9 @@ MeasureSettings measure_settings_from(const ParsedArgs& args);
 // UsageError outside [0, 1].
 std::optional<double> rerank_within_from(const ParsedArgs& args);
 
+// --rerank-settle-ms MS of the same commands: untimed rounds of the re-rank's batches before its timed ones
+// (RerankProtocol::settle_ms). One declaration and one default for both; throws UsageError when negative.
+void add_rerank_settle_option(ArgParser& parser);
+int rerank_settle_ms_from(const ParsedArgs& args);
+
 }  // namespace mpgemm::cli

@@ -195,6 +195,9 @@ struct RerankRecord {
   // How each batch was enqueued: "stream" (`iters` calls from the host between two events) or "graph" (one replay
   // of the batch captured as a CUDA graph)
   std::string batches = "stream";
+  // Wall time of the untimed rounds run before the timed ones, so these met the clock sustained load holds (ms);
+  // 0: none (not asked for, or a database from before schema 12)
+  double settled_ms = 0;
   double tie_band = 0.01;
   std::string rule;  // the winner rule's name
   std::optional<std::int64_t> winner_config_id;

@@ -545,11 +545,22 @@ ALTER TABLE cublas_timings ADD COLUMN batches TEXT CHECK (batches IS NULL OR bat
 ALTER TABLE cublaslt_timings ADD COLUMN batches TEXT CHECK (batches IS NULL OR batches IN ('stream', 'graph'));
 )sql";
 
+// Version 12: the re-rank may settle the card before its timed rounds. On the H200 the first ~0.1-0.3 s of GEMM
+// batches run near the top clock, then the power cap holds the SM clock near 1.4 GHz; the rounds timed in between
+// ranked some configs by how they run on a cool card (at 4096^3 a pingpong config that leads the capped rounds by
+// 5% trailed the cooperative ones in the first round).
+constexpr std::string_view kVersion12 = R"sql(
+-- reranks.settled_ms: wall time of the untimed rounds (the same batches, in the same rotation) run before the
+-- timed ones (ms); 0: none; NULL before version 12 (none).
+ALTER TABLE reranks ADD COLUMN settled_ms REAL CHECK (settled_ms IS NULL OR settled_ms >= 0);
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1}, store_detail::Migration{2, kVersion2}, store_detail::Migration{3, kVersion3},
     store_detail::Migration{4, kVersion4}, store_detail::Migration{5, kVersion5}, store_detail::Migration{6, kVersion6},
     store_detail::Migration{7, kVersion7}, store_detail::Migration{8, kVersion8}, store_detail::Migration{9, kVersion9},
     store_detail::Migration{10, kVersion10}, store_detail::Migration{11, kVersion11},
+    store_detail::Migration{12, kVersion12},
 };
 
 }  // namespace

@@ -55,14 +55,15 @@ std::int64_t Store::record_rerank(const RerankRecord& r) {
   sqlite::Statement(s.conn,
                     "INSERT INTO reranks (run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, "
                     "tie_band, rule, winner_config_id, cublas_median_ms, sm_clock_mhz, gpu_uuid, gpu_ordinal, "
-                    "cublaslt_median_ms, batches) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                    "cublaslt_median_ms, batches, settled_ms) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
                     doing)
       .bind(r.run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.top_k, r.warmup, r.rounds, r.iters,
             r.tie_band, r.rule, r.winner_config_id, r.cublas_median_ms,
             r.sm_clock_mhz > 0 ? std::optional<double>(r.sm_clock_mhz) : std::nullopt,
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
-            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt, r.cublaslt_median_ms, r.batches)
+            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt, r.cublaslt_median_ms, r.batches,
+            r.settled_ms)
       .run();
   const std::int64_t id = sqlite3_last_insert_rowid(s.conn.db);
   const auto known = [](int v) { return v >= 0 ? std::optional<std::int64_t>(v) : std::nullopt; };
@@ -106,7 +107,7 @@ std::optional<StoredRerank> Store::find_latest_rerank(std::string_view device_na
   sqlite::Statement q(s.conn,
                       "SELECT id, run_id, device_name, device_cc, top_k, warmup, rounds, iters, tie_band, rule, "
                       "winner_config_id, cublas_median_ms, sm_clock_mhz, created_at, cublaslt_median_ms, "
-                      "coalesce(batches, 'stream') FROM reranks "
+                      "coalesce(batches, 'stream'), coalesce(settled_ms, 0) FROM reranks "
                       "WHERE device_name = ?1 AND M = ?2 AND N = ?3 AND K = ?4 ORDER BY id DESC LIMIT 1",
                       doing);
   if (!q.bind(device_name, shape.m, shape.n, shape.k).step()) return std::nullopt;
@@ -128,6 +129,7 @@ std::optional<StoredRerank> Store::find_latest_rerank(std::string_view device_na
   r.created_at = q.text(13);
   r.cublaslt_median_ms = q.opt_real(14);
   r.batches = q.text(15);
+  r.settled_ms = q.real(16);
 
   sqlite::Statement e(s.conn,
                       "SELECT config_id, arch, prior_median_ms, status, samples, median_ms, min_ms, max_ms, "

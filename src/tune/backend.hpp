@@ -51,13 +51,14 @@ struct RerankKernel {
   double expected_ms = 0;  // its stored median (ms): sizes the time limit
 };
 
-// The re-rank's protocol: `warmup` launches of each entry, then `rounds` rounds of one batch of `iters` launches
-// per entry (TimeInterleavedRequest).
+// The re-rank's protocol: `warmup` launches of each entry, untimed rounds for `settle_ms`, then `rounds` rounds of
+// one batch of `iters` launches per entry (TimeInterleavedRequest).
 struct RerankProtocol {
   int warmup = 3;
   int rounds = 10;
   int iters = 20;
   bool graphs = false;  // time each batch as a replay of a captured CUDA graph (TimeInterleavedRequest::graphs)
+  int settle_ms = 0;    // untimed rounds before the timed ones, in wall time (TimeInterleavedRequest::settle_ms)
 };
 
 // What a backend can do, declared by the backend, so the coordinator never compares backends by name.

@@ -91,6 +91,7 @@ class GpuBackend final : public MeasureBackend {
     req.iters = protocol.iters;
     req.cublaslt = settings_.cublaslt;
     req.graphs = protocol.graphs;
+    req.settle_ms = protocol.settle_ms;
     return client_.time_interleaved(req);
   }
 

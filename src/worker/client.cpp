@@ -240,8 +240,10 @@ milliseconds WorkerClient::interleaved_limit(const TimeInterleavedRequest& reque
   for (const auto& k : request.kernels)
     per_launch_ms += std::isfinite(k.expected_ms) && k.expected_ms > 0 ? k.expected_ms : cublas_ms;
   const double launches = static_cast<double>(request.warmup) + static_cast<double>(request.rounds) * request.iters;
+  // The untimed rounds end after the first round past settle_ms: at most settle_ms plus one round.
+  const double settle_ms = request.settle_ms > 0 ? request.settle_ms + request.iters * per_launch_ms : 0.0;
   return static_cast<milliseconds::rep>(request.kernels.size()) * verify_limit() + options_.timing_base +
-         ms_ceil(options_.timing_factor * launches * per_launch_ms);
+         ms_ceil(options_.timing_factor * (launches * per_launch_ms + settle_ms));
 }
 
 InterleavedReply WorkerClient::time_interleaved(const TimeInterleavedRequest& request) {

@@ -1,5 +1,6 @@
 #include "worker/interleaved.hpp"
 
+#include <chrono>
 #include <memory>
 
 #include <fmt/format.h>
@@ -129,17 +130,21 @@ InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& proble
     }
   }
   out.graphs = how == BatchEnqueue::graph;
-  for (int r = 0; r < request.rounds && !out.context_lost; ++r) {
+
+  // One round: every entry still in, one batch each, in the round's order; kept as samples when `timed`.
+  const auto run_round = [&](int r, bool timed) {
     int position = 0;
     for (const int e : interleaved_order(r, active)) {
       const auto i = static_cast<std::size_t>(e);
       if (i == cublas_entry) {
-        out.cublas.push_back({r, position++, cublas_batch->time()});
+        const double ms = cublas_batch->time();
+        if (timed) out.cublas.push_back({r, position++, ms});
         continue;
       }
       if (i == cublaslt_entry) {
         try {
-          out.cublaslt.push_back({r, position++, cublaslt_batch->time()});
+          const double ms = cublaslt_batch->time();
+          if (timed) out.cublaslt.push_back({r, position++, ms});
         } catch (const CublasError& failure) {
           cublaslt_failed(failure);
         }
@@ -148,12 +153,25 @@ InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& proble
       const auto b = runs[i]->time_prepared_batch();
       if (b.status != Status::ok) {
         drop(i, b.status, b.message, runs[i]->context_lost());
-        if (out.context_lost) break;
+        if (out.context_lost) return;
         continue;
       }
-      out.kernels[i].samples.push_back({r, position++, b.ms});
+      if (timed) out.kernels[i].samples.push_back({r, position++, b.ms});
     }
+  };
+  // Untimed rounds first, until settle_ms of wall time has passed (at least one round when asked for).
+  if (request.settle_ms > 0 && !out.context_lost) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed_ms = [&] {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    };
+    for (int r = 0; !out.context_lost; ++r) {
+      run_round(r, false);
+      if (elapsed_ms() >= request.settle_ms) break;
+    }
+    out.settled_ms = elapsed_ms();
   }
+  for (int r = 0; r < request.rounds && !out.context_lost; ++r) run_round(r, true);
 
   for (auto& k : out.kernels) {
     k.timing = stats_of(k.samples, request.warmup, request.iters, how);

@@ -1,6 +1,7 @@
 #pragma once
 // The GPU side of time_interleaved (worker/protocol.hpp): the top-K re-rank's kernels verified once each, warmed
-// up, then timed in rotating rounds beside cuBLAS (and cuBLASLt's chosen algorithm) on the prepared problem.
+// up, run in untimed rounds for request.settle_ms when asked, then timed in rotating rounds beside cuBLAS (and
+// cuBLASLt's chosen algorithm) on the prepared problem.
 #include <vector>
 
 #include "device/cublaslt.hpp"

@@ -157,7 +157,8 @@ struct Encoder {
                          {"geometry", wire::encode(k.geometry)},
                          {"expected_ms", k.expected_ms}});
     return {{"kernels", kernels}, {"atol", m.atol},   {"rtol", m.rtol},        {"warmup", m.warmup},
-            {"rounds", m.rounds}, {"iters", m.iters}, {"cublaslt", m.cublaslt}, {"graphs", m.graphs}};
+            {"rounds", m.rounds}, {"iters", m.iters}, {"cublaslt", m.cublaslt}, {"graphs", m.graphs},
+            {"settle_ms", m.settle_ms}};
   }
   json operator()(const InterleavedReply& m) const {
     json kernels = json::array();
@@ -176,6 +177,7 @@ struct Encoder {
             {"sm_clock_mhz", m.sm_clock_mhz},
             {"graphs", m.graphs},
             {"graphs_message", m.graphs_message},
+            {"settled_ms", m.settled_ms},
             {"context_lost", m.context_lost}};
   }
 };
@@ -249,6 +251,7 @@ Message decode_body(std::string_view type, const json& j) {
     m.iters = j.at("iters").get<int>();
     m.cublaslt = j.at("cublaslt").get<bool>();
     m.graphs = j.at("graphs").get<bool>();
+    m.settle_ms = j.at("settle_ms").get<int>();
     return m;
   }
   if (type == "interleaved") {
@@ -270,6 +273,7 @@ Message decode_body(std::string_view type, const json& j) {
     r.sm_clock_mhz = j.at("sm_clock_mhz").get<double>();
     r.graphs = j.at("graphs").get<bool>();
     r.graphs_message = j.at("graphs_message").get<std::string>();
+    r.settled_ms = j.at("settled_ms").get<double>();
     r.context_lost = j.at("context_lost").get<bool>();
     return r;
   }

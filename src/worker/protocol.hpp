@@ -29,7 +29,7 @@ namespace mpgemm {
 // the noise and L2 mode of every timing; 5: time_interleaved (the top-K re-rank); 6: the GPU's identity in every
 // timing; 7: cuBLASLt's best algorithm in time_interleaved's rounds; 8: graph-replayed batches (time_interleaved's
 // `graphs`, `batches` in prepare_shape, measure and every timing)
-inline constexpr int kProtocolVersion = 8;
+inline constexpr int kProtocolVersion = 9;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -129,6 +129,11 @@ struct TimeInterleavedRequest {
   // warm-up (WarmBatch), instead of `iters` calls from the host: the batch then runs at the GPU's pace whatever
   // each entry's call costs the host (cublasGemmEx's is several microseconds; a cuLaunchKernelEx's less).
   bool graphs = false;
+  // Before the timed rounds, untimed rounds (the same batches, in the same rotation) until this much wall time has
+  // passed (ms; 0: none), so the timed rounds meet the clock that sustained load holds: on the H200 the first
+  // ~0.1-0.3 s of GEMM batches run near 1.98 GHz, then the power cap brings the SM clock to ~1.4 GHz, and the
+  // configs that win a cool card are not the ones that win a capped one.
+  int settle_ms = 0;
 };
 
 struct InterleavedKernelResult {
@@ -149,6 +154,7 @@ struct InterleavedReply {
   double sm_clock_mhz = 0;                       // read after the rounds (MHz); 0 when unknown
   bool graphs = false;         // the batches were graph replays (asked for, and cuBLAS could be captured)
   std::string graphs_message;  // why they were not, when they were asked for
+  double settled_ms = 0;       // wall time of the untimed rounds run before the timed ones (ms); 0: none
   // A kernel left the context unusable: the rounds stopped there (kernels after it may be ok with fewer or no
   // samples) and the worker exits after this reply.
   bool context_lost = false;

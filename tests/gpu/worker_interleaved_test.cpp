@@ -1,6 +1,7 @@
 // time_interleaved on a real GPU: in this process (worker/interleaved.hpp) for the rounds, the samples and the
 // kernels that drop out, and through mpgemm-worker (WorkerClient) for a sticky fault in the middle of the rounds.
 // Without a device every test is skipped with the reason.
+#include <chrono>
 #include <filesystem>
 #include <memory>
 
@@ -194,6 +195,32 @@ TEST_F(WorkerInterleaved, GraphBatchesTimeEveryEntryAtTheGpusPace) {
   EXPECT_LE(g.cublas_timing->median_ms, 1.1 * h.cublas_timing->median_ms);
   EXPECT_LE(g.cublaslt_timing->median_ms, 1.1 * h.cublaslt_timing->median_ms);
   EXPECT_GT(g.cublas_timing->median_ms, 0);
+}
+
+// Untimed rounds before the timed ones: they run for at least settle_ms of wall time and add no samples (each
+// entry still has one per timed round, rounds numbered from 0); a kernel wrong at verification never runs in them.
+TEST_F(WorkerInterleaved, SettlingRoundsRunFirstAndAreNotTimed) {
+  const Shape shape{256, 256, 128};
+  ProblemContext problem(*session_, shape, 17);
+  TimeInterleavedRequest req;
+  req.kernels = {kernel("test_gemm_naive", geometry_for(shape)), kernel("test_gemm_off_by_one", geometry_for(shape))};
+  req.rounds = 5;
+  req.graphs = true;
+  req.settle_ms = 200;
+  const auto start = std::chrono::steady_clock::now();
+  const InterleavedReply r = time_interleaved(*session_, problem, req, nullptr);
+  const double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(r.settled_ms, 200);
+  EXPECT_GE(wall_ms, r.settled_ms);
+  EXPECT_EQ(r.kernels[1].status, Status::incorrect);
+  ASSERT_EQ(r.kernels[0].status, Status::ok) << r.kernels[0].message;
+  ASSERT_EQ(r.kernels[0].samples.size(), 5u);
+  ASSERT_EQ(r.cublas.size(), 5u);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(r.kernels[0].samples[static_cast<std::size_t>(i)].round, i);
+
+  req.settle_ms = 0;
+  EXPECT_EQ(time_interleaved(*session_, problem, req, nullptr).settled_ms, 0);
 }
 
 // Through the worker: prepare_shape with cuBLASLt keeps its algorithm for time_interleaved; without, none.

@@ -106,6 +106,22 @@ TEST(TuneArgs, TheRerankTakesTheWarmupAndItersOfTheRun) {
   EXPECT_EQ(o.rerank.protocol.iters, 40);
 }
 
+// The re-rank settles the card for about a second unless told otherwise; 0 turns it off; negative is refused.
+TEST(TuneArgs, TheRerankSettlesForASecondByDefault) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_tune_options(p);
+  const auto parse = [&](std::vector<const char*> argv) {
+    argv.insert(argv.begin(), {"mpgemm-tune", "s.json"});
+    return tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
+                             argv.data());
+  };
+  EXPECT_EQ(parse({}).rerank.protocol.settle_ms, 1000);
+  EXPECT_EQ(parse({"--rerank-settle-ms", "0"}).rerank.protocol.settle_ms, 0);
+  EXPECT_EQ(parse({"--rerank-settle-ms", "2500"}).rerank.protocol.settle_ms, 2500);
+  EXPECT_THROW(parse({"--rerank-settle-ms", "-1"}), UsageError);
+  EXPECT_NE(p.help_text().find("--rerank-settle-ms"), std::string::npos);
+}
+
 TEST(MeasureArgs, NoCublasLtTurnsTheSecondReferenceOff) {
   ArgParser p("mpgemm-run", "", "");
   add_measure_options(p);

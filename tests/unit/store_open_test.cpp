@@ -598,7 +598,7 @@ TEST_F(StoreOpen, Version10DatabaseGainsBatchesReadAsStream) {
 
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 11);
+  EXPECT_EQ(schema_version(), 12);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object :
        {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations", "CREATE TABLE cublas_timings",
@@ -607,7 +607,8 @@ TEST(StoreSchema, TextDocumentsEveryTable) {
         "CREATE TABLE rerank_samples", "CREATE VIEW winners", "ALTER TABLE runs ADD COLUMN uid",
         "CREATE UNIQUE INDEX runs_by_uid", "ALTER TABLE measurements ADD COLUMN gpu_uuid",
         "ALTER TABLE reranks ADD COLUMN cublaslt_median_ms", "ALTER TABLE rerank_samples ADD COLUMN reference",
-        "ALTER TABLE measurements ADD COLUMN batches", "ALTER TABLE cublas_timings ADD COLUMN batches"})
+        "ALTER TABLE measurements ADD COLUMN batches", "ALTER TABLE cublas_timings ADD COLUMN batches",
+        "ALTER TABLE reranks ADD COLUMN settled_ms"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);

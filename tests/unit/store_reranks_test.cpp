@@ -87,6 +87,36 @@ TEST(StoreReranks, Version5DatabaseMigratesWithItsRows) {
   std::filesystem::remove_all(dir);
 }
 
+// Schema 12 adds reranks.settled_ms: a re-rank recorded before it reads as settled for 0 ms (none), and a negative
+// time is refused.
+TEST(StoreReranks, Version11RerankReadsAsNotSettled) {
+  const auto dir = testing::per_test_dir();
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "v11.db";
+  std::string old_sql;
+  for (const auto& m : store_detail::migrations())
+    if (m.version <= 11) old_sql += std::string(m.sql);
+  raw_exec(path, "BEGIN;" + old_sql +
+                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 11; COMMIT;", kStoreApplicationId));
+  raw_exec(path,
+           "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
+           "INSERT INTO reranks (id, run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, tie_band, "
+           "  rule, batches) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 256, 128, 64, 5, 3, 10, 20, 0.01, 'r', 'graph');");
+  {
+    Store store = Store::open(path, Store::Mode::read_write);
+    const auto r = store.find_latest_rerank("NVIDIA H200", kShape);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->batches, "graph");
+    EXPECT_EQ(r->settled_ms, 0);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, "UPDATE reranks SET settled_ms = 1000.5", nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, "UPDATE reranks SET settled_ms = -1", nullptr, nullptr, nullptr), SQLITE_CONSTRAINT);
+  sqlite3_close(db);
+  std::filesystem::remove_all(dir);
+}
+
 class StoreRerankRows : public testing::StoreWithRun {};
 
 // One row per (config name, arch) at its fastest median; equal medians in name order; an older config row of
@@ -164,11 +194,13 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   r.cublas_samples = {{0, 2, 0.5}, {1, 1, 0.5}};
   r.cublaslt_samples = {{0, 3, 0.4}, {1, 2, 0.375}};
   r.batches = "graph";
+  r.settled_ms = 1012.25;
   store_->record_rerank(r);
 
   const auto got = store_->find_latest_rerank("NVIDIA H200", kShape);
   ASSERT_TRUE(got);
   EXPECT_EQ(got->batches, "graph");
+  EXPECT_EQ(got->settled_ms, 1012.25);
   EXPECT_EQ(got->winner_config_id, b);
   EXPECT_EQ(got->rule, "test_rule");
   EXPECT_EQ(got->rounds, 2);

@@ -332,6 +332,7 @@ TEST(WorkerProtocol, TimeInterleaved) {
   m.iters = 13;
   m.cublaslt = false;
   m.graphs = true;
+  m.settle_ms = 750;
   const auto got = round_trip(m);
   ASSERT_EQ(got.kernels.size(), 3u);
   for (std::size_t k = 0; k < 3; ++k) {
@@ -350,6 +351,8 @@ TEST(WorkerProtocol, TimeInterleaved) {
   EXPECT_EQ(got.iters, 13);
   EXPECT_FALSE(got.cublaslt);
   EXPECT_TRUE(got.graphs);
+  EXPECT_EQ(got.settle_ms, 750);
+  EXPECT_EQ(round_trip(TimeInterleavedRequest{}).settle_ms, 0);  // no untimed rounds unless asked for
   EXPECT_TRUE(round_trip(TimeInterleavedRequest{}).cublaslt);  // asked for by default
   EXPECT_FALSE(round_trip(TimeInterleavedRequest{}).graphs);   // batches from the host by default
   EXPECT_TRUE(to_json_message(m)["kernels"][0]["cubin"].is_binary());
@@ -371,6 +374,7 @@ TEST(WorkerProtocol, TimeInterleaved) {
   r.cublaslt_timing = TimingStats{0.875, 0.8125, 0.90625, 7, 3, 13};
   r.sm_clock_mhz = 1755;
   r.graphs = true;
+  r.settled_ms = 1003.5;
   r.context_lost = true;
   const auto back = round_trip(r);
   ASSERT_EQ(back.kernels.size(), 2u);
@@ -395,6 +399,7 @@ TEST(WorkerProtocol, TimeInterleaved) {
   EXPECT_EQ(back.sm_clock_mhz, 1755);
   EXPECT_TRUE(back.graphs);
   EXPECT_EQ(back.graphs_message, "");
+  EXPECT_EQ(back.settled_ms, 1003.5);
   EXPECT_TRUE(back.context_lost);
   EXPECT_EQ(message_type(r), "interleaved");
 
@@ -411,6 +416,7 @@ TEST(WorkerProtocol, TimeInterleaved) {
   without.graphs_message = "cuBLAS could not be captured as a graph (x): batches enqueued from the host";
   const auto plain = round_trip(without);
   EXPECT_FALSE(plain.graphs);
+  EXPECT_EQ(plain.settled_ms, 0);
   EXPECT_EQ(plain.graphs_message, without.graphs_message);
   EXPECT_TRUE(plain.cublaslt.empty());
   EXPECT_FALSE(plain.cublaslt_timing);

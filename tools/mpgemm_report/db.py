@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 
 APPLICATION_ID = 0x6D706765  # "mpge": src/store/schema.hpp kStoreApplicationId
-SCHEMA_VERSION = 11  # the schema this report reads (src/store/schema.cpp); a test keeps the two equal
+SCHEMA_VERSION = 12  # the schema this report reads (src/store/schema.cpp); a test keeps the two equal
 # The oldest schema it also reads: 5 only added runs.pid, which no picture uses, and 6 the status 'screened_out'
 # and the timings' L2 mode and noise (winners are 'ok' rows either way), so the committed databases of schema 4
 # (results/h200/...) are drawn as they are, without a migrating read-write open. (7-9 only added the re-rank's

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
       .option("--rerank-within", "X",
               "re-rank also every config whose stored median is within (1 + X) x the fastest (up to 64)",
               "the K fastest only");
+  cli::add_rerank_settle_option(parser);
   parser.option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--output", "FILE", "also write the table to FILE in --format")
       .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-run")
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
       RerankOptions r;
       r.top_k = static_cast<int>(*top_k);
       r.protocol = {o.settings.warmup, static_cast<int>(args.get_positive_int("--rounds").value_or(10)),
-                    o.settings.iters, o.settings.batches == BatchEnqueue::graph};
+                    o.settings.iters, o.settings.batches == BatchEnqueue::graph,
+                    cli::rerank_settle_ms_from(args)};
       r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
       if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
       r.within = cli::rerank_within_from(args);
