@@ -35,6 +35,11 @@ void close_fd(int& fd) noexcept {
   const bool orphan_dies = prctl(PR_SET_PDEATHSIG, SIGKILL) == 0;
   const int orphan_errno = errno;
   if (getppid() != parent) _exit(127);  // nobody is left to tell
+  // Its own process group: a Ctrl-C in the terminal (SIGINT) or `timeout` (SIGTERM) signals the coordinator's
+  // group, and the coordinator stops after the measurement in flight and shuts the worker down. Signalled with it,
+  // the worker died mid-measurement and that config was stored as a runtime_fault it never had. (Failure only
+  // leaves it in the coordinator's group, as before.)
+  setpgid(0, 0);
   // Move every descriptor needed above 4 first (any of them may sit on 0-4 when the coordinator runs with closed
   // standard streams), so placing them on 0, 3 and 4 cannot clobber one another.
   const int status_fd = fcntl(status_write, F_DUPFD_CLOEXEC, 10);

@@ -67,6 +67,44 @@ TEST(WorkerProcess, DiesWithItsCoordinator) {
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
+// The worker leads its own process group: a signal to the coordinator's group (Ctrl-C in a terminal, `timeout`)
+// does not reach it, so it is never killed in the middle of a measurement that would then be stored as a fault.
+TEST(WorkerProcess, SignalsToTheCoordinatorsGroupDoNotReachIt) {
+  const pid_t coordinator = ::fork();
+  ASSERT_GE(coordinator, 0);
+  if (coordinator == 0) {
+    // The coordinator, in a group of its own (the test's group holds ctest), ignoring SIGUSR1: it starts a worker
+    // and signals its whole group, as a terminal's Ctrl-C would. Exit 0: the worker was not in that group and
+    // lives; 2: it died of it; 1: set-up failed.
+    int code = 1;
+    try {
+      struct sigaction ignore {};
+      ignore.sa_handler = SIG_IGN;
+      if (::setpgid(0, 0) != 0 || ::sigaction(SIGUSR1, &ignore, nullptr) != 0) std::_Exit(1);
+      ChildProcess worker("/bin/sleep", {"600"});
+      const pid_t pid = worker.pid();
+      // The child sets its group before exec; wait for it.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (::getpgid(pid) != pid && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (::getpgid(pid) == pid && ::kill(0, SIGUSR1) == 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        int status = 0;
+        code = ::waitpid(pid, &status, WNOHANG) == 0 ? 0 : 2;
+      }
+      worker.kill_and_reap(std::chrono::seconds(5));
+    } catch (...) {
+    }
+    std::_Exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(coordinator, &status, 0), coordinator);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 1) << "set-up failed (setpgid, sigaction, or the worker never led its group)";
+  EXPECT_NE(WEXITSTATUS(status), 2) << "the worker was signalled with its coordinator's group";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 TEST(WorkerProcess, ADyingChildIsReapedAndDescribed) {
   ChildProcess child("/bin/sh", {"-c", "exit 3"});
   ASSERT_TRUE(child.wait_exit(std::chrono::seconds(10)));
