@@ -1,11 +1,14 @@
 #include "worker/interleaved.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "codegen/family.hpp"
+#include "common/random.hpp"
 #include "device/candidate.hpp"
 #include "device/cuda_check.hpp"
 #include "device/sm_clock.hpp"
@@ -14,15 +17,18 @@
 
 namespace mpgemm {
 
+namespace {
+constexpr std::uint64_t kInterleavedOrderSeed = 0x6d7067656d6d2d72ULL;  // "mpgemm-r"
+}  // namespace
+
 std::vector<int> interleaved_order(int round, const std::vector<bool>& active) {
   std::vector<int> order;
-  const int entries = static_cast<int>(active.size());
-  if (entries == 0) return order;
-  const int start = round % entries;
-  for (int i = 0; i < entries; ++i) {
-    const int e = (start + i) % entries;
-    if (active[static_cast<std::size_t>(e)]) order.push_back(e);
-  }
+  for (std::size_t e = 0; e < active.size(); ++e)
+    if (active[e]) order.push_back(static_cast<int>(e));
+  // Fisher-Yates with a generator seeded by the round alone: the same rounds on every machine and every run.
+  std::uint64_t state = kInterleavedOrderSeed ^ static_cast<std::uint64_t>(round);
+  Xoshiro256 rng(splitmix64(state));
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
   return order;
 }
 
@@ -166,7 +172,7 @@ InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& proble
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     };
     for (int r = 0; !out.context_lost; ++r) {
-      run_round(r, false);
+      run_round(-1 - r, false);  // negative round numbers: orders of their own, none a timed round's
       if (elapsed_ms() >= request.settle_ms) break;
     }
     out.settled_ms = elapsed_ms();

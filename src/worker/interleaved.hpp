@@ -1,6 +1,6 @@
 #pragma once
 // The GPU side of time_interleaved (worker/protocol.hpp): the top-K re-rank's kernels verified once each, warmed
-// up, run in untimed rounds for request.settle_ms when asked, then timed in rotating rounds beside cuBLAS (and
+// up, run in untimed rounds for request.settle_ms when asked, then timed in shuffled rounds beside cuBLAS (and
 // cuBLASLt's chosen algorithm) on the prepared problem.
 #include <vector>
 
@@ -12,8 +12,11 @@
 namespace mpgemm {
 
 // The entries timed in round `round` (0-based), in order. Entries 0..n-1 are the kernels, n is cuBLAS, n + 1
-// cuBLASLt when it is in the rounds; `active` (one per entry) says which are still in. With E entries the round
-// starts at entry round mod E (or the next active one after it) and goes on in index order, wrapping. Pure.
+// cuBLASLt when it is in the rounds; `active` (one per entry) says which are still in. Each round is its own
+// permutation of the active entries, drawn from a generator seeded by the round number (the same on every machine),
+// so over the rounds every entry meets every position and, as much, every other entry before it: a rotation kept
+// the cyclic order, and under a power cap the entry that always ran right after the same hungry kernel (cuBLAS,
+// after the last-ranked config) always met the clock that kernel left. Pure.
 std::vector<int> interleaved_order(int round, const std::vector<bool>& active);
 
 // Runs `request` on the prepared problem. `cublaslt`: the session holding the algorithm chosen for the prepared

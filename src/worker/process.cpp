@@ -35,11 +35,17 @@ void close_fd(int& fd) noexcept {
   const bool orphan_dies = prctl(PR_SET_PDEATHSIG, SIGKILL) == 0;
   const int orphan_errno = errno;
   if (getppid() != parent) _exit(127);  // nobody is left to tell
-  // Its own process group: a Ctrl-C in the terminal (SIGINT) or `timeout` (SIGTERM) signals the coordinator's
-  // group, and the coordinator stops after the measurement in flight and shuts the worker down. Signalled with it,
-  // the worker died mid-measurement and that config was stored as a runtime_fault it never had. (Failure only
-  // leaves it in the coordinator's group, as before.)
+  // Stopping is the coordinator's to decide. A Ctrl-C in the terminal (SIGINT) or `timeout` (SIGTERM) signals the
+  // coordinator's whole process group, and Slurm signals every process of a job step: a worker that died of it
+  // mid-measurement left that config stored as a runtime_fault it never had. So the worker leads its own group and
+  // ignores SIGINT and SIGTERM (ignored dispositions survive execv); the coordinator finishes the measurement in
+  // flight and ends it (SIGKILL, or PR_SET_PDEATHSIG when the coordinator dies). SIGTTOU is ignored too, so that as
+  // a background group on a terminal with `stty tostop` it still writes its log lines instead of being stopped.
+  // (A failure of any of these leaves that part as before.)
   setpgid(0, 0);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  for (const int sig : {SIGINT, SIGTERM, SIGTTOU}) sigaction(sig, &ignore, nullptr);
   // Move every descriptor needed above 4 first (any of them may sit on 0-4 when the coordinator runs with closed
   // standard streams), so placing them on 0, 3 and 4 cannot clobber one another.
   const int status_fd = fcntl(status_write, F_DUPFD_CLOEXEC, 10);

@@ -2,10 +2,10 @@
 // A worker child process: fork + exec with its request pipe on fd 3 and its reply pipe on fd 4, stdin from
 // /dev/null, stdout and stderr shared with the coordinator (the worker's logs). Killing always ends in
 // waitpid, so no zombie is left behind. The child dies with its coordinator (PR_SET_PDEATHSIG, SIGKILL): a
-// killed mpgemm-tune leaves no worker behind. The child leads its own process group, so signals meant for the
-// coordinator's group (a terminal's Ctrl-C, `timeout`) reach only the coordinator, which ends the worker itself. The signal comes when the *thread* that started the child ends,
+// killed mpgemm-tune leaves no worker behind. The signal comes when the *thread* that started the child ends,
 // so start a child from a thread that outlives it (the main thread, or the thread that owns the
-// ChildProcess).
+// ChildProcess). The child leads its own process group and ignores SIGINT, SIGTERM and SIGTTOU: a terminal's
+// Ctrl-C, `timeout` or Slurm stop the coordinator, which ends the worker itself.
 #include <sys/types.h>
 
 #include <chrono>

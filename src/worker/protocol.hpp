@@ -110,10 +110,9 @@ struct InterleavedKernel {
 
 // Re-times N kernels, cuBLAS and cuBLASLt side by side on the prepared shape (the top-K re-rank): each kernel is
 // verified once, then all get `warmup` launches, then `rounds` rounds in which every entry still in (the kernels
-// in request order, then cuBLAS, then cuBLASLt) is timed for one batch of `iters` launches. With E entries (N + 2,
-// or N + 1 without cuBLASLt), round r starts at entry r mod E and goes on in order, wrapping, so each entry holds
-// each position equally often over E rounds and position effects (clock ramp, cache state left by the previous
-// kernel) cancel.
+// in request order, then cuBLAS, then cuBLASLt) is timed for one batch of `iters` launches. Each round runs the
+// entries in its own seeded permutation (interleaved_order), so position and predecessor effects (clock ramp and
+// power left by the previous kernel, its cache state) average out over the rounds.
 struct TimeInterleavedRequest {
   std::vector<InterleavedKernel> kernels;
   double atol = 0.5;
@@ -129,7 +128,7 @@ struct TimeInterleavedRequest {
   // warm-up (WarmBatch), instead of `iters` calls from the host: the batch then runs at the GPU's pace whatever
   // each entry's call costs the host (cublasGemmEx's is several microseconds; a cuLaunchKernelEx's less).
   bool graphs = false;
-  // Before the timed rounds, untimed rounds (the same batches, in the same rotation) until this much wall time has
+  // Before the timed rounds, untimed rounds (the same batches, shuffled likewise) until this much wall time has
   // passed (ms; 0: none), so the timed rounds meet the clock that sustained load holds: on the H200 the first
   // ~0.1-0.3 s of GEMM batches run near 1.98 GHz, then the power cap brings the SM clock to ~1.4 GHz, and the
   // configs that win a cool card are not the ones that win a capped one.

@@ -1,6 +1,7 @@
 // time_interleaved on a real GPU: in this process (worker/interleaved.hpp) for the rounds, the samples and the
 // kernels that drop out, and through mpgemm-worker (WorkerClient) for a sticky fault in the middle of the rounds.
 // Without a device every test is skipped with the reason.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -63,7 +64,7 @@ class WorkerInterleaved : public ::testing::Test {
 };
 
 // Two copies of one kernel (A/A), a wrong kernel and one the device refuses: the wrong and the refused drop out
-// before the rounds, the copies and cuBLAS are timed in every round with rotating positions, and the copies agree.
+// before the rounds, the copies and cuBLAS are timed in every round in its shuffled order, and the copies agree.
 TEST_F(WorkerInterleaved, RoundsRotateAndFailuresDropOut) {
   LaunchGeometry too_big = geometry_for(kShape);
   too_big.block = {64, 32, 1};  // 2048 threads: over every device's limit
@@ -93,17 +94,16 @@ TEST_F(WorkerInterleaved, RoundsRotateAndFailuresDropOut) {
   }
   ASSERT_EQ(r.cublas.size(), 10u);
   ASSERT_TRUE(r.cublas_timing);
-  // Three entries timed per round (the copies and cuBLAS): each holds each of the 3 positions over the rounds. The
-  // rotation runs over all four entries (round r starts at entry r mod 4), the dropped one included, so in 10 rounds
-  // each survivor holds each position at least twice.
-  for (const auto& samples : {r.kernels[0].samples, r.kernels[2].samples, r.cublas}) {
-    std::vector<int> at(3, 0);
-    for (const auto& s : samples) {
-      ASSERT_LT(s.position, 3);
-      ++at[static_cast<std::size_t>(s.position)];
-    }
-    for (const int n : at) EXPECT_GE(n, 2);
-  }
+  // Three entries timed per round (the copies and cuBLAS, entry 3; the wrong kernel, entry 1, dropped at
+  // verification): each sample's position is its entry's place in that round's order.
+  const std::vector<bool> survivors{true, false, true, true};
+  const auto place = [&](int round, int entry) {
+    const auto order = interleaved_order(round, survivors);
+    return static_cast<int>(std::find(order.begin(), order.end(), entry) - order.begin());
+  };
+  for (const auto& [entry, samples] :
+       {std::pair{0, r.kernels[0].samples}, std::pair{2, r.kernels[2].samples}, std::pair{3, r.cublas}})
+    for (const auto& s : samples) EXPECT_EQ(s.position, place(s.round, entry)) << "entry " << entry;
   EXPECT_NEAR(r.kernels[2].timing->median_ms / r.kernels[0].timing->median_ms, 1.0, 0.1);
   // No cuBLASLt session: not in the rounds, and the reply says why.
   EXPECT_TRUE(r.cublaslt.empty());
@@ -135,14 +135,11 @@ TEST_F(WorkerInterleaved, CublasLtJoinsTheRoundsWhenAskedFor) {
   EXPECT_GT(r.cublaslt_timing->median_ms, 0);
   EXPECT_TRUE(r.cublaslt_message.empty());
   ASSERT_EQ(r.cublas.size(), 8u);
-  // Four entries: over 8 rounds cuBLASLt holds each of the 4 positions twice; round 0 in entry order (last).
-  std::vector<int> at(4, 0);
+  // Four entries (two kernels, cuBLAS, cuBLASLt as entry 3): each of its samples at its place in its round's order.
   for (const auto& s : r.cublaslt) {
-    ASSERT_LT(s.position, 4);
-    ++at[static_cast<std::size_t>(s.position)];
+    const auto order = interleaved_order(s.round, std::vector<bool>(4, true));
+    EXPECT_EQ(s.position, static_cast<int>(std::find(order.begin(), order.end(), 3) - order.begin()));
   }
-  EXPECT_EQ(at, (std::vector<int>{2, 2, 2, 2}));
-  EXPECT_EQ(r.cublaslt.front().position, 3);
   // The same algorithm as at the start, on the same problem: the rounds' median is near the start's.
   EXPECT_NEAR(r.cublaslt_timing->median_ms / ref.timing->median_ms, 1.0, 0.5);
 

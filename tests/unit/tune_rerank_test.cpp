@@ -13,6 +13,7 @@
 #include "support/store_fixture.hpp"
 #include "tune/replay_backend.hpp"
 #include "tune/rerank.hpp"
+#include "worker/interleaved.hpp"
 
 namespace mpgemm {
 namespace {
@@ -134,12 +135,20 @@ TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
   EXPECT_EQ(out.record.cublas_samples.size(), 6u);
   EXPECT_EQ(out.record.rule, std::string(kRerankRule));
 
-  // Every sample is stored, positions rotating: 5 entries, so over 5 rounds each entry holds each place once.
+  // Every sample is stored, each round's 5 entries at positions 0-4 in that round's shuffled order.
   Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
   EXPECT_EQ(reader.query_sql("SELECT * FROM rerank_samples").rows.size(), 5u * 6u);
-  EXPECT_EQ(reader.query_sql("SELECT DISTINCT position FROM rerank_samples WHERE config_id IS NULL AND round < 5")
+  EXPECT_EQ(reader.query_sql("SELECT round FROM rerank_samples GROUP BY round "
+                             "HAVING count(DISTINCT position) = 5 AND min(position) = 0 AND max(position) = 4")
                 .rows.size(),
-            5u);
+            6u);
+  const auto cublas =
+      reader.query_sql("SELECT round, position FROM rerank_samples WHERE config_id IS NULL ORDER BY round");
+  ASSERT_EQ(cublas.rows.size(), 6u);
+  for (const auto& row : cublas.rows) {
+    const auto order = interleaved_order(static_cast<int>(std::get<std::int64_t>(row[0])), std::vector<bool>(5, true));
+    EXPECT_EQ(std::get<std::int64_t>(row[1]), std::find(order.begin(), order.end(), 4) - order.begin());
+  }
 }
 
 // Within 1% of the fastest, the smaller register footprint (registers x threads) wins; outside it, speed does.
@@ -172,14 +181,16 @@ TEST_F(Rerank, CublasLtJoinsTheRoundsWhenTheShapeHasIt) {
   EXPECT_DOUBLE_EQ(*e[0].ratio_to_cublas, 0.9);
   EXPECT_NE(out.note.find("0.800x cuBLASLt"), std::string::npos) << out.note;
 
-  // Five entries (3 configs, cuBLAS, cuBLASLt): over rounds 0-4 cuBLASLt holds each of the 5 positions once.
+  // Five entries (3 configs, cuBLAS, cuBLASLt as entry 4): cuBLASLt at its place in each round's shuffled order.
   Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
   EXPECT_EQ(reader.query_sql("SELECT * FROM rerank_samples").rows.size(), 5u * 6u);
-  EXPECT_EQ(reader.query_sql("SELECT DISTINCT position FROM rerank_samples WHERE reference = 'cublaslt' AND round < 5")
-                .rows.size(),
-            5u);
-  EXPECT_EQ(reader.query_sql("SELECT position FROM rerank_samples WHERE reference = 'cublaslt' AND round = 0").rows,
-            (std::vector<std::vector<report::Cell>>{{std::int64_t{4}}}));  // round 0: in entry order, cuBLASLt last
+  const auto lt_samples =
+      reader.query_sql("SELECT round, position FROM rerank_samples WHERE reference = 'cublaslt' ORDER BY round");
+  ASSERT_EQ(lt_samples.rows.size(), 6u);
+  for (const auto& row : lt_samples.rows) {
+    const auto order = interleaved_order(static_cast<int>(std::get<std::int64_t>(row[0])), std::vector<bool>(5, true));
+    EXPECT_EQ(std::get<std::int64_t>(row[1]), std::find(order.begin(), order.end(), 4) - order.begin());
+  }
   const auto w = reader.query_sql("SELECT ratio_to_cublaslt, cublaslt_median_ms FROM winners");
   ASSERT_EQ(w.rows.size(), 1u);
   EXPECT_EQ(w.rows[0], (std::vector<report::Cell>{0.8, 0.8}));

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -73,14 +75,15 @@ TEST(WorkerProcess, SignalsToTheCoordinatorsGroupDoNotReachIt) {
   const pid_t coordinator = ::fork();
   ASSERT_GE(coordinator, 0);
   if (coordinator == 0) {
-    // The coordinator, in a group of its own (the test's group holds ctest), ignoring SIGUSR1: it starts a worker
-    // and signals its whole group, as a terminal's Ctrl-C would. Exit 0: the worker was not in that group and
-    // lives; 2: it died of it; 1: set-up failed.
+    // The coordinator, in a group of its own (the test's group holds ctest), catching SIGUSR1 with a handler (a
+    // handler, unlike SIG_IGN, is reset to the default by exec, so a worker in its group would die of it): it
+    // starts a worker and signals its whole group, as a terminal's Ctrl-C would. Exit 0: the worker was not in
+    // that group and lives; 2: it died of it; 1: set-up failed.
     int code = 1;
     try {
-      struct sigaction ignore {};
-      ignore.sa_handler = SIG_IGN;
-      if (::setpgid(0, 0) != 0 || ::sigaction(SIGUSR1, &ignore, nullptr) != 0) std::_Exit(1);
+      struct sigaction catcher {};
+      catcher.sa_handler = [](int) {};
+      if (::setpgid(0, 0) != 0 || ::sigaction(SIGUSR1, &catcher, nullptr) != 0) std::_Exit(1);
       ChildProcess worker("/bin/sleep", {"600"});
       const pid_t pid = worker.pid();
       // The child sets its group before exec; wait for it.
@@ -103,6 +106,34 @@ TEST(WorkerProcess, SignalsToTheCoordinatorsGroupDoNotReachIt) {
   EXPECT_NE(WEXITSTATUS(status), 1) << "set-up failed (setpgid, sigaction, or the worker never led its group)";
   EXPECT_NE(WEXITSTATUS(status), 2) << "the worker was signalled with its coordinator's group";
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// SIGINT and SIGTERM sent to the worker itself (Slurm signals every process of a job step) do not end it; the
+// coordinator does (SIGKILL).
+TEST(WorkerProcess, IgnoresInterruptAndTerminate) {
+  ChildProcess worker("/bin/sleep", {"600"});
+  const pid_t pid = worker.pid();
+  // Wait until the child has set its dispositions (its SigIgn mask in /proc shows both).
+  const auto ignores_both = [pid] {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("SigIgn:", 0) == 0) {
+        const unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+        return (mask >> (SIGINT - 1) & 1) != 0 && (mask >> (SIGTERM - 1) & 1) != 0;
+      }
+    return false;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!ignores_both() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(ignores_both()) << "the worker never ignored SIGINT and SIGTERM";
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, WNOHANG), 0) << "the worker died of SIGINT or SIGTERM";
+  EXPECT_TRUE(worker.kill_and_reap(std::chrono::seconds(5)));
+  EXPECT_NE(worker.describe_exit().find("signal 9"), std::string::npos) << worker.describe_exit();
 }
 
 TEST(WorkerProcess, ADyingChildIsReapedAndDescribed) {

@@ -15,7 +15,12 @@
 using namespace mpgemm;
 
 namespace {
-void on_signal(int) { g_stop_requested = true; }
+// The first SIGINT or SIGTERM asks the run to stop after the measurement (or re-rank) in flight, so nothing is
+// lost; a second one ends the process at once (the handler gives the signal its default action back).
+void on_signal(int sig) {
+  g_stop_requested = true;
+  std::signal(sig, SIG_DFL);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
