@@ -2,7 +2,10 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
+#include "worker/protocol.hpp"
 
 namespace mpgemm::cli {
 
@@ -111,7 +114,8 @@ void add_rerank_settle_option(ArgParser& parser) {
 int rerank_settle_ms_from(const ParsedArgs& args) {
   const auto ms = args.get_int("--rerank-settle-ms");
   if (!ms) return kDefaultRerankSettleMs;
-  if (*ms < 0 || *ms > 600000) throw UsageError("--rerank-settle-ms must be between 0 and 600000");
+  if (*ms < 0 || *ms > kMaxSettleMs)
+    throw UsageError(fmt::format("--rerank-settle-ms must be between 0 and {}", kMaxSettleMs));
   return static_cast<int>(*ms);
 }
 

@@ -119,6 +119,7 @@ class ReplayBackend final : public MeasureBackend {
       k.error = m->measurement.error;
       median[i] = m->measurement.timing->median_ms;
     }
+    if (recorded) out.settled_ms = recorded->settled_ms;  // as the recording settled (its count is not stored)
     if (recorded && !recorded->cublas_samples.empty()) {
       out.cublas = recorded->cublas_samples;
     } else if (auto c = store_.find_latest_cublas(device_.name, shape)) {

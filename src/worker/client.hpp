@@ -14,7 +14,8 @@
 //     (the timing protocol; starts when 'verified' arrives, ends with 'result')
 //   time_interleaved       N x the phase 1 limit + timing_base + timing_factor x (warmup + rounds x iters) x
 //                          (the sum of the kernels' expected_ms, or cuBLAS's median where one is 0, + cuBLAS's,
-//                          + cuBLAS's again for cuBLASLt when the request asks for it)
+//                          + cuBLAS's again for cuBLASLt when the request asks for it), plus timing_factor x
+//                          (settle_ms + one round of iters launches) when the request settles first
 // Past a limit the worker is killed with SIGKILL and reaped, and the candidate's status is timeout. A worker that
 // dies or reports a sticky fault gives runtime_fault. Either way the next call starts a fresh worker, which gets
 // hello and the current prepare_shape again before it measures anything.

@@ -1,14 +1,11 @@
 #include "worker/interleaved.hpp"
 
 #include <chrono>
-#include <cstdint>
 #include <memory>
-#include <utility>
 
 #include <fmt/format.h>
 
 #include "codegen/family.hpp"
-#include "common/random.hpp"
 #include "device/candidate.hpp"
 #include "device/cuda_check.hpp"
 #include "device/sm_clock.hpp"
@@ -17,18 +14,22 @@
 
 namespace mpgemm {
 
-namespace {
-constexpr std::uint64_t kInterleavedOrderSeed = 0x6d7067656d6d2d72ULL;  // "mpgemm-r"
-}  // namespace
-
 std::vector<int> interleaved_order(int round, const std::vector<bool>& active) {
+  const int entries = static_cast<int>(active.size());
   std::vector<int> order;
-  for (std::size_t e = 0; e < active.size(); ++e)
-    if (active[e]) order.push_back(static_cast<int>(e));
-  // Fisher-Yates with a generator seeded by the round alone: the same rounds on every machine and every run.
-  std::uint64_t state = kInterleavedOrderSeed ^ static_cast<std::uint64_t>(round);
-  Xoshiro256 rng(splitmix64(state));
-  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+  if (entries == 0) return order;
+  // Williams' sequence 0, 1, E-1, 2, E-2, ... shifted by the round; every other block of E rounds reversed (an odd E
+  // needs both blocks for every ordered pair).
+  const int period = 2 * entries;
+  const int r = ((round % period) + period) % period;  // negative rounds (the untimed ones) too
+  const bool reversed = r >= entries;
+  const int shift = r % entries;
+  for (int i = 0; i < entries; ++i) {
+    const int k = reversed ? entries - 1 - i : i;
+    const int base = k == 0 ? 0 : (k % 2 == 1 ? (k + 1) / 2 : entries - k / 2);
+    const int e = (base + shift) % entries;
+    if (active[static_cast<std::size_t>(e)]) order.push_back(e);
+  }
   return order;
 }
 
@@ -172,7 +173,8 @@ InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& proble
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     };
     for (int r = 0; !out.context_lost; ++r) {
-      run_round(-1 - r, false);  // negative round numbers: orders of their own, none a timed round's
+      run_round(-1 - r, false);  // untimed rounds count down from -1 (interleaved_order)
+      ++out.settle_rounds;
       if (elapsed_ms() >= request.settle_ms) break;
     }
     out.settled_ms = elapsed_ms();

@@ -11,12 +11,13 @@
 
 namespace mpgemm {
 
-// The entries timed in round `round` (0-based), in order. Entries 0..n-1 are the kernels, n is cuBLAS, n + 1
-// cuBLASLt when it is in the rounds; `active` (one per entry) says which are still in. Each round is its own
-// permutation of the active entries, drawn from a generator seeded by the round number (the same on every machine),
-// so over the rounds every entry meets every position and, as much, every other entry before it: a rotation kept
-// the cyclic order, and under a power cap the entry that always ran right after the same hungry kernel (cuBLAS,
-// after the last-ranked config) always met the clock that kernel left. Pure.
+// The entries timed in round `round`, in order. Entries 0..n-1 are the kernels, n is cuBLAS, n + 1 cuBLASLt when
+// it is in the rounds; `active` (one per entry) says which are still in (a dropped entry keeps its place in the
+// design, the others close up). Rounds 0, 1, ... are the timed ones; the untimed rounds before them pass negative
+// numbers. The design is a Williams square: with E entries, over E rounds (2E when E is odd) every entry holds every
+// position equally often and follows every other entry equally often, so neither a position nor a predecessor
+// (the clock and power a kernel leaves behind under a power cap) favours anyone. The rotation it replaces balanced
+// positions only: cuBLAS always ran right after the same kernel. Pure.
 std::vector<int> interleaved_order(int round, const std::vector<bool>& active);
 
 // Runs `request` on the prepared problem. `cublaslt`: the session holding the algorithm chosen for the prepared

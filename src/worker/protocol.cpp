@@ -178,6 +178,7 @@ struct Encoder {
             {"graphs", m.graphs},
             {"graphs_message", m.graphs_message},
             {"settled_ms", m.settled_ms},
+            {"settle_rounds", m.settle_rounds},
             {"context_lost", m.context_lost}};
   }
 };
@@ -274,6 +275,7 @@ Message decode_body(std::string_view type, const json& j) {
     r.graphs = j.at("graphs").get<bool>();
     r.graphs_message = j.at("graphs_message").get<std::string>();
     r.settled_ms = j.at("settled_ms").get<double>();
+    r.settle_rounds = j.at("settle_rounds").get<int>();
     r.context_lost = j.at("context_lost").get<bool>();
     return r;
   }

@@ -28,8 +28,9 @@ namespace mpgemm {
 // 2: cuBLASLt in prepare_shape; 3: paired timing, balanced grids; 4: L2 mode, noise-based stopping, screening,
 // the noise and L2 mode of every timing; 5: time_interleaved (the top-K re-rank); 6: the GPU's identity in every
 // timing; 7: cuBLASLt's best algorithm in time_interleaved's rounds; 8: graph-replayed batches (time_interleaved's
-// `graphs`, `batches` in prepare_shape, measure and every timing)
-inline constexpr int kProtocolVersion = 9;
+// `graphs`, `batches` in prepare_shape, measure and every timing); 9: time_interleaved's untimed rounds
+// (`settle_ms`, `settled_ms`); 10: their count (`settle_rounds`), and rounds ordered by a Williams square, not rotated
+inline constexpr int kProtocolVersion = 10;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -110,9 +111,10 @@ struct InterleavedKernel {
 
 // Re-times N kernels, cuBLAS and cuBLASLt side by side on the prepared shape (the top-K re-rank): each kernel is
 // verified once, then all get `warmup` launches, then `rounds` rounds in which every entry still in (the kernels
-// in request order, then cuBLAS, then cuBLASLt) is timed for one batch of `iters` launches. Each round runs the
-// entries in its own seeded permutation (interleaved_order), so position and predecessor effects (clock ramp and
-// power left by the previous kernel, its cache state) average out over the rounds.
+// in request order, then cuBLAS, then cuBLASLt) is timed for one batch of `iters` launches, in the order
+// interleaved_order gives the round: every entry holds every position and follows every other entry equally often
+// over the rounds, so position and predecessor effects (clock and power left by the previous kernel, its cache
+// state) cancel.
 struct TimeInterleavedRequest {
   std::vector<InterleavedKernel> kernels;
   double atol = 0.5;
@@ -128,12 +130,12 @@ struct TimeInterleavedRequest {
   // warm-up (WarmBatch), instead of `iters` calls from the host: the batch then runs at the GPU's pace whatever
   // each entry's call costs the host (cublasGemmEx's is several microseconds; a cuLaunchKernelEx's less).
   bool graphs = false;
-  // Before the timed rounds, untimed rounds (the same batches, shuffled likewise) until this much wall time has
-  // passed (ms; 0: none), so the timed rounds meet the clock that sustained load holds: on the H200 the first
-  // ~0.1-0.3 s of GEMM batches run near 1.98 GHz, then the power cap brings the SM clock to ~1.4 GHz, and the
-  // configs that win a cool card are not the ones that win a capped one.
-  int settle_ms = 0;
+  // Before the timed rounds, untimed rounds of the same batches until this much wall time has passed (ms; 0:
+  // none), so the timed rounds meet the clock that sustained load holds (a power-capped GPU clocks down within a
+  // fraction of a second; the README's top-K re-rank section has the H200's figures).
+  int settle_ms = 0;  // 0 to kMaxSettleMs
 };
+inline constexpr int kMaxSettleMs = 600000;  // ten minutes: beyond that a request is refused as malformed
 
 struct InterleavedKernelResult {
   Status status = Status::ok;         // ok, or the failure that dropped it (verification or a faulting batch)
@@ -154,6 +156,7 @@ struct InterleavedReply {
   bool graphs = false;         // the batches were graph replays (asked for, and cuBLAS could be captured)
   std::string graphs_message;  // why they were not, when they were asked for
   double settled_ms = 0;       // wall time of the untimed rounds run before the timed ones (ms); 0: none
+  int settle_rounds = 0;       // how many untimed rounds that was
   // A kernel left the context unusable: the rounds stopped there (kernels after it may be ok with fewer or no
   // samples) and the worker exits after this reply.
   bool context_lost = false;

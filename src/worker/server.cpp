@@ -230,6 +230,8 @@ class Server {
     if (m.kernels.empty()) return fail(ErrorKind::bad_request, 0, "time_interleaved without kernels", 0);
     if (auto why = bad_protocol(m.warmup, m.rounds, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    if (m.settle_ms < 0 || m.settle_ms > kMaxSettleMs)
+      return fail(ErrorKind::bad_request, 0, fmt::format("settle_ms {} outside 0-{}", m.settle_ms, kMaxSettleMs), 0);
     const InterleavedReply result =
         time_interleaved(*session_, *problem_, m, cublaslt_for_shape_ ? cublaslt_.get() : nullptr);
     reply(result);

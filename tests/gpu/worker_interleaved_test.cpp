@@ -64,8 +64,8 @@ class WorkerInterleaved : public ::testing::Test {
 };
 
 // Two copies of one kernel (A/A), a wrong kernel and one the device refuses: the wrong and the refused drop out
-// before the rounds, the copies and cuBLAS are timed in every round in its shuffled order, and the copies agree.
-TEST_F(WorkerInterleaved, RoundsRotateAndFailuresDropOut) {
+// before the rounds, the copies and cuBLAS are timed in every round in that round's order, and the copies agree.
+TEST_F(WorkerInterleaved, RoundsRunInTheirOrderAndFailuresDropOut) {
   LaunchGeometry too_big = geometry_for(kShape);
   too_big.block = {64, 32, 1};  // 2048 threads: over every device's limit
   TimeInterleavedRequest req;
@@ -94,15 +94,15 @@ TEST_F(WorkerInterleaved, RoundsRotateAndFailuresDropOut) {
   }
   ASSERT_EQ(r.cublas.size(), 10u);
   ASSERT_TRUE(r.cublas_timing);
-  // Three entries timed per round (the copies and cuBLAS, entry 3; the wrong kernel, entry 1, dropped at
-  // verification): each sample's position is its entry's place in that round's order.
-  const std::vector<bool> survivors{true, false, true, true};
+  // Three entries timed per round (the copies and cuBLAS, entry 4; the wrong kernel, entry 1, and the refused one,
+  // entry 3, dropped before the rounds): each sample's position is its entry's place in that round's order.
+  const std::vector<bool> survivors{true, false, true, false, true};
   const auto place = [&](int round, int entry) {
     const auto order = interleaved_order(round, survivors);
     return static_cast<int>(std::find(order.begin(), order.end(), entry) - order.begin());
   };
   for (const auto& [entry, samples] :
-       {std::pair{0, r.kernels[0].samples}, std::pair{2, r.kernels[2].samples}, std::pair{3, r.cublas}})
+       {std::pair{0, r.kernels[0].samples}, std::pair{2, r.kernels[2].samples}, std::pair{4, r.cublas}})
     for (const auto& s : samples) EXPECT_EQ(s.position, place(s.round, entry)) << "entry " << entry;
   EXPECT_NEAR(r.kernels[2].timing->median_ms / r.kernels[0].timing->median_ms, 1.0, 0.1);
   // No cuBLASLt session: not in the rounds, and the reply says why.
@@ -111,9 +111,8 @@ TEST_F(WorkerInterleaved, RoundsRotateAndFailuresDropOut) {
   EXPECT_FALSE(r.cublaslt_message.empty());
 }
 
-// cuBLASLt's chosen algorithm as one more entry: with its session it is timed in every round (positions rotating
-// over kernels + 2 entries) with a positive median; asked not to, or without an algorithm for the shape, it is
-// absent and the reply says why.
+// cuBLASLt's chosen algorithm as one more entry: with its session it is timed in every round (kernels + 2 entries)
+// with a positive median; asked not to, or without an algorithm for the shape, it is absent and the reply says why.
 TEST_F(WorkerInterleaved, CublasLtJoinsTheRoundsWhenAskedFor) {
   const Shape shape{256, 256, 128};
   ProblemContext problem(*session_, shape, 11);
@@ -210,6 +209,8 @@ TEST_F(WorkerInterleaved, SettlingRoundsRunFirstAndAreNotTimed) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(r.settled_ms, 200);
   EXPECT_GE(wall_ms, r.settled_ms);
+  // 200 ms of 256x256x128 batches (microseconds each): many untimed rounds, not a sleep.
+  EXPECT_GT(r.settle_rounds, 10);
   EXPECT_EQ(r.kernels[1].status, Status::incorrect);
   ASSERT_EQ(r.kernels[0].status, Status::ok) << r.kernels[0].message;
   ASSERT_EQ(r.kernels[0].samples.size(), 5u);
@@ -217,7 +218,9 @@ TEST_F(WorkerInterleaved, SettlingRoundsRunFirstAndAreNotTimed) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(r.kernels[0].samples[static_cast<std::size_t>(i)].round, i);
 
   req.settle_ms = 0;
-  EXPECT_EQ(time_interleaved(*session_, problem, req, nullptr).settled_ms, 0);
+  const InterleavedReply none = time_interleaved(*session_, problem, req, nullptr);
+  EXPECT_EQ(none.settled_ms, 0);
+  EXPECT_EQ(none.settle_rounds, 0);
 }
 
 // Through the worker: prepare_shape with cuBLASLt keeps its algorithm for time_interleaved; without, none.

@@ -153,7 +153,7 @@ TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
 
 // Within 1% of the fastest, the smaller register footprint (registers x threads) wins; outside it, speed does.
 // A recording with cuBLASLt timed at the shape's start: cuBLASLt is one more entry of the rounds (K + 2 entries,
-// positions rotating over all of them), its median and every config's ratio to it are stored, the winners view
+// at its place in each round's order), its median and every config's ratio to it are stored, the winners view
 // and the printed table carry them; --no-cublaslt leaves it out.
 TEST_F(Rerank, CublasLtJoinsTheRoundsWhenTheShapeHasIt) {
   CublasLtReference lt;

@@ -1,4 +1,5 @@
 // Every message of the worker protocol survives encode -> frame -> decode, and broken bytes are ProtocolErrors.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -376,6 +377,7 @@ TEST(WorkerProtocol, TimeInterleaved) {
   r.sm_clock_mhz = 1755;
   r.graphs = true;
   r.settled_ms = 1003.5;
+  r.settle_rounds = 7;
   r.context_lost = true;
   const auto back = round_trip(r);
   ASSERT_EQ(back.kernels.size(), 2u);
@@ -401,6 +403,7 @@ TEST(WorkerProtocol, TimeInterleaved) {
   EXPECT_TRUE(back.graphs);
   EXPECT_EQ(back.graphs_message, "");
   EXPECT_EQ(back.settled_ms, 1003.5);
+  EXPECT_EQ(back.settle_rounds, 7);
   EXPECT_TRUE(back.context_lost);
   EXPECT_EQ(message_type(r), "interleaved");
 
@@ -425,45 +428,51 @@ TEST(WorkerProtocol, TimeInterleaved) {
   EXPECT_EQ(plain.cublas, r.cublas);
 }
 
-// Each round is a permutation of the entries still in, the same for the same round number on every call; over
-// the rounds every entry holds every position and follows every other entry (a rotation kept the cyclic order, so
-// cuBLAS always ran right after the same kernel).
-TEST(WorkerProtocol, InterleavedOrderShufflesEachRound) {
-  const int entries = 5;  // 3 kernels, cuBLAS (3), cuBLASLt (4)
-  const std::vector<bool> all(entries, true);
-  std::vector<std::vector<int>> at(entries, std::vector<int>(entries, 0));     // at[entry][position]
-  std::vector<std::vector<int>> after(entries, std::vector<int>(entries, 0));  // after[entry][predecessor]
-  std::set<std::vector<int>> distinct;
-  const int rounds = 200;
-  for (int r = 0; r < rounds; ++r) {
-    const auto order = interleaved_order(r, all);
-    ASSERT_EQ(order.size(), static_cast<std::size_t>(entries));
-    EXPECT_EQ(std::set<int>(order.begin(), order.end()), (std::set<int>{0, 1, 2, 3, 4})) << "round " << r;
-    EXPECT_EQ(interleaved_order(r, all), order) << "round " << r << " drawn again";
-    distinct.insert(order);
-    for (std::size_t p = 0; p < order.size(); ++p) {
-      ++at[static_cast<std::size_t>(order[p])][p];
-      if (p > 0) ++after[static_cast<std::size_t>(order[p])][static_cast<std::size_t>(order[p - 1])];
+// A Williams square: with E entries, over E rounds (2E when E is odd) every entry holds every position equally
+// often and follows every other entry equally often (the rotation before it kept the cyclic order, so cuBLAS always
+// ran right after the same kernel). Dropped entries are skipped; negative (untimed) rounds are permutations too.
+TEST(WorkerProtocol, InterleavedOrderBalancesPositionsAndPredecessors) {
+  for (int entries = 1; entries <= 9; ++entries) {
+    const std::vector<bool> all(static_cast<std::size_t>(entries), true);
+    const int rounds = entries % 2 == 0 ? entries : 2 * entries;
+    const auto n = static_cast<std::size_t>(entries);
+    std::vector<std::vector<int>> at(n, std::vector<int>(n, 0));     // at[entry][position]
+    std::vector<std::vector<int>> after(n, std::vector<int>(n, 0));  // after[entry][predecessor]
+    for (int r = 0; r < rounds; ++r) {
+      const auto order = interleaved_order(r, all);
+      ASSERT_EQ(order.size(), n);
+      EXPECT_EQ(std::set<int>(order.begin(), order.end()).size(), n) << entries << " entries, round " << r;
+      for (std::size_t p = 0; p < n; ++p) {
+        ++at[static_cast<std::size_t>(order[p])][p];
+        if (p > 0) ++after[static_cast<std::size_t>(order[p])][static_cast<std::size_t>(order[p - 1])];
+      }
+      EXPECT_EQ(interleaved_order(r + 2 * entries * 3, all), order);  // periodic in 2E rounds
+      const auto untimed = interleaved_order(-1 - r, all);
+      EXPECT_EQ(std::set<int>(untimed.begin(), untimed.end()).size(), n);
     }
+    const int per_position = rounds / entries;
+    const int per_pair = entries > 1 ? rounds * (entries - 1) / (entries * (entries - 1)) : 0;
+    for (std::size_t e = 0; e < n; ++e)
+      for (std::size_t x = 0; x < n; ++x) {
+        EXPECT_EQ(at[e][x], per_position) << entries << " entries: " << e << " at position " << x;
+        if (x != e) EXPECT_EQ(after[e][x], per_pair) << entries << " entries: " << e << " after " << x;
+      }
   }
-  EXPECT_GT(distinct.size(), 50u);  // not a handful of orders repeated
-  // Every position and every predecessor, each near its share (rounds / 5 = 40 per position; 160 / 4 = 40 per
-  // predecessor): a generous band, no test of the generator's quality.
-  for (int e = 0; e < entries; ++e)
-    for (int x = 0; x < entries; ++x) {
-      EXPECT_GT(at[static_cast<std::size_t>(e)][static_cast<std::size_t>(x)], 15) << e << " at " << x;
-      if (x != e) EXPECT_GT(after[static_cast<std::size_t>(e)][static_cast<std::size_t>(x)], 15) << e << " after " << x;
-    }
-  // Entries that dropped out are skipped; the others keep a permutation.
-  const std::vector<bool> one_out{true, false, true, true, true};
+  // The first rounds of a wide re-rank (66 entries, 20 rounds): cuBLAS (64) never follows the same entry twice.
+  const std::vector<bool> wide(66, true);
+  std::set<int> before_cublas;
   for (int r = 0; r < 20; ++r) {
+    const auto order = interleaved_order(r, wide);
+    const auto at = std::find(order.begin(), order.end(), 64);
+    if (at != order.begin()) EXPECT_TRUE(before_cublas.insert(*(at - 1)).second) << "round " << r;
+  }
+  const std::vector<bool> one_out{true, false, true, true, true};
+  for (int r = 0; r < 10; ++r) {
     const auto order = interleaved_order(r, one_out);
     EXPECT_EQ(std::set<int>(order.begin(), order.end()), (std::set<int>{0, 2, 3, 4}));
   }
-  EXPECT_EQ(interleaved_order(3, std::vector<bool>(1, true)), (std::vector<int>{0}));
+  EXPECT_EQ(interleaved_order(0, std::vector<bool>(4, true)), (std::vector<int>{0, 1, 3, 2}));
   EXPECT_TRUE(interleaved_order(0, {}).empty());
-  // The untimed rounds before the timed ones use negative round numbers: orders of their own.
-  EXPECT_EQ(interleaved_order(-1, all).size(), static_cast<std::size_t>(entries));
 }
 
 TEST(WorkerProtocol, ErrorAndShutdown) {

@@ -16,7 +16,8 @@ SCHEMA_VERSION = 12  # the schema this report reads (src/store/schema.cpp); a te
 # The oldest schema it also reads: 5 only added runs.pid, which no picture uses, and 6 the status 'screened_out'
 # and the timings' L2 mode and noise (winners are 'ok' rows either way), so the committed databases of schema 4
 # (results/h200/...) are drawn as they are, without a migrating read-write open. (7-9 only added the re-rank's
-# tables and columns, and 10 how its batches were enqueued, which no picture reads.)
+# tables and columns, 10 how its batches were enqueued, 11 the same for every timing and 12 how long the re-rank
+# settled, which no picture reads.)
 OLDEST_READABLE_VERSION = 4
 
 
