@@ -237,6 +237,20 @@ TEST_F(WorkerClientTest, MeasuresThroughTheProtocol) {
   MeasureRequest cold = request();
   cold.l2 = L2Mode::cold;
   EXPECT_EQ(client.timing_limit(cold, kFakeFirstLaunchMs), 300ms + 27ms);  // 3 x 3 x (2 + 1) ms
+  // The re-rank's limit: one verification per kernel, then every launch of every entry; untimed rounds add their
+  // wall time and one more round.
+  TimeInterleavedRequest rerank;
+  rerank.kernels.resize(1);
+  rerank.kernels[0].expected_ms = 1.0;
+  rerank.cublaslt = false;
+  rerank.warmup = 3;
+  rerank.rounds = 2;
+  rerank.iters = 2;
+  // 500 + 300 + ceil(3 x (3 + 2 x 2) x (0.2 + 1.0)) ms
+  EXPECT_EQ(client.interleaved_limit(rerank), 500ms + 300ms + 26ms);
+  rerank.settle_ms = 100;
+  // ... + 3 x (100 + 2 x 1.2) ms, one ceil over the sum
+  EXPECT_EQ(client.interleaved_limit(rerank), 500ms + 300ms + 333ms);
   const pid_t pid = client.pid();
   client.shutdown();
   EXPECT_FALSE(client.running());
