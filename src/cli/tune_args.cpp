@@ -78,7 +78,7 @@ void add_tune_options(ArgParser& p) {
       .option("--seed", "INT", "seed of every random choice a strategy makes", "0")
       .flag("--keep-spills", "time configs whose registers spill (they are pruned before timing by default)")
       .option("--rerank", "K",
-              "at the end, re-time each shape's K fastest side by side with cuBLAS in shuffled rounds, store every "
+              "at the end, re-time each shape's K fastest side by side with cuBLAS in balanced rounds, store every "
               "sample and name the winner (ties within --tie-band go to the smallest registers x threads, then "
               "shared memory, then name); 0 turns it off",
               "5")

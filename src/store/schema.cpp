@@ -550,7 +550,7 @@ ALTER TABLE cublaslt_timings ADD COLUMN batches TEXT CHECK (batches IS NULL OR b
 // ranked some configs by how they run on a cool card (at 4096^3 a pingpong config that leads the capped rounds by
 // 5% trailed the cooperative ones in the first round).
 constexpr std::string_view kVersion12 = R"sql(
--- reranks.settled_ms: wall time of the untimed rounds (the same batches, shuffled likewise) run before the
+-- reranks.settled_ms: wall time of the untimed rounds (the same batches, ordered likewise) run before the
 -- timed ones (ms); 0: none; NULL before version 12 (none).
 -- (No table change with it: from worker protocol 10 on the rounds follow a Williams square, so
 -- rerank_samples.position no longer rotates as the version 7 and 9 comments say; in a rotation cuBLAS almost always

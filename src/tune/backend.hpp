@@ -91,7 +91,7 @@ class MeasureBackend {
 
   // What it can do; the coordinator asks this, never the mode's name.
   virtual BackendCapabilities capabilities() const = 0;
-  // Re-times `kernels` side by side with cuBLAS on the prepared shape in shuffled rounds (worker
+  // Re-times `kernels` side by side with cuBLAS on the prepared shape in balanced rounds (worker
   // time_interleaved): InterleavedReply's kernels in the order given. A kernel's failure is its status;
   // nullopt: the backend cannot re-rank. Throws WorkerError when a worker hangs or dies during the rounds.
   virtual std::optional<InterleavedReply> time_interleaved(const std::vector<RerankKernel>& kernels, const Shape& shape,

@@ -1,6 +1,6 @@
 #pragma once
 // The top-K re-rank: before a shape's winner is declared, its K fastest verified configs are re-timed side by
-// side with cuBLAS and cuBLASLt's chosen algorithm in shuffled rounds (MeasureBackend::time_interleaved), every
+// side with cuBLAS and cuBLASLt's chosen algorithm in balanced rounds (MeasureBackend::time_interleaved), every
 // batch is stored (the references' too, so each config's ratio to both comes from the same rounds), and the winner
 // is chosen from those samples by a fixed rule, so that the same database names the same winner every time.
 //

@@ -1,6 +1,6 @@
 #pragma once
 // The GPU side of time_interleaved (worker/protocol.hpp): the top-K re-rank's kernels verified once each, warmed
-// up, run in untimed rounds for request.settle_ms when asked, then timed in shuffled rounds beside cuBLAS (and
+// up, run in untimed rounds for request.settle_ms when asked, then timed in balanced rounds beside cuBLAS (and
 // cuBLASLt's chosen algorithm) on the prepared problem.
 #include <vector>
 

@@ -135,7 +135,7 @@ TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
   EXPECT_EQ(out.record.cublas_samples.size(), 6u);
   EXPECT_EQ(out.record.rule, std::string(kRerankRule));
 
-  // Every sample is stored, each round's 5 entries at positions 0-4 in that round's shuffled order.
+  // Every sample is stored, each round's 5 entries at positions 0-4 in that round's order (a Williams square).
   Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
   EXPECT_EQ(reader.query_sql("SELECT * FROM rerank_samples").rows.size(), 5u * 6u);
   EXPECT_EQ(reader.query_sql("SELECT round FROM rerank_samples GROUP BY round "
@@ -181,7 +181,7 @@ TEST_F(Rerank, CublasLtJoinsTheRoundsWhenTheShapeHasIt) {
   EXPECT_DOUBLE_EQ(*e[0].ratio_to_cublas, 0.9);
   EXPECT_NE(out.note.find("0.800x cuBLASLt"), std::string::npos) << out.note;
 
-  // Five entries (3 configs, cuBLAS, cuBLASLt as entry 4): cuBLASLt at its place in each round's shuffled order.
+  // Five entries (3 configs, cuBLAS, cuBLASLt as entry 4): cuBLASLt at its place in each round's order.
   Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
   EXPECT_EQ(reader.query_sql("SELECT * FROM rerank_samples").rows.size(), 5u * 6u);
   const auto lt_samples =

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
       "algorithms (each verified against cuBLAS, timed the same way; --no-cublaslt skips it); columns ms, GFLOPS, % "
       "of cuBLAS, % of cuBLASLt and the gain over the previous row. --config NAME runs one config (a point name, a "
       "procedural config name or a config id) plus the references. --rerank K re-times the K fastest verified "
-      "configs of the shape side by side with cuBLAS in shuffled rounds, stores every sample and names the "
+      "configs of the shape side by side with cuBLAS in balanced rounds, stores every sample and names the "
       "winner (fastest median; configs within --tie-band of it are tied and the smallest registers x threads, "
       "then shared memory, then name wins), then prints the re-rank. Needs a GPU.");
   parser.option("--config", "WHICH", "best | a point name | a config name | a config id", "best")
