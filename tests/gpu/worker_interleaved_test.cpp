@@ -1,7 +1,6 @@
 // time_interleaved on a real GPU: in this process (worker/interleaved.hpp) for the rounds, the samples and the
 // kernels that drop out, and through mpgemm-worker (WorkerClient) for a sticky fault in the middle of the rounds.
 // Without a device every test is skipped with the reason.
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -9,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "../kernels/device_test_nvrtc.hpp"
+#include "support/interleaved_position.hpp"
 #include "device/cublaslt.hpp"
 #include "device/query.hpp"
 #include "device/session.hpp"
@@ -97,13 +97,10 @@ TEST_F(WorkerInterleaved, RoundsRunInTheirOrderAndFailuresDropOut) {
   // Three entries timed per round (the copies and cuBLAS, entry 4; the wrong kernel, entry 1, and the refused one,
   // entry 3, dropped before the rounds): each sample's position is its entry's place in that round's order.
   const std::vector<bool> survivors{true, false, true, false, true};
-  const auto place = [&](int round, int entry) {
-    const auto order = interleaved_order(round, survivors);
-    return static_cast<int>(std::find(order.begin(), order.end(), entry) - order.begin());
-  };
   for (const auto& [entry, samples] :
        {std::pair{0, r.kernels[0].samples}, std::pair{2, r.kernels[2].samples}, std::pair{4, r.cublas}})
-    for (const auto& s : samples) EXPECT_EQ(s.position, place(s.round, entry)) << "entry " << entry;
+    for (const auto& s : samples)
+      EXPECT_EQ(s.position, testing::interleaved_position(s.round, survivors, entry)) << "entry " << entry;
   EXPECT_NEAR(r.kernels[2].timing->median_ms / r.kernels[0].timing->median_ms, 1.0, 0.1);
   // No cuBLASLt session: not in the rounds, and the reply says why.
   EXPECT_TRUE(r.cublaslt.empty());
@@ -135,10 +132,8 @@ TEST_F(WorkerInterleaved, CublasLtJoinsTheRoundsWhenAskedFor) {
   EXPECT_TRUE(r.cublaslt_message.empty());
   ASSERT_EQ(r.cublas.size(), 8u);
   // Four entries (two kernels, cuBLAS, cuBLASLt as entry 3): each of its samples at its place in its round's order.
-  for (const auto& s : r.cublaslt) {
-    const auto order = interleaved_order(s.round, std::vector<bool>(4, true));
-    EXPECT_EQ(s.position, static_cast<int>(std::find(order.begin(), order.end(), 3) - order.begin()));
-  }
+  for (const auto& s : r.cublaslt)
+    EXPECT_EQ(s.position, testing::interleaved_position(s.round, std::vector<bool>(4, true), 3));
   // The same algorithm as at the start, on the same problem: the rounds' median is near the start's.
   EXPECT_NEAR(r.cublaslt_timing->median_ms / ref.timing->median_ms, 1.0, 0.5);
 

@@ -10,10 +10,10 @@
 
 #include "codegen/wmma_family.hpp"
 #include "store/store.hpp"
+#include "support/interleaved_position.hpp"
 #include "support/store_fixture.hpp"
 #include "tune/replay_backend.hpp"
 #include "tune/rerank.hpp"
-#include "worker/interleaved.hpp"
 
 namespace mpgemm {
 namespace {
@@ -145,10 +145,10 @@ TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
   const auto cublas =
       reader.query_sql("SELECT round, position FROM rerank_samples WHERE config_id IS NULL ORDER BY round");
   ASSERT_EQ(cublas.rows.size(), 6u);
-  for (const auto& row : cublas.rows) {
-    const auto order = interleaved_order(static_cast<int>(std::get<std::int64_t>(row[0])), std::vector<bool>(5, true));
-    EXPECT_EQ(std::get<std::int64_t>(row[1]), std::find(order.begin(), order.end(), 4) - order.begin());
-  }
+  const std::vector<bool> all_five(5, true);  // 4 configs and cuBLAS (entry 4)
+  for (const auto& row : cublas.rows)
+    EXPECT_EQ(std::get<std::int64_t>(row[1]), testing::interleaved_position(
+                                                   static_cast<int>(std::get<std::int64_t>(row[0])), all_five, 4));
 }
 
 // Within 1% of the fastest, the smaller register footprint (registers x threads) wins; outside it, speed does.
@@ -187,10 +187,10 @@ TEST_F(Rerank, CublasLtJoinsTheRoundsWhenTheShapeHasIt) {
   const auto lt_samples =
       reader.query_sql("SELECT round, position FROM rerank_samples WHERE reference = 'cublaslt' ORDER BY round");
   ASSERT_EQ(lt_samples.rows.size(), 6u);
-  for (const auto& row : lt_samples.rows) {
-    const auto order = interleaved_order(static_cast<int>(std::get<std::int64_t>(row[0])), std::vector<bool>(5, true));
-    EXPECT_EQ(std::get<std::int64_t>(row[1]), std::find(order.begin(), order.end(), 4) - order.begin());
-  }
+  const std::vector<bool> all_five(5, true);  // 3 configs, cuBLAS and cuBLASLt (entry 4)
+  for (const auto& row : lt_samples.rows)
+    EXPECT_EQ(std::get<std::int64_t>(row[1]), testing::interleaved_position(
+                                                   static_cast<int>(std::get<std::int64_t>(row[0])), all_five, 4));
   const auto w = reader.query_sql("SELECT ratio_to_cublaslt, cublaslt_median_ms FROM winners");
   ASSERT_EQ(w.rows.size(), 1u);
   EXPECT_EQ(w.rows[0], (std::vector<report::Cell>{0.8, 0.8}));
