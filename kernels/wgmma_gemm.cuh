@@ -243,6 +243,14 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       for (int r = 0; r < WN / 2; ++r) acc[mb][r] = 0.f;  // overwritten by the first wgmma (scale_d = 0)
     // This consumer's first wgmma row in the block tile: a row of the tile, or a column when swapped.
     const int row0 = PINGPONG ? 0 : consumer * ROWS;
+    // Descriptors of stage 0's A and B tiles for this consumer, made once. A stage, k-step or m-block only moves the
+    // start address, which is the low field of a descriptor in 16-byte units: shared addresses stay below 256 KiB,
+    // so adding the offset's units never carries out of that field, and the main loop adds instead of re-encoding.
+    const unsigned long long a_desc0 =
+        smem_descriptor(base + L.a_offset(0) + (SWAP ? 0 : row0 * kRowBytes), 16, 8 * kRowBytes);
+    const unsigned long long b_desc0 =
+        smem_descriptor(base + L.b_offset(0) + (SWAP ? (row0 / kBChunk) * L.b_chunk_bytes() : 0),
+                        L.b_chunk_bytes(), 8 * kRowBytes);
     int slot = 0;
     unsigned turns = 0;  // pingpong: how many times this consumer has waited for its turn
     // The i-th unit of this CTA fills the ring positions after its earlier units' k-blocks (the producer's order); a
@@ -269,34 +277,31 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 #pragma unroll
           for (int r = 0; r < WN / 2; ++r) fence_operand(acc[mb][r]);
         wgmma_fence();
-        const unsigned a_tile = base + L.a_offset(stage) + (SWAP ? 0 : row0 * kRowBytes);
-        const unsigned b_tile = base + L.b_offset(stage) + (SWAP ? (row0 / kBChunk) * L.b_chunk_bytes() : 0);
+        const unsigned long long a_stage = a_desc0 + static_cast<unsigned>(stage * (L.a_stage_bytes() >> 4));
+        const unsigned long long b_stage = b_desc0 + static_cast<unsigned>(stage * (L.b_stage_bytes() >> 4));
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
 #pragma unroll
           for (int k = 0; k < K_STEPS; ++k) {
 #if defined(MPGEMM_WGMMA_FAULT) && MPGEMM_WGMMA_FAULT == 1
             // Test-only fault: step A by 8 halves instead of 16, so the product reads the wrong K columns.
-            const unsigned a_k = k * 16;
+            constexpr unsigned kAStep = 16;
 #else
-            const unsigned a_k = k * 32;  // 16 halves along K inside the swizzled 128-byte row
+            constexpr unsigned kAStep = 32;  // 16 halves along K inside the swizzled 128-byte row
 #endif
+            const unsigned a_k = k * kAStep;
             const int scale_d = (kb > w.kb_begin || k > 0) ? 1 : 0;
             if constexpr (!SWAP) {
               // A is K-major: 8-row groups 1024 bytes apart (the leading offset is unused under the swizzle).
-              const unsigned long long desc_a =
-                  smem_descriptor(a_tile + mb * kWgmmaM * kRowBytes + a_k, 16, 8 * kRowBytes);
+              const unsigned long long desc_a = a_stage + ((mb * kWgmmaM * kRowBytes + a_k) >> 4);
               // B is N-major: 64-column chunks lie b_chunk_bytes apart (leading), 8-row K groups 1024 bytes apart.
-              const unsigned long long desc_b =
-                  smem_descriptor(b_tile + k * 16 * kRowBytes, L.b_chunk_bytes(), 8 * kRowBytes);
+              const unsigned long long desc_b = b_stage + ((k * 16 * kRowBytes) >> 4);
               wgmma_detail::Wgmma<WN>::mma(acc[mb], desc_a, desc_b, scale_d);
             } else {
               // Swapped: block mb's B chunk, N-major, is an M-major wgmma A of 64 rows (one chunk: the leading
               // offset is unused); A's rows, K-major, are the wgmma B.
-              const unsigned long long desc_a =
-                  smem_descriptor(b_tile + mb * L.b_chunk_bytes() + k * 16 * kRowBytes, L.b_chunk_bytes(),
-                                  8 * kRowBytes);
-              const unsigned long long desc_b = smem_descriptor(a_tile + a_k, 16, 8 * kRowBytes);
+              const unsigned long long desc_a = b_stage + ((mb * L.b_chunk_bytes() + k * 16 * kRowBytes) >> 4);
+              const unsigned long long desc_b = a_stage + (a_k >> 4);
               wgmma_detail::Wgmma<WN>::template mma<1, 0>(acc[mb], desc_a, desc_b, scale_d);
             }
           }
