@@ -3,7 +3,6 @@
 // order; newer schemas and other applications are refused by name; an older input merges; kill -9 in the middle
 // leaves OUT as it was (and a new OUT absent). Content is compared with canonical_dump (store/dump.hpp).
 #include <signal.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include "store/merge.hpp"
 #include "store/schema.hpp"
 #include "store/store.hpp"
+#include "support/old_database.hpp"
 #include "support/store_fixture.hpp"
 
 namespace mpgemm {
@@ -29,14 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void raw_exec(const fs::path& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "") << sql;
-  sqlite3_free(error);
-  sqlite3_close(db);
-}
+using testing::raw_exec;
 
 std::string file_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -293,11 +286,7 @@ TEST_F(StoreMerge, NewerSchemasAndOtherApplicationsAreRefusedByName) {
 // with plain SQL), merged without being modified: its run gets the migration's deterministic uid.
 TEST_F(StoreMerge, AnOlderInputMergesThroughATemporaryMigratedCopy) {
   const auto old = at("v7.db");
-  std::string sql;
-  for (const auto& m : store_detail::migrations())
-    if (m.version <= 7) sql += std::string(m.sql);
-  raw_exec(old, "BEGIN;" + sql +
-                    fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 7; COMMIT;", kStoreApplicationId));
+  testing::database_at_version(old, 7);
   raw_exec(old,
            "INSERT INTO runs (id, started_at, tool_version, git_sha, argv, mode, hostname, pid) VALUES "
            "  (1, '2026-11-01T10:00:00.000Z', '0.1.0', 'abc', '[]', 'gpu', 'old-host', 42);"

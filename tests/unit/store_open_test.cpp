@@ -19,6 +19,7 @@
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
 #include "store/store.hpp"
+#include "support/old_database.hpp"
 #include "support/store_fixture.hpp"
 
 namespace mpgemm {
@@ -35,15 +36,7 @@ class StoreOpen : public ::testing::Test {
     std::filesystem::remove_all(dir_, ec);
   }
 
-  // Runs SQL on the file with a plain SQLite connection, bypassing the Store.
-  static void raw_exec(const std::filesystem::path& path, const std::string& sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    char* error = nullptr;
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
-    sqlite3_free(error);
-    sqlite3_close(db);
-  }
+  static void raw_exec(const std::filesystem::path& path, const std::string& sql) { testing::raw_exec(path, sql); }
   static std::string raw_text(const std::filesystem::path& path, const std::string& sql) {
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
@@ -158,11 +151,7 @@ TEST_F(StoreOpen, ReopenKeepsDataAndIsIdempotent) {
 // NULL, "never parsed", not "none".
 TEST_F(StoreOpen, Version2DatabaseMigratesToWarnings) {
   const auto path = dir_ / "v2.db";
-  std::string sql;
-  for (const auto& m : store_detail::migrations())
-    if (m.version <= 2) sql += std::string(m.sql);
-  raw_exec(path,
-           sql + fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 2;", kStoreApplicationId));
+  testing::database_at_version(path, 2);
   raw_exec(
       path,
       "INSERT INTO runs (tool_version, git_sha, argv, mode) VALUES ('0.1.0', 'abc', '[]', 'compile-only');"
@@ -288,14 +277,8 @@ class StoreOpenFrom : public StoreOpen, public ::testing::WithParamInterface<int
 TEST_P(StoreOpenFrom, OlderDatabaseGainsCublasLtKeepingItsRows) {
   const int from = GetParam();
   const auto path = dir_ / fmt::format("v{}.db", from);
-  const auto migrations = store_detail::migrations();
-  ASSERT_GT(static_cast<int>(migrations.size()), from);
-  std::string old_sql;
-  for (const auto& m : migrations)
-    if (m.version <= from) old_sql += std::string(m.sql);
-  raw_exec(path, "BEGIN;" + old_sql +
-                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {}; COMMIT;",
-                                 kStoreApplicationId, from));
+  ASSERT_GT(static_cast<int>(store_detail::migrations().size()), from);
+  testing::database_at_version(path, from);
   raw_exec(
       path,
       "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
@@ -345,12 +328,7 @@ INSTANTIATE_TEST_SUITE_P(Versions, StoreOpenFrom, ::testing::Values(2, 3));
 // by an older mpgemm is never taken for dead: nothing can tell.
 TEST_F(StoreOpen, Version4DatabaseGainsRunPids) {
   const auto path = dir_ / "v4.db";
-  std::string old_sql;
-  for (const auto& m : store_detail::migrations())
-    if (m.version <= 4) old_sql += std::string(m.sql);
-  raw_exec(path, "BEGIN;" + old_sql +
-                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 4; COMMIT;",
-                                 kStoreApplicationId));
+  testing::database_at_version(path, 4);
   raw_exec(path,
            "INSERT INTO runs (id, tool_version, git_sha, argv, mode, hostname) "
            "VALUES (1, '0.1.0', 'abc', '[]', 'gpu', 'this-host');");
@@ -367,11 +345,7 @@ TEST_F(StoreOpen, Version4DatabaseGainsRunPids) {
 // earlier timings say warm L2, the indexes and views are back, and the new status and columns are accepted.
 TEST_F(StoreOpen, Version5DatabaseGainsScreenedOutKeepingItsRows) {
   const auto path = dir_ / "v5.db";
-  std::string old_sql;
-  for (const auto& m : store_detail::migrations())
-    if (m.version <= 5) old_sql += std::string(m.sql);
-  raw_exec(path, "BEGIN;" + old_sql +
-                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 5; COMMIT;", kStoreApplicationId));
+  testing::database_at_version(path, 5);
   raw_exec(path,
            "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
            "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
@@ -426,9 +400,6 @@ TEST_F(StoreOpen, Version5DatabaseGainsScreenedOutKeepingItsRows) {
 // A version-7 database gains the scale-out columns: each old run a uid derived from its own row (so two copies of
 // one database migrated apart agree, and merge as one), NULL GPUs, and new runs a random uid of 32 hex digits.
 TEST_F(StoreOpen, Version7DatabaseGainsRunUidsThatCopiesAgreeOn) {
-  std::string old_sql;
-  for (const auto& m : store_detail::migrations())
-    if (m.version <= 7) old_sql += std::string(m.sql);
   const std::string rows =
       "INSERT INTO runs (id, started_at, tool_version, git_sha, argv, mode, hostname, pid) VALUES "
       "(1, '2026-11-30T10:00:00.000Z', '0.1.0', 'abc', '[]', 'gpu', 'h200', 42), "
@@ -439,10 +410,7 @@ TEST_F(StoreOpen, Version7DatabaseGainsRunUidsThatCopiesAgreeOn) {
   std::vector<std::string> uids;
   for (const char* name : {"a.db", "b.db"}) {
     const auto path = dir_ / name;
-    raw_exec(path, "BEGIN;" + old_sql +
-                       fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 7; COMMIT;",
-                                   kStoreApplicationId) +
-                       rows);
+    testing::database_at_version(path, 7, rows);
     { Store store = Store::open(path, Store::Mode::read_write); }
     uids.push_back(raw_text(path, "SELECT group_concat(uid, ' ') FROM (SELECT uid FROM runs ORDER BY id)"));
     EXPECT_EQ(raw_text(path, "SELECT count(*) FROM measurements WHERE gpu_uuid IS NULL AND gpu_ordinal IS NULL"),
@@ -484,11 +452,7 @@ TEST_F(StoreOpen, Version7DatabaseGainsRunUidsThatCopiesAgreeOn) {
 // re-rank recorded after the migration keeps cuBLASLt's samples apart from cuBLAS's.
 TEST_F(StoreOpen, Version8DatabaseGainsCublasLtInTheRerank) {
   const auto path = dir_ / "v8.db";
-  std::string old_sql;
-  for (const auto& m : store_detail::migrations())
-    if (m.version <= 8) old_sql += std::string(m.sql);
-  raw_exec(path, "BEGIN;" + old_sql +
-                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 8; COMMIT;", kStoreApplicationId));
+  testing::database_at_version(path, 8);
   raw_exec(
       path,
       "INSERT INTO runs (id, tool_version, git_sha, argv, mode, uid) VALUES (1, '0.1.0', 'abc', '[]', 'gpu', 'u1');"
@@ -559,11 +523,7 @@ TEST_F(StoreOpen, Version8DatabaseGainsCublasLtInTheRerank) {
 // the columns stay NULL for them, and new rows say 'stream' or 'graph' (nothing else).
 TEST_F(StoreOpen, Version10DatabaseGainsBatchesReadAsStream) {
   const auto path = dir_ / "v10.db";
-  std::string old_sql;
-  for (const auto& m : store_detail::migrations())
-    if (m.version <= 10) old_sql += std::string(m.sql);
-  raw_exec(path, "BEGIN;" + old_sql +
-                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 10; COMMIT;", kStoreApplicationId));
+  testing::database_at_version(path, 10);
   raw_exec(path,
            "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
            "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"

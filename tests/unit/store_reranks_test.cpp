@@ -10,6 +10,7 @@
 
 #include "store/schema.hpp"
 #include "store/store.hpp"
+#include "support/old_database.hpp"
 #include "support/store_fixture.hpp"
 
 namespace mpgemm {
@@ -17,14 +18,7 @@ namespace {
 
 const Shape kShape{256, 128, 64};
 
-void raw_exec(const std::filesystem::path& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
-}
+using testing::raw_exec;
 
 // An 'ok' measurement of `config` at `median_ms` with its compilation (registers), in one call.
 void measured(Store& store, std::int64_t run, std::int64_t config, double median_ms, int registers,
@@ -58,11 +52,7 @@ TEST(StoreReranks, Version5DatabaseMigratesWithItsRows) {
   const auto dir = testing::per_test_dir();
   std::filesystem::create_directories(dir);
   const auto path = dir / "v5.db";
-  std::string old_sql;
-  for (const auto& m : store_detail::migrations())
-    if (m.version <= 5) old_sql += std::string(m.sql);
-  raw_exec(path, "BEGIN;" + old_sql +
-                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 5; COMMIT;", kStoreApplicationId));
+  testing::database_at_version(path, 5);
   raw_exec(path,
            "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
            "INSERT INTO configs (id, family, name, params, source_hash) VALUES "
@@ -93,11 +83,7 @@ TEST(StoreReranks, Version11RerankReadsAsNotSettled) {
   const auto dir = testing::per_test_dir();
   std::filesystem::create_directories(dir);
   const auto path = dir / "v11.db";
-  std::string old_sql;
-  for (const auto& m : store_detail::migrations())
-    if (m.version <= 11) old_sql += std::string(m.sql);
-  raw_exec(path, "BEGIN;" + old_sql +
-                     fmt::format("PRAGMA application_id = {}; PRAGMA user_version = 11; COMMIT;", kStoreApplicationId));
+  testing::database_at_version(path, 11);
   raw_exec(path,
            "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
            "INSERT INTO reranks (id, run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, tie_band, "
