@@ -13,6 +13,9 @@ std::string WorkerPhases::summary() const {
                                 shapes, total, part("timing", timing_s), part("verifying", verifying_s),
                                 part("loading", setup_s), part("preparing shapes", preparing_s),
                                 part("waiting for requests", waiting_s), part("replying", replying_s));
+  if (reranks > 0)
+    out +=
+        fmt::format(", {} ({} re-rank(s)), {}", part("re-ranking", reranking_s), reranks, part("settling", settling_s));
   if (measurements > 0)
     out += fmt::format("; per measurement {:.1f} ms outside timing",
                        1e3 * (setup_s + verifying_s + waiting_s + replying_s) / measurements);

@@ -15,9 +15,15 @@ struct WorkerPhases {
   double replying_s = 0;   // writing the replies
   double preparing_s = 0;  // prepare_shape: inputs, cuBLAS and cuBLASLt references
   int shapes = 0;
+  int reranks = 0;         // time_interleaved requests served
+  double reranking_s = 0;  // their loading, verification, timed rounds and replies
+  double settling_s = 0;   // their untimed rounds before the timed ones (settle_ms)
 
-  double total_s() const { return waiting_s + setup_s + verifying_s + timing_s + replying_s + preparing_s; }
-  // One line: "N measurements, S shapes in T s: timing X s (P%), verifying ..., ...; per measurement ...".
+  double total_s() const {
+    return waiting_s + setup_s + verifying_s + timing_s + replying_s + preparing_s + reranking_s + settling_s;
+  }
+  // One line: "N measurements, S shapes in T s: timing X s (P%), verifying ..., ...[, re-ranking ... (R re-ranks),
+  // settling ...]; per measurement ...".
   std::string summary() const;
 };
 

@@ -32,7 +32,7 @@ class Server {
 
   int run() {
     const int code = serve_requests();
-    if (phases_.measurements > 0) log(phases_.summary());
+    if (phases_.measurements > 0 || phases_.reranks > 0) log(phases_.summary());
     return code;
   }
 
@@ -232,9 +232,14 @@ class Server {
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (m.settle_ms < 0 || m.settle_ms > kMaxSettleMs)
       return fail(ErrorKind::bad_request, 0, fmt::format("settle_ms {} outside 0-{}", m.settle_ms, kMaxSettleMs), 0);
+    const auto mark = std::chrono::steady_clock::now();
     const InterleavedReply result =
         time_interleaved(*session_, *problem_, m, cublaslt_for_shape_ ? cublaslt_.get() : nullptr);
     reply(result);
+    const double settling_s = result.settled_ms / 1e3;
+    phases_.settling_s += settling_s;
+    phases_.reranking_s += std::max(0.0, seconds_since(mark) - settling_s);
+    ++phases_.reranks;
     if (result.context_lost) {
       log("CUDA context lost during time_interleaved; exiting");
       return kWorkerExitContextLost;

@@ -24,6 +24,23 @@ TEST(WorkerPhases, SummaryNamesEveryPhaseWithItsShare) {
             "300.0 ms outside timing");
 }
 
+// A re-rank's time is its own phase, its untimed settling rounds apart: a worker that only re-ranked (mpgemm-run
+// --rerank) still accounts for its time.
+TEST(WorkerPhases, ReranksAndTheirSettlingAreTheirOwnPhases) {
+  WorkerPhases p;
+  p.shapes = 1;
+  p.preparing_s = 1;
+  p.reranks = 2;
+  p.reranking_s = 6;
+  p.settling_s = 2;
+  p.waiting_s = 1;
+  EXPECT_DOUBLE_EQ(p.total_s(), 10);
+  EXPECT_EQ(p.summary(),
+            "0 measurement(s), 1 shape(s) in 10.0 s: timing 0.0 s (0%), verifying 0.0 s (0%), loading 0.0 s (0%), "
+            "preparing shapes 1.0 s (10%), waiting for requests 1.0 s (10%), replying 0.0 s (0%), re-ranking 6.0 s "
+            "(60%) (2 re-rank(s)), settling 2.0 s (20%)");
+}
+
 TEST(WorkerPhases, EmptyTotalsSayZeroWithoutDividingByZero) {
   const WorkerPhases p;
   EXPECT_EQ(p.summary(),
