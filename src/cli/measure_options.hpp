@@ -19,7 +19,8 @@ MeasureSettings measure_settings_from(const ParsedArgs& args);
 std::optional<double> rerank_within_from(const ParsedArgs& args);
 
 // --rerank-settle-ms MS of the same commands: untimed rounds of the re-rank's batches before its timed ones
-// (RerankProtocol::settle_ms). One declaration and one default for both; throws UsageError when negative.
+// (RerankProtocol::settle_ms). One declaration and one default for both; throws UsageError outside 0 to
+// kMaxSettleMs.
 void add_rerank_settle_option(ArgParser& parser);
 int rerank_settle_ms_from(const ParsedArgs& args);
 

@@ -286,17 +286,17 @@ TEST_F(StoreMerge, NewerSchemasAndOtherApplicationsAreRefusedByName) {
 // with plain SQL), merged without being modified: its run gets the migration's deterministic uid.
 TEST_F(StoreMerge, AnOlderInputMergesThroughATemporaryMigratedCopy) {
   const auto old = at("v7.db");
-  testing::database_at_version(old, 7);
-  raw_exec(old,
-           "INSERT INTO runs (id, started_at, tool_version, git_sha, argv, mode, hostname, pid) VALUES "
-           "  (1, '2026-11-01T10:00:00.000Z', '0.1.0', 'abc', '[]', 'gpu', 'old-host', 42);"
-           "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', "
-           "  'hash-wmma_a');"
-           "INSERT INTO compilations (id, config_id, run_id, arch, compile_key, status, compile_ms, log) VALUES "
-           "  (1, 1, 1, 'sm_90a', 'ck-wmma_a', 'ok', 1.0, '');"
-           "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, arch, "
-           "  M, N, K, status, median_ms) VALUES (1, 1, 1, 'old-key', 'NVIDIA H200', 'sm_90', 'sm_90a', 256, 256, "
-           "  64, 'ok', 0.5);");
+  testing::database_at_version(
+      old, 7,
+      "INSERT INTO runs (id, started_at, tool_version, git_sha, argv, mode, hostname, pid) VALUES "
+      "  (1, '2026-11-01T10:00:00.000Z', '0.1.0', 'abc', '[]', 'gpu', 'old-host', 42);"
+      "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', "
+      "  'hash-wmma_a');"
+      "INSERT INTO compilations (id, config_id, run_id, arch, compile_key, status, compile_ms, log) VALUES "
+      "  (1, 1, 1, 'sm_90a', 'ck-wmma_a', 'ok', 1.0, '');"
+      "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, arch, "
+      "  M, N, K, status, median_ms) VALUES (1, 1, 1, 'old-key', 'NVIDIA H200', 'sm_90', 'sm_90a', 256, 256, "
+      "  64, 'ok', 0.5);");
   const std::string bytes = file_bytes(old);
   const auto r = merge_databases(at("out.db"), {a_, old});
   ASSERT_EQ(r.notes.size(), 1u);

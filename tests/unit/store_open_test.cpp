@@ -151,9 +151,8 @@ TEST_F(StoreOpen, ReopenKeepsDataAndIsIdempotent) {
 // NULL, "never parsed", not "none".
 TEST_F(StoreOpen, Version2DatabaseMigratesToWarnings) {
   const auto path = dir_ / "v2.db";
-  testing::database_at_version(path, 2);
-  raw_exec(
-      path,
+  testing::database_at_version(
+      path, 2,
       "INSERT INTO runs (tool_version, git_sha, argv, mode) VALUES ('0.1.0', 'abc', '[]', 'compile-only');"
       "INSERT INTO configs (family, name, params, source_hash) VALUES ('wmma', 'wmma_old', '{}', 'h');"
       "INSERT INTO compilations (config_id, run_id, arch, compile_key, status, compile_ms, log) "
@@ -278,9 +277,8 @@ TEST_P(StoreOpenFrom, OlderDatabaseGainsCublasLtKeepingItsRows) {
   const int from = GetParam();
   const auto path = dir_ / fmt::format("v{}.db", from);
   ASSERT_GT(static_cast<int>(store_detail::migrations().size()), from);
-  testing::database_at_version(path, from);
-  raw_exec(
-      path,
+  testing::database_at_version(
+      path, from,
       "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
       "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
       "INSERT INTO cublas_timings (id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
@@ -328,10 +326,9 @@ INSTANTIATE_TEST_SUITE_P(Versions, StoreOpenFrom, ::testing::Values(2, 3));
 // by an older mpgemm is never taken for dead: nothing can tell.
 TEST_F(StoreOpen, Version4DatabaseGainsRunPids) {
   const auto path = dir_ / "v4.db";
-  testing::database_at_version(path, 4);
-  raw_exec(path,
-           "INSERT INTO runs (id, tool_version, git_sha, argv, mode, hostname) "
-           "VALUES (1, '0.1.0', 'abc', '[]', 'gpu', 'this-host');");
+  testing::database_at_version(path, 4,
+                               "INSERT INTO runs (id, tool_version, git_sha, argv, mode, hostname) "
+                               "VALUES (1, '0.1.0', 'abc', '[]', 'gpu', 'this-host');");
   Store store = Store::open(path, Store::Mode::read_write);
   EXPECT_FALSE(store.find_run(1)->pid);
   RunInfo info;
@@ -345,21 +342,21 @@ TEST_F(StoreOpen, Version4DatabaseGainsRunPids) {
 // earlier timings say warm L2, the indexes and views are back, and the new status and columns are accepted.
 TEST_F(StoreOpen, Version5DatabaseGainsScreenedOutKeepingItsRows) {
   const auto path = dir_ / "v5.db";
-  testing::database_at_version(path, 5);
-  raw_exec(path,
-           "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
-           "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
-           "INSERT INTO configs (id, family, name, params, source_hash) VALUES (2, 'wmma', 'wmma_b', '{}', 'h');"
-           "INSERT INTO cublas_timings (id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
-           "  warmup, runs, iters, tflops) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 2048, 2048, 2048, 0.025, 0.025, "
-           "  0.025, 3, 5, 20, 687.2);"
-           "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
-           "  status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, cublas_id, ratio_to_cublas, "
-           "  sm_clock_mhz, message, created_at) VALUES (7, 1, 1, 'key-7', 'NVIDIA H200', 'sm_90', 'sm_90', 2048, "
-           "  2048, 2048, 'ok', 0.05, 0.049, 0.052, 3, 5, 20, 343.6, 1, 0.5, 1980, '', '2026-01-01T00:00:00.000Z');"
-           "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
-           "  status, message) VALUES (9, 1, 2, 'key-9', 'NVIDIA H200', 'sm_90', 'sm_90', 2048, 2048, 2048, "
-           "  'incorrect', '3 elements differ');");
+  testing::database_at_version(
+      path, 5,
+      "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
+      "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
+      "INSERT INTO configs (id, family, name, params, source_hash) VALUES (2, 'wmma', 'wmma_b', '{}', 'h');"
+      "INSERT INTO cublas_timings (id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
+      "  warmup, runs, iters, tflops) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 2048, 2048, 2048, 0.025, 0.025, "
+      "  0.025, 3, 5, 20, 687.2);"
+      "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
+      "  status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, cublas_id, ratio_to_cublas, "
+      "  sm_clock_mhz, message, created_at) VALUES (7, 1, 1, 'key-7', 'NVIDIA H200', 'sm_90', 'sm_90', 2048, "
+      "  2048, 2048, 'ok', 0.05, 0.049, 0.052, 3, 5, 20, 343.6, 1, 0.5, 1980, '', '2026-01-01T00:00:00.000Z');"
+      "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
+      "  status, message) VALUES (9, 1, 2, 'key-9', 'NVIDIA H200', 'sm_90', 'sm_90', 2048, 2048, 2048, "
+      "  'incorrect', '3 elements differ');");
   const std::string before =
       raw_text(path,
                "SELECT group_concat(id || ' ' || status || ' ' || coalesce(median_ms, '-') || ' ' || "
@@ -452,9 +449,8 @@ TEST_F(StoreOpen, Version7DatabaseGainsRunUidsThatCopiesAgreeOn) {
 // re-rank recorded after the migration keeps cuBLASLt's samples apart from cuBLAS's.
 TEST_F(StoreOpen, Version8DatabaseGainsCublasLtInTheRerank) {
   const auto path = dir_ / "v8.db";
-  testing::database_at_version(path, 8);
-  raw_exec(
-      path,
+  testing::database_at_version(
+      path, 8,
       "INSERT INTO runs (id, tool_version, git_sha, argv, mode, uid) VALUES (1, '0.1.0', 'abc', '[]', 'gpu', 'u1');"
       "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
       "INSERT INTO reranks (id, run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, tie_band, "
@@ -523,17 +519,17 @@ TEST_F(StoreOpen, Version8DatabaseGainsCublasLtInTheRerank) {
 // the columns stay NULL for them, and new rows say 'stream' or 'graph' (nothing else).
 TEST_F(StoreOpen, Version10DatabaseGainsBatchesReadAsStream) {
   const auto path = dir_ / "v10.db";
-  testing::database_at_version(path, 10);
-  raw_exec(path,
-           "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
-           "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
-           "INSERT INTO cublas_timings (id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
-           "  warmup, runs, iters, tflops, l2) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 512, 512, 512, 0.01, 0.01, "
-           "  0.01, 3, 5, 20, 26.8, 'warm');"
-           "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
-           "  status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, cublas_id, ratio_to_cublas, l2, "
-           "  message) VALUES (7, 1, 1, 'key-7', 'NVIDIA H200', 'sm_90', 'sm_90', 512, 512, 512, 'ok', 0.004, "
-           "  0.004, 0.004, 3, 5, 20, 67.1, 1, 2.5, 'warm', '');");
+  testing::database_at_version(
+      path, 10,
+      "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
+      "INSERT INTO configs (id, family, name, params, source_hash) VALUES (1, 'wmma', 'wmma_a', '{}', 'h');"
+      "INSERT INTO cublas_timings (id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
+      "  warmup, runs, iters, tflops, l2) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 512, 512, 512, 0.01, 0.01, "
+      "  0.01, 3, 5, 20, 26.8, 'warm');"
+      "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
+      "  status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, cublas_id, ratio_to_cublas, l2, "
+      "  message) VALUES (7, 1, 1, 'key-7', 'NVIDIA H200', 'sm_90', 'sm_90', 512, 512, 512, 'ok', 0.004, "
+      "  0.004, 0.004, 3, 5, 20, 67.1, 1, 2.5, 'warm', '');");
   {
     Store store = Store::open(path, Store::Mode::read_write);
     const auto m = store.find_measurement("key-7");

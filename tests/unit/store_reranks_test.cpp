@@ -18,8 +18,6 @@ namespace {
 
 const Shape kShape{256, 128, 64};
 
-using testing::raw_exec;
-
 // An 'ok' measurement of `config` at `median_ms` with its compilation (registers), in one call.
 void measured(Store& store, std::int64_t run, std::int64_t config, double median_ms, int registers,
               const std::string& key, const std::string& arch = "sm_90a") {
@@ -52,17 +50,17 @@ TEST(StoreReranks, Version5DatabaseMigratesWithItsRows) {
   const auto dir = testing::per_test_dir();
   std::filesystem::create_directories(dir);
   const auto path = dir / "v5.db";
-  testing::database_at_version(path, 5);
-  raw_exec(path,
-           "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
-           "INSERT INTO configs (id, family, name, params, source_hash) VALUES "
-           "  (1, 'wmma', 'wmma_a', '{\"BM\": 64}', 'h'), (2, 'wmma', 'wmma_b', '{\"BM\": 128}', 'h');"
-           "INSERT INTO compilations (id, config_id, run_id, arch, compile_key, status, registers, compile_ms, log) "
-           "VALUES (1, 1, 1, 'sm_90a', 'k1', 'ok', 96, 1.0, ''), (2, 2, 1, 'sm_90a', 'k2', 'ok', 128, 1.0, '');"
-           "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, arch, "
-           "  M, N, K, status, median_ms) VALUES "
-           "  (1, 1, 1, 'r1', 'NVIDIA H200', 'sm_90', 'sm_90a', 256, 128, 64, 'ok', 0.5),"
-           "  (1, 2, 2, 'r2', 'NVIDIA H200', 'sm_90', 'sm_90a', 256, 128, 64, 'ok', 0.25);");
+  testing::database_at_version(
+      path, 5,
+      "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
+      "INSERT INTO configs (id, family, name, params, source_hash) VALUES "
+      "  (1, 'wmma', 'wmma_a', '{\"BM\": 64}', 'h'), (2, 'wmma', 'wmma_b', '{\"BM\": 128}', 'h');"
+      "INSERT INTO compilations (id, config_id, run_id, arch, compile_key, status, registers, compile_ms, log) "
+      "VALUES (1, 1, 1, 'sm_90a', 'k1', 'ok', 96, 1.0, ''), (2, 2, 1, 'sm_90a', 'k2', 'ok', 128, 1.0, '');"
+      "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, arch, "
+      "  M, N, K, status, median_ms) VALUES "
+      "  (1, 1, 1, 'r1', 'NVIDIA H200', 'sm_90', 'sm_90a', 256, 128, 64, 'ok', 0.5),"
+      "  (1, 2, 2, 'r2', 'NVIDIA H200', 'sm_90', 'sm_90a', 256, 128, 64, 'ok', 0.25);");
   { Store migrated = Store::open(path, Store::Mode::read_write); }
   Store store = Store::open(path, Store::Mode::read_only);  // refuses anything but the current schema
   EXPECT_EQ(store.query_named("measurements").rows.size(), 2u);
@@ -83,11 +81,11 @@ TEST(StoreReranks, Version11RerankReadsAsNotSettled) {
   const auto dir = testing::per_test_dir();
   std::filesystem::create_directories(dir);
   const auto path = dir / "v11.db";
-  testing::database_at_version(path, 11);
-  raw_exec(path,
-           "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
-           "INSERT INTO reranks (id, run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, tie_band, "
-           "  rule, batches) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 256, 128, 64, 5, 3, 10, 20, 0.01, 'r', 'graph');");
+  testing::database_at_version(
+      path, 11,
+      "INSERT INTO runs (id, tool_version, git_sha, argv, mode) VALUES (1, '0.1.0', 'abc', '[]', 'gpu');"
+      "INSERT INTO reranks (id, run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, tie_band, "
+      "  rule, batches) VALUES (1, 1, 'NVIDIA H200', 'sm_90', 256, 128, 64, 5, 3, 10, 20, 0.01, 'r', 'graph');");
   {
     Store store = Store::open(path, Store::Mode::read_write);
     const auto r = store.find_latest_rerank("NVIDIA H200", kShape);
