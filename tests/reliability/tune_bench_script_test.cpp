@@ -185,5 +185,54 @@ TEST_F(ReliabilityBenchScript, PairedRerankRetimesTheFastestAndDividesTheirPaire
   EXPECT_NE(none.output.find("no verified config at 999x999x999"), std::string::npos) << none.output;
 }
 
+// tools/tune_bench.sh's A/A step with the real mpgemm-tune (replaying the recording) and a stand-in mpgemm-run
+// that prints the re-rank a GPU would: the winner at the space's middle shape re-ranked with cuBLAS by two
+// processes, judged on its time, and refused when the two re-ranked different configs.
+TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
+  const std::filesystem::path bin = dir_ / "bin";
+  std::filesystem::create_directories(bin);
+  for (const char* tool : {"mpgemm-tune", "mpgemm-query", "mpgemm-worker"})
+    std::filesystem::create_symlink(std::string(MPGEMM_BINARY_DIR) + "/bin/" + tool, bin / tool);
+  const auto stand_in = [&](const std::string& second_name) {
+    // The n-th call prints the winner at 0.500 ms then 0.503 ms, 1.050x and 1.045x cuBLAS.
+    std::ofstream run(bin / "mpgemm-run");
+    run << "#!/bin/sh\n"
+        << "echo \"$*\" >>\"" << (dir_ / "run_args.txt").string() << "\"\n"
+        << "n=$(wc -l <\"" << (dir_ / "run_args.txt").string() << "\")\n"
+        << "echo place,config,arch,status,tied,median_ms,ratio_to_cublas,ratio_to_cublaslt,samples,registers,"
+           "threads,smem_bytes,message\n"
+        << "if [ \"$n\" = 1 ]; then echo '1,cfg_a,sm_90a,ok,0,0.500,1.050,,20,168,384,1000,'; "
+        << "else echo '1," << second_name << ",sm_90a,ok,0,0.503,1.045,,20,168,384,1000,'; fi\n"
+        << "echo 'note: winner cfg_a'\n";
+    run.close();
+    std::filesystem::permissions(bin / "mpgemm-run", std::filesystem::perms::owner_all);
+  };
+  const auto tune_bench = [&] {
+    return run_command(fmt::format("OUT={} MPGEMM_BIN={} MPGEMM_BENCH_HOPPER={} MPGEMM_BENCH_WARM=0 "
+                                   "MPGEMM_BENCH_AA_ROUNDS=7 MPGEMM_BENCH_ARGS='--replay {}' {} hopper",
+                                   out_.string(), bin.string(), space_.string(), recorded_.string(),
+                                   source("tools/tune_bench.sh")));
+  };
+  stand_in("cfg_a");
+  const auto r = tune_bench();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string table = file_text(out_ / "tune_bench.md");
+  EXPECT_NE(table.find("A/A at 512^3, `cfg_a` re-ranked with cuBLAS in balanced rounds: 0.5000 ms (1.050x cuBLAS), "
+                       "then 0.5030 ms (1.045x); ratio -0.48%"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("within +-1% (+0.60%) | PASS |"), std::string::npos) << table;
+  const std::string args = file_text(dir_ / "run_args.txt");
+  EXPECT_NE(args.find("--rerank 1 --rounds 7"), std::string::npos) << args;
+  EXPECT_NE(args.find("--M 512 --N 512 --K 512"), std::string::npos) << args;
+
+  // Two processes that re-ranked different configs are no A/A.
+  std::filesystem::remove(dir_ / "run_args.txt");
+  stand_in("cfg_b");
+  const auto other = tune_bench();
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+  EXPECT_NE(other.output.find("re-ranked different configs (cfg_a, cfg_b)"), std::string::npos) << other.output;
+}
+
 }  // namespace
 }  // namespace mpgemm::testing
