@@ -208,10 +208,10 @@ TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
     std::filesystem::permissions(bin / "mpgemm-run", std::filesystem::perms::owner_all);
   };
   const auto tune_bench = [&] {
-    return run_command(fmt::format("OUT={} MPGEMM_BIN={} MPGEMM_BENCH_HOPPER={} MPGEMM_BENCH_WARM=0 "
-                                   "MPGEMM_BENCH_AA_ROUNDS=7 MPGEMM_BENCH_ARGS='--replay {}' {} hopper",
-                                   out_.string(), bin.string(), space_.string(), recorded_.string(),
-                                   source("tools/tune_bench.sh")));
+    return run_command(
+        fmt::format("OUT={} MPGEMM_BIN={} MPGEMM_BENCH_HOPPER={} MPGEMM_BENCH_WARM=0 "
+                    "MPGEMM_BENCH_AA_ROUNDS=7 MPGEMM_BENCH_ARGS='--replay {}' {} hopper",
+                    out_.string(), bin.string(), space_.string(), recorded_.string(), source("tools/tune_bench.sh")));
   };
   stand_in("cfg_a");
   const auto r = tune_bench();
