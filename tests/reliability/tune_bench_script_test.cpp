@@ -1,7 +1,8 @@
-// tools/hopper_bench.sh without a GPU: its tuning runs replay a recorded database (the extra arguments after
-// "--" reach mpgemm-tune), so the script's own logic is tested here: one run when the space lists the
-// benchmark's shapes, one per shape otherwise, the markdown table from mpgemm-query with both references, the
-// CSVs and logs beside it, and a non-zero exit naming the step when something fails.
+// The benchmark scripts in tools/ without a GPU: their tuning runs replay a recorded database, and where a step
+// needs a GPU (mpgemm-run) a stand-in prints what it would. tools/hopper_bench.sh: one run when the space lists
+// the benchmark's shapes, one per shape otherwise, the markdown table from mpgemm-query with both references, the
+// CSVs and logs beside it, and a non-zero exit naming the step when something fails; tools/suite_bench.sh,
+// tools/paired_rerank.sh and tools/tune_bench.sh's A/A step below.
 #include <gtest/gtest.h>
 
 #include "replay_fixture.hpp"
@@ -193,19 +194,24 @@ TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
   std::filesystem::create_directories(bin);
   for (const char* tool : {"mpgemm-tune", "mpgemm-query", "mpgemm-worker"})
     std::filesystem::create_symlink(std::string(MPGEMM_BINARY_DIR) + "/bin/" + tool, bin / tool);
-  const auto stand_in = [&](const std::string& second_name) {
-    // The n-th call prints the winner at 0.500 ms then 0.503 ms, 1.050x and 1.045x cuBLAS.
+  const std::string calls = (dir_ / "calls").string(), args_file = (dir_ / "run_args.txt").string();
+  // The stand-in prints the re-rank's CSV: the first call the winner at 0.500 ms, 1.050x cuBLAS, every later call
+  // `second` at 0.503 ms, 1.045x; a note like the real one's, commas and all, follows. An empty `second` prints
+  // the header alone, as a re-rank with nothing timed ok would.
+  const auto stand_in = [&](const std::string& second) {
     std::ofstream run(bin / "mpgemm-run");
     run << "#!/bin/sh\n"
-        << "echo \"$*\" >>\"" << (dir_ / "run_args.txt").string() << "\"\n"
-        << "n=$(wc -l <\"" << (dir_ / "run_args.txt").string() << "\")\n"
+        << "echo \"$*\" >>\"" << args_file << "\"\n"
+        << "n=$(cat \"" << calls << "\" 2>/dev/null || echo 0); n=$((n + 1)); echo $n >\"" << calls << "\"\n"
         << "echo place,config,arch,status,tied,median_ms,ratio_to_cublas,ratio_to_cublaslt,samples,registers,"
            "threads,smem_bytes,message\n"
-        << "if [ \"$n\" = 1 ]; then echo '1,cfg_a,sm_90a,ok,0,0.500,1.050,,20,168,384,1000,'; "
-        << "else echo '1," << second_name << ",sm_90a,ok,0,0.503,1.045,,20,168,384,1000,'; fi\n"
-        << "echo 'note: winner cfg_a'\n";
+        << "if [ $n -eq 1 ]; then echo '1,cfg_a,sm_90a,ok,0,0.500,1.050,,20,168,384,1000,'; "
+        << "elif [ -n '" << second << "' ]; then echo '1," << second << ",sm_90a,ok,0,0.503,1.045,,20,168,384,1000,'; fi\n"
+        << "echo 'note: re-rank of 512x512x512: cfg_a wins over 1 re-timed config(s), 1 within the 1% tie band'\n";
     run.close();
     std::filesystem::permissions(bin / "mpgemm-run", std::filesystem::perms::owner_all);
+    std::filesystem::remove(calls);
+    std::filesystem::remove(args_file);
   };
   const auto tune_bench = [&] {
     return run_command(
@@ -223,15 +229,26 @@ TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
       << table;
   EXPECT_NE(table.find("within +-1% (+0.60%) | PASS |"), std::string::npos) << table;
   const std::string args = file_text(dir_ / "run_args.txt");
-  EXPECT_NE(args.find("--rerank 1 --rounds 7"), std::string::npos) << args;
-  EXPECT_NE(args.find("--M 512 --N 512 --K 512"), std::string::npos) << args;
+  for (const char* arg : {"--rerank 1 ", "--rounds 7 ", "--M 512 --N 512 --K 512 "})
+    EXPECT_NE(args.find(arg), std::string::npos) << arg << "\n" << args;
+  // Each process re-ranks its own copy of the tuned database, which keeps its own winner.
+  EXPECT_NE(args.find("--db " + (out_ / "aa_1.db").string() + " "), std::string::npos) << args;
+  EXPECT_NE(args.find("--db " + (out_ / "aa_2.db").string() + " "), std::string::npos) << args;
+  const std::string measured = "SELECT count(*) FROM measurements";
+  EXPECT_EQ(sql_int(out_ / "aa_1.db", measured), sql_int(out_ / "hopper.db", measured));
 
   // Two processes that re-ranked different configs are no A/A.
-  std::filesystem::remove(dir_ / "run_args.txt");
   stand_in("cfg_b");
   const auto other = tune_bench();
   EXPECT_EQ(other.exit_code, 1) << other.output;
   EXPECT_NE(other.output.find("re-ranked different configs (cfg_a, cfg_b)"), std::string::npos) << other.output;
+
+  // A process that timed nothing is named, after the rows of the tuning runs.
+  stand_in("");
+  const auto none = tune_bench();
+  EXPECT_EQ(none.exit_code, 1) << none.output;
+  EXPECT_NE(none.output.find("gave no time or no ratio to cuBLAS"), std::string::npos) << none.output;
+  EXPECT_NE(none.output.find("| hopper | cold |"), std::string::npos) << none.output;
 }
 
 }  // namespace
