@@ -73,7 +73,7 @@ tune() {
 # is recorded, so each process gets its own copy of the database: the tuned one keeps its own winner, and neither
 # process sees the other's re-rank. Prints "config ms ratio_to_cublas".
 winner_ms() {
-  local source="$1" size="$2" space="$3" n="$4" db="$out/aa_$4.db" f
+  local source="$1" size="$2" space="$3" db="$out/aa_$4.db" f
   rm -f "$db" "$db-wal" "$db-shm"
   for f in "" -wal; do [ ! -e "$source$f" ] || cp "$source$f" "$db$f"; done
   "$bin/mpgemm-run" --db "$db" --rerank 1 --rounds "${MPGEMM_BENCH_AA_ROUNDS:-20}" --no-cublaslt --space "$space" \
@@ -128,10 +128,12 @@ rm -f "$out/aa.csv"
 read -r a_name a a_ratio < <(winner_ms "$out/$aa_part.db" "$aa_size" "$aa_space" 1) || true
 read -r b_name b b_ratio < <(winner_ms "$out/$aa_part.db" "$aa_size" "$aa_space" 2) || true
 # A failed A/A still shows the tuning runs' rows before it names the failure.
-[ -n "${a_ratio:-}" ] && [ -n "${b_ratio:-}" ] ||
-  { cat "$report"; die "A/A: mpgemm-run gave no time or no ratio to cuBLAS (log: $out/aa.log)"; }
-[ "$a_name" = "$b_name" ] ||
-  { cat "$report"; die "A/A: the two processes re-ranked different configs ($a_name, $b_name)"; }
+aa_die() {
+  cat "$report"
+  die "A/A: $*"
+}
+[ -n "${a_ratio:-}" ] && [ -n "${b_ratio:-}" ] || aa_die "mpgemm-run gave no time or no ratio to cuBLAS (log: $out/aa.log)"
+[ "$a_name" = "$b_name" ] || aa_die "the two processes re-ranked different configs ($a_name, $b_name)"
 # Judged on the winner's own time, as the issue asks; its ratio to cuBLAS, timed in the same rounds, is printed
 # beside it (a power-capped clock moves both).
 python3 - "$aa_part" "$aa_size" "$a_name" "$a" "$a_ratio" "$b" "$b_ratio" >>"$report" <<'PY'
