@@ -55,6 +55,9 @@ std::string reproduce_command(const ShapeWinner& w, const std::filesystem::path&
   if (w.warmup > 0 || w.runs > 0 || w.iters > 0)
     c += fmt::format(" --warmup {} --runs {} --iters {}", w.warmup, w.runs, w.iters);
   if (w.l2 == L2Mode::cold) c += " --l2 cold";
+  // Graph replays time microsecond kernels without the host's per-call cost: timed call by call instead, the
+  // same winner (and cuBLAS) would measure slower than the table says.
+  if (w.batches == BatchEnqueue::graph) c += " --graphs";
   return c;
 }
 

@@ -28,7 +28,7 @@ std::int64_t integer(const report::Cell& c) {
 }
 
 // Both queries give the same leading columns, then the references: cuBLAS (ms), cuBLASLt (ms), the ratios; then how
-// it was timed: warm-up, runs, iterations, L2 mode, and the SM count of its run.
+// it was timed: warm-up, runs, iterations, L2 mode, the SM count of its run, and how its batches were enqueued.
 constexpr const char* kColumns = "device_name, device_cc, arch, M, N, K, family, config_name, alias, params, median_ms";
 
 // A re-rank winner's own fastest tuning measurement of the shape with a timed cuBLASLt: `what` of it.
@@ -42,13 +42,15 @@ constexpr const char* kColumns = "device_name, device_cc, arch, M, N, K, family,
 // clang-format off
 constexpr const char* kRerankProtocol =
     "(SELECT warmup FROM reranks WHERE id = rerank_id), (SELECT rounds FROM reranks WHERE id = rerank_id), "
-    "(SELECT iters FROM reranks WHERE id = rerank_id), 'warm', (SELECT sm_count FROM runs WHERE id = run_id)";
+    "(SELECT iters FROM reranks WHERE id = rerank_id), 'warm', (SELECT sm_count FROM runs WHERE id = run_id), "
+    "coalesce((SELECT batches FROM reranks WHERE id = rerank_id), 'stream')";
 constexpr const char* kTuningProtocol =
     "(SELECT warmup FROM measurements WHERE id = measurement_id), "
     "(SELECT runs FROM measurements WHERE id = measurement_id), "
     "(SELECT iters FROM measurements WHERE id = measurement_id), "
     "coalesce((SELECT l2 FROM measurements WHERE id = measurement_id), 'warm'), "
-    "(SELECT sm_count FROM runs WHERE id = run_id)";
+    "(SELECT sm_count FROM runs WHERE id = run_id), "
+    "coalesce((SELECT batches FROM measurements WHERE id = measurement_id), 'stream')";
 // The re-rank's own cuBLASLt (same rounds, schema 9) where it has one, else the winner's own tuning measurement's.
 constexpr const char* kOwnCublasLt =
     "coalesce(cublaslt_median_ms, " MPGEMM_OWN_CUBLASLT("lt.median_ms") "), "
@@ -82,6 +84,10 @@ ShapeWinner winner_from_row(const std::vector<report::Cell>& r, bool from_rerank
   if (!l2) throw Error(fmt::format("the winner row of {} has an unreadable L2 mode '{}'", w.config_name, text(r[18])));
   w.l2 = *l2;
   if (const auto* sms = std::get_if<std::int64_t>(&r[19])) w.sm_count = *sms;
+  const auto batches = batch_enqueue_from_string(text(r[20]));
+  if (!batches)
+    throw Error(fmt::format("the winner row of {} has an unreadable batch mode '{}'", w.config_name, text(r[20])));
+  w.batches = *batches;
   return w;
 }
 

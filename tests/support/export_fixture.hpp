@@ -2,9 +2,10 @@
 // A small results database for the export tests, written through the Store API: two devices, a re-rank winner, a
 // tuning winner with and one without cuBLASLt, in the three cases the export distinguishes.
 //   NVIDIA H200 (sm_90, 132 SMs)  4096^3: two wgmma configs measured (with cuBLAS and cuBLASLt), then a re-rank that
-//                                          names the slower-measured one (kWgmmaWinner) the winner
-//                                 2048^3: one wmma config (arch sm_90), cuBLAS only: a tuning winner
-//   NVIDIA GeForce RTX 3050 (sm_86, 20 SMs) 1024^3: the wmma config (arch sm_86), a tuning winner
+//                                          names the slower-measured one (kWgmmaWinner) the winner, in graph replays
+//                                 2048^3: one wmma config (arch sm_90), cuBLAS only: a tuning winner timed in
+//                                         graph replays
+//   NVIDIA GeForce RTX 3050 (sm_86, 20 SMs) 1024^3: the wmma config (arch sm_86), a tuning winner timed call by call
 #include <filesystem>
 #include <string>
 
@@ -48,10 +49,12 @@ inline std::int64_t add_config(Store& s, const std::string& family_name, const P
                          "0123456789abcdef");
 }
 
-// An 'ok' measurement at `ms` with its cuBLAS reference (and cuBLASLt's when lt_ms > 0).
+// An 'ok' measurement at `ms` with its cuBLAS reference (and cuBLASLt's when lt_ms > 0), its batches enqueued as
+// `batches` says.
 inline void add_measurement(Store& s, std::int64_t run, std::int64_t config, const std::string& device,
                             const std::string& cc, const std::string& arch, const Shape& shape, double ms,
-                            double cublas_ms, double lt_ms, const std::string& key) {
+                            double cublas_ms, double lt_ms, const std::string& key,
+                            BatchEnqueue batches = BatchEnqueue::stream) {
   MeasurementRecord m;
   m.run_id = run;
   m.config_id = config;
@@ -62,6 +65,7 @@ inline void add_measurement(Store& s, std::int64_t run, std::int64_t config, con
   m.shape = shape;
   m.measurement.status = Status::ok;
   m.measurement.timing = TimingStats{ms, ms, ms, 3, 5, 20};
+  m.measurement.timing->batches = batches;
   m.cublas_id = s.record_cublas(
       run, CublasRecord{device, cc, shape, TimingStats{cublas_ms, cublas_ms, cublas_ms, 3, 5, 20}, 0, std::nullopt});
   m.ratio_to_cublas = cublas_ms / ms;
@@ -86,7 +90,7 @@ inline void write_export_db(const std::filesystem::path& path) {
   const auto wmma = add_config(s, "wmma", wmma_params());
   add_measurement(s, h200, winner, kH200, "sm_90", "sm_90a", kBig, 0.200, 0.190, 0.180, "w1");
   add_measurement(s, h200, other, kH200, "sm_90", "sm_90a", kBig, 0.198, 0.190, 0.180, "w2");
-  add_measurement(s, h200, wmma, kH200, "sm_90", "sm_90", kMid, 0.100, 0.050, 0, "m1");
+  add_measurement(s, h200, wmma, kH200, "sm_90", "sm_90", kMid, 0.100, 0.050, 0, "m1", BatchEnqueue::graph);
   RerankRecord r;
   r.run_id = h200;
   r.device_name = kH200;
@@ -96,6 +100,7 @@ inline void write_export_db(const std::filesystem::path& path) {
   r.rounds = 10;
   r.iters = 20;
   r.rule = "test_rule";
+  r.batches = "graph";
   r.winner_config_id = winner;
   r.cublas_median_ms = 0.2;
   RerankEntryRecord e;

@@ -65,8 +65,10 @@ TEST_F(ExportJson, EntriesAreEachShapesWinnerSortedByDeviceAndShape) {
   EXPECT_EQ(rtx.config, "wmma_cp_async_bm128_bn64_bk32_s2_w32x32_p8x8");
   EXPECT_EQ(rtx.params, testing::wmma_params());
   EXPECT_EQ(rtx.source, "tune");
+  EXPECT_EQ(rtx.command.find("--graphs"), std::string::npos) << rtx.command;  // timed call by call
 
-  // 2048^3 on the H200: a tuning winner with cuBLAS and no cuBLASLt anywhere for the shape.
+  // 2048^3 on the H200: a tuning winner with cuBLAS and no cuBLASLt anywhere for the shape, its batches graph
+  // replays (so is the command that measures it again).
   const ExportEntry& mid = t.entries[1];
   EXPECT_EQ(mid.shape, kMid);
   EXPECT_EQ(mid.arch, "sm_90");
@@ -78,7 +80,7 @@ TEST_F(ExportJson, EntriesAreEachShapesWinnerSortedByDeviceAndShape) {
   EXPECT_FALSE(mid.ratio_cublaslt);
   EXPECT_EQ(mid.l2, L2Mode::warm);
   EXPECT_EQ(mid.command, fmt::format("mpgemm-run --db {} --config {} --M 2048 --N 2048 --K 2048 --warmup 3 --runs 5 "
-                                     "--iters 20",
+                                     "--iters 20 --graphs",
                                      db_.string(), mid.config));
 
   // 4096^3: the re-rank's winner, not the config with the fastest tuning median; its TFLOP/s and cuBLAS ratio from
@@ -96,7 +98,7 @@ TEST_F(ExportJson, EntriesAreEachShapesWinnerSortedByDeviceAndShape) {
   EXPECT_DOUBLE_EQ(*big.cublaslt_tflops, tflops(kBig, 0.180));
   EXPECT_DOUBLE_EQ(*big.ratio_cublaslt, 0.180 / 0.200);
   EXPECT_EQ(big.command, fmt::format("mpgemm-run --db {} --config {} --M 4096 --N 4096 --K 4096 --paired --warmup 2 "
-                                     "--runs 10 --iters 20",
+                                     "--runs 10 --iters 20 --graphs",
                                      db_.string(), big.config));
 }
 
