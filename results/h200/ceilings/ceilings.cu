@@ -1,0 +1,241 @@
+// What the H200 allows the suite's memory- and launch-bound shapes, timed the way mpgemm times a GEMM (CUDA graphs
+// of ITERS back-to-back launches on the same buffers, warm L2, median of ROUNDS replays):
+//   copy   cudaMemcpyAsync device to device of 1 GiB: DRAM bandwidth, bytes read + bytes written (METHOD.md)
+//   read   a kernel that reads S bytes once (16-byte loads, every SM busy): what streaming S bytes of B can take,
+//          for S = 32 MiB (B of 16x4096x4096), 130 MiB (A and B of 128x8192x8192) and 1 GiB (DRAM alone)
+//   write  a kernel that writes S bytes once (16-byte stores): what writing an FP32 C of S bytes can take, for
+//          S = 64 MiB (C of 4096x4096xK) and 256 MiB (C of 8192x8192xK)
+//   tiles  the same 64 MiB written as a GEMM writes C: 128 x 128 FP32 tiles of a 4096 x 4096 row-major matrix, one
+//          block per SM walking tiles, plain stores (write-back policy) or streaming ones (evict first)
+//   ingress  every CTA (one per SM) reads the same 3 MiB, which stays in L2: how fast one SM takes bytes in with
+//          plain loads (128x8192x8192's 64 x 128 tiles take 3 MiB each: A's 1 MiB, B's 2 MiB)
+//   empty  a kernel that does nothing, on 1 or 132 CTAs, launched plainly or with programmatic dependent launch
+//          (as our PDL configs are): the per-launch floor of a graph replay, under the microsecond shapes
+//   nvcc -O3 -std=c++17 -arch=sm_90a ceilings.cu -o ceilings && ./ceilings [ROUNDS ITERS]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#define CHECK(x)                                                                                          \
+  do {                                                                                                    \
+    cudaError_t e = (x);                                                                                  \
+    if (e != cudaSuccess) {                                                                               \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));       \
+      std::exit(1);                                                                                       \
+    }                                                                                                     \
+  } while (0)
+
+__global__ void fill(float4* p, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = make_float4(1e-3f * (i % 7), 1e-3f * (i % 5), 1e-3f * (i % 3), 1e-3f);
+}
+
+// Reads n float4 once, four independent 16-byte loads in flight per thread per step; one store per thread that
+// never happens (the sum is never exactly -1) keeps the loads.
+__global__ void read_once(const float4* __restrict__ p, size_t n, float* __restrict__ sink) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  float acc = 0.f;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    const float4 a = __ldcs(p + i), b = __ldcs(p + i + stride), c = __ldcs(p + i + 2 * stride),
+                 d = __ldcs(p + i + 3 * stride);
+    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
+  }
+  for (; i < n; i += stride) {
+    const float4 a = __ldcs(p + i);
+    acc += a.x + a.y + a.z + a.w;
+  }
+  if (acc == -1.f) sink[threadIdx.x] = acc;
+}
+
+// Every block reads all n float4 (the same bytes), four independent 16-byte loads per thread per step.
+__global__ void read_all_per_block(const float4* __restrict__ p, size_t n, float* __restrict__ sink) {
+  float acc = 0.f;
+  size_t i = threadIdx.x;
+  const size_t stride = blockDim.x;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    const float4 a = __ldcg(p + i), b = __ldcg(p + i + stride), c = __ldcg(p + i + 2 * stride),
+                 d = __ldcg(p + i + 3 * stride);
+    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
+  }
+  for (; i < n; i += stride) {
+    const float4 a = __ldcg(p + i);
+    acc += a.x + a.y + a.z + a.w;
+  }
+  if (acc == -1.f) sink[threadIdx.x] = acc;
+}
+
+// Writes n float4 once, four independent 16-byte stores per thread per step.
+__global__ void write_once(float4* __restrict__ p, size_t n) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  const float4 v = make_float4(threadIdx.x, 1.f, 2.f, 3.f);
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    __stcs(p + i, v);
+    __stcs(p + i + stride, v);
+    __stcs(p + i + 2 * stride, v);
+    __stcs(p + i + 3 * stride, v);
+  }
+  for (; i < n; i += stride) __stcs(p + i, v);
+}
+
+// C of an n x n row-major FP32 matrix written tile by tile (128 x 128), as a persistent GEMM's epilogue does.
+template <bool STREAMING>
+__global__ void write_tiles(float* __restrict__ c, int n) {
+  const int tiles_per_row = n / 128, tiles = tiles_per_row * tiles_per_row;
+  const float4 v = make_float4(threadIdx.x, 1.f, 2.f, 3.f);
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int r0 = (t / tiles_per_row) * 128, c0 = (t % tiles_per_row) * 128;
+    for (int e = threadIdx.x; e < 128 * 32; e += blockDim.x) {  // 32 float4 per row
+      float4* q = reinterpret_cast<float4*>(c + size_t(r0 + e / 32) * n + c0) + e % 32;
+      if constexpr (STREAMING)
+        __stcs(q, v);
+      else
+        *q = v;
+    }
+  }
+}
+
+template <bool PDL>
+__global__ void empty_kernel() {
+  if constexpr (PDL) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  }
+}
+
+// Median per launch (us) of `rounds` replays of a graph of `iters` enqueues of `enqueue`, after 3 untimed replays.
+double time_graph(cudaStream_t s, int rounds, int iters, const std::function<void()>& enqueue) {
+  cudaGraph_t g;
+  cudaGraphExec_t x;
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < iters; ++i) enqueue();
+  CHECK(cudaStreamEndCapture(s, &g));
+  CHECK(cudaGraphInstantiate(&x, g, 0));
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  std::vector<double> us;
+  for (int r = 0; r < rounds + 3; ++r) {
+    CHECK(cudaEventRecord(a, s));
+    CHECK(cudaGraphLaunch(x, s));
+    CHECK(cudaEventRecord(b, s));
+    CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    if (r >= 3) us.push_back(1e3 * ms / iters);
+  }
+  CHECK(cudaGetLastError());
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  CHECK(cudaGraphExecDestroy(x));
+  CHECK(cudaGraphDestroy(g));
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 15, iters = argc > 2 ? std::atoi(argv[2]) : 20;
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  std::printf("device %s, %d SMs; median of %d graph replays of %d launches each\n", prop.name, sms, rounds, iters);
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+  const size_t big = size_t(1) << 30;
+  float4 *src, *dst;
+  float* sink;
+  CHECK(cudaMalloc(&src, big));
+  CHECK(cudaMalloc(&dst, big));
+  CHECK(cudaMalloc(&sink, 4096));
+  fill<<<4 * sms, 256, 0, s>>>(src, big / sizeof(float4));
+  CHECK(cudaStreamSynchronize(s));
+
+  const double copy_us = time_graph(s, rounds, 4, [&] { CHECK(cudaMemcpyAsync(dst, src, big, cudaMemcpyDeviceToDevice, s)); });
+  std::printf("%-44s %10.2f us  %6.3f TB/s (read + written)\n", "copy 1 GiB device to device", copy_us,
+              2.0 * big / copy_us / 1e6);
+
+  const size_t sizes[] = {size_t(32) << 20, size_t(130) << 20, big};
+  for (size_t bytes : sizes) {
+    double best = 1e30;
+    int best_blocks = 0, best_threads = 0;
+    for (int per_sm : {4, 8, 16})
+      for (int threads : {256, 512}) {
+        if (per_sm * threads > 2048) continue;
+        const double t = time_graph(s, rounds, iters, [&] {
+          read_once<<<per_sm * sms, threads, 0, s>>>(src, bytes / sizeof(float4), sink);
+        });
+        if (t < best) best = t, best_blocks = per_sm * sms, best_threads = threads;
+      }
+    std::printf("read %7.1f MiB once (best of 5 grids: %4d x %3d) %10.2f us  %6.3f TB/s\n", bytes / 1048576.0,
+                best_blocks, best_threads, best, bytes / best / 1e6);
+  }
+
+  const size_t write_sizes[] = {size_t(64) << 20, size_t(256) << 20, big};
+  for (size_t bytes : write_sizes) {
+    double best = 1e30;
+    int best_blocks = 0, best_threads = 0;
+    for (int per_sm : {4, 8, 16})
+      for (int threads : {256, 512}) {
+        if (per_sm * threads > 2048) continue;
+        const double t = time_graph(s, rounds, iters, [&] {
+          write_once<<<per_sm * sms, threads, 0, s>>>(dst, bytes / sizeof(float4));
+        });
+        if (t < best) best = t, best_blocks = per_sm * sms, best_threads = threads;
+      }
+    std::printf("write %6.1f MiB once (best of 5 grids: %4d x %3d) %10.2f us  %6.3f TB/s\n", bytes / 1048576.0,
+                best_blocks, best_threads, best, bytes / best / 1e6);
+  }
+
+  for (bool streaming : {false, true}) {
+    const int n = 4096;
+    const double t = time_graph(s, rounds, iters, [&] {
+      if (streaming)
+        write_tiles<true><<<sms, 256, 0, s>>>(reinterpret_cast<float*>(dst), n);
+      else
+        write_tiles<false><<<sms, 256, 0, s>>>(reinterpret_cast<float*>(dst), n);
+    });
+    std::printf("tiles: 4096^2 FP32 C in 128x128 tiles, %-9s stores %8.2f us  %6.3f TB/s\n",
+                streaming ? "streaming" : "plain", t, 4.0 * n * n / t / 1e6);
+  }
+
+  {
+    const size_t bytes = size_t(3) << 20;
+    for (int threads : {512, 1024}) {
+      const double t = time_graph(s, rounds, iters, [&] {
+        read_all_per_block<<<sms, threads, 0, s>>>(src, bytes / sizeof(float4), sink);
+      });
+      std::printf("ingress: %d CTAs x %4d threads each read the same 3 MiB %8.2f us  %6.1f GB/s per SM\n", sms,
+                  threads, t, bytes / t / 1e3);
+    }
+  }
+
+  for (int blocks : {1, sms})
+    for (bool pdl : {false, true}) {
+      const double t = time_graph(s, rounds, iters, [&] {
+        cudaLaunchConfig_t c = {};
+        c.gridDim = dim3(blocks);
+        c.blockDim = dim3(128);
+        c.stream = s;
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        c.attrs = at;
+        c.numAttrs = pdl ? 1 : 0;
+        if (pdl)
+          CHECK(cudaLaunchKernelEx(&c, empty_kernel<true>));
+        else
+          CHECK(cudaLaunchKernelEx(&c, empty_kernel<false>));
+      });
+      char what[64];
+      std::snprintf(what, sizeof what, "empty kernel, %d CTA(s)%s", blocks, pdl ? ", dependent launch" : "");
+      std::printf("%-44s %10.2f us per launch\n", what, t);
+    }
+  CHECK(cudaDeviceSynchronize());
+  return 0;
+}
