@@ -2,11 +2,14 @@
 # The scale-out benchmark (issue 10), one run on a host with several GPUs: the Hopper space at three shapes tuned
 # on one GPU (--gpus 0) and on all of them (--gpus all), from one cubin cache filled beforehand, so that both runs
 # measure the same pairs with nothing to compile and the ratio is the measuring pipeline's. Prints a markdown
-# table (seconds, pairs/s, speed-up against the target) and each run's winner per shape, and whether they agree.
+# table (seconds, pairs/s, speed-up against the target) and each run's winner per shape: whether they are the same
+# config, and whether each lies inside the other run's tie band (its latest re-rank's configs within --tie-band of
+# the fastest, which the fixed rule chose among), since a 1-2% effect of the process can reorder tied configs.
 #
-#   tools/scale_bench.sh [compile | measure | all]     (default all)
+#   tools/scale_bench.sh [compile | measure | report | all]     (default all)
 #     compile   fill the cubin cache only (--compile-only; no GPU needed)
 #     measure   the two timed runs, the cache filled already
+#     report    only compare the winners of $OUT/one_gpu.db and $OUT/all_gpus.db (no GPU needed)
 #
 #   $OUT                  output folder (default results/h200x2/scale_bench)
 #   $MPGEMM_BIN           folder of the mpgemm binaries (default build/bin)
@@ -32,8 +35,57 @@ die() {
   exit 1
 }
 for t in mpgemm-tune mpgemm-query; do [ -x "$bin/$t" ] || die "no $bin/$t (build first, or set MPGEMM_BIN)"; done
-case "$step" in compile | measure | all) ;; *) die "unknown step '$step': compile, measure or all" ;; esac
+case "$step" in compile | measure | report | all) ;; *) die "unknown step '$step': compile, measure, report or all" ;; esac
 mkdir -p "$out"
+
+# Each shape's winner, the configs tied with it and every config of its re-rank, as CSV rows
+# "MxNxK,winner,tied names,re-ranked names" (names separated by spaces).
+winners() {
+  "$bin/mpgemm-query" "$1" --format csv --sql "SELECT w.M || 'x' || w.N || 'x' || w.K AS shape,
+      w.config_name AS winner,
+      (SELECT group_concat(c.name, ' ') FROM rerank_configs AS rc JOIN configs AS c ON c.id = rc.config_id
+       WHERE rc.rerank_id = w.rerank_id AND rc.tied = 1) AS tied,
+      (SELECT group_concat(c.name, ' ') FROM rerank_configs AS rc JOIN configs AS c ON c.id = rc.config_id
+       WHERE rc.rerank_id = w.rerank_id) AS reranked
+    FROM winners AS w ORDER BY w.M, w.N, w.K" | tail -n +2
+}
+
+# The winners of the two databases side by side; prints a markdown table and a summary line.
+compare_winners() {
+  for name in one_gpu all_gpus; do
+    [ -f "$out/$name.db" ] || die "report: no $out/$name.db (run the measure step first)"
+    winners "$out/$name.db" >"$out/winners_${name%_gpu*}.csv" || die "report: cannot read the winners of $out/$name.db"
+  done
+  python3 - "$out/winners_one.csv" "$out/winners_all.csv" <<'PY'
+import csv, sys
+def read(path):
+    return {r[0]: (r[1], set(r[2].split()), set(r[3].split())) for r in csv.reader(open(path)) if len(r) == 4}
+one, all_ = read(sys.argv[1]), read(sys.argv[2])
+def band(a, b):  # is a's winner inside b's tie band?
+    if a[0] in b[1]: return "yes"
+    return "no" if a[0] in b[2] else "not in its re-rank"
+print("| shape | winner on one GPU | winner on all GPUs | same | one GPU's inside all's tie band | all's inside one GPU's |")
+print("| --- | --- | --- | --- | --- | --- |")
+same = tied = 0
+shapes = sorted(set(one) | set(all_), key=lambda s: [int(x) for x in s.split("x")])
+for s in shapes:
+    a, b = one.get(s), all_.get(s)
+    if not a or not b:
+        print(f"| {s} | {a[0] if a else '(none)'} | {b[0] if b else '(none)'} | no | - | - |")
+        continue
+    ab, ba = band(a, b), band(b, a)
+    same += a[0] == b[0]
+    tied += ab == "yes" and ba == "yes"
+    print(f"| {s} | {a[0]} | {b[0]} | {'yes' if a[0] == b[0] else 'no'} | {ab} | {ba} |")
+print(f"\nSame winner at {same} of {len(shapes)} shapes; each winner inside the other run's tie band at {tied} of "
+      f"{len(shapes)}.")
+PY
+}
+
+if [ "$step" = report ]; then
+  compare_winners | tee "$out/winners_compare.md"
+  exit 0
+fi
 
 if [ "$step" != measure ]; then
   start=$(date +%s.%N)
@@ -60,14 +112,10 @@ read -r one_s one_pairs < <(tune one_gpu 0)
 read -r all_s all_pairs < <(tune all_gpus all)
 gpus=$(grep -oE 'measuring on [0-9]+ GPUs' "$out/all_gpus.log" | grep -oE '[0-9]+' || echo 1)
 
-winners() { "$bin/mpgemm-query" "$1" winners --format csv | tail -n +2 | cut -d, -f1-4 | sort; }
-winners "$out/one_gpu.db" >"$out/winners_one.csv"
-winners "$out/all_gpus.db" >"$out/winners_all.csv"
-
 report="$out/scale_bench.md"
-python3 - "$one_s" "$one_pairs" "$all_s" "$all_pairs" "$gpus" "$out" "$space" >"$report" <<'PY'
+python3 - "$one_s" "$one_pairs" "$all_s" "$all_pairs" "$gpus" "$space" >"$report" <<'PY'
 import sys
-one_s, one_p, all_s, all_p, gpus, out, space = sys.argv[1:]
+one_s, one_p, all_s, all_p, gpus, space = sys.argv[1:]
 one_s, all_s, one_p, all_p = float(one_s), float(all_s), int(one_p), int(all_p)
 speedup = one_s / all_s
 print(f"Scale-out: {space}, {one_p} (config, shape) pairs, cubins cached\n")
@@ -76,14 +124,7 @@ print("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
 print(f"| --gpus 0 | 1 | {one_p} | {one_s:.1f} | {one_p / one_s:.1f} | 1.00 | | |")
 verdict = "PASS" if speedup >= 1.8 else "MISS"
 print(f"| --gpus all | {gpus} | {all_p} | {all_s:.1f} | {all_p / all_s:.1f} | {speedup:.2f} | >= 1.8 | {verdict} |")
-a = open(f"{out}/winners_one.csv").read().splitlines()
-b = open(f"{out}/winners_all.csv").read().splitlines()
-print("\n| shape | winner on one GPU | winner on all GPUs | same |")
-print("| --- | --- | --- | --- |")
-for x, y in zip(a, b):
-    xs, ys = x.split(","), y.split(",")
-    print(f"| {'x'.join(xs[:3])} | {xs[3]} | {ys[3]} | {'yes' if xs[3] == ys[3] else 'no'} |")
-if len(a) != len(b):
-    print(f"\n{len(a)} winners on one GPU, {len(b)} on all")
 PY
+echo >>"$report"
+compare_winners >>"$report"
 cat "$report"

@@ -2,10 +2,12 @@
 // needs a GPU (mpgemm-run) a stand-in prints what it would. tools/hopper_bench.sh: one run when the space lists
 // the benchmark's shapes, one per shape otherwise, the markdown table from mpgemm-query with both references, the
 // CSVs and logs beside it, and a non-zero exit naming the step when something fails; tools/suite_bench.sh,
-// tools/paired_rerank.sh and tools/tune_bench.sh's A/A step below.
+// tools/paired_rerank.sh and tools/tune_bench.sh's A/A step below; tools/scale_bench.sh's comparison of two
+// databases' winners.
 #include <gtest/gtest.h>
 
 #include "replay_fixture.hpp"
+#include "support/export_fixture.hpp"
 
 namespace mpgemm::testing {
 namespace {
@@ -249,6 +251,79 @@ TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
   EXPECT_EQ(none.exit_code, 1) << none.output;
   EXPECT_NE(none.output.find("gave no time or no ratio to cuBLAS"), std::string::npos) << none.output;
   EXPECT_NE(none.output.find("| hopper | cold |"), std::string::npos) << none.output;
+}
+
+// tools/scale_bench.sh report: per shape, are the one-GPU and all-GPU runs' re-rank winners the same config, and
+// does each lie inside the other run's tie band (tied in its re-rank), was re-ranked there but not tied, or was
+// not re-ranked there at all. Three shapes, one of each case: tied both ways, the same winner, neither.
+TEST_F(ReliabilityBenchScript, ScaleBenchReportsSameWinnersAndTieBands) {
+  const Params x = testing::wgmma_winner_params(), y = testing::wgmma_other_params();
+  WgmmaConfig zc;
+  zc.stages = 3;
+  const Params z = zc.to_params();
+  struct Entry {
+    const Params* config;
+    bool tied;
+  };
+  // One database: per shape its re-rank's entries, the first the winner.
+  const auto write = [&](const std::filesystem::path& path,
+                         const std::vector<std::pair<Shape, std::vector<Entry>>>& reranks) {
+    Store s = Store::open(path, Store::Mode::read_write);
+    const auto run = testing::add_run(s, testing::kH200, "sm_90", 132);
+    for (const auto& [shape, entries] : reranks) {
+      RerankRecord r;
+      r.run_id = run;
+      r.device_name = testing::kH200;
+      r.device_cc = "sm_90";
+      r.shape = shape;
+      r.rounds = 10;
+      r.iters = 20;
+      r.rule = "test_rule";
+      int place = 1;
+      for (const Entry& e : entries) {
+        RerankEntryRecord rec;
+        rec.config_id = testing::add_config(s, "wgmma", *e.config);
+        rec.arch = *Arch::parse("sm_90a");
+        rec.prior_median_ms = 0.1;
+        rec.timing = TimingStats{0.1, 0.1, 0.1, 3, 10, 20};
+        rec.tied = e.tied;
+        rec.place = place++;
+        if (rec.place == 1) r.winner_config_id = rec.config_id;
+        r.entries.push_back(rec);
+      }
+      s.record_rerank(r);
+    }
+    s.end_run(run, "finished");
+  };
+  const Shape a{256, 256, 256}, b{512, 512, 512}, c{1024, 1024, 1024};
+  std::filesystem::create_directories(out_);
+  write(out_ / "one_gpu.db",
+        {{a, {{&x, true}, {&y, true}, {&z, false}}}, {b, {{&x, true}, {&y, false}}}, {c, {{&x, true}, {&y, false}}}});
+  write(out_ / "all_gpus.db",
+        {{a, {{&y, true}, {&x, true}}}, {b, {{&x, true}, {&y, true}}}, {c, {{&z, true}, {&x, false}}}});
+  const auto r = run_command(fmt::format("OUT={} MPGEMM_BIN={} {} report", out_.string(),
+                                         std::string(MPGEMM_BINARY_DIR) + "/bin", source("tools/scale_bench.sh")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto name = [](const Params& p) { return family("wgmma").config_name(p); };
+  const auto row = [&](const Shape& s, const Params& one, const Params& all, const char* verdicts) {
+    return fmt::format("| {} | {} | {} | {} |", s.str(), name(one), name(all), verdicts);
+  };
+  EXPECT_NE(r.output.find(row(a, x, y, "no | yes | yes")), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(row(b, x, x, "yes | yes | yes")), std::string::npos) << r.output;
+  // c: the one-GPU winner was re-ranked on all GPUs but not tied; the all-GPU winner was never re-ranked on one.
+  EXPECT_NE(r.output.find(row(c, x, z, "no | no | not in its re-rank")), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Same winner at 1 of 3 shapes; each winner inside the other run's tie band at 2 of 3."),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(file_text(out_ / "winners_compare.md").empty());
+
+  // Without the databases the step names what is missing.
+  std::filesystem::remove(out_ / "all_gpus.db");
+  const auto missing =
+      run_command(fmt::format("OUT={} MPGEMM_BIN={} {} report", out_.string(), std::string(MPGEMM_BINARY_DIR) + "/bin",
+                              source("tools/scale_bench.sh")));
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.output.find("no " + (out_ / "all_gpus.db").string()), std::string::npos) << missing.output;
 }
 
 }  // namespace
