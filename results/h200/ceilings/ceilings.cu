@@ -34,38 +34,34 @@ __global__ void fill(float4* p, size_t n) {
     p[i] = make_float4(1e-3f * (i % 7), 1e-3f * (i % 5), 1e-3f * (i % 3), 1e-3f);
 }
 
-// Reads n float4 once, four independent 16-byte loads in flight per thread per step; one store per thread that
-// never happens (the sum is never exactly -1) keeps the loads.
-__global__ void read_once(const float4* __restrict__ p, size_t n, float* __restrict__ sink) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+// Sums p[i], p[i + stride], ... below n: four independent 16-byte loads in flight per thread per step, streaming
+// (evict first, __ldcs) or cached in L2 only (__ldcg).
+template <bool STREAMING>
+__device__ float strided_sum(const float4* __restrict__ p, size_t n, size_t i, size_t stride) {
+  const auto load = [p](size_t k) { return STREAMING ? __ldcs(p + k) : __ldcg(p + k); };
   float acc = 0.f;
   for (; i + 3 * stride < n; i += 4 * stride) {
-    const float4 a = __ldcs(p + i), b = __ldcs(p + i + stride), c = __ldcs(p + i + 2 * stride),
-                 d = __ldcs(p + i + 3 * stride);
+    const float4 a = load(i), b = load(i + stride), c = load(i + 2 * stride), d = load(i + 3 * stride);
     acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
   }
   for (; i < n; i += stride) {
-    const float4 a = __ldcs(p + i);
+    const float4 a = load(i);
     acc += a.x + a.y + a.z + a.w;
   }
+  return acc;
+}
+
+// Reads n float4 once across the grid; one store per thread that never happens (the sum is never exactly -1)
+// keeps the loads.
+__global__ void read_once(const float4* __restrict__ p, size_t n, float* __restrict__ sink) {
+  const float acc =
+      strided_sum<true>(p, n, blockIdx.x * size_t(blockDim.x) + threadIdx.x, size_t(gridDim.x) * blockDim.x);
   if (acc == -1.f) sink[threadIdx.x] = acc;
 }
 
-// Every block reads all n float4 (the same bytes), four independent 16-byte loads per thread per step.
+// Every block reads all n float4 (the same bytes).
 __global__ void read_all_per_block(const float4* __restrict__ p, size_t n, float* __restrict__ sink) {
-  float acc = 0.f;
-  size_t i = threadIdx.x;
-  const size_t stride = blockDim.x;
-  for (; i + 3 * stride < n; i += 4 * stride) {
-    const float4 a = __ldcg(p + i), b = __ldcg(p + i + stride), c = __ldcg(p + i + 2 * stride),
-                 d = __ldcg(p + i + 3 * stride);
-    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
-  }
-  for (; i < n; i += stride) {
-    const float4 a = __ldcg(p + i);
-    acc += a.x + a.y + a.z + a.w;
-  }
+  const float acc = strided_sum<false>(p, n, threadIdx.x, blockDim.x);
   if (acc == -1.f) sink[threadIdx.x] = acc;
 }
 
