@@ -156,37 +156,28 @@ int main(int argc, char** argv) {
   std::printf("%-44s %10.2f us  %6.3f TB/s (read + written)\n", "copy 1 GiB device to device", copy_us,
               2.0 * big / copy_us / 1e6);
 
-  const size_t sizes[] = {size_t(32) << 20, size_t(130) << 20, big};
-  for (size_t bytes : sizes) {
+  // The best of five grids (4, 8 or 16 blocks per SM of 256 or 512 threads) for one size; `launch(blocks, threads)`
+  // enqueues the kernel. Prints "WHAT SIZE MiB once (best of 5 grids: BLOCKS x THREADS) TIME us  RATE TB/s".
+  const auto best_grid = [&](const char* what, size_t bytes, const auto& launch) {
     double best = 1e30;
     int best_blocks = 0, best_threads = 0;
     for (int per_sm : {4, 8, 16})
       for (int threads : {256, 512}) {
         if (per_sm * threads > 2048) continue;
-        const double t = time_graph(s, rounds, iters, [&] {
-          read_once<<<per_sm * sms, threads, 0, s>>>(src, bytes / sizeof(float4), sink);
-        });
+        const double t = time_graph(s, rounds, iters, [&] { launch(per_sm * sms, threads); });
         if (t < best) best = t, best_blocks = per_sm * sms, best_threads = threads;
       }
-    std::printf("read %7.1f MiB once (best of 5 grids: %4d x %3d) %10.2f us  %6.3f TB/s\n", bytes / 1048576.0,
+    std::printf("%s %7.1f MiB once (best of 5 grids: %4d x %3d) %10.2f us  %6.3f TB/s\n", what, bytes / 1048576.0,
                 best_blocks, best_threads, best, bytes / best / 1e6);
-  }
-
-  const size_t write_sizes[] = {size_t(64) << 20, size_t(256) << 20, big};
-  for (size_t bytes : write_sizes) {
-    double best = 1e30;
-    int best_blocks = 0, best_threads = 0;
-    for (int per_sm : {4, 8, 16})
-      for (int threads : {256, 512}) {
-        if (per_sm * threads > 2048) continue;
-        const double t = time_graph(s, rounds, iters, [&] {
-          write_once<<<per_sm * sms, threads, 0, s>>>(dst, bytes / sizeof(float4));
-        });
-        if (t < best) best = t, best_blocks = per_sm * sms, best_threads = threads;
-      }
-    std::printf("write %6.1f MiB once (best of 5 grids: %4d x %3d) %10.2f us  %6.3f TB/s\n", bytes / 1048576.0,
-                best_blocks, best_threads, best, bytes / best / 1e6);
-  }
+  };
+  for (size_t bytes : {size_t(32) << 20, size_t(130) << 20, big})
+    best_grid("read ", bytes, [&](int blocks, int threads) {
+      read_once<<<blocks, threads, 0, s>>>(src, bytes / sizeof(float4), sink);
+    });
+  for (size_t bytes : {size_t(64) << 20, size_t(256) << 20, big})
+    best_grid("write", bytes, [&](int blocks, int threads) {
+      write_once<<<blocks, threads, 0, s>>>(dst, bytes / sizeof(float4));
+    });
 
   for (bool streaming : {false, true}) {
     const int n = 4096;
