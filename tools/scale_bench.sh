@@ -34,8 +34,10 @@ die() {
   echo "scale_bench: $*" >&2
   exit 1
 }
-for t in mpgemm-tune mpgemm-query; do [ -x "$bin/$t" ] || die "no $bin/$t (build first, or set MPGEMM_BIN)"; done
 case "$step" in compile | measure | report | all) ;; *) die "unknown step '$step': compile, measure, report or all" ;; esac
+tools=(mpgemm-query)
+[ "$step" = report ] || tools+=(mpgemm-tune)
+for t in "${tools[@]}"; do [ -x "$bin/$t" ] || die "no $bin/$t (build first, or set MPGEMM_BIN)"; done
 mkdir -p "$out"
 
 # Each shape's winner, the configs tied with it and every config of its re-rank, as CSV rows
@@ -126,5 +128,5 @@ verdict = "PASS" if speedup >= 1.8 else "MISS"
 print(f"| --gpus all | {gpus} | {all_p} | {all_s:.1f} | {all_p / all_s:.1f} | {speedup:.2f} | >= 1.8 | {verdict} |")
 PY
 echo >>"$report"
-compare_winners >>"$report"
+compare_winners | tee "$out/winners_compare.md" >>"$report"
 cat "$report"

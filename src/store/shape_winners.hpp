@@ -33,7 +33,8 @@ struct ShapeWinner {
   // How it was timed (mpgemm-export's command that measures it again): the re-rank's rounds, or the tuning
   // measurement's protocol.
   L2Mode l2 = L2Mode::warm;              // re-rank rounds are always warm
-  BatchEnqueue batches = BatchEnqueue::stream;  // each batch enqueued call by call, or as one graph replay
+  // How each batch was enqueued: call by call (stream) or as one graph replay.
+  BatchEnqueue batches = BatchEnqueue::stream;
   int warmup = 0;                        // launches before timing
   int runs = 0;                          // timed batches (a re-rank's rounds)
   int iters = 0;                         // launches per batch

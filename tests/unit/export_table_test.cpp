@@ -102,6 +102,21 @@ TEST_F(ExportJson, EntriesAreEachShapesWinnerSortedByDeviceAndShape) {
                                      db_.string(), big.config));
 }
 
+// Rows from before schema 10 (re-ranks) and 11 (tuning measurements) say nothing of how their batches were
+// enqueued: they were timed call by call, and the command that measures them again says no --graphs.
+TEST_F(ExportJson, BatchesNotRecordedReadAsTimedCallByCall) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE measurements SET batches = NULL; UPDATE reranks SET batches = NULL", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const ExportTable t = collect();
+  ASSERT_EQ(t.entries.size(), 3u);
+  for (const ExportEntry& e : t.entries) EXPECT_EQ(e.command.find("--graphs"), std::string::npos) << e.command;
+  EXPECT_EQ(t.entries[2].source, "rerank");  // the re-rank winner still, only its batches unknown
+}
+
 TEST_F(ExportJson, JsonHasExactlyTheFormatsFieldsAndRoundTrips) {
   const ExportTable t = collect();
   const nlohmann::json j = to_json(t);
