@@ -8,6 +8,8 @@
 //          S = 64 MiB (C of 4096x4096xK) and 256 MiB (C of 8192x8192xK)
 //   tiles  the same 64 MiB written as a GEMM writes C: 128 x 128 FP32 tiles of a 4096 x 4096 row-major matrix, one
 //          block per SM walking tiles, plain stores (write-back policy) or streaming ones (evict first)
+//   slabs  B of 128x8192x8192 (8192 rows of 16 KiB) read as the GEMM reads it, each CTA a 256-byte column slab in
+//          64-row steps, against the same 128 MiB read linearly by as many CTAs with as many loads in flight
 //   ingress  every CTA (one per SM) reads the same 3 MiB, which stays in L2: how fast one SM takes bytes in with
 //          L2-only loads (__ldcg) (128x8192x8192's 64 x 128 tiles take 3 MiB each: A's 1 MiB, B's 2 MiB)
 //   empty  a kernel that does nothing, on 1 or 132 CTAs, launched plainly or with programmatic dependent launch
@@ -58,6 +60,22 @@ __device__ float strided_sum(const float4* __restrict__ p, size_t n, size_t i, s
 __global__ void read_once(const float4* __restrict__ p, size_t n, float* __restrict__ sink) {
   const float acc =
       strided_sum<true>(p, n, blockIdx.x * size_t(blockDim.x) + threadIdx.x, size_t(gridDim.x) * blockDim.x);
+  if (acc == -1.f) sink[threadIdx.x] = acc;
+}
+
+// Block b reads column slab b % slabs (16 float4 = 256 bytes wide) of a rows x row_f4 float4 matrix, 64 rows at a
+// time per 1024 threads (16 threads per row), four such row groups in flight per step: a GEMM's B tiles of 64 x 128
+// halves, one CTA per tile column (or two, like two M tiles).
+__global__ void read_slabs(const float4* __restrict__ p, int rows, int row_f4, int slabs, float* __restrict__ sink) {
+  const int slab = static_cast<int>(blockIdx.x) % slabs;
+  const int per_pass = static_cast<int>(blockDim.x) / 16;
+  const float4* q = p + slab * 16 + threadIdx.x % 16;
+  float acc = 0.f;
+  for (int r = static_cast<int>(threadIdx.x) / 16; r + 3 * per_pass < rows; r += 4 * per_pass) {
+    const float4 a = __ldcs(q + size_t(r) * row_f4), b = __ldcs(q + size_t(r + per_pass) * row_f4),
+                 c = __ldcs(q + size_t(r + 2 * per_pass) * row_f4), d = __ldcs(q + size_t(r + 3 * per_pass) * row_f4);
+    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
+  }
   if (acc == -1.f) sink[threadIdx.x] = acc;
 }
 
@@ -181,6 +199,22 @@ int main(int argc, char** argv) {
     best_grid("write", bytes, [&](int blocks, int threads) {
       write_once<<<blocks, threads, 0, s>>>(dst, bytes / sizeof(float4));
     });
+
+  {
+    const int rows = 8192, row_f4 = 1024;  // 8192 x 8192 halves
+    const size_t bytes = size_t(rows) * row_f4 * 16;
+    const auto slabs = [&](int blocks, int slab_count) {
+      return time_graph(s, rounds, iters, [&] { read_slabs<<<blocks, 1024, 0, s>>>(src, rows, row_f4, slab_count, sink); });
+    };
+    const auto linear = [&](int blocks) {
+      return time_graph(s, rounds, iters, [&] { read_once<<<blocks, 1024, 0, s>>>(src, bytes / 16, sink); });
+    };
+    const double t_lin128 = linear(128), t_lin132 = linear(sms), t_slab128 = slabs(128, 64), t_slab64 = slabs(64, 64);
+    std::printf("slabs: 128 MiB linear, 128 x 1024 threads %8.2f us  %6.3f TB/s\n", t_lin128, bytes / t_lin128 / 1e6);
+    std::printf("slabs: 128 MiB linear, %d x 1024 threads %8.2f us  %6.3f TB/s\n", sms, t_lin132, bytes / t_lin132 / 1e6);
+    std::printf("slabs: 64 slabs of 256 B, 2 CTAs each (128) %8.2f us  %6.3f TB/s\n", t_slab128, bytes / t_slab128 / 1e6);
+    std::printf("slabs: 64 slabs of 256 B, 1 CTA each (64)   %8.2f us  %6.3f TB/s\n", t_slab64, bytes / t_slab64 / 1e6);
+  }
 
   for (bool streaming : {false, true}) {
     const int n = 4096;
