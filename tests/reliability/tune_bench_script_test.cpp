@@ -301,8 +301,9 @@ TEST_F(ReliabilityBenchScript, ScaleBenchReportsSameWinnersAndTieBands) {
         {{a, {{&x, true}, {&y, true}, {&z, false}}}, {b, {{&x, true}, {&y, false}}}, {c, {{&x, true}, {&y, false}}}});
   write(out_ / "all_gpus.db",
         {{a, {{&y, true}, {&x, true}}}, {b, {{&x, true}, {&y, true}}}, {c, {{&z, true}, {&x, false}}}});
-  const auto r = run_command(fmt::format("OUT={} MPGEMM_BIN={} {} report", out_.string(),
-                                         std::string(MPGEMM_BINARY_DIR) + "/bin", source("tools/scale_bench.sh")));
+  const std::string report = fmt::format("OUT={} MPGEMM_BIN={} {} report", out_.string(),
+                                         std::string(MPGEMM_BINARY_DIR) + "/bin", source("tools/scale_bench.sh"));
+  const auto r = run_command(report);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto name = [](const Params& p) { return family("wgmma").config_name(p); };
   const auto row = [&](const Shape& s, const Params& one, const Params& all, const char* verdicts) {
@@ -319,9 +320,7 @@ TEST_F(ReliabilityBenchScript, ScaleBenchReportsSameWinnersAndTieBands) {
 
   // Without the databases the step names what is missing.
   std::filesystem::remove(out_ / "all_gpus.db");
-  const auto missing =
-      run_command(fmt::format("OUT={} MPGEMM_BIN={} {} report", out_.string(), std::string(MPGEMM_BINARY_DIR) + "/bin",
-                              source("tools/scale_bench.sh")));
+  const auto missing = run_command(report);
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_NE(missing.output.find("no " + (out_ / "all_gpus.db").string()), std::string::npos) << missing.output;
 }
