@@ -24,16 +24,16 @@ extern "C" {
 /* MPGEMM_OK, or what failed: one value per mpgemm::GemmError::Kind, plus MPGEMM_INTERNAL for anything else. */
 typedef enum mpgemm_status {
   MPGEMM_OK = 0,
-  MPGEMM_OPEN_FAILED = 1,      /* the database or exported file cannot be read */
-  MPGEMM_NO_DEVICE = 2,        /* no CUDA driver or device */
-  MPGEMM_BAD_ARGUMENT = 3,     /* a dimension < 1 or above INT_MAX, a null pointer or handle */
-  MPGEMM_NO_TUNED_CONFIG = 4,  /* the policy chose cuBLAS and allow_cublas is 0 */
-  MPGEMM_COMPILE_FAILED = 5,   /* a winner's cubin is missing and could not be (or may not be) compiled */
-  MPGEMM_LOAD_FAILED = 6,      /* the cubin does not load or fit on this device */
-  MPGEMM_LAUNCH_FAILED = 7,    /* the launch was refused, or its arguments could not be built */
-  MPGEMM_CUBLAS_FAILED = 8,    /* cuBLAS refused the call */
-  MPGEMM_CUDA_FAILED = 9,      /* another CUDA runtime or driver call failed */
-  MPGEMM_INTERNAL = 10         /* an error of the library itself (e.g. out of host memory) */
+  MPGEMM_OPEN_FAILED = 1,     /* the database or exported file cannot be read */
+  MPGEMM_NO_DEVICE = 2,       /* no CUDA driver or device */
+  MPGEMM_BAD_ARGUMENT = 3,    /* a dimension < 1 or above INT_MAX, a null pointer or handle */
+  MPGEMM_NO_TUNED_CONFIG = 4, /* the policy chose cuBLAS and allow_cublas is 0 */
+  MPGEMM_COMPILE_FAILED = 5,  /* a winner's cubin is missing and could not be (or may not be) compiled */
+  MPGEMM_LOAD_FAILED = 6,     /* the cubin does not load or fit on this device */
+  MPGEMM_LAUNCH_FAILED = 7,   /* the launch was refused, or its arguments could not be built */
+  MPGEMM_CUBLAS_FAILED = 8,   /* cuBLAS refused the call */
+  MPGEMM_CUDA_FAILED = 9,     /* another CUDA runtime or driver call failed */
+  MPGEMM_INTERNAL = 10        /* an error of the library itself (e.g. out of host memory) */
 } mpgemm_status;
 
 /* Which code computed a call (mpgemm::Path). */
@@ -50,13 +50,13 @@ typedef struct mpgemm_options {
 /* How a shape is computed, and why (mpgemm::Dispatch). The strings are the library's, valid while it lives. */
 typedef struct mpgemm_dispatch {
   mpgemm_path path;
-  const char* family;                 /* "wgmma", "wmma"; "" for cuBLAS */
-  const char* config;                 /* the config's procedural name; "cublasGemmEx" for cuBLAS */
-  const char* arch;                   /* the compile target ("sm_90a"); "" for cuBLAS */
-  int64_t tuned_m, tuned_n, tuned_k;  /* the tuned shape that decided; 0 when none did */
-  double ratio_cublas;                /* its winner's speed / cuBLAS's there; 0 when unknown */
-  int compiled;                       /* 1: NVRTC compiled the cubin when this shape was first used */
-  const char* reason;                 /* one sentence */
+  const char* family;                /* "wgmma", "wmma"; "" for cuBLAS */
+  const char* config;                /* the config's procedural name; "cublasGemmEx" for cuBLAS */
+  const char* arch;                  /* the compile target ("sm_90a"); "" for cuBLAS */
+  int64_t tuned_m, tuned_n, tuned_k; /* the tuned shape that decided; 0 when none did */
+  double ratio_cublas;               /* its winner's speed / cuBLAS's there; 0 when unknown */
+  int compiled;                      /* 1: NVRTC compiled the cubin when this shape was first used */
+  const char* reason;                /* one sentence */
 } mpgemm_dispatch;
 
 typedef struct mpgemm_library mpgemm_library; /* opaque */
@@ -74,8 +74,8 @@ MPGEMM_API void mpgemm_close(mpgemm_library* lib);
 /* C = A * B on `stream` (a cudaStream_t; NULL: the legacy default stream) on the current device; A is M x K
    __half, B is K x N __half, C is M x N float, all row-major device pointers. `dispatch` (may be NULL) receives
    how it was computed. */
-MPGEMM_API mpgemm_status mpgemm_gemm(mpgemm_library* lib, const void* A, const void* B, float* C, int64_t M,
-                                     int64_t N, int64_t K, void* stream, mpgemm_dispatch* dispatch);
+MPGEMM_API mpgemm_status mpgemm_gemm(mpgemm_library* lib, const void* A, const void* B, float* C, int64_t M, int64_t N,
+                                     int64_t K, void* stream, mpgemm_dispatch* dispatch);
 
 /* How mpgemm_gemm would compute the shape on the current device, without compiling or launching anything. */
 MPGEMM_API mpgemm_status mpgemm_plan(mpgemm_library* lib, int64_t M, int64_t N, int64_t K, mpgemm_dispatch* dispatch);

@@ -59,7 +59,9 @@ ArgParser& ArgParser::option(std::string name, std::string value_name, std::stri
   return *this;
 }
 
-ArgParser& ArgParser::flag(std::string name, std::string help) { return option(std::move(name), "", std::move(help)); }
+ArgParser& ArgParser::flag(std::string name, std::string help) {
+  return option(std::move(name), "", std::move(help));
+}
 
 ArgParser& ArgParser::example(std::string command, std::string explanation) {
   examples_.emplace_back(std::move(command), std::move(explanation));

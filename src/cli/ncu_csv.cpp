@@ -71,8 +71,7 @@ std::vector<ProfileRecord> parse_ncu_csv(std::string_view text) {
     if (fresh) {
       ProfileRecord r;
       r.kernel = f[col["Kernel Name"]];
-      if (col.count("Device") && static_cast<std::size_t>(col["Device"]) < f.size())
-        r.device_name = f[col["Device"]];
+      if (col.count("Device") && static_cast<std::size_t>(col["Device"]) < f.size()) r.device_name = f[col["Device"]];
       out.push_back(std::move(r));
     }
     if (auto v = number(f[col["Metric Value"]]))

@@ -9,7 +9,10 @@
 namespace mpgemm::cli {
 
 Progress::Progress(std::string phase, std::size_t total)
-    : phase_(std::move(phase)), total_(total), tty_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+    : phase_(std::move(phase)),
+      total_(total),
+      tty_(isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()) {}
 
 std::string Progress::format_duration(double seconds) {
   if (seconds < 1) return "<1s";
@@ -23,9 +26,8 @@ void Progress::update(std::size_t done, const std::string& current) {
   if (total_ == 0) return;
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double eta = done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
-  std::string line = fmt::format("{} [{}/{}] {:3}%  elapsed {}  ETA {}  {}", phase_, done, total_,
-                                 done * 100 / total_, format_duration(elapsed), done > 0 ? format_duration(eta) : "?",
-                                 current);
+  std::string line = fmt::format("{} [{}/{}] {:3}%  elapsed {}  ETA {}  {}", phase_, done, total_, done * 100 / total_,
+                                 format_duration(elapsed), done > 0 ? format_duration(eta) : "?", current);
   if (tty_) {
     if (line.size() > 150) line = line.substr(0, 147) + "...";
     std::fprintf(stderr, "\r\033[K%s", line.c_str());

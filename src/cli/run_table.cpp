@@ -78,9 +78,8 @@ std::vector<RunRow> resolve_rows(const RunOptions& opt, const DeviceDescription&
     }
   }
   if (rows.empty() || rows.back().label != "best tuned")
-    *note =
-        fmt::format("{} has no verified config for {} at {}: run mpgemm-tune first for the 'best tuned' row",
-                    opt.db_path.string(), device.name, opt.shape.str());
+    *note = fmt::format("{} has no verified config for {} at {}: run mpgemm-tune first for the 'best tuned' row",
+                        opt.db_path.string(), device.name, opt.shape.str());
   return rows;
 }
 
@@ -94,8 +93,8 @@ report::Cell percent_of(const std::optional<double>& reference_ms, double ms) {
 
 }  // namespace
 
-report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeReference& ref,
-                        const Shape& shape, std::vector<std::string>* notes) {
+report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeReference& ref, const Shape& shape,
+                        std::vector<std::string>* notes) {
   const TimingStats& cublas = ref.timing;
   std::optional<double> cublaslt_ms;
   if (ref.cublaslt && ref.cublaslt->timing) cublaslt_ms = ref.cublaslt->timing->median_ms;
@@ -111,9 +110,8 @@ report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeRefe
     const double cublas_ms = m.paired_cublas ? m.paired_cublas->median_ms : cublas.median_ms;
     if (m.status == Status::ok && m.timing) {
       const double ms = m.timing->median_ms;
-      cells.insert(cells.end(),
-                   {ms, flops / ms / 1e6, percent_of(cublas_ms, ms), percent_of(cublaslt_ms, ms),
-                    previous_ms ? report::Cell(*previous_ms / ms) : report::Cell{}});
+      cells.insert(cells.end(), {ms, flops / ms / 1e6, percent_of(cublas_ms, ms), percent_of(cublaslt_ms, ms),
+                                 previous_ms ? report::Cell(*previous_ms / ms) : report::Cell{}});
       previous_ms = ms;
     } else {
       cells.insert(cells.end(), {{}, {}, {}, {}, {}});
@@ -141,15 +139,13 @@ report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeRefe
     notes->push_back(fmt::format("cuBLASLt: no timing: {}", lt.message));
     return t;
   }
-  t.rows.push_back({std::string("cuBLASLt"),
-                    "cublasLtMatmul " + (lt.algo ? describe(*lt.algo) : std::string("?")),
+  t.rows.push_back({std::string("cuBLASLt"), "cublasLtMatmul " + (lt.algo ? describe(*lt.algo) : std::string("?")),
                     std::string("reference"), *cublaslt_ms, flops / *cublaslt_ms / 1e6,
                     percent_of(cublas.median_ms, *cublaslt_ms), 100.0, cublas.median_ms / *cublaslt_ms,
                     lt.error ? report::Cell(lt.error->max_abs) : report::Cell{},
                     lt.error ? report::Cell(lt.error->max_rel) : report::Cell{}, cublas.median_ms});
-  notes->push_back(fmt::format("cuBLASLt: the fastest of {} verified of {} heuristic algorithms{}",
-                               lt.heuristics_valid, lt.heuristics_returned,
-                               lt.message.empty() ? "" : "; " + lt.message));
+  notes->push_back(fmt::format("cuBLASLt: the fastest of {} verified of {} heuristic algorithms{}", lt.heuristics_valid,
+                               lt.heuristics_returned, lt.message.empty() ? "" : "; " + lt.message));
   return t;
 }
 
@@ -177,9 +173,7 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
       m.status = Status::constraint_rejected;
       m.message = *reason;
     } else if (CompileResult compiled =
-                   compile_cached(fam.kernel_spec(row.candidate.params, row.arch.value_or(dev.arch)),
-                                  compiling)
-                       .result;
+                   compile_cached(fam.kernel_spec(row.candidate.params, row.arch.value_or(dev.arch)), compiling).result;
                compiled.status != Status::ok) {
       m.status = Status::compile_failed;
       m.message = compiled.log;
@@ -192,8 +186,8 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
   notes->push_back(
       fmt::format("{} ({}, {} SMs, driver {}, cuBLAS {}), {}; median of {} runs x {} iterations after "
                   "{} warm-up launches",
-                  dev.name, dev.arch.str(), dev.sm_count, dev.driver_version, dev.cublas_version,
-                  opt.shape.str(), opt.settings.runs, opt.settings.iters, opt.settings.warmup));
+                  dev.name, dev.arch.str(), dev.sm_count, dev.driver_version, dev.cublas_version, opt.shape.str(),
+                  opt.settings.runs, opt.settings.iters, opt.settings.warmup));
   if (opt.settings.paired)
     notes->push_back(
         "paired: each kernel's pct_cublas is against its own cublas_ms, cuBLAS timed batch by batch alternately "

@@ -14,14 +14,13 @@
 namespace mpgemm::cli {
 
 struct RunRow {
-  std::string label;      // "wmma_naive", "best tuned", ...
+  std::string label;  // "wmma_naive", "best tuned", ...
   Candidate candidate;
-  std::optional<Arch>
-      arch;  // compile for this arch (the one the best row was measured with); none: the device's
+  std::optional<Arch> arch;  // compile for this arch (the one the best row was measured with); none: the device's
 };
 
 struct RunOptions {
-  std::string selector = "best";          // "best", a point name, a config name or a config id
+  std::string selector = "best";  // "best", a point name, a config name or a config id
   std::filesystem::path db_path = "results/results.db";
   std::filesystem::path space_path = "configs/sm86.json";  // named points when the database has none
   Shape shape;
@@ -34,8 +33,7 @@ struct RunOptions {
 // re-rank of the shape on the device (by name; the view winners), else the fastest verified config of the
 // database for the device and the shape, whatever its family and arch (the view best_per_shape), when there is
 // one. Throws mpgemm::Error when a name matches nothing, listing what exists.
-std::vector<RunRow> resolve_rows(const RunOptions& options, const DeviceDescription& device,
-                                 std::string* note);
+std::vector<RunRow> resolve_rows(const RunOptions& options, const DeviceDescription& device, std::string* note);
 
 // One row's outcome: measured, or the reason it was not (constraint_rejected, compile_failed with the log).
 struct RunOutcome {
@@ -48,8 +46,8 @@ struct RunOutcome {
 // gain (over the previous timed row), max_abs_err, max_rel_err, cublas_ms (the cuBLAS time pct_cublas is against:
 // the row's paired timing when it has one, else the shape's reference). Rows that did not end ok, and cuBLASLt's
 // verification summary or why it has no timing, go to `notes`. Pure.
-report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeReference& ref,
-                        const Shape& shape, std::vector<std::string>* notes);
+report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeReference& ref, const Shape& shape,
+                        std::vector<std::string>* notes);
 
 // Measures the rows on the GPU (compiling each with NVRTC first) and builds the table. Throws NoDeviceError.
 report::Table run_rows(const RunOptions& options, std::vector<std::string>* notes);

@@ -44,15 +44,15 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 void add_tune_options(ArgParser& p) {
   p.positional("SPACE.json", "the search space, e.g. configs/sm86.json (format in the README)")
-      .option("--db", "PATH", "results database; created if missing, resumed if present",
-              "results/results.db")
+      .option("--db", "PATH", "results database; created if missing, resumed if present", "results/results.db")
       .option("--arch", "sm_XX", "compile target (sm_86, sm_90, sm_90a); with a GPU it must match the device",
               "the device's, else the space's \"arch\"")
       .flag("--compile-only", "compile every config and record resources; no GPU needed")
-      .option("--shapes", "FILE|MxNxK,...",
-              "the shapes to tune instead of the space's: a JSON file (a list of {\"M\", \"N\", \"K\"} objects, or "
-              "{\"description\", \"shapes\"} as in configs/shapes/) or an inline list like 4096x4096x4096,128x8192x8192",
-              "the space's shapes")
+      .option(
+          "--shapes", "FILE|MxNxK,...",
+          "the shapes to tune instead of the space's: a JSON file (a list of {\"M\", \"N\", \"K\"} objects, or "
+          "{\"description\", \"shapes\"} as in configs/shapes/) or an inline list like 4096x4096x4096,128x8192x8192",
+          "the space's shapes")
       .option("--shape-order", "costliest|file",
               "the order the shapes are measured in: costliest (most FLOPs first: on a cold run the largest "
               "shape's long measurements hide the compilations) or file (as listed)",
@@ -60,16 +60,15 @@ void add_tune_options(ArgParser& p) {
       .option("--M", "INT", "rows of A and C, replacing the space's shapes", "the space's shapes")
       .option("--N", "INT", "columns of B and C, replacing the space's shapes", "the space's shapes")
       .option("--K", "INT", "the reduction dimension, replacing the space's shapes", "the space's shapes")
-      .option("--only", "NAMES",
-              "comma-separated substrings: tune only configs whose name or point name has one")
+      .option("--only", "NAMES", "comma-separated substrings: tune only configs whose name or point name has one")
       .option("--threads", "INT", "NVRTC compile threads",
-              "one per hardware thread; measuring on GPUs, one fewer per GPU and one for the coordinator (each worker and the "
+              "one per hardware thread; measuring on GPUs, one fewer per GPU and one for the coordinator (each worker "
+              "and the "
               "coordinator keep a core)")
-      .option(
-          "--cubin-cache", "DIR",
-          "compilations kept between runs, keyed by source, headers, options, NVRTC version and arch; any "
-          "number of databases and processes may share one",
-          "DB.cubins beside the database");
+      .option("--cubin-cache", "DIR",
+              "compilations kept between runs, keyed by source, headers, options, NVRTC version and arch; any "
+              "number of databases and processes may share one",
+              "DB.cubins beside the database");
   p.option("--strategy", "NAME", "which configs each shape measures: " + strategy_help(), "exhaustive")
       .option("--strategy-options", "K=V,...", "options of the strategy (listed with --strategy)")
       .option("--budget", "INT", "the most configs each shape measures", "no limit")
@@ -95,18 +94,20 @@ void add_tune_options(ArgParser& p) {
               "the K fastest only");
   add_rerank_settle_option(p);
   p.option("--gpus", "all|0,1,...",
-              "the GPUs of this host to measure on: one worker and one measuring thread each, fed by one compile "
-              "service; every measurement records its GPU's UUID and ordinal. GPUs of different models are refused "
-              "(tune each model in its own run)",
-              "0")
+           "the GPUs of this host to measure on: one worker and one measuring thread each, fed by one compile "
+           "service; every measurement records its GPU's UUID and ordinal. GPUs of different models are refused "
+           "(tune each model in its own run)",
+           "0")
       .option("--shard", "I/N",
               "take only shard I of N of the (config, shape) pairs: a fixed, balanced slice (every N-th config of "
               "each shape), the same on every machine, so N jobs cover the space once; merge their databases with "
               "mpgemm-query merge and re-rank the result (a shard does not re-rank). Exhaustive strategy only",
               "all pairs");
   add_measure_options(p);
-  p.option("--max-spread", "X", "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
-              "one still noisy is flagged in its message", "0.10")
+  p.option("--max-spread", "X",
+           "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
+           "one still noisy is flagged in its message",
+           "0.10")
       .option("--replay", "OLD.db", "take each candidate's outcome from an earlier database instead of a GPU")
       .option("--replay-delay-ms", "INT",
               "testing aid for kill and concurrency tests: with --replay, wait this long per candidate, as a GPU "

@@ -10,15 +10,18 @@
 namespace mpgemm {
 namespace {
 
-constexpr int kFrag = 16;                          // WMMA m16n16k16
+constexpr int kFrag = 16;  // WMMA m16n16k16
 
 }  // namespace
 
 std::string_view to_string(WmmaLoad load) {
   switch (load) {
-    case WmmaLoad::direct: return "direct";
-    case WmmaLoad::sync: return "sync";
-    case WmmaLoad::cp_async: return "cp_async";
+    case WmmaLoad::direct:
+      return "direct";
+    case WmmaLoad::sync:
+      return "sync";
+    case WmmaLoad::cp_async:
+      return "cp_async";
   }
   return "unknown";
 }
@@ -41,15 +44,22 @@ WmmaConfig WmmaConfig::from_params(const Params& p) {
   c.pad_b = get_small_int(p, "PAD_B");
   const std::string& load = get_string(p, "LOAD");
   auto parsed = wmma_load_from_string(load);
-  if (!parsed) throw Error(fmt::format("parameter LOAD must be \"direct\", \"sync\" or \"cp_async\", got \"{}\"", load));
+  if (!parsed)
+    throw Error(fmt::format("parameter LOAD must be \"direct\", \"sync\" or \"cp_async\", got \"{}\"", load));
   c.load = *parsed;
   return c;
 }
 
 Params WmmaConfig::to_params() const {
-  return Params{{"BM", std::int64_t{bm}},         {"BN", std::int64_t{bn}},        {"BK", std::int64_t{bk}},
-                {"WM", std::int64_t{wm}},         {"WN", std::int64_t{wn}},        {"STAGES", std::int64_t{stages}},
-                {"LOAD", std::string(to_string(load))}, {"PAD_A", std::int64_t{pad_a}}, {"PAD_B", std::int64_t{pad_b}}};
+  return Params{{"BM", std::int64_t{bm}},
+                {"BN", std::int64_t{bn}},
+                {"BK", std::int64_t{bk}},
+                {"WM", std::int64_t{wm}},
+                {"WN", std::int64_t{wn}},
+                {"STAGES", std::int64_t{stages}},
+                {"LOAD", std::string(to_string(load))},
+                {"PAD_A", std::int64_t{pad_a}},
+                {"PAD_B", std::int64_t{pad_b}}};
 }
 
 std::string WmmaConfig::name() const {
@@ -91,11 +101,15 @@ std::vector<std::string> WmmaConfig::problems() const {
   if (bm % wm != 0) out.push_back(fmt::format("BM={} is not a multiple of WM={}", bm, wm));
   if (bn % wn != 0) out.push_back(fmt::format("BN={} is not a multiple of WN={}", bn, wn));
   if ((bk + pad_a) % 8 != 0)
-    out.push_back(fmt::format("BK+PAD_A={} is not a multiple of 8 halves (WMMA leading dimensions are 16-byte "
-                              "multiples)", bk + pad_a));
+    out.push_back(
+        fmt::format("BK+PAD_A={} is not a multiple of 8 halves (WMMA leading dimensions are 16-byte "
+                    "multiples)",
+                    bk + pad_a));
   if ((bn + pad_b) % 8 != 0)
-    out.push_back(fmt::format("BN+PAD_B={} is not a multiple of 8 halves (WMMA leading dimensions are 16-byte "
-                              "multiples)", bn + pad_b));
+    out.push_back(
+        fmt::format("BN+PAD_B={} is not a multiple of 8 halves (WMMA leading dimensions are 16-byte "
+                    "multiples)",
+                    bn + pad_b));
   switch (load) {
     case WmmaLoad::direct:
       if (stages != 1) out.push_back(fmt::format("LOAD=\"direct\" has no buffers: STAGES must be 1, got {}", stages));
@@ -121,8 +135,12 @@ std::vector<std::string> WmmaConfig::problems() const {
   return out;
 }
 
-void to_json(nlohmann::json& j, const WmmaConfig& c) { j = to_json(c.to_params()); }
+void to_json(nlohmann::json& j, const WmmaConfig& c) {
+  j = to_json(c.to_params());
+}
 
-void from_json(const nlohmann::json& j, WmmaConfig& c) { c = WmmaConfig::from_params(params_from_json(j)); }
+void from_json(const nlohmann::json& j, WmmaConfig& c) {
+  c = WmmaConfig::from_params(params_from_json(j));
+}
 
 }  // namespace mpgemm

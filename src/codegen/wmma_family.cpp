@@ -13,9 +13,13 @@ namespace {
 
 constexpr std::int64_t kMaxGridY = 65535;
 
-std::string variant(const WmmaConfig& c) { return fmt::format("wmma_{}", to_string(c.load)); }
+std::string variant(const WmmaConfig& c) {
+  return fmt::format("wmma_{}", to_string(c.load));
+}
 
-std::uint32_t ceil_div(std::int64_t a, std::int64_t b) { return static_cast<std::uint32_t>((a + b - 1) / b); }
+std::uint32_t ceil_div(std::int64_t a, std::int64_t b) {
+  return static_cast<std::uint32_t>((a + b - 1) / b);
+}
 
 void require_aligned(const void* p, std::uintptr_t bytes, std::string_view what, const WmmaConfig& c,
                      std::string_view why) {
@@ -33,7 +37,9 @@ std::vector<std::string> WmmaFamily::check_config(const Params& params) const {
   }
 }
 
-std::string WmmaFamily::config_name(const Params& params) const { return WmmaConfig::from_params(params).name(); }
+std::string WmmaFamily::config_name(const Params& params) const {
+  return WmmaConfig::from_params(params).name();
+}
 
 KernelSpec WmmaFamily::kernel_spec(const Params& params, const Arch& target) const {
   const WmmaConfig c = WmmaConfig::from_params(params);
@@ -58,8 +64,8 @@ std::optional<std::string> WmmaFamily::check_shape(const Params& params, const S
   if (c.load == WmmaLoad::direct) {
     for (auto [name, v] : {std::pair{"M", shape.m}, {"N", shape.n}, {"K", shape.k}})
       if (v % 16 != 0)
-        return fmt::format("{}={} is not a multiple of 16 ({} loads 16x16 fragments straight from global memory)",
-                           name, v, variant(c));
+        return fmt::format("{}={} is not a multiple of 16 ({} loads 16x16 fragments straight from global memory)", name,
+                           v, variant(c));
   } else if (shape.k % 8 != 0) {
     return fmt::format("K={} is not a multiple of 8 ({} copies rows of A in 16-byte chunks)", shape.k, variant(c));
   }
@@ -78,8 +84,7 @@ std::optional<std::string> WmmaFamily::check_device(const Params& params, const 
   return std::nullopt;
 }
 
-LaunchGeometry WmmaFamily::launch_geometry(const Params& params, const Shape& shape,
-                                           const DeviceDescription&) const {
+LaunchGeometry WmmaFamily::launch_geometry(const Params& params, const Shape& shape, const DeviceDescription&) const {
   const WmmaConfig c = WmmaConfig::from_params(params);
   if (auto problems = c.problems(); !problems.empty())
     throw Error(fmt::format("{} cannot be launched: {}", c.name(), fmt::join(problems, "; ")));
@@ -90,8 +95,8 @@ LaunchGeometry WmmaFamily::launch_geometry(const Params& params, const Shape& sh
   return g;
 }
 
-void WmmaFamily::append_problem_args(const Params& params, const ProblemBuffers& buffers,
-                                     const DriverFunctions& driver, KernelArgs& args) const {
+void WmmaFamily::append_problem_args(const Params& params, const ProblemBuffers& buffers, const DriverFunctions& driver,
+                                     KernelArgs& args) const {
   const WmmaConfig c = WmmaConfig::from_params(params);
   if (c.load == WmmaLoad::direct) {
     require_aligned(buffers.a, 32, "A", c, "wmma::load_matrix_sync reads it directly");

@@ -20,7 +20,7 @@ enum class WmmaLoad {
   sync = 1,      // global -> registers -> shared memory, one buffer, __syncthreads between
   cp_async = 2,  // cp.async.cg 16-byte copies global -> shared into a STAGES-deep ring
 };
-std::string_view to_string(WmmaLoad load);               // "direct", "sync", "cp_async"
+std::string_view to_string(WmmaLoad load);  // "direct", "sync", "cp_async"
 std::optional<WmmaLoad> wmma_load_from_string(std::string_view text);
 
 // One point of the family. Defaults are the writeup's wmma_cp_async.

@@ -23,8 +23,7 @@ struct flock byte_lock(short type, off_t at) {
 
 }  // namespace
 
-LockFile::LockFile(const std::filesystem::path& path)
-    : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {}
+LockFile::LockFile(const std::filesystem::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {}
 
 LockFile::~LockFile() {
   if (fd_ >= 0) ::close(fd_);

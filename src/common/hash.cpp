@@ -20,8 +20,12 @@ Hasher& Hasher::add(std::string_view part) {
   return *this;
 }
 
-Hasher& Hasher::add(std::int64_t value) { return add(std::to_string(value)); }
+Hasher& Hasher::add(std::int64_t value) {
+  return add(std::to_string(value));
+}
 
-std::string Hasher::hex() const { return fmt::format("{:016x}", state_); }
+std::string Hasher::hex() const {
+  return fmt::format("{:016x}", state_);
+}
 
 }  // namespace mpgemm

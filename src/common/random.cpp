@@ -3,7 +3,9 @@
 namespace mpgemm {
 
 namespace {
-constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+constexpr std::uint64_t rotl(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 }  // namespace
 
 std::uint64_t splitmix64(std::uint64_t& state) {
@@ -39,8 +41,12 @@ std::uint64_t Xoshiro256::below(std::uint64_t n) {
   return x % n;
 }
 
-double Xoshiro256::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Xoshiro256::uniform() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
-double Xoshiro256::uniform_pm1() { return 2.0 * uniform() - 1.0; }
+double Xoshiro256::uniform_pm1() {
+  return 2.0 * uniform() - 1.0;
+}
 
 }  // namespace mpgemm

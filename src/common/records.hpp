@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/params.hpp"
@@ -15,17 +15,17 @@ namespace mpgemm {
 
 // A point of a search space, ready to compile.
 struct Candidate {
-  std::string family;             // family name, e.g. "wmma"
-  Params params;                  // every parameter of the family
-  std::string name;               // procedural name (Family::config_name)
+  std::string family;                // family name, e.g. "wmma"
+  Params params;                     // every parameter of the family
+  std::string name;                  // procedural name (Family::config_name)
   std::optional<std::string> alias;  // the space's name for it when it is a named point, e.g. "wmma_cp_async"
 };
 
 // What a ptxas performance diagnostic says the kernel lost. The diagnostics are "ptxas info : (C75xx) ..."
 // lines of the -v report; the compilation still succeeds.
 enum class PtxasWarningKind {
-  wgmma_serialized,     // "wgmma.mma_async instructions are serialized due to ...": no wgmma overlaps another
-  wgmma_wait_injected,  // ptxas added a warpgroup.wait before registers a wgmma writes are used: a stall
+  wgmma_serialized,       // "wgmma.mma_async instructions are serialized due to ...": no wgmma overlaps another
+  wgmma_wait_injected,    // ptxas added a warpgroup.wait before registers a wgmma writes are used: a stall
   wgmma_arrive_injected,  // ptxas added a warpgroup.arrive (wgmma.fence) before a wgmma uses registers
   setmaxnreg_ignored,     // "'setmaxnreg' ignored ...": the register split between warpgroups did not happen
   other_performance,      // any other "Potential Performance Loss"
@@ -90,10 +90,10 @@ struct RoundSample {
 
 // Element-wise comparison with the cuBLAS reference: |c - ref| <= atol + rtol * |ref|, NaN always fails.
 struct ErrorStats {
-  double max_abs = 0;           // max |c - ref|
-  double max_rel = 0;           // max |c - ref| / |ref| over elements with ref != 0
-  std::int64_t bad_count = 0;   // elements failing the tolerance (NaN included)
-  std::int64_t nan_count = 0;   // elements that are NaN or Inf
+  double max_abs = 0;          // max |c - ref|
+  double max_rel = 0;          // max |c - ref| / |ref| over elements with ref != 0
+  std::int64_t bad_count = 0;  // elements failing the tolerance (NaN included)
+  std::int64_t nan_count = 0;  // elements that are NaN or Inf
   double atol = 0.5;
   double rtol = 1e-3;
 };
@@ -101,10 +101,10 @@ struct ErrorStats {
 // The outcome of measuring one candidate on one shape.
 struct Measurement {
   Status status = Status::ok;
-  std::optional<TimingStats> timing;   // present when status is ok
-  std::optional<ErrorStats> error;     // present when the output was compared (ok or incorrect)
-  double sm_clock_mhz = 0;             // SM clock read while timing (MHz); 0 when unknown
-  std::string message;                 // what happened, for every status other than ok
+  std::optional<TimingStats> timing;  // present when status is ok
+  std::optional<ErrorStats> error;    // present when the output was compared (ok or incorrect)
+  double sm_clock_mhz = 0;            // SM clock read while timing (MHz); 0 when unknown
+  std::string message;                // what happened, for every status other than ok
   // cuBLAS timed batch by batch alternately with the candidate (time_paired), when the measurement asked for it
   // (mpgemm-run --paired): the reference a ratio should use when the clock drifts. Not stored in the database.
   std::optional<TimingStats> paired_cublas;

@@ -7,9 +7,13 @@
 
 namespace mpgemm {
 
-std::string Shape::str() const { return fmt::format("{}x{}x{}", m, n, k); }
+std::string Shape::str() const {
+  return fmt::format("{}x{}x{}", m, n, k);
+}
 
-std::string Arch::str() const { return fmt::format("sm_{}{}{}", major, minor, arch_specific ? "a" : ""); }
+std::string Arch::str() const {
+  return fmt::format("sm_{}{}{}", major, minor, arch_specific ? "a" : "");
+}
 
 std::optional<Arch> Arch::parse(std::string_view text) {
   if (text.starts_with("sm_")) text.remove_prefix(3);

@@ -1,4 +1,6 @@
 #include "common/version.hpp"
 namespace mpgemm {
-const char* tool_version() { return MPGEMM_VERSION; }
+const char* tool_version() {
+  return MPGEMM_VERSION;
+}
 }  // namespace mpgemm

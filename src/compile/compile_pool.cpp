@@ -26,11 +26,10 @@ CompileResult compile_retrying(const KernelSpec& spec, const CompilePoolOptions&
       return options.compiler ? options.compiler(spec, options.compile) : compile(spec, options.compile);
     } catch (const NvrtcError& e) {
       if (*attempts >= allowed)
-        throw NvrtcError(
-            fmt::format("compilation of {}", spec.program_name), e.code(),
-            fmt::format("still failing after {} attempt{} (the machinery, not the config: nothing "
-                        "recorded for it): {}",
-                        *attempts, *attempts == 1 ? "" : "s", e.what()));
+        throw NvrtcError(fmt::format("compilation of {}", spec.program_name), e.code(),
+                         fmt::format("still failing after {} attempt{} (the machinery, not the config: nothing "
+                                     "recorded for it): {}",
+                                     *attempts, *attempts == 1 ? "" : "s", e.what()));
     } catch (const std::bad_alloc&) {
       if (*attempts >= allowed) throw;
     }
@@ -50,8 +49,7 @@ std::optional<PooledCompile> compile_claimed(const KernelSpec& spec, const std::
   if (auto hit = options.cache->load(key)) return PooledCompile{std::move(*hit), true, 0};
   const CubinCache::Claim claim = options.cache->claim(key, wait);
   if (!claim) return std::nullopt;
-  if (auto hit = options.cache->load(key))
-    return PooledCompile{std::move(*hit), true, 0};  // compiled meanwhile
+  if (auto hit = options.cache->load(key)) return PooledCompile{std::move(*hit), true, 0};  // compiled meanwhile
   out.result = compile_retrying(spec, options, &out.attempts);
   options.cache->store(out.result);  // a cache that cannot be written only costs a recompile later
   return out;
@@ -67,11 +65,10 @@ PooledCompile compile_cached(const KernelSpec& spec, const CompilePoolOptions& o
   return *compile_claimed(spec, key_of(spec, options), options, /*wait=*/true);
 }
 
-std::vector<PooledCompile> compile_all(const std::vector<KernelSpec>& specs,
-                                       const CompilePoolOptions& options, const CompileProgress& progress) {
+std::vector<PooledCompile> compile_all(const std::vector<KernelSpec>& specs, const CompilePoolOptions& options,
+                                       const CompileProgress& progress) {
   CompilePoolOptions resolved = options;
-  if (resolved.compile.cuda_include_dir.empty())
-    resolved.compile.cuda_include_dir = resolve_cuda_include_dir();
+  if (resolved.compile.cuda_include_dir.empty()) resolved.compile.cuda_include_dir = resolve_cuda_include_dir();
 
   std::vector<PooledCompile> results(specs.size());
   int threads = resolved.threads;

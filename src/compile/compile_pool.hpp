@@ -46,8 +46,7 @@ PooledCompile compile_cached(const KernelSpec& spec, const CompilePoolOptions& o
 // done, then waited for. Throws NvrtcError up front when the toolkit headers cannot be found, and after every
 // thread has joined: the first machinery failure that persisted (no further spec is started once one has),
 // else the first exception a progress callback threw. What finished before is in the cache.
-std::vector<PooledCompile> compile_all(const std::vector<KernelSpec>& specs,
-                                       const CompilePoolOptions& options = {},
+std::vector<PooledCompile> compile_all(const std::vector<KernelSpec>& specs, const CompilePoolOptions& options = {},
                                        const CompileProgress& progress = {});
 
 }  // namespace mpgemm

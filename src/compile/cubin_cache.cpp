@@ -107,8 +107,7 @@ std::optional<Metadata> from_metadata(const std::string& text, const std::string
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return std::nullopt;
   try {
-    if (j.at("format").get<int>() != kEntryFormat || j.at("compile_key").get<std::string>() != key)
-      return std::nullopt;
+    if (j.at("format").get<int>() != kEntryFormat || j.at("compile_key").get<std::string>() != key) return std::nullopt;
     const auto status = status_from_string(j.at("status").get<std::string>());
     const auto arch = Arch::parse(j.at("arch").get<std::string>());
     auto warnings = warnings_from(j.at("warnings"));
@@ -171,9 +170,8 @@ bool CubinCache::store(const CompileResult& result) const {
   fs::create_directories(dir_, ec);
   if (ec) return false;
   const fs::path json = dir_ / (result.compile_key + ".json");
-  if (result.status == Status::ok &&
-      !write_atomically(dir_ / (result.compile_key + ".cubin"),
-                        std::string_view(result.cubin.data(), result.cubin.size())))
+  if (result.status == Status::ok && !write_atomically(dir_ / (result.compile_key + ".cubin"),
+                                                       std::string_view(result.cubin.data(), result.cubin.size())))
     return false;
   return write_atomically(json, metadata(result));
 }

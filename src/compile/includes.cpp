@@ -22,7 +22,9 @@ struct Directive {
   std::string name;
 };
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t';
+}
 
 // The #include directives of `text`, in order, whatever #if surrounds them. Computed includes
 // (#include MACRO) are skipped: they cannot be resolved without preprocessing.
@@ -184,8 +186,7 @@ std::vector<IncludedHeader> included_headers(std::string_view source, const std:
   return cache().walk(source, include_path);
 }
 
-std::vector<std::string> missing_headers(std::string_view source,
-                                         const std::vector<std::string>& include_path) {
+std::vector<std::string> missing_headers(std::string_view source, const std::vector<std::string>& include_path) {
   return cache().missing(source, include_path);
 }
 

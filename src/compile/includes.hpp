@@ -41,7 +41,6 @@ void hash_translation_unit(Hasher& h, const KernelSpec& spec, const std::string&
 // with one of them says the toolkit or the family's include directories are incomplete, not that the config
 // is wrong. The toolkit headers' own includes are not checked: they name host-only headers behind #if that
 // NVRTC never opens.
-std::vector<std::string> missing_headers(std::string_view source,
-                                         const std::vector<std::string>& include_path);
+std::vector<std::string> missing_headers(std::string_view source, const std::vector<std::string>& include_path);
 
 }  // namespace mpgemm

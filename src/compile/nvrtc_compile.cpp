@@ -134,11 +134,10 @@ CompileResult compile(const KernelSpec& spec, const CompileOptions& options) {
     // wrong.
     const std::vector<std::string> path = include_path(spec, include_dir);
     if (const auto missing = missing_headers(spec.source, path); !missing.empty())
-      throw NvrtcError(
-          "nvrtcCompileProgram", static_cast<int>(compiled),
-          fmt::format("{} not found on the include path [{}] nor among the kernels/ files: the toolkit "
-                      "or the family's include directories are incomplete",
-                      fmt::join(missing, ", "), fmt::join(path, ", ")));
+      throw NvrtcError("nvrtcCompileProgram", static_cast<int>(compiled),
+                       fmt::format("{} not found on the include path [{}] nor among the kernels/ files: the toolkit "
+                                   "or the family's include directories are incomplete",
+                                   fmt::join(missing, ", "), fmt::join(path, ", ")));
   }
   if (compiled == NVRTC_ERROR_COMPILATION || compiled == NVRTC_ERROR_INVALID_OPTION) {
     if (compiled == NVRTC_ERROR_INVALID_OPTION) result.log += fmt::format("\n{}\n", nvrtcGetErrorString(compiled));

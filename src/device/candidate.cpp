@@ -118,9 +118,10 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
     // A dependent launch is verified as it is timed: overlapping an earlier launch of itself (its blocks start
     // while that one's last blocks run, and the split flags pass from one launch to the next).
     const int launches = kernel_.geometry.dependent_launch ? 2 : 1;
-    out.first_launch_ms = time_one_launch(session_.stream(), [this, launches] {
-                            for (int i = 0; i < launches; ++i) launch();
-                          }) /
+    out.first_launch_ms = time_one_launch(session_.stream(),
+                                          [this, launches] {
+                                            for (int i = 0; i < launches; ++i) launch();
+                                          }) /
                           launches;
     const ErrorStats stats = problem_.compare_output(atol, rtol);
     out.error = stats;
@@ -169,8 +170,8 @@ Measurement CandidateRun::time(const TimingPlan& plan, bool pair_with_cublas, co
         shown = summarize(time_each_launch(session_.stream(), screen->launches, flusher, [this] { launch(); }), 0,
                           screen->launches, 1);
       } else {
-        WarmBatch batch =
-            WarmBatch::graph_or_stream(session_.stream(), screen->launches, [this] { launch(); }, plan.batches);
+        WarmBatch batch = WarmBatch::graph_or_stream(
+            session_.stream(), screen->launches, [this] { launch(); }, plan.batches);
         (void)batch.time();
         shown = summarize({batch.time()}, screen->launches, 1, screen->launches);
         shown.batches = batch.how();
@@ -236,7 +237,8 @@ CandidateRun::BatchOutcome CandidateRun::warm_up(int launches) {
 CandidateRun::BatchOutcome CandidateRun::prepare_batch(int iters, BatchEnqueue how) {
   return guarded_batch("preparing a batch", [&] {
     batch_.reset();
-    batch_ = std::make_unique<WarmBatch>(session_.stream(), iters, [this] { launch(); }, how);
+    batch_ = std::make_unique<WarmBatch>(
+        session_.stream(), iters, [this] { launch(); }, how);
     return 0.0;
   });
 }

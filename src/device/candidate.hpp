@@ -27,9 +27,9 @@ ArgsBuilder family_args(const Family& family, Params params);
 ArgsBuilder standard_args();
 
 struct CandidateKernel {
-  std::span<const char> cubin;   // must stay valid while the CandidateRun lives
-  std::string lowered_name;      // the function's name in the cubin
-  LaunchGeometry geometry;       // as the family asked; a persistent grid is lowered by verify()
+  std::span<const char> cubin;  // must stay valid while the CandidateRun lives
+  std::string lowered_name;     // the function's name in the cubin
+  LaunchGeometry geometry;      // as the family asked; a persistent grid is lowered by verify()
   ArgsBuilder build_args;
 };
 

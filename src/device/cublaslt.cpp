@@ -37,12 +37,10 @@ Layout make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, st
 
 // One algorithm attribute read as the type cuBLASLt stores it; `fallback` when it cannot be read.
 template <class T>
-int config_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr,
-                     int fallback) {
+int config_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr, int fallback) {
   T value{};
   std::size_t written = 0;
-  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof value, &written) !=
-          CUBLAS_STATUS_SUCCESS ||
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS ||
       written != sizeof value)
     return fallback;
   return static_cast<int>(value);
@@ -116,8 +114,8 @@ void CublasLtSession::run_best(ProblemContext& problem) {
   launch(*best_, best_->algo, best_->algo_workspace_bytes, problem.buffers());
 }
 
-CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs,
-                                                      int iters, double atol, double rtol, BatchEnqueue batches) {
+CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters,
+                                                      double atol, double rtol, BatchEnqueue batches) {
   // Row-major C = A * B is column-major C^T = B^T * A^T, exactly as the cuBLAS reference is called:
   // cuBLASLt's "A" is our B (n x k, leading dimension n), its "B" is our A (k x m, leading dimension k), C^T
   // is n x m.
@@ -146,10 +144,9 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
       cublasLtMatmulAlgoGetHeuristic(handle_, plan->op.get(), plan->b.get(), plan->a.get(), plan->c.get(),
                                      plan->c.get(), pref.get(), kCublasLtHeuristics, results.data(), &returned);
   if (heuristic != CUBLAS_STATUS_SUCCESS || returned <= 0) {
-    out.message =
-        heuristic != CUBLAS_STATUS_SUCCESS
-            ? fmt::format("cublasLtMatmulAlgoGetHeuristic failed: {}", cublasGetStatusName(heuristic))
-            : std::string("cublasLtMatmulAlgoGetHeuristic returned no algorithm");
+    out.message = heuristic != CUBLAS_STATUS_SUCCESS
+                      ? fmt::format("cublasLtMatmulAlgoGetHeuristic failed: {}", cublasGetStatusName(heuristic))
+                      : std::string("cublasLtMatmulAlgoGetHeuristic returned no algorithm");
     return out;
   }
   out.heuristics_returned = returned;
@@ -158,8 +155,7 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
   for (int i = 0; i < returned; ++i) {
     const cublasLtMatmulHeuristicResult_t& r = results[static_cast<std::size_t>(i)];
     const CublasLtAlgo algo = describe_algo(r);
-    const std::string which =
-        fmt::format("heuristic {} (algo {} tile {})", i + 1, algo.algo_id, algo.tile_id);
+    const std::string which = fmt::format("heuristic {} (algo {} tile {})", i + 1, algo.algo_id, algo.tile_id);
     if (r.state != CUBLAS_STATUS_SUCCESS) {
       rejected.push_back(fmt::format("{}: {}", which, cublasGetStatusName(r.state)));
       continue;
@@ -170,8 +166,8 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
       run();
       const ErrorStats error = problem.compare_output(atol, rtol);
       if (error.bad_count > 0) {
-        rejected.push_back(fmt::format("{}: {} of {} elements differ from cuBLAS (max abs error {:.6g})",
-                                       which, error.bad_count, problem.output_elements(), error.max_abs));
+        rejected.push_back(fmt::format("{}: {} of {} elements differ from cuBLAS (max abs error {:.6g})", which,
+                                       error.bad_count, problem.output_elements(), error.max_abs));
         continue;
       }
       const TimingStats timing = time_launches(

@@ -28,10 +28,10 @@ class CublasLtSession {
   // Asks the heuristic for up to kCublasLtHeuristics algorithms for `problem` (the same row-major layout as
   // the cuBLAS reference: C^T = B^T A^T in column-major terms), runs each once into the problem's C (poisoned
   // first) and compares it with the cuBLAS reference (|c - ref| <= atol + rtol*|ref|), times each that agrees
-  // with time_launches (warm batches enqueued as `batches` asks), and keeps the fastest median. An algorithm that fails or disagrees is left out and
-  // named in the message. The fastest is also kept, with its descriptors, for run_best (until the next call).
-  // Throws CublasError when the descriptors cannot be made, CudaError when the device fails (the caller decides
-  // whether the context survived).
+  // with time_launches (warm batches enqueued as `batches` asks), and keeps the fastest median. An algorithm that fails
+  // or disagrees is left out and named in the message. The fastest is also kept, with its descriptors, for run_best
+  // (until the next call). Throws CublasError when the descriptors cannot be made, CudaError when the device fails (the
+  // caller decides whether the context survived).
   CublasLtReference best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters, double atol,
                                        double rtol, BatchEnqueue batches = BatchEnqueue::stream);
 

@@ -9,8 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "common/records.hpp"
 #include "codegen/family.hpp"
+#include "common/records.hpp"
 #include "common/types.hpp"
 #include "device/driver_api.hpp"
 #include "device/kernel.hpp"

@@ -16,8 +16,7 @@ std::string DriverApi::describe(CUresult result) const {
   const char* text = nullptr;
   if (get_error_name == nullptr || get_error_name(result, &name) != CUDA_SUCCESS || name == nullptr)
     return fmt::format("CUresult {}", static_cast<int>(result));
-  if (get_error_string == nullptr || get_error_string(result, &text) != CUDA_SUCCESS || text == nullptr)
-    return name;
+  if (get_error_string == nullptr || get_error_string(result, &text) != CUDA_SUCCESS || text == nullptr) return name;
   return fmt::format("{}: {}", name, text);
 }
 
@@ -30,8 +29,8 @@ void resolve(const char* symbol, Fn& out, bool required) {
   const cudaError_t error = cudaGetDriverEntryPointByVersion(symbol, &fn, kDriverApiVersion, cudaEnableDefault, &query);
   if (error == cudaErrorInsufficientDriver || error == cudaErrorNoDevice || error == cudaErrorStubLibrary) {
     (void)cudaGetLastError();
-    throw NoDeviceError(fmt::format("no CUDA driver: cudaGetDriverEntryPointByVersion({}) returned {}", symbol,
-                                    describe(error)));
+    throw NoDeviceError(
+        fmt::format("no CUDA driver: cudaGetDriverEntryPointByVersion({}) returned {}", symbol, describe(error)));
   }
   check_cuda(error, "cudaGetDriverEntryPointByVersion", fmt::format(" for {}", symbol));
   if (query != cudaDriverEntryPointSuccess || fn == nullptr) {

@@ -41,7 +41,8 @@ class LoadedKernel {
   // cluster sizes above 8 blocks. Throws DriverError when the driver refuses.
   void configure(const LaunchGeometry& geometry);
 
-  // Enqueues one launch on `stream` with cuLaunchKernelEx (LaunchConfig's attributes). Throws DriverError when the launch is refused.
+  // Enqueues one launch on `stream` with cuLaunchKernelEx (LaunchConfig's attributes). Throws DriverError when the
+  // launch is refused.
   void launch(const LaunchGeometry& geometry, CUstream stream, void** params) const;
 
   // Occupancy, after configure(): how many clusters of the geometry's launch (grid, block, dynamic shared memory,

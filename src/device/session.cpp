@@ -25,7 +25,9 @@ DeviceSession::DeviceSession(int ordinal) : info_(query_device(ordinal)) {
   }
 }
 
-DeviceSession::~DeviceSession() { release(); }
+DeviceSession::~DeviceSession() {
+  release();
+}
 
 const L2Flusher& DeviceSession::l2_flusher() {
   if (!l2_flusher_) l2_flusher_ = std::make_unique<L2Flusher>(info_.l2_bytes);

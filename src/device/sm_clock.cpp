@@ -53,8 +53,8 @@ double read_sm_clock_mhz(const std::string& pci_bus_id, int nvml_index) noexcept
     const Nvml& lib = nvml();
     if (!lib.usable) return 0;
     nvmlDevice_t device = nullptr;
-    bool found = lib.by_bus_id != nullptr && !pci_bus_id.empty() &&
-                 lib.by_bus_id(pci_bus_id.c_str(), &device) == kNvmlSuccess;
+    bool found =
+        lib.by_bus_id != nullptr && !pci_bus_id.empty() && lib.by_bus_id(pci_bus_id.c_str(), &device) == kNvmlSuccess;
     if (!found && lib.by_index != nullptr && nvml_index >= 0)
       found = lib.by_index(static_cast<unsigned>(nvml_index), &device) == kNvmlSuccess;
     if (!found) return 0;

@@ -31,7 +31,9 @@ void check_plan(const TimingPlan& plan, const L2Flusher* flusher) {
 class ColdBatchTimer {
  public:
   ColdBatchTimer(cudaStream_t stream, int iters, const L2Flusher& flusher)
-      : stream_(stream), flusher_(flusher), starts_(static_cast<std::size_t>(iters)),
+      : stream_(stream),
+        flusher_(flusher),
+        starts_(static_cast<std::size_t>(iters)),
         stops_(static_cast<std::size_t>(iters)) {}
 
   // Milliseconds per launch of one batch.
@@ -189,8 +191,7 @@ void WarmBatch::capture() {
   MPGEMM_CUDA(cudaGraphUpload(exec_.get(), stream_));
 }
 
-WarmBatch WarmBatch::graph_or_stream(cudaStream_t stream, int iters, std::function<void()> launch,
-                                     BatchEnqueue how) {
+WarmBatch WarmBatch::graph_or_stream(cudaStream_t stream, int iters, std::function<void()> launch, BatchEnqueue how) {
   if (how == BatchEnqueue::graph) {
     try {
       return WarmBatch(stream, iters, launch, BatchEnqueue::graph);

@@ -68,7 +68,9 @@ PairedTimingStats time_paired(cudaStream_t stream, int warmup, int runs, int ite
                               const std::function<void()>& b);
 
 // Whether round `round` (0-based) of time_paired starts with a.
-constexpr bool paired_first_is_a(int round) { return round % 2 == 0; }
+constexpr bool paired_first_is_a(int round) {
+  return round % 2 == 0;
+}
 
 // One warm batch of `iters` launches of `launch`, timed between two events (made once, reused) as often as asked:
 // enqueued call by call from the host, or captured once as a CUDA graph (stream capture, so launch attributes such

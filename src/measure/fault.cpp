@@ -35,6 +35,8 @@ Status status_for(FaultClass fault) {
   return Status::runtime_fault;
 }
 
-bool context_unusable(FaultClass fault) { return fault == FaultClass::context_lost || fault == FaultClass::unknown; }
+bool context_unusable(FaultClass fault) {
+  return fault == FaultClass::context_lost || fault == FaultClass::unknown;
+}
 
 }  // namespace mpgemm

@@ -33,8 +33,9 @@ std::uint16_t float_to_half_bits(float value) {
 
   std::uint32_t result = (static_cast<std::uint32_t>(half_exponent) << 10) | (mantissa >> 13);
   const std::uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (result & 1u))) ++result;  // a carry into the exponent is correct,
-                                                                        // up to and including infinity
+  if (rest > 0x1000u || (rest == 0x1000u && (result & 1u)))
+    ++result;  // a carry into the exponent is correct,
+               // up to and including infinity
   return static_cast<std::uint16_t>(sign | result);
 }
 

@@ -18,9 +18,10 @@ std::optional<std::string> shared_memory_over_limit(std::uint64_t static_bytes, 
                                                     std::uint64_t optin_limit) {
   const std::uint64_t smem = static_bytes + dynamic_bytes;
   if (smem <= optin_limit) return std::nullopt;
-  return fmt::format("{} bytes of shared memory per block ({} static + {} dynamic) exceed the device's opt-in limit "
-                     "of {} bytes",
-                     smem, static_bytes, dynamic_bytes, optin_limit);
+  return fmt::format(
+      "{} bytes of shared memory per block ({} static + {} dynamic) exceed the device's opt-in limit "
+      "of {} bytes",
+      smem, static_bytes, dynamic_bytes, optin_limit);
 }
 
 std::optional<std::string> check_resources(const KernelResources& kernel, const DeviceLimits& device,
@@ -41,9 +42,10 @@ std::optional<std::string> check_resources(const KernelResources& kernel, const 
   const std::uint64_t warp_threads = (block.threads + 31) / 32 * 32;
   const std::uint64_t regs = registers_per_block(kernel.registers, block.threads);
   if (regs > static_cast<std::uint64_t>(device.regs_per_block))
-    return fmt::format("{} registers per block ({} per thread x {} threads, allocated per warp 256 at a time) "
-                       "exceed the device's {} per block",
-                       regs, kernel.registers, warp_threads, device.regs_per_block);
+    return fmt::format(
+        "{} registers per block ({} per thread x {} threads, allocated per warp 256 at a time) "
+        "exceed the device's {} per block",
+        regs, kernel.registers, warp_threads, device.regs_per_block);
   return std::nullopt;
 }
 

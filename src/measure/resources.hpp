@@ -10,23 +10,23 @@ namespace mpgemm {
 
 // What the compiled function needs, from cuFuncGetAttribute.
 struct KernelResources {
-  int registers = 0;                // per thread (CU_FUNC_ATTRIBUTE_NUM_REGS)
-  int static_smem_bytes = 0;        // per block (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
-  int max_threads_per_block = 0;    // the most threads a block of this function may have, given its registers
-                                    // (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-  int local_bytes = 0;              // local memory per thread (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+  int registers = 0;              // per thread (CU_FUNC_ATTRIBUTE_NUM_REGS)
+  int static_smem_bytes = 0;      // per block (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+  int max_threads_per_block = 0;  // the most threads a block of this function may have, given its registers
+                                  // (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+  int local_bytes = 0;            // local memory per thread (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
 };
 
 // What the device allows one block.
 struct DeviceLimits {
-  int max_threads_per_block = 0;   // threads
-  int regs_per_block = 0;          // 32-bit registers
-  int smem_per_block_optin = 0;    // bytes, the opt-in maximum (static + dynamic)
+  int max_threads_per_block = 0;  // threads
+  int regs_per_block = 0;         // 32-bit registers
+  int smem_per_block_optin = 0;   // bytes, the opt-in maximum (static + dynamic)
 };
 
 // A launch's shape as far as the check needs it.
 struct BlockRequest {
-  std::uint64_t threads = 0;          // threads per block (x * y * z)
+  std::uint64_t threads = 0;  // threads per block (x * y * z)
   std::uint64_t dynamic_smem_bytes = 0;
 };
 

@@ -24,7 +24,9 @@ constexpr std::array<std::pair<Format, std::string_view>, 4> kFormatNames{{
 }};
 
 // Shortest text that reads back as the same double (fmt's default), so CSV and JSON lose nothing.
-std::string exact_number(double v) { return fmt::format("{}", v); }
+std::string exact_number(double v) {
+  return fmt::format("{}", v);
+}
 
 // RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes inside.
 std::string csv_field(std::string_view s) {
@@ -79,18 +81,24 @@ std::optional<Format> format_from_string(std::string_view text) {
   return std::nullopt;
 }
 
-std::string_view format_names() { return "table, csv, json, markdown"; }
+std::string_view format_names() {
+  return "table, csv, json, markdown";
+}
 
 void print(const Table& table, Format format, std::ostream& out) {
   for (std::size_t r = 0; r < table.rows.size(); ++r)
     if (table.rows[r].size() != table.columns.size())
-      throw Error(fmt::format("report: row {} has {} cells for {} columns", r + 1, table.rows[r].size(),
-                              table.columns.size()));
+      throw Error(
+          fmt::format("report: row {} has {} cells for {} columns", r + 1, table.rows[r].size(), table.columns.size()));
   switch (format) {
-    case Format::table: return detail::print_table(table, out);
-    case Format::csv: return detail::print_csv(table, out);
-    case Format::json: return detail::print_json(table, out);
-    case Format::markdown: return detail::print_markdown(table, out);
+    case Format::table:
+      return detail::print_table(table, out);
+    case Format::csv:
+      return detail::print_csv(table, out);
+    case Format::json:
+      return detail::print_json(table, out);
+    case Format::markdown:
+      return detail::print_markdown(table, out);
   }
   throw Error(fmt::format("report: unknown format {}", static_cast<int>(format)));
 }

@@ -10,7 +10,9 @@
 
 namespace mpgemm {
 
-std::string_view to_string(ValueType t) { return t == ValueType::integer ? "integer" : "string"; }
+std::string_view to_string(ValueType t) {
+  return t == ValueType::integer ? "integer" : "string";
+}
 
 Value Expr::eval(std::span<const Value> env) const {
   if (root_ < 0) throw ExprError("empty expression (never parsed)", 0);
@@ -35,8 +37,10 @@ Expr::Result Expr::eval_node(std::int32_t index, std::span<const Value> env) con
   auto overflow = [&]() -> ExprError { return ExprError("integer overflow", n.offset); };
   std::int64_t a = 0, b = 0, r = 0;
   switch (n.op) {
-    case Op::int_lit: return {n.number, nullptr};
-    case Op::str_lit: return {0, &n.str};
+    case Op::int_lit:
+      return {n.number, nullptr};
+    case Op::str_lit:
+      return {0, &n.str};
     case Op::name: {
       if (n.slot >= env.size()) throw ExprError(fmt::format("no value for '{}'", n.str), n.offset);
       const Value& v = env[n.slot];
@@ -53,9 +57,12 @@ Expr::Result Expr::eval_node(std::int32_t index, std::span<const Value> env) con
       a = eval_int(n.lhs, env);
       if (a == std::numeric_limits<std::int64_t>::min()) throw overflow();
       return {-a, nullptr};
-    case Op::lnot: return {eval_int(n.lhs, env) == 0 ? 1 : 0, nullptr};
-    case Op::land: return {eval_int(n.lhs, env) != 0 && eval_int(n.rhs, env) != 0 ? 1 : 0, nullptr};
-    case Op::lor: return {eval_int(n.lhs, env) != 0 || eval_int(n.rhs, env) != 0 ? 1 : 0, nullptr};
+    case Op::lnot:
+      return {eval_int(n.lhs, env) == 0 ? 1 : 0, nullptr};
+    case Op::land:
+      return {eval_int(n.lhs, env) != 0 && eval_int(n.rhs, env) != 0 ? 1 : 0, nullptr};
+    case Op::lor:
+      return {eval_int(n.lhs, env) != 0 || eval_int(n.rhs, env) != 0 ? 1 : 0, nullptr};
     case Op::eq:
     case Op::ne: {
       Result x = eval_node(n.lhs, env), y = eval_node(n.rhs, env);
@@ -65,7 +72,8 @@ Expr::Result Expr::eval_node(std::int32_t index, std::span<const Value> env) con
     case Op::fn_is_pow2:
       a = eval_int(n.lhs, env);
       return {a > 0 && (a & (a - 1)) == 0 ? 1 : 0, nullptr};
-    default: break;
+    default:
+      break;
   }
   a = eval_int(n.lhs, env);
   b = eval_int(n.rhs, env);
@@ -86,13 +94,20 @@ Expr::Result Expr::eval_node(std::int32_t index, std::span<const Value> env) con
     case Op::mod:
       if (b == 0) throw ExprError("modulo by zero", n.offset);
       return {b == -1 ? 0 : a % b, nullptr};
-    case Op::lt: return {a < b ? 1 : 0, nullptr};
-    case Op::le: return {a <= b ? 1 : 0, nullptr};
-    case Op::gt: return {a > b ? 1 : 0, nullptr};
-    case Op::ge: return {a >= b ? 1 : 0, nullptr};
-    case Op::fn_min: return {std::min(a, b), nullptr};
-    case Op::fn_max: return {std::max(a, b), nullptr};
-    default: throw ExprError("internal error: unknown operator", n.offset);
+    case Op::lt:
+      return {a < b ? 1 : 0, nullptr};
+    case Op::le:
+      return {a <= b ? 1 : 0, nullptr};
+    case Op::gt:
+      return {a > b ? 1 : 0, nullptr};
+    case Op::ge:
+      return {a >= b ? 1 : 0, nullptr};
+    case Op::fn_min:
+      return {std::min(a, b), nullptr};
+    case Op::fn_max:
+      return {std::max(a, b), nullptr};
+    default:
+      throw ExprError("internal error: unknown operator", n.offset);
   }
 }
 

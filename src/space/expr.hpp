@@ -57,18 +57,37 @@ class Expr {
 
   // A node of the flat AST; children are indices into nodes_. Public only for the parser in expr.cpp.
   enum class Op : std::uint8_t {
-    int_lit, str_lit, name, neg, lnot, mul, div, mod, add, sub, lt, le, gt, ge, eq, ne, land, lor,
-    fn_min, fn_max, fn_is_pow2
+    int_lit,
+    str_lit,
+    name,
+    neg,
+    lnot,
+    mul,
+    div,
+    mod,
+    add,
+    sub,
+    lt,
+    le,
+    gt,
+    ge,
+    eq,
+    ne,
+    land,
+    lor,
+    fn_min,
+    fn_max,
+    fn_is_pow2
   };
   struct Node {
     Op op = Op::int_lit;
     ValueType type = ValueType::integer;
-    std::int64_t number = 0;   // int_lit value
-    std::string str;           // str_lit value
-    std::size_t slot = 0;      // name: environment slot
-    std::int32_t lhs = -1;     // first operand
-    std::int32_t rhs = -1;     // second operand
-    std::size_t offset = 0;    // 0-based character offset of the token in text(), for errors
+    std::int64_t number = 0;  // int_lit value
+    std::string str;          // str_lit value
+    std::size_t slot = 0;     // name: environment slot
+    std::int32_t lhs = -1;    // first operand
+    std::int32_t rhs = -1;    // second operand
+    std::size_t offset = 0;   // 0-based character offset of the token in text(), for errors
   };
 
  private:

@@ -17,8 +17,12 @@ namespace {
 constexpr std::array<std::string_view, 3> kFunctions{"min", "max", "is_pow2"};
 constexpr int kMaxDepth = 256;  // AST depth; bounds the recursion of both parser and evaluator
 
-bool is_ident_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ident_start(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 }  // namespace
 
@@ -59,9 +63,19 @@ class ExprParser {
     int precedence;  // higher binds tighter
   };
   static constexpr std::array<Binary, 13> kBinary{{
-      {"||", Op::lor, 1}, {"&&", Op::land, 2}, {"==", Op::eq, 3}, {"!=", Op::ne, 3}, {"<=", Op::le, 4},
-      {">=", Op::ge, 4},  {"<", Op::lt, 4},    {">", Op::gt, 4},  {"+", Op::add, 5}, {"-", Op::sub, 5},
-      {"*", Op::mul, 6},  {"/", Op::div, 6},   {"%", Op::mod, 6},
+      {"||", Op::lor, 1},
+      {"&&", Op::land, 2},
+      {"==", Op::eq, 3},
+      {"!=", Op::ne, 3},
+      {"<=", Op::le, 4},
+      {">=", Op::ge, 4},
+      {"<", Op::lt, 4},
+      {">", Op::gt, 4},
+      {"+", Op::add, 5},
+      {"-", Op::sub, 5},
+      {"*", Op::mul, 6},
+      {"/", Op::div, 6},
+      {"%", Op::mod, 6},
   }};
 
   std::int32_t parse_binary(int min_precedence) {
@@ -234,8 +248,7 @@ class ExprParser {
       ++pos_;
       return;
     }
-    throw ExprError(fmt::format("expected '{}' {}, got {}", c, why, describe()),
-                    pos_ == text_.size() ? at : pos_);
+    throw ExprError(fmt::format("expected '{}' {}, got {}", c, why, describe()), pos_ == text_.size() ? at : pos_);
   }
 
   // '=', '&', '|' alone are not operators; say what was probably meant instead of "unexpected '='" later.
@@ -277,6 +290,8 @@ class ExprParser {
   int nesting_ = 0;         // current recursion depth of parse_unary
 };
 
-Expr Expr::parse(std::string_view text, std::span<const Symbol> symbols) { return ExprParser(text, symbols).run(); }
+Expr Expr::parse(std::string_view text, std::span<const Symbol> symbols) {
+  return ExprParser(text, symbols).run();
+}
 
 }  // namespace mpgemm

@@ -11,9 +11,13 @@ namespace mpgemm {
 
 namespace {
 
-bool has_bom(std::string_view text) { return text.starts_with("\xEF\xBB\xBF"); }
+bool has_bom(std::string_view text) {
+  return text.starts_with("\xEF\xBB\xBF");
+}
 
-bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0u) == 0x80u; }
+bool is_continuation_byte(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0u) == 0x80u;
+}
 
 void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp < 0x80) {
@@ -70,12 +74,11 @@ std::string json_pointer_token(std::string_view key) {
 // overflow the call stack here).
 class JsonScanner {
  public:
-  explicit JsonScanner(std::string_view text)
-      : text_(text), pos_(has_bom(text) ? 3 : 0), cursor_offset_(pos_) {}
+  explicit JsonScanner(std::string_view text) : text_(text), pos_(has_bom(text) ? 3 : 0), cursor_offset_(pos_) {}
 
   JsonLocator run() {
-    std::string path;                  // pointer of the value about to be read
-    std::optional<TextPosition> key;   // its key, when it is an object member
+    std::string path;                 // pointer of the value about to be read
+    std::optional<TextPosition> key;  // its key, when it is an object member
     while (true) {
       skip_ws();
       record(path, key);
@@ -135,7 +138,7 @@ class JsonScanner {
   struct Frame {
     bool object;
     std::string path;
-    std::size_t count;                                    // index of the current array element
+    std::size_t count;                                   // index of the current array element
     std::unordered_map<std::string, TextPosition> keys;  // members seen so far, for duplicate detection
   };
 
@@ -194,11 +197,21 @@ class JsonScanner {
       }
       char e = next();
       switch (e) {
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           std::uint32_t cp = read_hex4();
           if (cp >= 0xD800 && cp < 0xDC00 && text_.substr(pos_, 2) == "\\u") {
@@ -209,7 +222,9 @@ class JsonScanner {
           append_utf8(out, cp);
           break;
         }
-        default: out += e; break;  // '"', '\\', '/'
+        default:
+          out += e;
+          break;  // '"', '\\', '/'
       }
     }
   }
@@ -269,7 +284,9 @@ class JsonScanner {
   JsonLocator out_;
 };
 
-JsonLocator JsonLocator::scan(std::string_view text) { return JsonScanner(text).run(); }
+JsonLocator JsonLocator::scan(std::string_view text) {
+  return JsonScanner(text).run();
+}
 
 const JsonLocation* JsonLocator::find(std::string_view json_path) const {
   auto it = index_.find(std::string(json_path));

@@ -20,9 +20,9 @@ struct TextPosition {
 
 // Where one JSON value sits in the text.
 struct JsonLocation {
-  TextPosition value;                // first character of the value ('{', '[', '"', digit, '-', t/f/n)
-  std::size_t value_offset = 0;      // the same place as a byte offset into the text
-  std::optional<TextPosition> key;   // the opening quote of the member's key; absent for array elements and root
+  TextPosition value;               // first character of the value ('{', '[', '"', digit, '-', t/f/n)
+  std::size_t value_offset = 0;     // the same place as a byte offset into the text
+  std::optional<TextPosition> key;  // the opening quote of the member's key; absent for array elements and root
 };
 
 // A key that appears twice in one object. nlohmann keeps only one of them, so the loader reports it.

@@ -142,7 +142,8 @@ Space parse_space(std::string_view text, std::string file_label) {
   // nlohmann stops at a NUL byte as if the text ended there; the locator would not: refuse it up front.
   if (auto nul = text.find('\0'); nul != std::string_view::npos) {
     TextPosition pos = position_at_offset(text, nul);
-    throw SpaceError(space.file, pos.line, pos.column, "", "NUL byte in the file (a truncated write or a UTF-16 file?)");
+    throw SpaceError(space.file, pos.line, pos.column, "",
+                     "NUL byte in the file (a truncated write or a UTF-16 file?)");
   }
   Json root;
   try {
@@ -177,9 +178,9 @@ Space parse_space(std::string_view text, std::string file_label) {
 
   space_json::Checker check(space);
   check.object(root, "");
-  check.only_keys(root, "",
-                  {"family", "description", "arch", "shapes", "constants", "parameters", "derived", "constraints",
-                   "points"});
+  check.only_keys(
+      root, "",
+      {"family", "description", "arch", "shapes", "constants", "parameters", "derived", "constraints", "points"});
   space.family = check.string(check.required(root, "", "family"), "/family");
   if (space.family.empty()) check.fail("/family", "the family name is empty");
   if (root.contains("description")) space.description = check.string(root.at("description"), "/description");

@@ -78,14 +78,14 @@ struct Space {
   std::string file;  // how error messages name the file (the path as given to load_space)
   std::string family;
   std::string description;
-  std::optional<std::string> arch;  // default target, e.g. "sm_86" (checked with Arch::parse)
-  std::vector<Shape> shapes;        // at least one
+  std::optional<std::string> arch;    // default target, e.g. "sm_86" (checked with Arch::parse)
+  std::vector<Shape> shapes;          // at least one
   std::vector<Parameter> parameters;  // in declaration order, which is the enumeration order
   std::vector<Constant> constants;
-  std::vector<Derived> derived;       // in declaration order, which is their evaluation order
+  std::vector<Derived> derived;  // in declaration order, which is their evaluation order
   std::vector<Constraint> constraints;
-  std::vector<NamedPoint> points;     // in declaration order
-  JsonLocator locations;              // where each value of the file is
+  std::vector<NamedPoint> points;  // in declaration order
+  JsonLocator locations;           // where each value of the file is
 
   // The names expressions see, in evaluation-environment slot order: parameters, constants, derived.
   std::vector<Symbol> symbols() const;

@@ -73,8 +73,8 @@ void read_derived(Space& space, const Json& root, const Checker& check) {
     } catch (const ExprError& e) {
       std::string_view later = identifier_at(text, e.offset());
       if (later == name)
-        check.fail(path, fmt::format("derived {} = \"{}\": refers to itself (at character {})", name, text,
-                                     e.offset() + 1));
+        check.fail(path,
+                   fmt::format("derived {} = \"{}\": refers to itself (at character {})", name, text, e.offset() + 1));
       if (!later.empty() && derived.contains(std::string(later)))
         check.fail(path, fmt::format("derived {} = \"{}\": uses {}, which is derived later in the file (at character "
                                      "{}); derived values may use only those before them",

@@ -32,7 +32,9 @@ std::string member_path(const std::string& parent, std::string_view key) {
   return parent + "/" + json_pointer_token(key);
 }
 
-std::string index_path(const std::string& parent, std::size_t index) { return fmt::format("{}/{}", parent, index); }
+std::string index_path(const std::string& parent, std::size_t index) {
+  return fmt::format("{}/{}", parent, index);
+}
 
 std::string describe(const Json& j) {
   if (j.is_object()) return "an object";
@@ -75,7 +77,8 @@ const Json& Checker::non_empty_array(const Json& j, const std::string& path) con
 std::int64_t Checker::integer(const Json& j, const std::string& path) const {
   if (!j.is_number_integer()) fail(path, fmt::format("expected an integer, got {}", describe(j)));
   if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t{std::numeric_limits<std::int64_t>::max()})
-    fail(path, fmt::format("integer {} is out of range (at most {})", j.dump(), std::numeric_limits<std::int64_t>::max()));
+    fail(path,
+         fmt::format("integer {} is out of range (at most {})", j.dump(), std::numeric_limits<std::int64_t>::max()));
   return j.get<std::int64_t>();
 }
 

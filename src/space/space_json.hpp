@@ -53,11 +53,11 @@ class Checker {
 };
 
 // The sections of a space file, read in this order (each may use what the earlier ones read).
-void read_shapes(Space& space, const Json& root, const Checker& check);      // space_parameters.cpp
-void read_parameters(Space& space, const Json& root, const Checker& check);  // space_parameters.cpp
-void read_constants(Space& space, const Json& root, const Checker& check);   // space_expressions.cpp
-void read_derived(Space& space, const Json& root, const Checker& check);     // space_expressions.cpp
-void read_constraints(Space& space, const Json& root, const Checker& check); // space_expressions.cpp
-void read_points(Space& space, const Json& root, const Checker& check);      // space_points.cpp
+void read_shapes(Space& space, const Json& root, const Checker& check);       // space_parameters.cpp
+void read_parameters(Space& space, const Json& root, const Checker& check);   // space_parameters.cpp
+void read_constants(Space& space, const Json& root, const Checker& check);    // space_expressions.cpp
+void read_derived(Space& space, const Json& root, const Checker& check);      // space_expressions.cpp
+void read_constraints(Space& space, const Json& root, const Checker& check);  // space_expressions.cpp
+void read_points(Space& space, const Json& root, const Checker& check);       // space_points.cpp
 
 }  // namespace mpgemm::space_json

@@ -10,7 +10,9 @@ namespace mpgemm::space_json {
 
 namespace {
 
-bool is_pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+bool is_pow2(std::int64_t v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 // A [lo, hi] or [lo, hi, step] pair of integers; `form` names the expected shape in messages.
 std::vector<std::int64_t> bounds(const Json& j, const std::string& path, const Checker& check, std::size_t max_size,
@@ -34,8 +36,9 @@ std::vector<Value> list_domain(const Json& list, const std::string& path, const 
     ValueType t = v.is_string() ? ValueType::string : ValueType::integer;
     if (i == 0) type = t;
     if (t != type)
-      check.fail(at, fmt::format("expected {} like the first value, got {} (a list holds integers or strings, not both)",
-                                 type == ValueType::integer ? "an integer" : "a string", describe(v)));
+      check.fail(at,
+                 fmt::format("expected {} like the first value, got {} (a list holds integers or strings, not both)",
+                             type == ValueType::integer ? "an integer" : "a string", describe(v)));
     Value value = t == ValueType::integer ? Value{check.integer(v, at)} : Value{v.get<std::string>()};
     if (t == ValueType::string && std::get<std::string>(value).empty()) check.fail(at, "empty string value");
     auto dup = std::find(domain.begin(), domain.end(), value);
@@ -65,14 +68,15 @@ std::vector<Value> range_domain(const Json& j, const std::string& path, const Ch
   if (step <= 0) check.fail(index_path(path, 2), fmt::format("step must be positive, got {}", step));
   if (b[0] > b[1]) check.fail(path, fmt::format("lo {} is greater than hi {}", b[0], b[1]));
   // Unsigned arithmetic: hi - lo may not fit in int64.
-  std::uint64_t count = (static_cast<std::uint64_t>(b[1]) - static_cast<std::uint64_t>(b[0])) /
-                            static_cast<std::uint64_t>(step) + 1;
+  std::uint64_t count =
+      (static_cast<std::uint64_t>(b[1]) - static_cast<std::uint64_t>(b[0])) / static_cast<std::uint64_t>(step) + 1;
   if (count > kMaxSpaceProduct)
     check.fail(path, fmt::format("the range has {} values, more than the limit of {}", count, kMaxSpaceProduct));
   std::vector<Value> domain;
   for (std::uint64_t i = 0; i < count; ++i)
-    domain.emplace_back(std::in_place_type<std::int64_t>,
-                        static_cast<std::int64_t>(static_cast<std::uint64_t>(b[0]) + i * static_cast<std::uint64_t>(step)));
+    domain.emplace_back(
+        std::in_place_type<std::int64_t>,
+        static_cast<std::int64_t>(static_cast<std::uint64_t>(b[0]) + i * static_cast<std::uint64_t>(step)));
   return domain;
 }
 
@@ -90,7 +94,8 @@ void read_shapes(Space& space, const Json& root, const Checker& check) {
     shape.k = check.positive_integer(check.required(s, path, "K"), path + "/K");
     auto dup = std::find(space.shapes.begin(), space.shapes.end(), shape);
     if (dup != space.shapes.end())
-      check.fail(path, fmt::format("duplicate shape {} (already at index {})", shape.str(), dup - space.shapes.begin()));
+      check.fail(path,
+                 fmt::format("duplicate shape {} (already at index {})", shape.str(), dup - space.shapes.begin()));
     space.shapes.push_back(shape);
   }
 }
@@ -102,7 +107,8 @@ void read_parameters(Space& space, const Json& root, const Checker& check) {
     Parameter p;
     p.name = name;
     p.json_path = member_path("/parameters", name);
-    if (!is_identifier(name)) check.fail_key(p.json_path, fmt::format("invalid parameter name \"{}\": {}", name, kNameRule));
+    if (!is_identifier(name))
+      check.fail_key(p.json_path, fmt::format("invalid parameter name \"{}\": {}", name, kNameRule));
     check.object(spec, p.json_path);
     check.only_keys(spec, p.json_path, {"values", "pow2", "range", "description"});
     int kinds = static_cast<int>(spec.contains("values")) + static_cast<int>(spec.contains("pow2")) +

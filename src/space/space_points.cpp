@@ -26,7 +26,8 @@ void read_points(Space& space, const Json& root, const Checker& check) {
   for (const auto& [name, value] : points.items()) {
     NamedPoint point{name, {}, member_path("/points", name)};
     if (!is_point_name(name))
-      check.fail_key(point.json_path, fmt::format("invalid point name \"{}\": names are letters, digits and '_'", name));
+      check.fail_key(point.json_path,
+                     fmt::format("invalid point name \"{}\": names are letters, digits and '_'", name));
     check.object(value, point.json_path);
     for (const auto& [key, v] : value.items()) {
       std::string path = member_path(point.json_path, key);

@@ -28,9 +28,9 @@ const LockFile& live_runs_file(State& s) {
 std::int64_t mark_dead_runs(State& s, std::string_view hostname) {
   std::vector<std::int64_t> dead;
   {
-    sqlite::Statement q(
-        s.conn, "SELECT id, pid FROM runs WHERE status = 'running' AND pid IS NOT NULL AND hostname = ?1",
-        "looking for runs whose process died");
+    sqlite::Statement q(s.conn,
+                        "SELECT id, pid FROM runs WHERE status = 'running' AND pid IS NOT NULL AND hostname = ?1",
+                        "looking for runs whose process died");
     q.bind(hostname);
     const LockFile& locks = live_runs_file(s);
     while (q.step()) {

@@ -17,14 +17,14 @@ namespace mpgemm {
 struct RunInfo {
   std::string tool_version = mpgemm::tool_version();
   std::string git_sha = mpgemm::git_sha();
-  std::vector<std::string> argv;               // the command line, argv[0] first
-  std::string mode = "gpu";                    // "compile-only", "gpu" or "replay"
-  std::optional<std::string> space_path;       // search-space file as given
-  std::optional<std::string> space_hash;       // hash of its content
+  std::vector<std::string> argv;          // the command line, argv[0] first
+  std::string mode = "gpu";               // "compile-only", "gpu" or "replay"
+  std::optional<std::string> space_path;  // search-space file as given
+  std::optional<std::string> space_hash;  // hash of its content
   std::optional<std::string> hostname;
-  std::optional<std::string> device_name;      // e.g. "NVIDIA H200"; none without a GPU
-  std::optional<std::string> device_cc;        // e.g. "sm_90"
-  std::optional<std::int64_t> sm_count;        // multiprocessors
+  std::optional<std::string> device_name;  // e.g. "NVIDIA H200"; none without a GPU
+  std::optional<std::string> device_cc;    // e.g. "sm_90"
+  std::optional<std::int64_t> sm_count;    // multiprocessors
   std::optional<std::string> driver_version;
   std::optional<std::string> runtime_version;
   std::optional<std::string> nvrtc_version;
@@ -46,11 +46,11 @@ struct RunInfo {
 
 struct StoredRun : RunInfo {
   std::int64_t id = 0;
-  std::string started_at;                // UTC, ISO-8601
-  std::optional<std::string> ended_at;   // UTC, ISO-8601; none while running or after a crash
-  std::string status;                    // "running", "finished", "interrupted" or "failed"
-  std::optional<std::int64_t> pid;       // the process that recorded it, on `hostname`; none before schema 5
-  std::string uid;                       // its identity across databases (runs.uid)
+  std::string started_at;               // UTC, ISO-8601
+  std::optional<std::string> ended_at;  // UTC, ISO-8601; none while running or after a crash
+  std::string status;                   // "running", "finished", "interrupted" or "failed"
+  std::optional<std::int64_t> pid;      // the process that recorded it, on `hostname`; none before schema 5
+  std::string uid;                      // its identity across databases (runs.uid)
 };
 
 struct StoredConfig {
@@ -76,7 +76,7 @@ struct StoredCompilation {
   int stack_bytes = -1;                    // per thread (bytes); -1 when unknown
   // ptxas's performance diagnostics; none when the row predates schema version 3 and they were never parsed
   std::optional<std::vector<PtxasWarning>> warnings;
-  double compile_ms = 0;                   // ms
+  double compile_ms = 0;  // ms
   std::string log;
   std::string created_at;
 };
@@ -87,7 +87,7 @@ struct CublasRecord {
   std::string device_cc;  // e.g. "sm_90"
   Shape shape;
   TimingStats timing;
-  double sm_clock_mhz = 0;  // MHz; 0 when unknown
+  double sm_clock_mhz = 0;         // MHz; 0 when unknown
   std::optional<GpuIdentity> gpu;  // the GPU that timed it
 };
 
@@ -140,14 +140,14 @@ struct StoredMeasurement : MeasurementRecord {
 
 // Counters of one profiled kernel (table profile_metrics).
 struct ProfileRecord {
-  std::string label;                       // point name, config name or "cublas"
-  std::optional<std::int64_t> config_id;   // when the label is a config of this database
-  std::string kernel;                      // kernel name as ncu reported it
+  std::string label;                      // point name, config name or "cublas"
+  std::optional<std::int64_t> config_id;  // when the label is a config of this database
+  std::string kernel;                     // kernel name as ncu reported it
   std::optional<std::string> device_name;
   Shape shape;
   struct Metric {
-    std::string name;   // ncu metric name
-    std::string unit;   // ncu unit
+    std::string name;  // ncu metric name
+    std::string unit;  // ncu unit
     double value = 0;
   };
   std::vector<Metric> metrics;

@@ -559,16 +559,19 @@ ALTER TABLE reranks ADD COLUMN settled_ms REAL CHECK (settled_ms IS NULL OR sett
 )sql";
 
 constexpr std::array kMigrations{
-    store_detail::Migration{1, kVersion1}, store_detail::Migration{2, kVersion2}, store_detail::Migration{3, kVersion3},
-    store_detail::Migration{4, kVersion4}, store_detail::Migration{5, kVersion5}, store_detail::Migration{6, kVersion6},
-    store_detail::Migration{7, kVersion7}, store_detail::Migration{8, kVersion8}, store_detail::Migration{9, kVersion9},
-    store_detail::Migration{10, kVersion10}, store_detail::Migration{11, kVersion11},
-    store_detail::Migration{12, kVersion12},
+    store_detail::Migration{1, kVersion1},   store_detail::Migration{2, kVersion2},
+    store_detail::Migration{3, kVersion3},   store_detail::Migration{4, kVersion4},
+    store_detail::Migration{5, kVersion5},   store_detail::Migration{6, kVersion6},
+    store_detail::Migration{7, kVersion7},   store_detail::Migration{8, kVersion8},
+    store_detail::Migration{9, kVersion9},   store_detail::Migration{10, kVersion10},
+    store_detail::Migration{11, kVersion11}, store_detail::Migration{12, kVersion12},
 };
 
 }  // namespace
 
-int schema_version() { return kMigrations.back().version; }
+int schema_version() {
+  return kMigrations.back().version;
+}
 
 std::string schema_sql() {
   std::string text;
@@ -577,7 +580,9 @@ std::string schema_sql() {
 }
 
 namespace store_detail {
-std::span<const Migration> migrations() { return kMigrations; }
+std::span<const Migration> migrations() {
+  return kMigrations;
+}
 }  // namespace store_detail
 
 }  // namespace mpgemm

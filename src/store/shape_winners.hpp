@@ -32,7 +32,7 @@ struct ShapeWinner {
   bool from_rerank = false;                 // true: the view winners; false: best_per_shape
   // How it was timed (mpgemm-export's command that measures it again): the re-rank's rounds, or the tuning
   // measurement's protocol.
-  L2Mode l2 = L2Mode::warm;              // re-rank rounds are always warm
+  L2Mode l2 = L2Mode::warm;  // re-rank rounds are always warm
   // How each batch was enqueued: call by call (stream) or as one graph replay.
   BatchEnqueue batches = BatchEnqueue::stream;
   int warmup = 0;                        // launches before timing

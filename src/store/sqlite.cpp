@@ -10,8 +10,12 @@ void fail(const Connection& c, int rc, std::string_view doing) {
   const std::string message = c.db ? sqlite3_errmsg(c.db) : sqlite3_errstr(rc);
   std::string detail;
   switch (rc & 0xff) {
-    case SQLITE_FULL: detail = fmt::format("disk full while {}: {}", doing, message); break;
-    case SQLITE_READONLY: detail = fmt::format("database is read-only: {} (while {})", message, doing); break;
+    case SQLITE_FULL:
+      detail = fmt::format("disk full while {}: {}", doing, message);
+      break;
+    case SQLITE_READONLY:
+      detail = fmt::format("database is read-only: {} (while {})", message, doing);
+      break;
     case SQLITE_NOTADB:
       detail = fmt::format("file is not an mpgemm results database (not an SQLite database: {})", message);
       break;
@@ -20,9 +24,15 @@ void fail(const Connection& c, int rc, std::string_view doing) {
       detail = fmt::format("database stayed locked by another connection past the busy timeout while {}: {}", doing,
                            message);
       break;
-    case SQLITE_CORRUPT: detail = fmt::format("database file is corrupt (while {}): {}", doing, message); break;
-    case SQLITE_CANTOPEN: detail = fmt::format("cannot open the database file while {}: {}", doing, message); break;
-    default: detail = fmt::format("{} failed: {}", doing, message); break;
+    case SQLITE_CORRUPT:
+      detail = fmt::format("database file is corrupt (while {}): {}", doing, message);
+      break;
+    case SQLITE_CANTOPEN:
+      detail = fmt::format("cannot open the database file while {}: {}", doing, message);
+      break;
+    default:
+      detail = fmt::format("{} failed: {}", doing, message);
+      break;
   }
   throw StoreError(c.path, rc, std::move(detail));
 }
@@ -41,18 +51,26 @@ Statement::Statement(const Connection& c, std::string_view sql, std::string doin
 Statement::Statement(const Connection& c, sqlite3_stmt* prepared, std::string doing) noexcept
     : conn_(c), stmt_(prepared), doing_(std::move(doing)) {}
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
 
 void Statement::check_bind(int rc, int i) {
   if (rc != SQLITE_OK) fail(conn_, rc, fmt::format("{} (binding parameter {})", doing_, i));
 }
 
-void Statement::bind_one(int i, std::int64_t v) { check_bind(sqlite3_bind_int64(stmt_, i, v), i); }
-void Statement::bind_one(int i, double v) { check_bind(sqlite3_bind_double(stmt_, i, v), i); }
+void Statement::bind_one(int i, std::int64_t v) {
+  check_bind(sqlite3_bind_int64(stmt_, i, v), i);
+}
+void Statement::bind_one(int i, double v) {
+  check_bind(sqlite3_bind_double(stmt_, i, v), i);
+}
 void Statement::bind_one(int i, std::string_view v) {
   check_bind(sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8), i);
 }
-void Statement::bind_one(int i, std::nullopt_t) { check_bind(sqlite3_bind_null(stmt_, i), i); }
+void Statement::bind_one(int i, std::nullopt_t) {
+  check_bind(sqlite3_bind_null(stmt_, i), i);
+}
 
 bool Statement::step() {
   const int rc = sqlite3_step(stmt_);

@@ -44,8 +44,8 @@ class Statement {
     return *this;
   }
 
-  bool step();  // true: a row is ready; false: the statement is done
-  void run();   // steps to the end, ignoring rows (INSERT, UPDATE)
+  bool step();                                     // true: a row is ready; false: the statement is done
+  void run();                                      // steps to the end, ignoring rows (INSERT, UPDATE)
   void reset() noexcept { sqlite3_reset(stmt_); }  // ends a read early, e.g. before COMMIT
 
   int column_count() const { return sqlite3_column_count(stmt_); }
@@ -68,8 +68,10 @@ class Statement {
   void bind_one(int i, std::nullopt_t);
   template <class T>
   void bind_one(int i, const std::optional<T>& v) {
-    if (v) bind_one(i, *v);
-    else bind_one(i, std::nullopt);
+    if (v)
+      bind_one(i, *v);
+    else
+      bind_one(i, std::nullopt);
   }
   void check_bind(int rc, int i);
 

@@ -76,8 +76,7 @@ void migrate(const store_detail::State& s) {
   }
   sqlite::exec(s.conn, fmt::format("PRAGMA application_id = {}", kStoreApplicationId).c_str(),
                "setting the application id");
-  sqlite::exec(s.conn, fmt::format("PRAGMA user_version = {}", schema_version()).c_str(),
-               "setting the schema version");
+  sqlite::exec(s.conn, fmt::format("PRAGMA user_version = {}", schema_version()).c_str(), "setting the schema version");
   tx.commit();
 }
 
@@ -172,7 +171,11 @@ store_detail::State& Store::state() const {
   return *state_;
 }
 
-const std::filesystem::path& Store::path() const { return state().path; }
-Store::Mode Store::mode() const { return state().mode; }
+const std::filesystem::path& Store::path() const {
+  return state().path;
+}
+Store::Mode Store::mode() const {
+  return state().mode;
+}
 
 }  // namespace mpgemm

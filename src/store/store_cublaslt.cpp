@@ -94,11 +94,10 @@ std::int64_t Store::record_cublaslt(std::int64_t run_id, const CublasLtRecord& r
             r.sm_clock_mhz != 0 ? std::optional(r.sm_clock_mhz) : std::nullopt, r.heuristics_returned,
             r.heuristics_valid, a ? std::optional(describe(*a)) : std::nullopt, algo(&CublasLtAlgo::algo_id),
             algo(&CublasLtAlgo::tile_id), algo(&CublasLtAlgo::stages_id), algo(&CublasLtAlgo::splitk),
-            algo(&CublasLtAlgo::reduction_scheme), algo(&CublasLtAlgo::swizzle),
-            algo(&CublasLtAlgo::custom_option), algo(&CublasLtAlgo::inner_shape_id),
-            algo(&CublasLtAlgo::cluster_shape_id), algo(&CublasLtAlgo::workspace_bytes),
-            algo(&CublasLtAlgo::waves), error(&ErrorStats::max_abs), error(&ErrorStats::max_rel),
-            error(&ErrorStats::atol), error(&ErrorStats::rtol), r.message,
+            algo(&CublasLtAlgo::reduction_scheme), algo(&CublasLtAlgo::swizzle), algo(&CublasLtAlgo::custom_option),
+            algo(&CublasLtAlgo::inner_shape_id), algo(&CublasLtAlgo::cluster_shape_id),
+            algo(&CublasLtAlgo::workspace_bytes), algo(&CublasLtAlgo::waves), error(&ErrorStats::max_abs),
+            error(&ErrorStats::max_rel), error(&ErrorStats::atol), error(&ErrorStats::rtol), r.message,
             record.gpu ? std::optional(record.gpu->uuid) : std::nullopt,
             record.gpu ? std::optional<std::int64_t>(record.gpu->ordinal) : std::nullopt,
             t ? std::optional(std::string(to_string(t->batches))) : std::nullopt)
@@ -116,15 +115,13 @@ std::optional<StoredCublasLt> Store::find_cublaslt(std::int64_t cublaslt_id) con
   return read_cublaslt(q);
 }
 
-std::optional<StoredCublasLt> Store::find_latest_cublaslt(std::string_view device_name,
-                                                          const Shape& shape) const {
+std::optional<StoredCublasLt> Store::find_latest_cublaslt(std::string_view device_name, const Shape& shape) const {
   auto& s = state();
-  sqlite::Statement q(
-      s.conn,
-      fmt::format("SELECT {} FROM cublaslt_timings WHERE device_name = ?1 AND M = ?2 AND N = ?3 "
-                  "AND K = ?4 ORDER BY id DESC LIMIT 1",
-                  kColumns),
-      fmt::format("looking up the cuBLASLt timing of {} on {}", shape.str(), device_name));
+  sqlite::Statement q(s.conn,
+                      fmt::format("SELECT {} FROM cublaslt_timings WHERE device_name = ?1 AND M = ?2 AND N = ?3 "
+                                  "AND K = ?4 ORDER BY id DESC LIMIT 1",
+                                  kColumns),
+                      fmt::format("looking up the cuBLASLt timing of {} on {}", shape.str(), device_name));
   if (!q.bind(device_name, shape.m, shape.n, shape.k).step()) return std::nullopt;
   return read_cublaslt(q);
 }

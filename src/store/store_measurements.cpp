@@ -34,8 +34,12 @@ StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::S
   Measurement& m = r.measurement;
   m.status = *status;
   if (!q.is_null(12)) {
-    m.timing = TimingStats{q.real(12), q.real(13), q.real(14), static_cast<int>(q.int64(15)),
-                           static_cast<int>(q.int64(16)), static_cast<int>(q.int64(17))};
+    m.timing = TimingStats{q.real(12),
+                           q.real(13),
+                           q.real(14),
+                           static_cast<int>(q.int64(15)),
+                           static_cast<int>(q.int64(16)),
+                           static_cast<int>(q.int64(17))};
     if (!q.is_null(32)) {
       const auto l2 = l2_mode_from_string(q.text(32));
       if (!l2) s.bad_row(fmt::format("measurement {} has L2 mode '{}'", r.id, q.text(32)));
@@ -50,8 +54,7 @@ StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::S
     m.timing->noise_target = q.opt_real(34);
   }
   r.tflops = q.opt_real(18);
-  if (!q.is_null(19))
-    m.error = ErrorStats{q.real(19), q.real(20), q.int64(21), q.int64(22), q.real(23), q.real(24)};
+  if (!q.is_null(19)) m.error = ErrorStats{q.real(19), q.real(20), q.int64(21), q.int64(22), q.real(23), q.real(24)};
   r.cublas_id = q.opt_int64(25);
   r.ratio_to_cublas = q.opt_real(26);
   m.sm_clock_mhz = q.opt_real(27).value_or(0);
@@ -79,8 +82,8 @@ std::optional<StoredMeasurement> Store::find_measurement(std::string_view result
   return read_measurement(s, q);
 }
 
-std::optional<StoredMeasurement> Store::find_measurement_by_config(std::string_view config_name,
-                                                                   std::string_view arch, const Shape& shape) const {
+std::optional<StoredMeasurement> Store::find_measurement_by_config(std::string_view config_name, std::string_view arch,
+                                                                   const Shape& shape) const {
   auto& s = state();
   sqlite::Statement q(s.conn,
                       fmt::format("SELECT {} FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
@@ -112,16 +115,14 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
       "?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36) "
       "ON CONFLICT (result_key) DO NOTHING",
       doing)
-      .bind(r.run_id, r.config_id, r.compilation_id, r.result_key, r.device_name, r.device_cc, r.arch.str(),
-            r.shape.m, r.shape.n, r.shape.k, to_string(m.status), timed(&TimingStats::median_ms),
-            timed(&TimingStats::min_ms), timed(&TimingStats::max_ms), timed(&TimingStats::warmup),
-            timed(&TimingStats::runs), timed(&TimingStats::iters),
-            t ? tflops_of(r.shape, t->median_ms) : std::nullopt, compared(&ErrorStats::max_abs),
-            compared(&ErrorStats::max_rel), compared(&ErrorStats::bad_count),
-            compared(&ErrorStats::nan_count), compared(&ErrorStats::atol), compared(&ErrorStats::rtol),
-            r.cublas_id, r.ratio_to_cublas,
-            m.sm_clock_mhz != 0 ? std::optional(m.sm_clock_mhz) : std::nullopt, m.message, r.cublaslt_id,
-            r.ratio_to_cublaslt, t ? std::optional(std::string(to_string(t->l2))) : std::nullopt,
+      .bind(r.run_id, r.config_id, r.compilation_id, r.result_key, r.device_name, r.device_cc, r.arch.str(), r.shape.m,
+            r.shape.n, r.shape.k, to_string(m.status), timed(&TimingStats::median_ms), timed(&TimingStats::min_ms),
+            timed(&TimingStats::max_ms), timed(&TimingStats::warmup), timed(&TimingStats::runs),
+            timed(&TimingStats::iters), t ? tflops_of(r.shape, t->median_ms) : std::nullopt,
+            compared(&ErrorStats::max_abs), compared(&ErrorStats::max_rel), compared(&ErrorStats::bad_count),
+            compared(&ErrorStats::nan_count), compared(&ErrorStats::atol), compared(&ErrorStats::rtol), r.cublas_id,
+            r.ratio_to_cublas, m.sm_clock_mhz != 0 ? std::optional(m.sm_clock_mhz) : std::nullopt, m.message,
+            r.cublaslt_id, r.ratio_to_cublaslt, t ? std::optional(std::string(to_string(t->l2))) : std::nullopt,
             timed(&TimingStats::noise), t ? t->noise_target : std::nullopt,
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
             r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt,

@@ -16,8 +16,9 @@ std::size_t Store::record_profile(const ProfileRecord& r) {
                            "unit, value, source_file) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                            doing);
   for (const auto& m : r.metrics) {
-    insert.bind(r.label, r.config_id, r.kernel, r.device_name, r.shape.m, r.shape.n, r.shape.k, m.name, m.unit,
-                m.value, r.source_file)
+    insert
+        .bind(r.label, r.config_id, r.kernel, r.device_name, r.shape.m, r.shape.n, r.shape.k, m.name, m.unit, m.value,
+              r.source_file)
         .run();
     insert.reset();
   }

@@ -134,11 +134,21 @@ report::Table to_table(sqlite::Statement& q) {
     std::vector<report::Cell> row;
     for (int c = 0; c < q.column_count(); ++c) {
       switch (sqlite3_column_type(q.get(), c)) {
-        case SQLITE_INTEGER: row.emplace_back(q.int64(c)); break;
-        case SQLITE_FLOAT: row.emplace_back(q.real(c)); break;
-        case SQLITE_TEXT: row.emplace_back(q.text(c)); break;
-        case SQLITE_BLOB: row.emplace_back(fmt::format("<{} bytes>", sqlite3_column_bytes(q.get(), c))); break;
-        default: row.emplace_back(std::monostate{}); break;
+        case SQLITE_INTEGER:
+          row.emplace_back(q.int64(c));
+          break;
+        case SQLITE_FLOAT:
+          row.emplace_back(q.real(c));
+          break;
+        case SQLITE_TEXT:
+          row.emplace_back(q.text(c));
+          break;
+        case SQLITE_BLOB:
+          row.emplace_back(fmt::format("<{} bytes>", sqlite3_column_bytes(q.get(), c)));
+          break;
+        default:
+          row.emplace_back(std::monostate{});
+          break;
       }
     }
     table.rows.push_back(std::move(row));
@@ -148,10 +158,10 @@ report::Table to_table(sqlite::Statement& q) {
 
 // Pragmas a user query may run: these only report. Any other pragma, or one of these given a value, is refused.
 bool readable_pragma(const char* name, const char* value) {
-  constexpr std::array<std::string_view, 8> kWithArgument{"table_info", "table_xinfo", "table_list",
-                                                          "index_list", "index_info", "index_xinfo",
+  constexpr std::array<std::string_view, 8> kWithArgument{"table_info",       "table_xinfo",    "table_list",
+                                                          "index_list",       "index_info",     "index_xinfo",
                                                           "foreign_key_list", "compile_options"};
-  constexpr std::array<std::string_view, 6> kNoArgument{"user_version",  "application_id", "schema_version",
+  constexpr std::array<std::string_view, 6> kNoArgument{"user_version", "application_id", "schema_version",
                                                         "journal_mode", "page_count",     "page_size"};
   if (!name) return false;
   for (auto n : kWithArgument)
@@ -168,9 +178,12 @@ int authorize_read(void*, int action, const char* arg1, const char* arg2, const 
     case SQLITE_SELECT:
     case SQLITE_READ:
     case SQLITE_FUNCTION:
-    case SQLITE_RECURSIVE: return SQLITE_OK;
-    case SQLITE_PRAGMA: return readable_pragma(arg1, arg2) ? SQLITE_OK : SQLITE_DENY;
-    default: return SQLITE_DENY;
+    case SQLITE_RECURSIVE:
+      return SQLITE_OK;
+    case SQLITE_PRAGMA:
+      return readable_pragma(arg1, arg2) ? SQLITE_OK : SQLITE_DENY;
+    default:
+      return SQLITE_DENY;
   }
 }
 
@@ -188,7 +201,9 @@ class ReadOnlyAuthorizer {
 
 }  // namespace
 
-std::span<const std::string_view> Store::query_names() { return kNames; }
+std::span<const std::string_view> Store::query_names() {
+  return kNames;
+}
 
 report::Table Store::query_named(std::string_view what) const {
   auto& s = state();

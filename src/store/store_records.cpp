@@ -32,7 +32,9 @@ std::optional<std::int64_t> known(int value) {
   if (value < 0) return std::nullopt;
   return value;
 }
-int or_unknown(const std::optional<std::int64_t>& value) { return value ? static_cast<int>(*value) : -1; }
+int or_unknown(const std::optional<std::int64_t>& value) {
+  return value ? static_cast<int>(*value) : -1;
+}
 
 std::optional<double> nonzero(double value) {
   if (value == 0) return std::nullopt;
@@ -74,7 +76,9 @@ std::optional<std::string> gpus_json(const RunInfo& info) {
   return array.dump();
 }
 
-std::int64_t last_id(const store_detail::State& s) { return sqlite3_last_insert_rowid(s.conn.db); }
+std::int64_t last_id(const store_detail::State& s) {
+  return sqlite3_last_insert_rowid(s.conn.db);
+}
 
 constexpr std::string_view kCublasColumns =
     "id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, "
@@ -87,8 +91,12 @@ StoredCublas read_cublas(const sqlite::Statement& q) {
   c.device_name = q.text(2);
   c.device_cc = q.text(3);
   c.shape = Shape{q.int64(4), q.int64(5), q.int64(6)};
-  c.timing = TimingStats{q.real(7), q.real(8), q.real(9), static_cast<int>(q.int64(10)),
-                         static_cast<int>(q.int64(11)), static_cast<int>(q.int64(12))};
+  c.timing = TimingStats{q.real(7),
+                         q.real(8),
+                         q.real(9),
+                         static_cast<int>(q.int64(10)),
+                         static_cast<int>(q.int64(11)),
+                         static_cast<int>(q.int64(12))};
   c.tflops = q.opt_real(13).value_or(0);
   c.sm_clock_mhz = q.opt_real(14).value_or(0);
   c.created_at = q.text(15);
@@ -130,9 +138,8 @@ void Store::end_run(std::int64_t run_id, std::string_view status) {
   s.require_writable(doing);
   require_one_of(status, kRunStatuses, "run status");
   sqlite::Transaction tx(s.conn, doing);
-  sqlite::Statement(s.conn,
-                    "UPDATE runs SET status = ?1, ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?2",
-                    doing)
+  sqlite::Statement(
+      s.conn, "UPDATE runs SET status = ?1, ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?2", doing)
       .bind(status, run_id)
       .run();
   if (sqlite3_changes(s.conn.db) == 0)
@@ -143,12 +150,11 @@ void Store::end_run(std::int64_t run_id, std::string_view status) {
 
 std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
   auto& s = state();
-  sqlite::Statement q(
-      s.conn,
-      "SELECT id, started_at, ended_at, status, tool_version, git_sha, argv, mode, space_path, "
-      "space_hash, hostname, device_name, device_cc, sm_count, driver_version, runtime_version, "
-      "nvrtc_version, cublas_version, notes, pid, uid, shard, gpus FROM runs WHERE id = ?1",
-      fmt::format("reading run {}", run_id));
+  sqlite::Statement q(s.conn,
+                      "SELECT id, started_at, ended_at, status, tool_version, git_sha, argv, mode, space_path, "
+                      "space_hash, hostname, device_name, device_cc, sm_count, driver_version, runtime_version, "
+                      "nvrtc_version, cublas_version, notes, pid, uid, shard, gpus FROM runs WHERE id = ?1",
+                      fmt::format("reading run {}", run_id));
   if (!q.bind(run_id).step()) return std::nullopt;
   StoredRun r;
   r.id = q.int64(0);
@@ -234,13 +240,12 @@ std::optional<StoredConfig> Store::find_config(std::int64_t config_id) const {
 std::optional<StoredCompilation> Store::find_compilation(std::int64_t config_id, std::string_view arch,
                                                          std::string_view compile_key) const {
   auto& s = state();
-  sqlite::Statement q(
-      s.conn,
-      "SELECT id, config_id, run_id, arch, compile_key, status, registers, shared_bytes, "
-      "spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, created_at, "
-      "dynamic_shared_bytes, warnings "
-      "FROM compilations WHERE config_id = ?1 AND arch = ?2 AND compile_key = ?3",
-      fmt::format("looking up compilation {} of config {} for {}", compile_key, config_id, arch));
+  sqlite::Statement q(s.conn,
+                      "SELECT id, config_id, run_id, arch, compile_key, status, registers, shared_bytes, "
+                      "spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, created_at, "
+                      "dynamic_shared_bytes, warnings "
+                      "FROM compilations WHERE config_id = ?1 AND arch = ?2 AND compile_key = ?3",
+                      fmt::format("looking up compilation {} of config {} for {}", compile_key, config_id, arch));
   if (!q.bind(config_id, arch, compile_key).step()) return std::nullopt;
   StoredCompilation c;
   c.id = q.int64(0);
@@ -275,17 +280,16 @@ std::optional<StoredCompilation> Store::find_compilation(std::int64_t config_id,
 std::int64_t Store::record_compilation(std::int64_t config_id, std::int64_t run_id, const CompileResult& result) {
   auto& s = state();
   const std::string arch = result.arch.str();
-  const std::string doing = fmt::format("recording compilation {} of config {} for {}", result.compile_key,
-                                        config_id, arch);
+  const std::string doing =
+      fmt::format("recording compilation {} of config {} for {}", result.compile_key, config_id, arch);
   s.require_writable(doing);
   sqlite::Transaction tx(s.conn, doing);
-  sqlite::Statement(
-      s.conn,
-      "INSERT INTO compilations (config_id, run_id, arch, compile_key, status, registers, "
-      "shared_bytes, spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, "
-      "dynamic_shared_bytes, warnings) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-      "?14) ON CONFLICT (config_id, arch, compile_key) DO NOTHING",
-      doing)
+  sqlite::Statement(s.conn,
+                    "INSERT INTO compilations (config_id, run_id, arch, compile_key, status, registers, "
+                    "shared_bytes, spill_store_bytes, spill_load_bytes, stack_bytes, compile_ms, log, "
+                    "dynamic_shared_bytes, warnings) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                    "?14) ON CONFLICT (config_id, arch, compile_key) DO NOTHING",
+                    doing)
       .bind(config_id, run_id, arch, result.compile_key, to_string(result.status), known(result.registers),
             known(result.shared_bytes), known(result.spill_store_bytes), known(result.spill_load_bytes),
             known(result.stack_bytes), result.compile_ms, result.log, known(result.dynamic_shared_bytes),
@@ -310,11 +314,12 @@ std::int64_t Store::record_cublas(std::int64_t run_id, const CublasRecord& r) {
                     "warmup, runs, iters, tflops, sm_clock_mhz, l2, gpu_uuid, gpu_ordinal, batches) "
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
                     doing)
-      .bind(run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.timing.median_ms,
-            r.timing.min_ms, r.timing.max_ms, r.timing.warmup, r.timing.runs, r.timing.iters,
-            tflops_of(r.shape, r.timing.median_ms), nonzero(r.sm_clock_mhz), std::string(to_string(r.timing.l2)),
+      .bind(run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.timing.median_ms, r.timing.min_ms,
+            r.timing.max_ms, r.timing.warmup, r.timing.runs, r.timing.iters, tflops_of(r.shape, r.timing.median_ms),
+            nonzero(r.sm_clock_mhz), std::string(to_string(r.timing.l2)),
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
-            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt, std::string(to_string(r.timing.batches)))
+            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt,
+            std::string(to_string(r.timing.batches)))
       .run();
   const std::int64_t id = last_id(s);
   tx.commit();

@@ -52,12 +52,13 @@ std::int64_t Store::record_rerank(const RerankRecord& r) {
   const std::string doing = fmt::format("recording the re-rank of {} on {}", r.shape.str(), r.device_name);
   s.require_writable(doing);
   sqlite::Transaction tx(s.conn, doing);
-  sqlite::Statement(s.conn,
-                    "INSERT INTO reranks (run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, "
-                    "tie_band, rule, winner_config_id, cublas_median_ms, sm_clock_mhz, gpu_uuid, gpu_ordinal, "
-                    "cublaslt_median_ms, batches, settled_ms) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-                    doing)
+  sqlite::Statement(
+      s.conn,
+      "INSERT INTO reranks (run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, "
+      "tie_band, rule, winner_config_id, cublas_median_ms, sm_clock_mhz, gpu_uuid, gpu_ordinal, "
+      "cublaslt_median_ms, batches, settled_ms) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+      doing)
       .bind(r.run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.top_k, r.warmup, r.rounds, r.iters,
             r.tie_band, r.rule, r.winner_config_id, r.cublas_median_ms,
             r.sm_clock_mhz > 0 ? std::optional<double>(r.sm_clock_mhz) : std::nullopt,

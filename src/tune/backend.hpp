@@ -11,8 +11,8 @@
 #include "common/device.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
-#include "worker/protocol.hpp"
 #include "measure/sampling.hpp"
+#include "worker/protocol.hpp"
 
 namespace mpgemm {
 

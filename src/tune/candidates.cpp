@@ -21,13 +21,12 @@ std::vector<Candidate> build_candidates(const Space& space, const Family& family
   std::map<std::string, std::size_t> index_by_name;
   for (const auto& point : space.points) {
     if (auto problems = family.check_config(point.params); !problems.empty())
-      throw space.error_at(point.json_path,
-                           fmt::format("the {} family cannot build point {}: {}", family.name(), point.name,
-                                       join(problems)));
+      throw space.error_at(point.json_path, fmt::format("the {} family cannot build point {}: {}", family.name(),
+                                                        point.name, join(problems)));
     Candidate c{space.family, point.params, family.config_name(point.params), point.name};
     if (auto it = index_by_name.find(c.name); it != index_by_name.end())
-      throw space.error_at_key(point.json_path, fmt::format("point {} is the same config as point {} ({})",
-                                                            point.name, *out[it->second].alias, c.name));
+      throw space.error_at_key(point.json_path, fmt::format("point {} is the same config as point {} ({})", point.name,
+                                                            *out[it->second].alias, c.name));
     index_by_name[c.name] = out.size();
     out.push_back(std::move(c));
   }

@@ -6,8 +6,8 @@ namespace mpgemm {
 
 CompileService::CompileService(CompilePoolOptions options, std::function<void(Done)> on_done)
     : options_(std::move(options)), on_done_(std::move(on_done)) {
-  const int n = options_.threads > 0 ? options_.threads
-                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int n =
+      options_.threads > 0 ? options_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < n; ++i) threads_.emplace_back([this] { loop(); });
 }
 

@@ -69,7 +69,9 @@ MeasureLanes::MeasureLanes(std::vector<MeasureBackend*> backends, ReadyQueue& re
   for (std::size_t i = 0; i < backends_.size(); ++i) threads_.emplace_back([this, i] { run(i); });
 }
 
-MeasureLanes::~MeasureLanes() { join(); }
+MeasureLanes::~MeasureLanes() {
+  join();
+}
 
 void MeasureLanes::join() {
   ready_.close();
@@ -113,8 +115,8 @@ void MeasureLanes::run(std::size_t lane) {
         std::lock_guard lock(mutex_);
         if (auto it = best_.find(item->shape); it != best_.end() && (!best || it->second < *best)) best = it->second;
       }
-      std::optional<Measurement> m = measure_steady(backend, c.candidate, c.compiled ? *c.compiled : kNone, shape,
-                                                    settings_.max_spread, best);
+      std::optional<Measurement> m =
+          measure_steady(backend, c.candidate, c.compiled ? *c.compiled : kNone, shape, settings_.max_spread, best);
       {
         std::lock_guard lock(mutex_);
         busy_[lane] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

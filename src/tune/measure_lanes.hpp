@@ -28,7 +28,7 @@ struct MeasureItem {
   std::size_t shape = 0;                  // index into the run's shapes
   std::string result_key;
   std::optional<double> screen_against_ms;  // the best time so far on the shape, for the worker's screen
-  bool wait_for_claim = false;  // another process held the claim when this item was first met: wait for it
+  bool wait_for_claim = false;              // another process held the claim when this item was first met: wait for it
 };
 
 // Events from the compile service and the lanes to the coordinator, in the order they happened per source.

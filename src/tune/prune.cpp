@@ -14,8 +14,10 @@ constexpr std::uint64_t kRegistersPerBlock = 64 * 1024;
 
 std::string_view to_string(PruneReason reason) {
   switch (reason) {
-    case PruneReason::spills: return "spills";
-    case PruneReason::over_limits: return "over limits";
+    case PruneReason::spills:
+      return "spills";
+    case PruneReason::over_limits:
+      return "over limits";
   }
   return "?";
 }

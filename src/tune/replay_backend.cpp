@@ -40,15 +40,13 @@ Measurement judged(Measurement m, const MeasureSettings& now) {
 
 class ReplayBackend final : public MeasureBackend {
  public:
-  ReplayBackend(const std::filesystem::path& path, const MeasureSettings& settings,
-                std::chrono::milliseconds delay)
+  ReplayBackend(const std::filesystem::path& path, const MeasureSettings& settings, std::chrono::milliseconds delay)
       : store_(Store::open(path, Store::Mode::read_only)), settings_(settings), delay_(delay) {
     // The device of the most recent run that measured on a GPU (a fixed query: no values pasted into SQL).
     auto t = store_.query_sql(
         "SELECT device_name, device_cc, sm_count, driver_version, runtime_version, cublas_version FROM runs "
         "WHERE device_name IS NOT NULL ORDER BY id DESC LIMIT 1");
-    if (t.rows.empty())
-      throw Error(fmt::format("{} has no run measured on a GPU: nothing to replay", path.string()));
+    if (t.rows.empty()) throw Error(fmt::format("{} has no run measured on a GPU: nothing to replay", path.string()));
     const auto& r = t.rows.front();
     device_.name = text_cell(r[0]);
     auto arch = Arch::parse(text_cell(r[1]));
@@ -82,7 +80,9 @@ class ReplayBackend final : public MeasureBackend {
     return judged(m->measurement, settings_);
   }
 
-  BackendCapabilities capabilities() const override { return BackendCapabilities{.needs_cubins = false, .interleaved = true}; }
+  BackendCapabilities capabilities() const override {
+    return BackendCapabilities{.needs_cubins = false, .interleaved = true};
+  }
 
   // The recording's own samples where its latest re-rank of the shape has the kernel (by config name and arch),
   // else one sample per round at the kernel's recorded median (cuBLAS's and cuBLASLt's likewise), placed as the
@@ -158,8 +158,7 @@ class ReplayBackend final : public MeasureBackend {
 }  // namespace
 
 std::unique_ptr<MeasureBackend> make_replay_backend(const std::filesystem::path& db_path,
-                                                    const MeasureSettings& settings,
-                                                    std::chrono::milliseconds delay) {
+                                                    const MeasureSettings& settings, std::chrono::milliseconds delay) {
   return std::make_unique<ReplayBackend>(db_path, settings, delay);
 }
 

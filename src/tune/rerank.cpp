@@ -78,8 +78,8 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
     return out;
   }
   const DeviceDescription& device = backend.device();
-  std::vector<RankedConfig> ranked =
-      store.ranked_configs(device.name, shape, options.within ? std::max(options.top_k, kRerankMaxConfigs) : options.top_k);
+  std::vector<RankedConfig> ranked = store.ranked_configs(
+      device.name, shape, options.within ? std::max(options.top_k, kRerankMaxConfigs) : options.top_k);
   if (options.within && static_cast<int>(ranked.size()) > options.top_k) {
     const double cut = ranked.front().median_ms * (1 + *options.within);
     std::size_t keep = static_cast<std::size_t>(options.top_k);

@@ -40,7 +40,7 @@ inline constexpr int kRerankMaxConfigs = 64;
 inline constexpr std::string_view kRerankRule = "median_tie_band_then_regs_x_threads_then_smem_then_name";
 
 struct RerankOptions {
-  int top_k = 5;              // configs re-timed; 0 turns the re-rank off
+  int top_k = 5;  // configs re-timed; 0 turns the re-rank off
   // --rerank-within X: also every config whose stored median is within (1 + X) x the fastest, up to
   // kRerankMaxConfigs, so the re-rank holds every config a first pass cannot tell from the best (on the H200 the
   // same config timed by two runs moves by +-3.5%). nullopt: the K fastest only.

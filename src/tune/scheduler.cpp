@@ -44,8 +44,16 @@ Observation observation_of(const PlannedConfig& c, const Measurement& m) {
 class Coordinator {
  public:
   Coordinator(const RunContext& run, const SchedulerSettings& s, const SchedulerObserver& obs)
-      : plan_(run.plan), recorder_(run.recorder), store_(run.store), space_(run.space), family_(run.family),
-        plan_device_(run.plan_device), s_(s), obs_(obs), cache_(s.compile.cache), shapes_(s.shapes.size()) {
+      : plan_(run.plan),
+        recorder_(run.recorder),
+        store_(run.store),
+        space_(run.space),
+        family_(run.family),
+        plan_device_(run.plan_device),
+        s_(s),
+        obs_(obs),
+        cache_(s.compile.cache),
+        shapes_(s.shapes.size()) {
     const std::size_t compile_threads =
         s.compile.threads > 0 ? std::size_t(s.compile.threads) : std::max(1u, std::thread::hardware_concurrency());
     window_ = s.replay ? 64 : std::max<std::size_t>(8, 2 * compile_threads + 2 * s.backends.size());
@@ -62,7 +70,8 @@ class Coordinator {
       });
     compiler_ = compiler ? &*compiler : nullptr;
     std::optional<MeasureLanes> lanes;
-    if (!s_.backends.empty()) lanes.emplace(s_.backends, ready_, events_, LaneSettings{&s_.shapes, s_.max_spread, s_.db});
+    if (!s_.backends.empty())
+      lanes.emplace(s_.backends, ready_, events_, LaneSettings{&s_.shapes, s_.max_spread, s_.db});
 
     while (!finished()) {
       if (s_.stop_requested()) {
@@ -139,8 +148,7 @@ class Coordinator {
       if (!st.strategy) {
         // A strategy that learns from the other shapes waits for the previous shape's last outcomes: they are
         // its prior. The others start at once, so the lanes never wait at a shape boundary.
-        if (cursor_ > 0 && shapes_[cursor_ - 1].in_flight > 0 && strategy_info(s_.strategy).learns_from_prior)
-          return;
+        if (cursor_ > 0 && shapes_[cursor_ - 1].in_flight > 0 && strategy_info(s_.strategy).learns_from_prior) return;
         start_shape(cursor_);
       }
       if (st.strategy->done() || Clock::now() >= st.deadline) {
@@ -186,8 +194,9 @@ class Coordinator {
     if (compile_only()) {
       const bool have = e.stored && (e.stored->status != Status::ok || (cache_ && cache_->contains(e.compile_key)));
       if (have || e.device_rejected) {
-        observe(s, e, e.device_rejected ? Measurement::unmeasured(Status::constraint_rejected, *e.device_rejected)
-                                        : Measurement::unmeasured(e.stored->status, ""));
+        observe(s, e,
+                e.device_rejected ? Measurement::unmeasured(Status::constraint_rejected, *e.device_rejected)
+                                  : Measurement::unmeasured(e.stored->status, ""));
         return;
       }
       ++st.in_flight;
@@ -236,8 +245,9 @@ class Coordinator {
     const Shape& shape = s_.shapes[s];
     if (e.compile_status() != Status::ok) {
       record(i, s, key,
-             Measurement::unmeasured(Status::compile_failed, "compilation failed; see the compilations table for "
-                                                             "the log"),
+             Measurement::unmeasured(Status::compile_failed,
+                                     "compilation failed; see the compilations table for "
+                                     "the log"),
              std::nullopt);
       return;
     }
@@ -294,9 +304,7 @@ class Coordinator {
     if (st.strategy) st.strategy->observe(o);
   }
 
-  void progress(const PlannedConfig& e) {
-    obs_.progress(++done_, 0, e.candidate.alias.value_or(e.candidate.name));
-  }
+  void progress(const PlannedConfig& e) { obs_.progress(++done_, 0, e.candidate.alias.value_or(e.candidate.name)); }
 
   void handle(TuneEvent ev) {
     std::visit([this](auto& e) { on(e); }, ev);
@@ -336,10 +344,11 @@ class Coordinator {
                           s_.backends.size() > 1 ? fmt::format(" on lane {}", ev.lane) : ""));
     if (const auto& lt = ev.reference.cublaslt) {
       if (lt->timing && lt->timing->median_ms > 0)
-        obs_.note(fmt::format("shape {}: cuBLASLt {:.4f} ms ({:.1f} TFLOP/s), best of {} verified of {} heuristic "
-                              "algorithms: {}",
-                              shape.str(), lt->timing->median_ms, shape.flops() / lt->timing->median_ms / 1e9,
-                              lt->heuristics_valid, lt->heuristics_returned, lt->algo ? describe(*lt->algo) : "?"));
+        obs_.note(
+            fmt::format("shape {}: cuBLASLt {:.4f} ms ({:.1f} TFLOP/s), best of {} verified of {} heuristic "
+                        "algorithms: {}",
+                        shape.str(), lt->timing->median_ms, shape.flops() / lt->timing->median_ms / 1e9,
+                        lt->heuristics_valid, lt->heuristics_returned, lt->algo ? describe(*lt->algo) : "?"));
       else
         obs_.note(fmt::format("shape {}: no cuBLASLt timing: {}", shape.str(), lt->message));
     }

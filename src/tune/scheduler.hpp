@@ -55,14 +55,14 @@ struct SchedulerReport {
   std::size_t not_in_recording = 0;  // replay: pairs the recording has no outcome for
   std::map<PruneReason, std::size_t> pruned;
   std::string first_prune_message;
-  std::vector<double> lane_busy_s;   // per backend: seconds spent preparing shapes and measuring
-  double measure_wall_s = 0;         // from the first proposal to the last outcome
-  bool stopped = false;              // a stop was requested, or the time budget ran out
+  std::vector<double> lane_busy_s;  // per backend: seconds spent preparing shapes and measuring
+  double measure_wall_s = 0;        // from the first proposal to the last outcome
+  bool stopped = false;             // a stop was requested, or the time budget ran out
 };
 
 struct SchedulerObserver {
-  std::function<void(std::size_t done, std::size_t total, const std::string& current)> progress =
-      [](auto, auto, auto&&) {};
+  std::function<void(std::size_t done, std::size_t total, const std::string& current)> progress = [](auto, auto,
+                                                                                                     auto&&) {};
   std::function<void(const std::string& line)> note = [](auto&&) {};
 };
 

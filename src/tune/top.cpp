@@ -16,8 +16,7 @@ report::Table top_configs(const std::filesystem::path& db_path, const std::strin
       "FROM measurements m JOIN configs c ON c.id = m.config_id WHERE m.status = 'ok' "
       "ORDER BY m.device_name, m.M, m.N, m.K, rank");
   report::Table out;
-  out.columns = {"shape",     "rank",   "config",          "point",
-                 "median_ms", "tflops", "ratio_to_cublas", "ratio_to_cublaslt"};
+  out.columns = {"shape", "rank", "config", "point", "median_ms", "tflops", "ratio_to_cublas", "ratio_to_cublaslt"};
   for (const auto& r : all.rows) {
     if (std::get_if<std::string>(&r[0]) == nullptr || std::get<std::string>(r[0]) != device_cc) continue;
     if (std::get<std::int64_t>(r[8]) > limit) continue;

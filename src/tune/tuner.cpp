@@ -116,9 +116,10 @@ Arch choose_arch(const TuneOptions& opt, const Space& space, const MeasureBacken
   if (backend) {
     const Arch device_arch = backend->device().arch;
     if (opt.arch && opt.arch->cc() != device_arch.cc())
-      throw UsageError(fmt::format("--arch {} does not match the device ({}, {}); use --compile-only to compile "
-                                   "for another arch",
-                                   opt.arch->str(), backend->device().name, device_arch.str()));
+      throw UsageError(
+          fmt::format("--arch {} does not match the device ({}, {}); use --compile-only to compile "
+                      "for another arch",
+                      opt.arch->str(), backend->device().name, device_arch.str()));
     return opt.arch.value_or(device_arch);
   }
   if (opt.arch) return *opt.arch;
@@ -160,9 +161,10 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   }
   make_strategy(opt.strategy, StrategyContext{&space, shapes.front(), opt.seed, opt.budget, opt.strategy_options, {}});
   if (opt.shard && opt.strategy != "exhaustive")
-    throw UsageError(fmt::format("--shard takes a fixed slice of the exhaustive search; --strategy {} chooses its "
-                                 "configs from what it measures, so its shards would not add up to one search",
-                                 opt.strategy));
+    throw UsageError(
+        fmt::format("--shard takes a fixed slice of the exhaustive search; --strategy {} chooses its "
+                    "configs from what it measures, so its shards would not add up to one search",
+                    opt.strategy));
 
   const std::vector<std::unique_ptr<MeasureBackend>> backends = make_backends(opt, obs);
   MeasureBackend* const backend = backends.empty() ? nullptr : backends.front().get();
@@ -217,9 +219,9 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   // configs timed during the compile came out ~10% slower): leave a core to each lane and one to this process.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int lanes = static_cast<int>(settings.backends.size());
-  settings.compile.threads =
-      opt.compile_threads > 0 ? opt.compile_threads
-                              : (backend && !settings.replay ? std::max(1, cores - 1 - lanes) : cores);
+  settings.compile.threads = opt.compile_threads > 0
+                                 ? opt.compile_threads
+                                 : (backend && !settings.replay ? std::max(1, cores - 1 - lanes) : cores);
   settings.compile.cache = &cache;
   settings.db = opt.db_path;
   settings.strategy = opt.strategy;
@@ -228,15 +230,14 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   settings.budget = opt.budget;
   settings.time_budget = opt.time_budget;
   settings.stop_requested = [] { return g_stop_requested.load(); };
-  if (!opt.only.empty())
-    settings.selected = [&](const Candidate& c) { return matches(c.name, c.alias, opt.only); };
+  if (!opt.only.empty()) settings.selected = [&](const Candidate& c) { return matches(c.name, c.alias, opt.only); };
 
   SchedulerObserver sobs;
   sobs.note = obs.note;
   sobs.progress = [&](std::size_t done, std::size_t, const std::string& current) { obs.progress(done, current); };
   const std::size_t measured_shapes = backend ? shapes.size() : 1;
-  obs.phase_started(backend ? "measure" : "compile", opt.shard ? opt.shard->pairs(per_shape, measured_shapes)
-                                                              : per_shape * measured_shapes);
+  obs.phase_started(backend ? "measure" : "compile",
+                    opt.shard ? opt.shard->pairs(per_shape, measured_shapes) : per_shape * measured_shapes);
   // An exception leaves the phase unfinished: the error is the last word, not a progress line.
   const SchedulerReport r = run_schedule(RunContext{plan, recorder, store, space, *fam, device}, settings, sobs);
   obs.phase_finished();
@@ -261,8 +262,8 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
     const std::optional<Status> st = e.compile_status();
     if (!st || e.device_rejected) continue;
     (*st == Status::ok ? summary.compiled_ok : summary.compile_failed)++;
-    const bool warned = e.compiled ? !e.compiled->warnings.empty()
-                                   : e.stored->warnings.has_value() && !e.stored->warnings->empty();
+    const bool warned =
+        e.compiled ? !e.compiled->warnings.empty() : e.stored->warnings.has_value() && !e.stored->warnings->empty();
     if (*st == Status::ok && warned) ++summary.perf_warned;
   }
   if (summary.device_rejected > 0)
@@ -271,9 +272,10 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
                          device.arch.str(), summary.device_rejected_reason));
   summary.interrupted = r.stopped;
   if (opt.shard && opt.rerank.top_k > 0 && backend)
-    obs.note(fmt::format("no re-rank in a shard: a shard sees only its slice of each shape; merge the shards' "
-                         "databases (mpgemm-query merge) and re-rank the result (mpgemm-run DB --rerank {})",
-                         opt.rerank.top_k));
+    obs.note(
+        fmt::format("no re-rank in a shard: a shard sees only its slice of each shape; merge the shards' "
+                    "databases (mpgemm-query merge) and re-rank the result (mpgemm-run DB --rerank {})",
+                    opt.rerank.top_k));
   if (backend && !opt.shard && !summary.interrupted && opt.rerank.top_k > 0 && backend->capabilities().interleaved) {
     RerankOptions ro = opt.rerank;
     ro.run_id = summary.run_id;

@@ -35,18 +35,18 @@ std::vector<Shape> measuring_order(std::vector<Shape> shapes, ShapeOrder order);
 struct TuneOptions {
   std::filesystem::path space_path;
   std::filesystem::path db_path = "results/results.db";
-  std::optional<Arch> arch;                    // compile target; default: the device's, else the space's "arch"
-  bool compile_only = false;                   // compile and record resources; no GPU needed
-  std::vector<Shape> shapes;                   // --shapes: replace the space's shapes (empty: keep them)
+  std::optional<Arch> arch;                        // compile target; default: the device's, else the space's "arch"
+  bool compile_only = false;                       // compile and record resources; no GPU needed
+  std::vector<Shape> shapes;                       // --shapes: replace the space's shapes (empty: keep them)
   ShapeOrder shape_order = ShapeOrder::costliest;  // the order the shapes are measured in
-  std::optional<std::int64_t> m, n, k;         // override every shape (each independently), after `shapes`
-  int compile_threads = 0;                     // 0: one per hardware thread
+  std::optional<std::int64_t> m, n, k;             // override every shape (each independently), after `shapes`
+  int compile_threads = 0;                         // 0: one per hardware thread
   MeasureSettings settings;
-  double max_spread = 0.10;                    // (max - min) / median of a timing above which it is re-measured
+  double max_spread = 0.10;                        // (max - min) / median of a timing above which it is re-measured
   std::optional<std::filesystem::path> replay_db;  // take outcomes from this database instead of a GPU
-  int replay_delay_ms = 0;                     // testing aid: replay waits this long per candidate, as a GPU would (ms)
-  std::vector<std::string> only;               // restrict to configs whose name or point name contains one of these
-  std::vector<std::string> argv;               // recorded with the run
+  int replay_delay_ms = 0;        // testing aid: replay waits this long per candidate, as a GPU would (ms)
+  std::vector<std::string> only;  // restrict to configs whose name or point name contains one of these
+  std::vector<std::string> argv;  // recorded with the run
   std::optional<std::filesystem::path> worker_path;  // mpgemm-worker to start (default: next to this binary)
   // Compilations kept between runs (compile/cubin_cache.hpp); default CubinCache::beside(db_path),
   // "<db>.cubins".
@@ -77,15 +77,14 @@ struct TuneObserver {
 
 struct TuneSummary {
   std::int64_t run_id = 0;
-  std::string mode;                 // "compile-only", "gpu" or "replay"
+  std::string mode;  // "compile-only", "gpu" or "replay"
   Arch arch;
   std::size_t candidates = 0;
-  std::size_t compiled_ok = 0;      // compilations recorded ok in this run or earlier ones
+  std::size_t compiled_ok = 0;  // compilations recorded ok in this run or earlier ones
   std::size_t compile_failed = 0;
-  std::size_t compiled_now = 0;   // compilations NVRTC did in this run
-  std::size_t cubins_cached = 0;  // compilations this run needed and took from the cubin cache instead
-  std::size_t perf_warned =
-      0;  // of compiled_ok: those with ptxas performance warnings (wgmma serialized, ...)
+  std::size_t compiled_now = 0;     // compilations NVRTC did in this run
+  std::size_t cubins_cached = 0;    // compilations this run needed and took from the cubin cache instead
+  std::size_t perf_warned = 0;      // of compiled_ok: those with ptxas performance warnings (wgmma serialized, ...)
   std::size_t measured_now = 0;     // measurements recorded by this run
   std::size_t measured_before = 0;  // measurements skipped because the database already had them
   std::vector<std::pair<Status, std::size_t>> statuses;  // measurement statuses of this run's candidates
@@ -98,11 +97,11 @@ struct TuneSummary {
   std::size_t not_in_recording = 0;  // replay: pairs the recording has no outcome for
   std::vector<std::pair<PruneReason, std::size_t>> pruned;  // compiled but not timed, by reason
   std::string first_prune_message;
-  double wall_s = 0;                 // the run, planning to the last outcome (s)
+  double wall_s = 0;                  // the run, planning to the last outcome (s)
   std::vector<double> device_busy_s;  // per measuring backend (GPU): time spent preparing shapes and measuring (s)
-  double device_idle_share() const;  // 1 - busy / wall, averaged over the GPUs; 0 without a backend
+  double device_idle_share() const;   // 1 - busy / wall, averaged over the GPUs; 0 without a backend
   std::vector<std::string> gpus;      // the GPUs measured on: "0 (GPU-...)" per lane
-  std::vector<std::string> reranks;  // per shape re-ranked: one line naming the winner and the ties
+  std::vector<std::string> reranks;   // per shape re-ranked: one line naming the winner and the ties
   bool interrupted = false;
 };
 

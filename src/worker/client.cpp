@@ -36,11 +36,17 @@ std::string default_worker_path() {
 
 WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options)) {}
 
-WorkerClient::~WorkerClient() { shutdown(); }
+WorkerClient::~WorkerClient() {
+  shutdown();
+}
 
-bool WorkerClient::running() const { return child_ && !child_->reaped(); }
+bool WorkerClient::running() const {
+  return child_ && !child_->reaped();
+}
 
-int WorkerClient::pid() const { return running() ? child_->pid() : -1; }
+int WorkerClient::pid() const {
+  return running() ? child_->pid() : -1;
+}
 
 milliseconds WorkerClient::verify_limit() const {
   const double cublas_ms = reference_ ? reference_->timing.median_ms : 0.0;
@@ -140,8 +146,8 @@ Message WorkerClient::call(const Message& request, milliseconds limit) {
   if (status == IoStatus::ok) reply = receive(deadline);
   if (reply.status == IoStatus::timed_out) {
     const std::string how = end_worker(milliseconds(0));
-    throw WorkerError(fmt::format("the worker did not answer {} within {} ms and was killed ({})", what,
-                                  limit.count(), how));
+    throw WorkerError(
+        fmt::format("the worker did not answer {} within {} ms and was killed ({})", what, limit.count(), how));
   }
   if (reply.status == IoStatus::closed) {
     const std::string how = end_worker(options_.shutdown_grace);

@@ -25,24 +25,24 @@
 #include <string>
 #include <vector>
 
-#include "worker/process.hpp"
 #include "worker/fd_io.hpp"
+#include "worker/process.hpp"
 #include "worker/protocol.hpp"
 
 namespace mpgemm {
 
 struct WorkerOptions {
-  std::string executable;          // empty: mpgemm-worker in the directory of /proc/self/exe
-  std::vector<std::string> args;   // extra arguments for the executable
-  int device_ordinal = 0;          // CUDA device the worker uses
-  std::chrono::milliseconds hello_timeout{120'000};     // start-up: driver, context and cuBLAS initialisation
-  std::chrono::milliseconds prepare_timeout{600'000};   // allocation, input generation, reference, cuBLAS timing
-  std::chrono::milliseconds verify_base{10'000};        // phase 1 limit, fixed part
-  double verify_cublas_factor = 1000;                   // phase 1 limit, multiple of the cuBLAS median
-  std::chrono::milliseconds timing_base{5'000};         // phase 2 limit, fixed part
-  double timing_factor = 3;                             // phase 2 limit, multiple of the expected timing time
-  std::chrono::milliseconds shutdown_grace{2'000};      // a worker's time to exit on its own before SIGKILL
-  std::chrono::milliseconds reap_timeout{10'000};       // how long to wait for a killed worker to be reaped
+  std::string executable;                              // empty: mpgemm-worker in the directory of /proc/self/exe
+  std::vector<std::string> args;                       // extra arguments for the executable
+  int device_ordinal = 0;                              // CUDA device the worker uses
+  std::chrono::milliseconds hello_timeout{120'000};    // start-up: driver, context and cuBLAS initialisation
+  std::chrono::milliseconds prepare_timeout{600'000};  // allocation, input generation, reference, cuBLAS timing
+  std::chrono::milliseconds verify_base{10'000};       // phase 1 limit, fixed part
+  double verify_cublas_factor = 1000;                  // phase 1 limit, multiple of the cuBLAS median
+  std::chrono::milliseconds timing_base{5'000};        // phase 2 limit, fixed part
+  double timing_factor = 3;                            // phase 2 limit, multiple of the expected timing time
+  std::chrono::milliseconds shutdown_grace{2'000};     // a worker's time to exit on its own before SIGKILL
+  std::chrono::milliseconds reap_timeout{10'000};      // how long to wait for a killed worker to be reaped
 };
 
 // mpgemm-worker beside the running executable. Throws WorkerError when /proc/self/exe cannot be read.
@@ -83,7 +83,7 @@ class WorkerClient {
   void shutdown() noexcept;
 
   bool running() const;
-  int pid() const;          // the worker's pid, -1 when none runs
+  int pid() const;                        // the worker's pid, -1 when none runs
   int starts() const { return starts_; }  // workers started so far
   const std::optional<CublasReference>& reference() const { return reference_; }
 

@@ -107,8 +107,8 @@ IoStatus read_message(int fd, FrameReader& reader, std::optional<Clock::time_poi
     }
     if (n == 0) {
       if (reader.pending_bytes() > 0)
-        throw ProtocolError(fmt::format("the stream ended inside a frame ({} bytes of it received)",
-                                        reader.pending_bytes()));
+        throw ProtocolError(
+            fmt::format("the stream ended inside a frame ({} bytes of it received)", reader.pending_bytes()));
       return IoStatus::closed;
     }
     if (errno == EINTR) continue;

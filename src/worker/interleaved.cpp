@@ -114,19 +114,20 @@ InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& proble
       try {
         cublas_batch.emplace(session.stream(), request.iters, run_cublas, how);
       } catch (const std::exception& e) {  // CudaError or CublasError: the capture, not the GPU, failed
-        out.graphs_message = fmt::format(
-            "cuBLAS could not be captured as a graph ({}): batches enqueued from the host", e.what());
+        out.graphs_message =
+            fmt::format("cuBLAS could not be captured as a graph ({}): batches enqueued from the host", e.what());
         how = BatchEnqueue::stream;
       }
     }
     if (!cublas_batch) cublas_batch.emplace(session.stream(), request.iters, run_cublas, how);
     if (with_cublaslt && active[cublaslt_entry]) {
       try {
-        cublaslt_batch.emplace(session.stream(), request.iters, [&] { cublaslt->run_best(problem); }, how);
+        cublaslt_batch.emplace(
+            session.stream(), request.iters, [&] { cublaslt->run_best(problem); }, how);
       } catch (const std::exception& e) {
-        out.cublaslt_message = fmt::format("cuBLASLt dropped out: {}{}",
-                                           how == BatchEnqueue::graph ? "it could not be captured as a graph: " : "",
-                                           e.what());
+        out.cublaslt_message =
+            fmt::format("cuBLASLt dropped out: {}{}",
+                        how == BatchEnqueue::graph ? "it could not be captured as a graph: " : "", e.what());
         active[cublaslt_entry] = false;
       }
     }

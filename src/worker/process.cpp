@@ -129,7 +129,9 @@ ChildProcess::~ChildProcess() {
   close_fd(reply_fd_);
 }
 
-void ChildProcess::close_requests() noexcept { close_fd(request_fd_); }
+void ChildProcess::close_requests() noexcept {
+  close_fd(request_fd_);
+}
 
 bool ChildProcess::wait_exit(std::chrono::milliseconds timeout) noexcept {
   if (status_) return true;

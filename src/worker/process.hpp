@@ -35,8 +35,8 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   pid_t pid() const { return pid_; }
-  int request_fd() const { return request_fd_; }  // write end, non-blocking
-  int reply_fd() const { return reply_fd_; }      // read end, non-blocking
+  int request_fd() const { return request_fd_; }       // write end, non-blocking
+  int reply_fd() const { return reply_fd_; }           // read end, non-blocking
   bool reaped() const { return status_.has_value(); }  // or handed over to reap_stragglers
   std::optional<int> wait_status() const { return status_; }
 

@@ -95,10 +95,14 @@ BatchEnqueue decode_batches(const json& j) {
   return *how;
 }
 
-json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json optional_number(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
 
 struct Encoder {
-  json operator()(const HelloRequest& m) const { return {{"protocol", m.protocol}, {"device_ordinal", m.device_ordinal}}; }
+  json operator()(const HelloRequest& m) const {
+    return {{"protocol", m.protocol}, {"device_ordinal", m.device_ordinal}};
+  }
   json operator()(const HelloReply& m) const {
     return {{"protocol", m.protocol}, {"device", wire::encode(m.device)}, {"pid", m.pid}};
   }
@@ -156,9 +160,9 @@ struct Encoder {
                          {"lowered_name", k.lowered_name},
                          {"geometry", wire::encode(k.geometry)},
                          {"expected_ms", k.expected_ms}});
-    return {{"kernels", kernels}, {"atol", m.atol},   {"rtol", m.rtol},        {"warmup", m.warmup},
-            {"rounds", m.rounds}, {"iters", m.iters}, {"cublaslt", m.cublaslt}, {"graphs", m.graphs},
-            {"settle_ms", m.settle_ms}};
+    return {{"kernels", kernels},     {"atol", m.atol},     {"rtol", m.rtol},
+            {"warmup", m.warmup},     {"rounds", m.rounds}, {"iters", m.iters},
+            {"cublaslt", m.cublaslt}, {"graphs", m.graphs}, {"settle_ms", m.settle_ms}};
   }
   json operator()(const InterleavedReply& m) const {
     json kernels = json::array();
@@ -188,11 +192,11 @@ Message decode_body(std::string_view type, const json& j) {
   if (type == "device")
     return HelloReply{j.at("protocol").get<int>(), wire::decode_device_info(j.at("device")), j.at("pid").get<int>()};
   if (type == "prepare_shape")
-    return PrepareShapeRequest{wire::decode_shape(j.at("shape")), j.at("seed").get<std::uint64_t>(),
-                               j.at("warmup").get<int>(),          j.at("runs").get<int>(),
-                               j.at("iters").get<int>(),           j.at("cublaslt").get<bool>(),
-                               j.at("atol").get<double>(),         j.at("rtol").get<double>(),
-                               decode_l2(j.at("l2")),              decode_batches(j.at("batches"))};
+    return PrepareShapeRequest{
+        wire::decode_shape(j.at("shape")), j.at("seed").get<std::uint64_t>(), j.at("warmup").get<int>(),
+        j.at("runs").get<int>(),           j.at("iters").get<int>(),          j.at("cublaslt").get<bool>(),
+        j.at("atol").get<double>(),        j.at("rtol").get<double>(),        decode_l2(j.at("l2")),
+        decode_batches(j.at("batches"))};
   if (type == "cublas_reference") {
     PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt};
     if (!j.at("cublaslt").is_null()) r.cublaslt = wire::decode_cublaslt_reference(j.at("cublaslt"));
@@ -290,7 +294,9 @@ std::string_view to_string(ErrorKind kind) {
   return "internal";
 }
 
-std::string_view message_type(const Message& message) { return kTypeNames[message.index()]; }
+std::string_view message_type(const Message& message) {
+  return kTypeNames[message.index()];
+}
 
 json to_json_message(const Message& message) {
   json j = std::visit(Encoder{}, message);
@@ -308,8 +314,8 @@ Message message_from_json(const json& j) {
 std::vector<std::uint8_t> encode_frame(const Message& message) {
   const std::vector<std::uint8_t> payload = json::to_msgpack(to_json_message(message));
   if (payload.size() > kMaxFrameBytes)
-    throw ProtocolError(fmt::format("a '{}' message of {} bytes exceeds the {} byte frame limit",
-                                    message_type(message), payload.size(), kMaxFrameBytes));
+    throw ProtocolError(fmt::format("a '{}' message of {} bytes exceeds the {} byte frame limit", message_type(message),
+                                    payload.size(), kMaxFrameBytes));
   const auto size = static_cast<std::uint32_t>(payload.size());
   std::vector<std::uint8_t> frame(4 + payload.size());
   for (std::size_t i = 0; i < 4; ++i) frame[i] = static_cast<std::uint8_t>(size >> (8 * i));  // little endian
@@ -328,8 +334,8 @@ void FrameReader::append(std::span<const std::uint8_t> bytes) {
 std::optional<Message> FrameReader::next() {
   if (pending_bytes() < 4) return std::nullopt;
   const std::uint8_t* p = buffer_.data() + offset_;
-  const std::uint32_t size = std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
-                             std::uint32_t{p[3]} << 24;
+  const std::uint32_t size =
+      std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
   if (size > kMaxFrameBytes)
     throw ProtocolError(fmt::format("frame length {} exceeds the {} byte limit", size, kMaxFrameBytes));
   if (pending_bytes() < 4 + std::size_t{size}) return std::nullopt;
@@ -351,8 +357,7 @@ Message decode_frame(std::span<const std::uint8_t> frame) {
   FrameReader reader;
   reader.append(frame);
   auto message = reader.next();
-  if (!message)
-    throw ProtocolError(fmt::format("truncated frame: {} bytes, not a whole frame", frame.size()));
+  if (!message) throw ProtocolError(fmt::format("truncated frame: {} bytes, not a whole frame", frame.size()));
   if (reader.pending_bytes() != 0)
     throw ProtocolError(fmt::format("{} bytes after the end of the frame", reader.pending_bytes()));
   return std::move(*message);

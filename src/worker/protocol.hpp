@@ -54,7 +54,7 @@ struct PrepareShapeRequest {
   bool cublaslt = true;  // also time cuBLASLt's best of its top heuristics (verified with atol, rtol)
   double atol = 0.5;
   double rtol = 1e-3;
-  L2Mode l2 = L2Mode::warm;  // cuBLAS is timed in the candidates' L2 mode (cuBLASLt always warm)
+  L2Mode l2 = L2Mode::warm;                     // cuBLAS is timed in the candidates' L2 mode (cuBLASLt always warm)
   BatchEnqueue batches = BatchEnqueue::stream;  // and with their warm batches enqueued the same way
 };
 

@@ -24,7 +24,9 @@ namespace mpgemm {
 
 namespace {
 
-void log(const std::string& text) { fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text); }
+void log(const std::string& text) {
+  fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text);
+}
 
 class Server {
  public:
@@ -202,10 +204,9 @@ class Server {
     phases_.replying_s += seconds_since(mark);
     const TimingPlan plan{m.warmup, m.runs, m.iters, m.l2, m.noise_stop, m.batches};
     mark = std::chrono::steady_clock::now();
-    const Measurement result = v.status == Status::ok
-                                   ? run.time(plan, m.pair_with_cublas, m.screen,
-                                              screen_baseline_.against(m.screen_against_ms))
-                                   : measurement_from(v);
+    const Measurement result = v.status == Status::ok ? run.time(plan, m.pair_with_cublas, m.screen,
+                                                                 screen_baseline_.against(m.screen_against_ms))
+                                                      : measurement_from(v);
     // A screen joins the baseline when it ended as asked: the measurement stood (ok or screened out) and its
     // batches were enqueued the way the request said (a kernel whose capture fell back to host calls is not
     // compared with graph replays).
@@ -253,7 +254,7 @@ class Server {
   std::unique_ptr<DeviceSession> session_;
   std::unique_ptr<ProblemContext> problem_;
   std::unique_ptr<CublasLtSession> cublaslt_;  // made at the first prepare_shape that asks for cuBLASLt
-  ScreenBaseline screen_baseline_;            // the prepared shape's fastest screen, for the next screens
+  ScreenBaseline screen_baseline_;             // the prepared shape's fastest screen, for the next screens
   bool cublaslt_for_shape_ = false;            // the prepared shape has a cuBLASLt algorithm (time_interleaved runs it)
   WorkerPhases phases_;
 };

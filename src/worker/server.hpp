@@ -6,12 +6,12 @@ namespace mpgemm {
 
 // Exit codes of mpgemm-worker, for the coordinator's logs.
 enum WorkerExit : int {
-  kWorkerExitOk = 0,            // shutdown request or the coordinator closed the pipe
-  kWorkerExitUsage = 2,         // started by hand or without the pipes
-  kWorkerExitContextLost = 3,   // a sticky CUDA fault was reported; the context is gone
-  kWorkerExitNoDevice = 4,      // hello found no usable GPU (reported)
-  kWorkerExitProtocol = 5,      // unreadable request or reply pipe failure
-  kWorkerExitOrphaned = 6,      // the coordinator died
+  kWorkerExitOk = 0,           // shutdown request or the coordinator closed the pipe
+  kWorkerExitUsage = 2,        // started by hand or without the pipes
+  kWorkerExitContextLost = 3,  // a sticky CUDA fault was reported; the context is gone
+  kWorkerExitNoDevice = 4,     // hello found no usable GPU (reported)
+  kWorkerExitProtocol = 5,     // unreadable request or reply pipe failure
+  kWorkerExitOrphaned = 6,     // the coordinator died
 };
 
 // Reads requests from `in_fd`, writes replies to `out_fd` (both blocking). Returns the exit code. Never throws.

@@ -6,7 +6,9 @@ namespace mpgemm::wire {
 
 namespace {
 
-json encode_dim3(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
+json encode_dim3(const Dim3& d) {
+  return json::array({d.x, d.y, d.z});
+}
 
 Dim3 decode_dim3(const json& j) {
   if (!j.is_array() || j.size() != 3) throw ProtocolError(fmt::format("bad dim3: {}", j.dump()));
@@ -15,7 +17,9 @@ Dim3 decode_dim3(const json& j) {
 
 }  // namespace
 
-json encode(const Shape& v) { return {{"m", v.m}, {"n", v.n}, {"k", v.k}}; }
+json encode(const Shape& v) {
+  return {{"m", v.m}, {"n", v.n}, {"k", v.k}};
+}
 
 Shape decode_shape(const json& j) {
   return guarded("shape", [&] {

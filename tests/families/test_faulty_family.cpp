@@ -22,9 +22,9 @@ constexpr int kModeBadGrid = 7;
 constexpr int kModeNeedsSm90 = 8;
 constexpr std::int64_t kMaxCopy = 3;
 
-constexpr std::uint32_t kTile = 16;                   // threads per block side, one per element of C
-constexpr std::uint32_t kSmemBytes = 4u << 20;        // more dynamic shared memory than any GPU gives a block (bytes)
-constexpr std::uint32_t kBadGridY = 70'000;           // above the grid's y limit, 65535
+constexpr std::uint32_t kTile = 16;             // threads per block side, one per element of C
+constexpr std::uint32_t kSmemBytes = 4u << 20;  // more dynamic shared memory than any GPU gives a block (bytes)
+constexpr std::uint32_t kBadGridY = 70'000;     // above the grid's y limit, 65535
 
 struct Config {
   int mode = 0;  // index into kModes
@@ -47,9 +47,13 @@ Config parse(const Params& params) {
   return c;
 }
 
-std::string name_of(const Config& c) { return fmt::format("test_faulty_{}_c{}", kModes[c.mode], c.copy); }
+std::string name_of(const Config& c) {
+  return fmt::format("test_faulty_{}_c{}", kModes[c.mode], c.copy);
+}
 
-std::uint32_t ceil_div(std::int64_t a, std::int64_t b) { return static_cast<std::uint32_t>((a + b - 1) / b); }
+std::uint32_t ceil_div(std::int64_t a, std::int64_t b) {
+  return static_cast<std::uint32_t>((a + b - 1) / b);
+}
 
 }  // namespace
 
@@ -62,7 +66,9 @@ std::vector<std::string> TestFaultyFamily::check_config(const Params& params) co
   }
 }
 
-std::string TestFaultyFamily::config_name(const Params& params) const { return name_of(parse(params)); }
+std::string TestFaultyFamily::config_name(const Params& params) const {
+  return name_of(parse(params));
+}
 
 KernelSpec TestFaultyFamily::kernel_spec(const Params& params, const Arch& target) const {
   const Config c = parse(params);
@@ -84,12 +90,11 @@ std::optional<std::string> TestFaultyFamily::check_shape(const Params& params, c
   return std::nullopt;
 }
 
-std::optional<std::string> TestFaultyFamily::check_device(const Params& params,
-                                                          const DeviceDescription& device) const {
+std::optional<std::string> TestFaultyFamily::check_device(const Params& params, const DeviceDescription& device) const {
   const Config c = parse(params);
   if (c.mode == kModeNeedsSm90 && device.arch.cc() < 90)
-    return fmt::format("{} runs only on sm_90 or newer (a test of Family::check_device); the device is {}",
-                       name_of(c), device.arch.str());
+    return fmt::format("{} runs only on sm_90 or newer (a test of Family::check_device); the device is {}", name_of(c),
+                       device.arch.str());
   return std::nullopt;
 }
 

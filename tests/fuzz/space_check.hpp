@@ -41,8 +41,8 @@ inline bool well_formed(std::string_view what, std::string_view label) {
 // "mpgemm::Error" for what typeid calls "N6mpgemm5ErrorE".
 inline std::string type_name(const std::exception& e) {
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(
-      abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status),
+                                              std::free);
   return status == 0 ? name.get() : typeid(e).name();
 }
 

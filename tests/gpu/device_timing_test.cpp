@@ -203,8 +203,8 @@ TEST_F(DeviceTimingTest, ScreenFiresForASlowConfigAndNotForTheBest) {
   EXPECT_EQ(slow.time(TimingPlan{1, 2, 2, L2Mode::warm, std::nullopt}, false, rule, std::nullopt).status, Status::ok);
   ASSERT_TRUE(slow.last_screen_ms());
   EXPECT_GT(*slow.last_screen_ms(), 1.5 * best_ms);
-  const Measurement unscreened = best.time(TimingPlan{1, 2, 2, L2Mode::warm, std::nullopt}, false, std::nullopt,
-                                           best_ms);
+  const Measurement unscreened =
+      best.time(TimingPlan{1, 2, 2, L2Mode::warm, std::nullopt}, false, std::nullopt, best_ms);
   EXPECT_EQ(unscreened.status, Status::ok);
   EXPECT_FALSE(best.last_screen_ms());  // no rule, no screen
 }
@@ -225,10 +225,10 @@ TEST_F(DeviceTimingTest, GraphBatchesTimeAtTheGpusPaceAndSaySo) {
   EXPECT_EQ(s.timing->batches, BatchEnqueue::stream);
   EXPECT_EQ(g.timing->runs, 7);
   // The naive kernel is GPU-bound: both ways time the same launches (a graph replaying fewer would read faster).
-  EXPECT_LE(g.timing->median_ms, 1.10 * s.timing->median_ms) << "graph " << g.timing->median_ms << " ms, stream "
-                                                              << s.timing->median_ms << " ms";
-  EXPECT_GE(g.timing->median_ms, 0.80 * s.timing->median_ms) << "graph " << g.timing->median_ms << " ms, stream "
-                                                              << s.timing->median_ms << " ms";
+  EXPECT_LE(g.timing->median_ms, 1.10 * s.timing->median_ms)
+      << "graph " << g.timing->median_ms << " ms, stream " << s.timing->median_ms << " ms";
+  EXPECT_GE(g.timing->median_ms, 0.80 * s.timing->median_ms)
+      << "graph " << g.timing->median_ms << " ms, stream " << s.timing->median_ms << " ms";
 
   const TimingStats cublas_graph = problem_->time_cublas(3, 7, 20, L2Mode::warm, BatchEnqueue::graph);
   const TimingStats cublas_stream = problem_->time_cublas(3, 7, 20, L2Mode::warm, BatchEnqueue::stream);

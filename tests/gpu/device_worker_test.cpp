@@ -72,8 +72,8 @@ class WorkerProcess {
     std::vector<std::uint8_t> bytes;
     std::size_t want = 4;
     while (bytes.size() < want) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                              std::chrono::steady_clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       pollfd p{from_, POLLIN, 0};
       if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) <= 0) return std::nullopt;
       std::uint8_t chunk[65536];
@@ -157,9 +157,14 @@ class DeviceWorkerTest : public ::testing::Test {
             {"params", json::object()},
             {"cubin", json::binary(std::vector<std::uint8_t>(cubin_.begin(), cubin_.end()))},
             {"lowered_name", kernel},
-            {"geometry", {{"grid", {12, 16, 1}}, {"block", {16, 16, 1}}, {"cluster", {1, 1, 1}},
-                          {"dynamic_smem_bytes", 0}, {"persistent", false}, {"balanced_units", 0},
-                          {"dependent_launch", false}}},
+            {"geometry",
+             {{"grid", {12, 16, 1}},
+              {"block", {16, 16, 1}},
+              {"cluster", {1, 1, 1}},
+              {"dynamic_smem_bytes", 0},
+              {"persistent", false},
+              {"balanced_units", 0},
+              {"dependent_launch", false}}},
             {"atol", 0.5},
             {"rtol", 1e-3},
             {"warmup", 3},
@@ -226,7 +231,9 @@ TEST_F(DeviceWorkerTest, IllegalAddressIsARuntimeFaultAndAFreshWorkerIsFine) {
   expect_sticky_fault("test_gemm_illegal_address");
 }
 
-TEST_F(DeviceWorkerTest, TrapIsARuntimeFault) { expect_sticky_fault("test_gemm_trap"); }
+TEST_F(DeviceWorkerTest, TrapIsARuntimeFault) {
+  expect_sticky_fault("test_gemm_trap");
+}
 
 TEST_F(DeviceWorkerTest, HungKernelIsKilledAndTheGpuRecovers) {
   {

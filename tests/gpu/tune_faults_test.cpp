@@ -111,8 +111,8 @@ class TuneFaults : public ::testing::Test {
   // any process it leaves behind can be found; `extra` are more options.
   CommandResult tune(const std::string& extra = "") {
     tag_ = fmt::format("MPGEMM_TUNE_FAULTS_TEST={}_{}", ::getpid(), ++runs_);
-    return run_command(fmt::format("cd {} && {} {} tests/data/spaces/faulty.json --db {} {}", MPGEMM_SOURCE_DIR,
-                                   tag_, bin("mpgemm-tune"), db_.string(), extra));
+    return run_command(fmt::format("cd {} && {} {} tests/data/spaces/faulty.json --db {} {}", MPGEMM_SOURCE_DIR, tag_,
+                                   bin("mpgemm-tune"), db_.string(), extra));
   }
   std::vector<std::vector<std::string>> sql(const std::string& query) const { return sql_rows(db_, query); }
   std::int64_t count(const std::string& table) const { return sql_int(db_, "SELECT count(*) FROM " + table); }
@@ -129,9 +129,15 @@ struct Expected {
   const char* status;
 };
 constexpr Expected kExpected[] = {
-    {"ok_first", "ok"},          {"fault", "runtime_fault"},    {"ok_after_fault", "ok"},
-    {"spin", "timeout"},         {"ok_after_spin", "ok"},       {"off_by_one", "incorrect"},
-    {"nan", "incorrect"},        {"smem", "resources_exceeded"}, {"compile_error", "compile_failed"},
+    {"ok_first", "ok"},
+    {"fault", "runtime_fault"},
+    {"ok_after_fault", "ok"},
+    {"spin", "timeout"},
+    {"ok_after_spin", "ok"},
+    {"off_by_one", "incorrect"},
+    {"nan", "incorrect"},
+    {"smem", "resources_exceeded"},
+    {"compile_error", "compile_failed"},
     {"bad_grid", "launch_failed"},
 };
 
@@ -191,11 +197,13 @@ TEST_F(TuneFaults, EveryFailureHasItsStatusAndTheRunRecoversAndResumesWithoutRet
   EXPECT_FALSE(by_alias["fault"][2].empty());
   EXPECT_NE(by_alias["smem"][2].find("4194304"), std::string::npos) << by_alias["smem"][2];
   EXPECT_NE(by_alias["bad_grid"][2].find("70000"), std::string::npos) << by_alias["bad_grid"][2];
-  EXPECT_EQ(sql_text(db_, "SELECT cp.status FROM compilations cp JOIN configs c ON c.id = cp.config_id "
-                          "WHERE c.alias = 'compile_error'"),
+  EXPECT_EQ(sql_text(db_,
+                     "SELECT cp.status FROM compilations cp JOIN configs c ON c.id = cp.config_id "
+                     "WHERE c.alias = 'compile_error'"),
             "compile_failed");
-  const std::string log = sql_text(db_, "SELECT cp.log FROM compilations cp JOIN configs c ON c.id = cp.config_id "
-                                        "WHERE c.alias = 'compile_error'");
+  const std::string log = sql_text(db_,
+                                   "SELECT cp.log FROM compilations cp JOIN configs c ON c.id = cp.config_id "
+                                   "WHERE c.alias = 'compile_error'");
   EXPECT_NE(log.find("deliberate compile error for tests"), std::string::npos) << log;
 
   // The hang ended at the verification limit plus a small margin: from the record of the candidate the lane
@@ -207,8 +215,9 @@ TEST_F(TuneFaults, EveryFailureHasItsStatusAndTheRunRecoversAndResumesWithoutRet
     const double limit_ms = std::stod(limit[1]);
     EXPECT_GE(limit_ms, 10'000) << message;
     EXPECT_LT(limit_ms, 11'000) << message;  // 1000 x a cuBLAS median under 1 ms
-    const std::string spin = "(SELECT m.id FROM measurements m JOIN configs c ON c.id = m.config_id "
-                             "WHERE c.alias = 'spin')";
+    const std::string spin =
+        "(SELECT m.id FROM measurements m JOIN configs c ON c.id = m.config_id "
+        "WHERE c.alias = 'spin')";
     // Outcomes the lane records; compile failures and rejections are recorded by the coordinator at any time.
     const std::string previous = fmt::format(
         "(SELECT created_at FROM measurements WHERE id < {} AND status IN ('ok', 'incorrect', 'runtime_fault', "

@@ -33,9 +33,10 @@ TEST(TuneGpusReal, AllGpusMeasureAndEachTimingNamesItsGpu) {
 
   const auto dir = fresh_dir("tune_gpus_real");
   const auto db = (dir / "t.db").string();
-  const auto r = run_command(fmt::format("cd {} && {} configs/sm86.json --gpus all --M 2048 --N 2048 --K 2048 "
-                                         "--db {} --rerank 0",
-                                         MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db));
+  const auto r =
+      run_command(fmt::format("cd {} && {} configs/sm86.json --gpus all --M 2048 --N 2048 --K 2048 "
+                              "--db {} --rerank 0",
+                              MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find(fmt::format("measuring on {} GPUs", first.device_count)), std::string::npos) << r.output;
 
@@ -43,8 +44,7 @@ TEST(TuneGpusReal, AllGpusMeasureAndEachTimingNamesItsGpu) {
   const auto pairs = s.query_sql("SELECT count(*), count(DISTINCT config_id) FROM measurements").rows.at(0);
   EXPECT_EQ(text(pairs[0]), text(pairs[1])) << "a pair measured twice";
   std::map<std::string, int> per_gpu;
-  for (const auto& row :
-       s.query_sql("SELECT gpu_ordinal, gpu_uuid FROM measurements WHERE status = 'ok'").rows) {
+  for (const auto& row : s.query_sql("SELECT gpu_ordinal, gpu_uuid FROM measurements WHERE status = 'ok'").rows) {
     EXPECT_EQ(text(row[1]), uuid_of[text(row[0])]) << "GPU " << text(row[0]);
     ++per_gpu[text(row[0])];
   }

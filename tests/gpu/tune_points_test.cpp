@@ -27,17 +27,16 @@ class TunePoints : public ::testing::Test {
   // Tunes the three points at one shape into a fresh database; returns (alias, status, message, ratio) rows.
   report::Table tune_points(std::int64_t m, std::int64_t n, std::int64_t k) {
     auto db = (dir_ / fmt::format("{}x{}x{}.db", m, n, k)).string();
-    auto r = run_command(fmt::format("cd {} && {} configs/sm86.json --only wmma_naive,wmma_shared,wmma_cp_async "
-                                     "--M {} --N {} --K {} --no-screen --db {}",
-                                     MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), m, n, k, db));
+    auto r =
+        run_command(fmt::format("cd {} && {} configs/sm86.json --only wmma_naive,wmma_shared,wmma_cp_async "
+                                "--M {} --N {} --K {} --no-screen --db {}",
+                                MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), m, n, k, db));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     Store s = Store::open(db, Store::Mode::read_only);
     EXPECT_EQ(s.query_sql("SELECT * FROM cublas_timings WHERE median_ms > 0").rows.size(), 1u);
     // Throttling shows in the SM clock (NVML), stored with cuBLAS's timing and every timed measurement.
     EXPECT_EQ(s.query_sql("SELECT * FROM cublas_timings WHERE sm_clock_mhz > 0").rows.size(), 1u);
-    EXPECT_EQ(
-        s.query_sql("SELECT * FROM measurements WHERE status = 'ok' AND NOT sm_clock_mhz > 0").rows.size(),
-        0u);
+    EXPECT_EQ(s.query_sql("SELECT * FROM measurements WHERE status = 'ok' AND NOT sm_clock_mhz > 0").rows.size(), 0u);
     // cuBLASLt, the second reference: one row per shape, recorded whether or not it could be timed.
     EXPECT_EQ(s.query_sql("SELECT * FROM cublaslt_timings").rows.size(), 1u);
     return s.query_sql(
@@ -87,16 +86,16 @@ TEST_F(TunePoints, CublasLtIsTimedVerifiedAndCanBeSkipped) {
 
   // --no-cublaslt: no row, no ratio, and the candidates are measured as before.
   const auto db = (dir_ / "skipped.db").string();
-  auto run = run_command(
-      fmt::format("cd {} && {} configs/sm86.json --only wmma_cp_async_bm128_bn64_bk32_s2_w32x32_p8x8 "
-                  "--M 1024 --N 1024 --K 1024 --no-cublaslt --db {}",
-                  MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db));
+  auto run =
+      run_command(fmt::format("cd {} && {} configs/sm86.json --only wmma_cp_async_bm128_bn64_bk32_s2_w32x32_p8x8 "
+                              "--M 1024 --N 1024 --K 1024 --no-cublaslt --db {}",
+                              MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   Store skipped = Store::open(db, Store::Mode::read_only);
   EXPECT_EQ(skipped.query_sql("SELECT * FROM cublaslt_timings").rows.size(), 0u);
-  EXPECT_EQ(skipped.query_sql("SELECT * FROM measurements WHERE status = 'ok' AND ratio_to_cublaslt IS NULL")
-                .rows.size(),
-            1u);
+  EXPECT_EQ(
+      skipped.query_sql("SELECT * FROM measurements WHERE status = 'ok' AND ratio_to_cublaslt IS NULL").rows.size(),
+      1u);
 }
 
 TEST_F(TunePoints, SharedMemoryPointsHandleRaggedShapesAndNaiveIsRejectedWithAReason) {

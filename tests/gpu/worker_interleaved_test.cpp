@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "../kernels/device_test_nvrtc.hpp"
-#include "support/interleaved_position.hpp"
 #include "device/cublaslt.hpp"
 #include "device/query.hpp"
 #include "device/session.hpp"
+#include "support/interleaved_position.hpp"
 #include "worker/client.hpp"
 #include "worker/interleaved.hpp"
 
@@ -200,8 +200,7 @@ TEST_F(WorkerInterleaved, SettlingRoundsRunFirstAndAreNotTimed) {
   req.settle_ms = 200;
   const auto start = std::chrono::steady_clock::now();
   const InterleavedReply r = time_interleaved(*session_, problem, req, nullptr);
-  const double wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(r.settled_ms, 200);
   EXPECT_GE(wall_ms, r.settled_ms);
   // 200 ms of 256x256x128 batches (microseconds each): many untimed rounds, not a sleep.

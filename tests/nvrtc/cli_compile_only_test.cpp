@@ -41,8 +41,9 @@ void check_space_compiles(const std::string& space, const std::string& arch) {
             expected)
       << s.query_sql("SELECT status, log FROM compilations WHERE status != 'ok' LIMIT 3").rows.size();
   // Every compilation has plausible resources: WMMA kernels need registers for fragments, none spill much.
-  EXPECT_EQ(scalar(s, "SELECT count(*) FROM compilations WHERE registers < 16 OR registers > 255 OR "
-                      "shared_bytes < 0 OR spill_store_bytes < 0 OR compile_ms <= 0"),
+  EXPECT_EQ(scalar(s,
+                   "SELECT count(*) FROM compilations WHERE registers < 16 OR registers > 255 OR "
+                   "shared_bytes < 0 OR spill_store_bytes < 0 OR compile_ms <= 0"),
             0);
   for (const char* point : {"wmma_naive", "wmma_shared", "wmma_cp_async"}) {
     EXPECT_EQ(scalar(s, fmt::format("SELECT count(*) FROM configs JOIN compilations ON configs.id = config_id "
@@ -52,11 +53,13 @@ void check_space_compiles(const std::string& space, const std::string& arch) {
         << point;
   }
   // Shared memory is dynamic in the wmma family: the launch figure is recorded with the compilation.
-  EXPECT_EQ(scalar(s, "SELECT dynamic_shared_bytes FROM compilations JOIN configs ON configs.id = config_id "
-                      "WHERE alias = 'wmma_cp_async'"),
+  EXPECT_EQ(scalar(s,
+                   "SELECT dynamic_shared_bytes FROM compilations JOIN configs ON configs.id = config_id "
+                   "WHERE alias = 'wmma_cp_async'"),
             29696);  // 2 stages x (128 x 40 + 32 x 72) halves x 2 bytes, the writeup's figure
-  EXPECT_EQ(scalar(s, "SELECT count(*) FROM compilations JOIN configs ON configs.id = config_id "
-                      "WHERE json_extract(params, '$.LOAD') != 'direct' AND NOT dynamic_shared_bytes > 0"),
+  EXPECT_EQ(scalar(s,
+                   "SELECT count(*) FROM compilations JOIN configs ON configs.id = config_id "
+                   "WHERE json_extract(params, '$.LOAD') != 'direct' AND NOT dynamic_shared_bytes > 0"),
             0);
   EXPECT_EQ(scalar(s, "SELECT count(*) FROM runs WHERE mode = 'compile-only' AND status = 'finished'"), 1);
   // WMMA kernels give ptxas nothing to warn about, and every compilation's warnings were parsed (not NULL).
@@ -79,12 +82,10 @@ void check_space_compiles(const std::string& space, const std::string& arch) {
   EXPECT_EQ(cubins, static_cast<std::size_t>(expected));
   EXPECT_EQ(entries, static_cast<std::size_t>(expected));
   const auto other_db = (dir / "other.db").string();
-  auto other =
-      run_command(fmt::format("cd {} && {} {} --compile-only --arch {} --db {} --cubin-cache {}",
-                              MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), space, arch, other_db, cache.string()));
+  auto other = run_command(fmt::format("cd {} && {} {} --compile-only --arch {} --db {} --cubin-cache {}",
+                                       MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), space, arch, other_db, cache.string()));
   ASSERT_EQ(other.exit_code, 0) << other.output;
-  EXPECT_NE(other.output.find(fmt::format("compiled now 0, from the cubin cache {} ", expected)),
-            std::string::npos)
+  EXPECT_NE(other.output.find(fmt::format("compiled now 0, from the cubin cache {} ", expected)), std::string::npos)
       << other.output;
   const std::string same =
       "SELECT c.name, p.compile_key, p.status, p.registers, p.shared_bytes, p.dynamic_shared_bytes, "
@@ -103,9 +104,15 @@ void check_space_compiles(const std::string& space, const std::string& arch) {
 
 }  // namespace
 
-TEST(CompileOnly, EveryConfigOfSm86CompilesForSm86) { check_space_compiles("configs/sm86.json", "sm_86"); }
-TEST(CompileOnly, EveryConfigOfSm86CompilesForSm90) { check_space_compiles("configs/sm86.json", "sm_90"); }
-TEST(CompileOnly, EveryConfigOfSm90CompilesForSm90) { check_space_compiles("configs/sm90.json", "sm_90"); }
+TEST(CompileOnly, EveryConfigOfSm86CompilesForSm86) {
+  check_space_compiles("configs/sm86.json", "sm_86");
+}
+TEST(CompileOnly, EveryConfigOfSm86CompilesForSm90) {
+  check_space_compiles("configs/sm86.json", "sm_90");
+}
+TEST(CompileOnly, EveryConfigOfSm90CompilesForSm90) {
+  check_space_compiles("configs/sm90.json", "sm_90");
+}
 
 // The end-of-run summary counts the compilations ptxas flagged, those of earlier runs too, and says where to
 // see them. WMMA kernels give no warnings, so one stored compilation is given one that ptxas printed.
@@ -134,8 +141,7 @@ TEST(CompileOnly, SummaryCountsCompilationsWithPtxasWarnings) {
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("compiled now 0"), std::string::npos) << again.output;
   EXPECT_NE(again.output.find("; 1 with ptxas performance warnings)"), std::string::npos) << again.output;
-  EXPECT_NE(again.output.find(fmt::format("mpgemm-query {} warnings", db)), std::string::npos)
-      << again.output;
+  EXPECT_NE(again.output.find(fmt::format("mpgemm-query {} warnings", db)), std::string::npos) << again.output;
 
   auto q = run_command(fmt::format("{} {} warnings --format csv", bin("mpgemm-query"), db));
   ASSERT_EQ(q.exit_code, 0) << q.output;

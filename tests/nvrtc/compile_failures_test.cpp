@@ -21,7 +21,9 @@ KernelSpec broken_spec() {
   return s;
 }
 
-KernelSpec point_spec(const WmmaConfig& c) { return WmmaFamily{}.kernel_spec(c.to_params(), Arch{8, 6, false}); }
+KernelSpec point_spec(const WmmaConfig& c) {
+  return WmmaFamily{}.kernel_spec(c.to_params(), Arch{8, 6, false});
+}
 
 TEST(Compile, BrokenSourceIsCompileFailedWithTheLog) {
   CompileResult r;
@@ -61,8 +63,7 @@ TEST(Compile, AMissingHeaderIsAnErrorNotAResult) {
     compile(s);
     ADD_FAILURE() << "compiled";
   } catch (const NvrtcError& e) {
-    EXPECT_NE(std::string(e.what()).find("mpgemm_no_such_header.h not found on the include path"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("mpgemm_no_such_header.h not found on the include path"), std::string::npos)
         << e.what();
   }
   // A compile error beside headers that are all there stays a result.
@@ -87,10 +88,8 @@ TEST(CompilePool, KeepsOrderAndSurvivesAFailure) {
   EXPECT_EQ(results[0].result.status, Status::ok) << results[0].result.log;
   EXPECT_EQ(results[1].result.status, Status::compile_failed);
   EXPECT_EQ(results[2].result.status, Status::ok) << results[2].result.log;
-  EXPECT_NE(results[0].result.lowered_name.find("Li16ELi16ELi16ELi16ELi16ELi1ELi0ELi0ELi0E"),
-            std::string::npos);
-  EXPECT_NE(results[2].result.lowered_name.find("Li128ELi64ELi32ELi32ELi32ELi2ELi2ELi8ELi8E"),
-            std::string::npos);
+  EXPECT_NE(results[0].result.lowered_name.find("Li16ELi16ELi16ELi16ELi16ELi1ELi0ELi0ELi0E"), std::string::npos);
+  EXPECT_NE(results[2].result.lowered_name.find("Li128ELi64ELi32ELi32ELi32ELi2ELi2ELi8ELi8E"), std::string::npos);
   EXPECT_EQ(seen, (std::vector<std::size_t>{1, 2, 3}));
 }
 

@@ -29,13 +29,11 @@ TEST_P(PtxasWarningKernels, CompileReportsTheExpectedKinds) {
   const CompileResult r = compile(k.spec());
   ASSERT_EQ(r.status, Status::ok) << r.log;
   EXPECT_EQ(r.lowered_name, k.name);
-  EXPECT_EQ(distinct<PtxasWarningKind>(r.warnings, [](const PtxasWarning& w) { return w.kind; }), k.kinds)
-      << r.log;
-  EXPECT_EQ(distinct<std::string>(r.warnings, [](const PtxasWarning& w) { return w.code; }), k.codes)
-      << r.log;
+  EXPECT_EQ(distinct<PtxasWarningKind>(r.warnings, [](const PtxasWarning& w) { return w.kind; }), k.kinds) << r.log;
+  EXPECT_EQ(distinct<std::string>(r.warnings, [](const PtxasWarning& w) { return w.code; }), k.codes) << r.log;
   for (const auto& w : r.warnings) {
     EXPECT_NE(r.log.find(w.message), std::string::npos) << w.message;  // the text is ptxas's, whole
-    if (w.kind != PtxasWarningKind::setmaxnreg_ignored) {  // setmaxnreg's diagnostics name no function
+    if (w.kind != PtxasWarningKind::setmaxnreg_ignored) {              // setmaxnreg's diagnostics name no function
       EXPECT_NE(w.message.find("'" + k.name + "'"), std::string::npos) << w.message;
     }
   }
@@ -59,8 +57,7 @@ TEST(PtxasWarningKernelsSetmaxnreg, LaunchBoundsLetTheSplitHappen) {
     if (k.name != "setmaxnreg_launch_bounds") continue;
     const CompileResult r = compile(k.spec());
     ASSERT_EQ(r.status, Status::ok) << r.log;
-    EXPECT_EQ(r.registers, 232)
-        << r.log;  // the consumer's setmaxnreg.inc count: the reallocation took effect
+    EXPECT_EQ(r.registers, 232) << r.log;  // the consumer's setmaxnreg.inc count: the reallocation took effect
     EXPECT_TRUE(r.warnings.empty()) << r.log;
     return;
   }
@@ -68,9 +65,7 @@ TEST(PtxasWarningKernelsSetmaxnreg, LaunchBoundsLetTheSplitHappen) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sm90a, PtxasWarningKernels, ::testing::ValuesIn(test::wgmma_test_kernels()),
-                         [](const ::testing::TestParamInfo<test::WgmmaTestKernel>& p) {
-                           return p.param.name;
-                         });
+                         [](const ::testing::TestParamInfo<test::WgmmaTestKernel>& p) { return p.param.name; });
 
 }  // namespace
 }  // namespace mpgemm

@@ -30,8 +30,7 @@ TEST(Sass, CuobjdumpWasFound) {
 TEST(Sass, WgmmaKernelForSm90aHoldsHgmma) {
   ASSERT_FALSE(testing::cuobjdump_path().empty()) << "no cuobjdump: run tools/bootstrap.sh";
   const auto kernels = test::wgmma_test_kernels();
-  const auto clean =
-      std::find_if(kernels.begin(), kernels.end(), [](auto& k) { return k.name == "wgmma_clean"; });
+  const auto clean = std::find_if(kernels.begin(), kernels.end(), [](auto& k) { return k.name == "wgmma_clean"; });
   ASSERT_NE(clean, kernels.end());
   const CompileResult r = compile(clean->spec());
   ASSERT_EQ(r.status, Status::ok) << r.log;
@@ -72,8 +71,7 @@ TEST(Sass, DependentLaunchWgmmaKernelWaitsForThePreviousGridAndTriggersTheNext) 
 TEST(Sass, GarbageIsAnError) {
   ASSERT_FALSE(testing::cuobjdump_path().empty()) << "no cuobjdump: run tools/bootstrap.sh";
   const std::string garbage = "not a cubin";
-  EXPECT_THROW(testing::disassemble(std::span<const char>(garbage.data(), garbage.size())),
-               std::runtime_error);
+  EXPECT_THROW(testing::disassemble(std::span<const char>(garbage.data(), garbage.size())), std::runtime_error);
 }
 
 }  // namespace

@@ -32,7 +32,9 @@ TEST_P(PublishedPoints, CompileWithoutSpills) {
     ASSERT_EQ(r.status, Status::ok) << r.log;
     EXPECT_EQ(r.arch, arch);
     ASSERT_GE(r.cubin.size(), 4u);
-    EXPECT_EQ(std::string(r.cubin.data(), 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(r.cubin.data(), 4),
+              "\x7f"
+              "ELF");
     EXPECT_TRUE(r.lowered_name.starts_with("_ZN6mpgemm9wmma_gemmI")) << r.lowered_name;
     EXPECT_GE(r.registers, 16);
     EXPECT_LE(r.registers, 255);

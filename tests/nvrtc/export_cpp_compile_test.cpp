@@ -129,9 +129,9 @@ int main() {
     ASSERT_EQ(built.exit_code, 0) << tu << "\n" << built.output;
   }
   const auto program = dir_ / "two_units";
-  const auto linked = testing::run_command(fmt::format("{} -gencode arch=compute_90a,code=sm_90a {} {} -o {}",
-                                                       MPGEMM_NVCC, (dir_ / "one.o").string(),
-                                                       (dir_ / "two.o").string(), program.string()));
+  const auto linked =
+      testing::run_command(fmt::format("{} -gencode arch=compute_90a,code=sm_90a {} {} -o {}", MPGEMM_NVCC,
+                                       (dir_ / "one.o").string(), (dir_ / "two.o").string(), program.string()));
   ASSERT_EQ(linked.exit_code, 0) << linked.output;
   const auto ran = testing::run_command(program.string());  // the table and find() need no GPU
   EXPECT_EQ(ran.exit_code, 0) << ran.output;

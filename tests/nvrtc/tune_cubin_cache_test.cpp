@@ -20,8 +20,7 @@ using testing::bin;
 using testing::run_command;
 using testing::sql_int;
 
-constexpr const char* kSubset =
-    "_bm64_bn64_bk32_";  // a few configs of configs/sm86.json: seconds, not minutes
+constexpr const char* kSubset = "_bm64_bn64_bk32_";  // a few configs of configs/sm86.json: seconds, not minutes
 
 std::string compile_only(const fs::path& db, const std::string& extra = "") {
   return fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_86 --only {} --db {} {}",
@@ -183,9 +182,8 @@ TEST_F(TuneCubinCache, AMissingHeaderIsAnErrorOfTheRunNotACompileFailure) {
   std::ofstream(toolkit / "cuda_fp16.h") << "// a toolkit without mma.h\n";
   const fs::path db = dir_ / "t.db";
   auto command = [&](const std::string& env) {
-    return fmt::format(
-        "cd {} && {} {} configs/sm86.json --compile-only --arch sm_86 --only wmma_naive --db {}",
-        MPGEMM_SOURCE_DIR, env, bin("mpgemm-tune"), db.string());
+    return fmt::format("cd {} && {} {} configs/sm86.json --compile-only --arch sm_86 --only wmma_naive --db {}",
+                       MPGEMM_SOURCE_DIR, env, bin("mpgemm-tune"), db.string());
   };
   const auto broken = run_command(command("MPGEMM_CUDA_INCLUDE_DIR=" + toolkit.string()));
   EXPECT_EQ(broken.exit_code, 1) << broken.output;

@@ -56,8 +56,9 @@ TEST(TuneDeviceCheckCompileOnly, SkipsWhatDoesNotRunOnTheTarget) {
   // other two take its cubin from the cache.
   EXPECT_NE(r.output.find("compiled now 1, from the cubin cache 2 "), std::string::npos) << r.output;
   EXPECT_EQ(compiled(db86, "ok"), 3);
-  EXPECT_EQ(sql_int(db86, "SELECT count(*) FROM compilations JOIN configs ON configs.id = config_id WHERE "
-                          "json_extract(params, '$.MODE') = 'needs_sm90'"),
+  EXPECT_EQ(sql_int(db86,
+                    "SELECT count(*) FROM compilations JOIN configs ON configs.id = config_id WHERE "
+                    "json_extract(params, '$.MODE') = 'needs_sm90'"),
             0);
 
   // On sm_90 the same configs run, so they compile.

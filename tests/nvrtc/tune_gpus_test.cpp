@@ -26,8 +26,8 @@ constexpr const char* kSubset = "_bm64_bn64_bk32_";  // a few configs of configs
 class TuneGpus : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = testing::fresh_dir(std::string("tune_gpus_") +
-                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        testing::fresh_dir(std::string("tune_gpus_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     ASSERT_TRUE(fs::exists(bin("worker_client_test"))) << "the fake worker is not built";
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -37,8 +37,8 @@ class TuneGpus : public ::testing::Test {
         "cd {} && MPGEMM_TEST_FAKE_WORKER=ok MPGEMM_TEST_FAKE_GPUS={} MPGEMM_TEST_FAKE_MEASURE_MS=40 "
         "MPGEMM_TEST_FAKE_LOG={} {} configs/sm86.json --only {} --worker {} --db {} --rerank 0 --M 1024 --N 1024 "
         "--K 1024 {}",
-        MPGEMM_SOURCE_DIR, gpus, (dir_ / "fake.log").string(), bin("mpgemm-tune"), kSubset,
-        bin("worker_client_test"), (dir_ / "t.db").string(), extra));
+        MPGEMM_SOURCE_DIR, gpus, (dir_ / "fake.log").string(), bin("mpgemm-tune"), kSubset, bin("worker_client_test"),
+        (dir_ / "t.db").string(), extra));
   }
   fs::path db() const { return dir_ / "t.db"; }
   fs::path dir_;
@@ -71,8 +71,9 @@ TEST_F(TuneGpus, AllGpusShareTheWorkAndEachTimingNamesItsGpu) {
   EXPECT_EQ(used, (std::set<std::string>{"GPU-fake-0", "GPU-fake-1"}));
   // Each lane timed its own cuBLAS reference, and each measurement is compared with its own GPU's.
   EXPECT_EQ(sql_int(db(), "SELECT count(DISTINCT gpu_uuid) FROM cublas_timings"), 2);
-  EXPECT_EQ(sql_int(db(), "SELECT count(*) FROM measurements AS m JOIN cublas_timings AS c ON c.id = m.cublas_id "
-                          "WHERE m.status = 'ok' AND c.gpu_uuid IS NOT m.gpu_uuid"),
+  EXPECT_EQ(sql_int(db(),
+                    "SELECT count(*) FROM measurements AS m JOIN cublas_timings AS c ON c.id = m.cublas_id "
+                    "WHERE m.status = 'ok' AND c.gpu_uuid IS NOT m.gpu_uuid"),
             0);
   const auto gpus = nlohmann::json::parse(sql_text(db(), "SELECT gpus FROM runs"));
   ASSERT_EQ(gpus.size(), 2u) << gpus.dump();

@@ -8,13 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <regex>
@@ -38,7 +38,9 @@ extern char** environ;
 namespace mpgemm::testing {
 
 // The small sm_90 space every reliability test replays: 27 candidates, 2 shapes.
-inline std::string replay_space() { return source("tests/reliability/data/replay_space.json"); }
+inline std::string replay_space() {
+  return source("tests/reliability/data/replay_space.json");
+}
 
 // The device a recorded database says it measured on.
 inline DeviceDescription recorded_h200() {
@@ -55,16 +57,23 @@ inline DeviceDescription recorded_h200() {
 struct RecordedDb {
   std::size_t candidates = 0;
   std::size_t shapes = 0;
-  std::size_t pairs = 0;                  // candidates x shapes: one measurement each
+  std::size_t pairs = 0;                   // candidates x shapes: one measurement each
   std::map<Status, std::size_t> statuses;  // how many measurements of each status were recorded
   std::vector<std::string> result_keys;    // in recording order
 };
 
 // Outcomes cycled over the candidates that compiled and fit the shape; `ok` most often, as on a real GPU.
 inline Measurement synthetic_outcome(std::size_t i, std::size_t s) {
-  static constexpr Status kCycle[] = {Status::ok,      Status::ok,          Status::incorrect, Status::ok,
-                                      Status::timeout, Status::ok,          Status::runtime_fault,
-                                      Status::ok,      Status::launch_failed, Status::resources_exceeded};
+  static constexpr Status kCycle[] = {Status::ok,
+                                      Status::ok,
+                                      Status::incorrect,
+                                      Status::ok,
+                                      Status::timeout,
+                                      Status::ok,
+                                      Status::runtime_fault,
+                                      Status::ok,
+                                      Status::launch_failed,
+                                      Status::resources_exceeded};
   const Status st = kCycle[(i + 3 * s) % std::size(kCycle)];
   const double x = static_cast<double>(i), y = static_cast<double>(s);
   Measurement m;
@@ -79,17 +88,24 @@ inline Measurement synthetic_outcome(std::size_t i, std::size_t s) {
       break;
     }
     case Status::incorrect:
-      m.error = ErrorStats{12.5 + x, 0.31 + 0.01 * y, 1000 + static_cast<std::int64_t>(i),
-                           static_cast<std::int64_t>(i % 3), 0.5, 1e-3};
+      m.error = ErrorStats{
+          12.5 + x, 0.31 + 0.01 * y, 1000 + static_cast<std::int64_t>(i), static_cast<std::int64_t>(i % 3), 0.5, 1e-3};
       m.message = fmt::format("{} of 1048576 elements outside atol + rtol*|ref|", 1000 + i);
       break;
-    case Status::timeout: m.message = "the kernel did not finish within 10 s; the worker was killed"; break;
-    case Status::runtime_fault: m.message = "cudaErrorIllegalAddress: an illegal memory access was encountered"; break;
-    case Status::launch_failed: m.message = "cudaErrorLaunchOutOfResources: too many resources requested"; break;
+    case Status::timeout:
+      m.message = "the kernel did not finish within 10 s; the worker was killed";
+      break;
+    case Status::runtime_fault:
+      m.message = "cudaErrorIllegalAddress: an illegal memory access was encountered";
+      break;
+    case Status::launch_failed:
+      m.message = "cudaErrorLaunchOutOfResources: too many resources requested";
+      break;
     case Status::resources_exceeded:
       m.message = "needs 300000 bytes of shared memory per block, the device has 232448";
       break;
-    default: break;
+    default:
+      break;
   }
   return m;
 }
@@ -137,15 +153,13 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
     if (s == 0) {
       const double median = 0.2713;
       lt.heuristics_valid = 7;
-      lt.timing =
-          TimingStats{median, median * 0.993, median * 1.011, settings.warmup, settings.runs, settings.iters};
+      lt.timing = TimingStats{median, median * 0.993, median * 1.011, settings.warmup, settings.runs, settings.iters};
       lt.algo = CublasLtAlgo{66, 24, 35, 1, 0, 1, 0, 0, 2, 1048576, 1.37};
       lt.error = ErrorStats{0.0021, 3.1e-6, 0, 0, settings.atol, settings.rtol};
       lt.sm_clock_mhz = 1975;
       lt.message = "left out: heuristic 6 (algo 21 tile 20): CUBLAS_STATUS_NOT_SUPPORTED";
     } else {
-      lt.message =
-          "none of the 8 algorithms verified: heuristic 1 (algo 66 tile 24): 9 of 4096 elements differ";
+      lt.message = "none of the 8 algorithms verified: heuristic 1 (algo 66 tile 24): 9 of 4096 elements differ";
     }
     cublaslt_ms.push_back(lt.timing ? std::optional(lt.timing->median_ms) : std::nullopt);
     cublaslt_ids.push_back(
@@ -202,8 +216,7 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
       rec.cublas_id = cublas_ids[s];
       rec.cublaslt_id = cublaslt_ids[s];
       if (m.status == Status::ok) rec.ratio_to_cublas = cublas[s].median_ms / m.timing->median_ms;
-      if (m.status == Status::ok && cublaslt_ms[s])
-        rec.ratio_to_cublaslt = *cublaslt_ms[s] / m.timing->median_ms;
+      if (m.status == Status::ok && cublaslt_ms[s]) rec.ratio_to_cublaslt = *cublaslt_ms[s] / m.timing->median_ms;
       store.record_measurement(rec);
       ++out.statuses[m.status];
       out.result_keys.push_back(rec.result_key);
@@ -235,9 +248,15 @@ inline std::vector<std::vector<std::string>> sql_rows(const std::filesystem::pat
     std::vector<std::string> row;
     for (int i = 0; i < sqlite3_column_count(st); ++i) {
       switch (sqlite3_column_type(st, i)) {
-        case SQLITE_NULL: row.emplace_back("NULL"); break;
-        case SQLITE_FLOAT: row.push_back(fmt::format("{}", sqlite3_column_double(st, i))); break;  // round-trip
-        default: row.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, i))); break;
+        case SQLITE_NULL:
+          row.emplace_back("NULL");
+          break;
+        case SQLITE_FLOAT:
+          row.push_back(fmt::format("{}", sqlite3_column_double(st, i)));
+          break;  // round-trip
+        default:
+          row.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
+          break;
       }
     }
     rows.push_back(std::move(row));
@@ -252,8 +271,8 @@ inline std::vector<std::vector<std::string>> sql_rows(const std::filesystem::pat
 inline void sql_exec(const std::filesystem::path& db, const std::string& sql) {
   sqlite3* c = nullptr;
   char* error = nullptr;
-  const bool ok = sqlite3_open(db.c_str(), &c) == SQLITE_OK &&
-                  sqlite3_exec(c, sql.c_str(), nullptr, nullptr, &error) == SQLITE_OK;
+  const bool ok =
+      sqlite3_open(db.c_str(), &c) == SQLITE_OK && sqlite3_exec(c, sql.c_str(), nullptr, nullptr, &error) == SQLITE_OK;
   const std::string message = error ? error : (c ? sqlite3_errmsg(c) : "out of memory");
   sqlite3_free(error);
   sqlite3_close(c);
@@ -271,23 +290,21 @@ inline std::int64_t sql_int(const std::filesystem::path& db, const std::string& 
 // Every recorded outcome, keyed by what identifies it: what "the same content" means between two databases.
 // Ids, run ids, timestamps and compilation ids (a replay compiles nothing) are left out on purpose.
 inline std::vector<std::vector<std::string>> outcomes(const std::filesystem::path& db) {
-  return sql_rows(
-      db,
-      "SELECT c.family, c.name, ifnull(c.alias, ''), c.params, c.source_hash, m.result_key, m.device_name, "
-      "m.device_cc, m.arch, m.M, m.N, m.K, m.status, m.median_ms, m.min_ms, m.max_ms, m.warmup, m.runs, "
-      "m.iters, m.tflops, m.max_abs_err, m.max_rel_err, m.bad_count, m.nan_count, m.atol, m.rtol, "
-      "m.ratio_to_cublas, m.sm_clock_mhz, m.message, m.ratio_to_cublaslt "
-      "FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY c.name, m.M, m.N, m.K");
+  return sql_rows(db,
+                  "SELECT c.family, c.name, ifnull(c.alias, ''), c.params, c.source_hash, m.result_key, m.device_name, "
+                  "m.device_cc, m.arch, m.M, m.N, m.K, m.status, m.median_ms, m.min_ms, m.max_ms, m.warmup, m.runs, "
+                  "m.iters, m.tflops, m.max_abs_err, m.max_rel_err, m.bad_count, m.nan_count, m.atol, m.rtol, "
+                  "m.ratio_to_cublas, m.sm_clock_mhz, m.message, m.ratio_to_cublaslt "
+                  "FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY c.name, m.M, m.N, m.K");
 }
 
 // The cuBLASLt references of a database, without ids and timestamps.
 inline std::vector<std::vector<std::string>> cublaslt_references(const std::filesystem::path& db) {
-  return sql_rows(
-      db,
-      "SELECT device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, "
-      "sm_clock_mhz, heuristics_returned, heuristics_valid, algo, algo_id, tile_id, stages_id, splitk, "
-      "reduction_scheme, swizzle, custom_option, inner_shape_id, cluster_shape_id, workspace_bytes, "
-      "waves, max_abs_err, max_rel_err, atol, rtol, message FROM cublaslt_timings ORDER BY M, N, K, id");
+  return sql_rows(db,
+                  "SELECT device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, "
+                  "sm_clock_mhz, heuristics_returned, heuristics_valid, algo, algo_id, tile_id, stages_id, splitk, "
+                  "reduction_scheme, swizzle, custom_option, inner_shape_id, cluster_shape_id, workspace_bytes, "
+                  "waves, max_abs_err, max_rel_err, atol, rtol, message FROM cublaslt_timings ORDER BY M, N, K, id");
 }
 
 // "" when `got` holds exactly the outcomes of `expected`; else the first differences, one line each.
@@ -319,8 +336,9 @@ inline std::string integrity_problems(const std::filesystem::path& db, bool one_
   if (auto n = sql_int(db, "SELECT count(*) - count(DISTINCT result_key) FROM measurements"))
     problems += fmt::format("{} result keys recorded more than once; ", n);
   if (one_per_pair)
-    if (auto n = sql_int(db, "SELECT count(*) FROM (SELECT 1 FROM measurements GROUP BY config_id, arch, "
-                             "device_name, M, N, K HAVING count(*) > 1)"))
+    if (auto n = sql_int(db,
+                         "SELECT count(*) FROM (SELECT 1 FROM measurements GROUP BY config_id, arch, "
+                         "device_name, M, N, K HAVING count(*) > 1)"))
       problems += fmt::format("{} (config, shape) pairs measured more than once; ", n);
   if (auto n = sql_int(db, "SELECT count(*) FROM (SELECT 1 FROM configs GROUP BY family, name HAVING count(*) > 1)"))
     problems += fmt::format("{} configs stored more than once; ", n);

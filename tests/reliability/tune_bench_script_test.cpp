@@ -18,12 +18,10 @@ class ReliabilityBenchScript : public ::testing::Test {
     dir_ = fresh_dir(std::string("bench_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     // The replay space with two cube shapes, as the benchmark's sizes.
     std::string text = file_text(replay_space());
-    const std::string shapes =
-        R"("shapes": [{"M": 1024, "N": 1024, "K": 1024}, {"M": 2048, "N": 512, "K": 1000}])";
+    const std::string shapes = R"("shapes": [{"M": 1024, "N": 1024, "K": 1024}, {"M": 2048, "N": 512, "K": 1000}])";
     const auto at = text.find(shapes);
     ASSERT_NE(at, std::string::npos) << "the replay space's shapes changed; update this test";
-    text.replace(at, shapes.size(),
-                 R"("shapes": [{"M": 256, "N": 256, "K": 256}, {"M": 512, "N": 512, "K": 512}])");
+    text.replace(at, shapes.size(), R"("shapes": [{"M": 256, "N": 256, "K": 256}, {"M": 512, "N": 512, "K": 512}])");
     space_ = dir_ / "cubes.json";
     std::ofstream(space_) << text;
     recorded_ = dir_ / "recorded.db";
@@ -39,8 +37,8 @@ class ReliabilityBenchScript : public ::testing::Test {
     return run_command(
         fmt::format("OUT={} MPGEMM_BIN={} MPGEMM_BENCH_SIZES='{}' MPGEMM_BENCH_RERUN=0 MPGEMM_BENCH_PAIRED=0 {} {} -- "
                     "--replay {}",
-                    out_.string(), std::string(MPGEMM_BINARY_DIR) + "/bin", sizes,
-                    source("tools/hopper_bench.sh"), space, recorded_.string()));
+                    out_.string(), std::string(MPGEMM_BINARY_DIR) + "/bin", sizes, source("tools/hopper_bench.sh"),
+                    space, recorded_.string()));
   }
 
   std::filesystem::path dir_, space_, recorded_, out_;
@@ -70,8 +68,7 @@ TEST_F(ReliabilityBenchScript, TunesTheListedShapesOnceAndPrintsTheTable) {
   EXPECT_NE(best[0][2], "NULL");  // the recording timed cuBLASLt on its first shape
   EXPECT_EQ(table.find("## Problems"), std::string::npos) << table;
 
-  for (const char* csv :
-       {"best_per_shape", "best", "references", "measurements", "failures", "compilations", "runs"})
+  for (const char* csv : {"best_per_shape", "best", "references", "measurements", "failures", "compilations", "runs"})
     EXPECT_GT(std::filesystem::file_size(out_ / fmt::format("cubes_{}.csv", csv)), 0u) << csv;
   EXPECT_EQ(file_text(out_ / "cubes_best_per_shape.csv").substr(0, 20), "M,N,K,config_name,ar");
 }
@@ -181,9 +178,9 @@ TEST_F(ReliabilityBenchScript, PairedRerankRetimesTheFastestAndDividesTheirPaire
   EXPECT_NE(md.find("| " + top[0][0] + " | ok | 0.5 | 0.55 | 1.1000 |"), std::string::npos) << md;
 
   // A shape with nothing verified is refused, naming it.
-  const auto none = run_command(fmt::format("OUT={} MPGEMM_BIN={} {} {} 999 999 999", (dir_ / "paired").string(),
-                                            bin.string(), source("tools/paired_rerank.sh"),
-                                            (out_ / "cubes.db").string()));
+  const auto none =
+      run_command(fmt::format("OUT={} MPGEMM_BIN={} {} {} 999 999 999", (dir_ / "paired").string(), bin.string(),
+                              source("tools/paired_rerank.sh"), (out_ / "cubes.db").string()));
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_NE(none.output.find("no verified config at 999x999x999"), std::string::npos) << none.output;
 }
@@ -208,7 +205,8 @@ TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
         << "echo place,config,arch,status,tied,median_ms,ratio_to_cublas,ratio_to_cublaslt,samples,registers,"
            "threads,smem_bytes,message\n"
         << "if [ $n -eq 1 ]; then echo '1,cfg_a,sm_90a,ok,0,0.500,1.050,,20,168,384,1000,'; "
-        << "elif [ -n '" << second << "' ]; then echo '1," << second << ",sm_90a,ok,0,0.503,1.045,,20,168,384,1000,'; fi\n"
+        << "elif [ -n '" << second << "' ]; then echo '1," << second
+        << ",sm_90a,ok,0,0.503,1.045,,20,168,384,1000,'; fi\n"
         << "echo 'note: re-rank of 512x512x512: cfg_a wins over 1 re-timed config(s), 1 within the 1% tie band'\n";
     run.close();
     std::filesystem::permissions(bin / "mpgemm-run", std::filesystem::perms::owner_all);

@@ -111,9 +111,8 @@ TEST_F(ReliabilityConcurrency, AKilledProcessLeavesNoClaimBehind) {
                                     "('running', 'interrupted')",
                                     survivors[0], survivors[1])),
             0);
-  const auto by_killed =
-      sql_int(db, fmt::format("SELECT count(*) FROM measurements WHERE run_id NOT IN ({}, {})", survivors[0],
-                              survivors[1]));
+  const auto by_killed = sql_int(
+      db, fmt::format("SELECT count(*) FROM measurements WHERE run_id NOT IN ({}, {})", survivors[0], survivors[1]));
   EXPECT_EQ(measured + by_killed, all) << by_killed << " recorded by the killed process";
   EXPECT_EQ(integrity_problems(db), "");
   EXPECT_EQ(outcome_differences(outcomes(recorded_), outcomes(db)), "");

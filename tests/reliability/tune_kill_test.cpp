@@ -33,14 +33,13 @@ TEST(ReliabilityKillNine, RandomKillsNeitherCorruptNorLoseNorRemeasure) {
   const auto expected = outcomes(recorded);
   const auto log = dir / "tune.log";
   auto args = [&](const std::filesystem::path& db) {
-    return std::vector<std::string>{replay_space(), "--replay", recorded.string(), "--db", db.string(),
-                                    "--replay-delay-ms", std::to_string(kDelayMs)};
+    return std::vector<std::string>{replay_space(), "--replay",          recorded.string(),       "--db",
+                                    db.string(),    "--replay-delay-ms", std::to_string(kDelayMs)};
   };
 
   // One uninterrupted run: how long the kills have to land in.
   const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(wait_exit(start_tune(args(dir / "calibration.db"), log).pid), 0)
-      << without_progress(file_text(log));
+  ASSERT_EQ(wait_exit(start_tune(args(dir / "calibration.db"), log).pid), 0) << without_progress(file_text(log));
   const auto full_run = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
   ASSERT_EQ(parse_tune_output(file_text(log)).value_or(TuneOutput{}).measured_now,
             static_cast<std::int64_t>(rec.pairs));
@@ -93,15 +92,15 @@ TEST(ReliabilityKillNine, RandomKillsNeitherCorruptNorLoseNorRemeasure) {
                                       "(id > {} OR ended_at IS NOT NULL)",
                                       finished->run_id)),
               0);
-    killed_while_measuring +=
-        sql_int(db,
-                "SELECT count(*) FROM runs AS r WHERE status = 'interrupted' AND EXISTS "
-                "(SELECT 1 FROM measurements AS m WHERE m.run_id = r.id)");
+    killed_while_measuring += sql_int(db,
+                                      "SELECT count(*) FROM runs AS r WHERE status = 'interrupted' AND EXISTS "
+                                      "(SELECT 1 FROM measurements AS m WHERE m.run_id = r.id)");
     if (::testing::Test::HasFailure()) break;
   }
-  std::cout << fmt::format("{} kills over {} starts in {} cycles, {} of them while measuring; an uninterrupted run "
-                           "takes {} ms",
-                           kills, starts, cycles, killed_while_measuring, full_run.count() / 1000)
+  std::cout << fmt::format(
+                   "{} kills over {} starts in {} cycles, {} of them while measuring; an uninterrupted run "
+                   "takes {} ms",
+                   kills, starts, cycles, killed_while_measuring, full_run.count() / 1000)
             << std::endl;
   // The kills must land where it matters, not only during start-up.
   EXPECT_GE(killed_while_measuring, kMinKills / 10);

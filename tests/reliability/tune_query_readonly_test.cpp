@@ -29,13 +29,12 @@ TEST(ReliabilityReadOnly, QueryingAClosedDatabaseLeavesItsFolderUnchanged) {
   std::filesystem::create_directories(recorded.parent_path());
   make_recorded_db(recorded);
   const auto recorded_before = snapshot(recorded.parent_path());
-  EXPECT_EQ(recorded_before.size(), 2u)
-      << names(recorded_before);  // the database and its "-claims" lock file
+  EXPECT_EQ(recorded_before.size(), 2u) << names(recorded_before);  // the database and its "-claims" lock file
   const auto work = dir / "work";
   std::filesystem::create_directories(work);
   const auto db = work / "t.db";
-  const auto tuned = run_command(fmt::format("{} {} --replay {} --db {}", bin("mpgemm-tune"), replay_space(),
-                                             recorded.string(), db.string()));
+  const auto tuned = run_command(
+      fmt::format("{} {} --replay {} --db {}", bin("mpgemm-tune"), replay_space(), recorded.string(), db.string()));
   ASSERT_EQ(tuned.exit_code, 0) << without_progress(tuned.output);
   // The replay read the recording and wrote nothing beside it.
   EXPECT_EQ(snapshot(recorded.parent_path()), recorded_before) << names(snapshot(recorded.parent_path()));
@@ -46,13 +45,13 @@ TEST(ReliabilityReadOnly, QueryingAClosedDatabaseLeavesItsFolderUnchanged) {
     const auto before = snapshot(folder);
     EXPECT_EQ(before.count(path.filename().string() + "-wal"), 0u) << names(before);
     EXPECT_EQ(before.count(path.filename().string() + "-shm"), 0u) << names(before);
-    for (const char* what : {"runs", "configs", "compilations", "failures", "best", "best_per_shape",
-                             "references", "measurements", "warnings"}) {
+    for (const char* what : {"runs", "configs", "compilations", "failures", "best", "best_per_shape", "references",
+                             "measurements", "warnings"}) {
       const auto q = run_command(fmt::format("{} {} {}", bin("mpgemm-query"), path.string(), what));
       EXPECT_EQ(q.exit_code, 0) << what << ": " << q.output;
     }
-    const auto raw = run_command(
-        fmt::format("{} {} --sql 'SELECT count(*) FROM measurements'", bin("mpgemm-query"), path.string()));
+    const auto raw =
+        run_command(fmt::format("{} {} --sql 'SELECT count(*) FROM measurements'", bin("mpgemm-query"), path.string()));
     EXPECT_EQ(raw.exit_code, 0) << raw.output;
     EXPECT_EQ(snapshot(folder), before) << "now: " << names(snapshot(folder));
   }

@@ -154,8 +154,8 @@ TEST_F(ReliabilityRefusals, WriteFailureMidRunIsOneLineAndResumable) {
   EXPECT_TRUE(status == "failed" || status == "running") << status;
 
   // Space again: the same command resumes and ends with exactly the recorded outcomes.
-  const auto again = run_command(
-      fmt::format("{} {} {} --db {}", bin("mpgemm-tune"), replay_space(), replay_args(), db.string()));
+  const auto again =
+      run_command(fmt::format("{} {} {} --db {}", bin("mpgemm-tune"), replay_space(), replay_args(), db.string()));
   ASSERT_EQ(again.exit_code, 0) << again.output;
   const auto o = parse_tune_output(again.output);
   ASSERT_TRUE(o) << again.output;

@@ -21,8 +21,7 @@ class ReliabilityReplay : public ::testing::Test {
   }
 
   // Runs mpgemm-tune over the replay space to completion; fails the test unless it exits 0.
-  TuneOutput tune(const std::filesystem::path& replay, const std::filesystem::path& db,
-                  const std::string& extra = "") {
+  TuneOutput tune(const std::filesystem::path& replay, const std::filesystem::path& db, const std::string& extra = "") {
     auto r = run_command(fmt::format("{} {} --replay {} --db {} {}", bin("mpgemm-tune"), replay_space(),
                                      replay.string(), db.string(), extra));
     EXPECT_EQ(r.exit_code, 0) << without_progress(r.output);
@@ -64,10 +63,8 @@ TEST_F(ReliabilityReplay, ReproducesEveryRecordedOutcomeAndResumesToNothing) {
   EXPECT_EQ(sql_int(db, "SELECT count(*) FROM measurements WHERE ratio_to_cublaslt IS NOT NULL"),
             sql_int(recorded_, "SELECT count(*) FROM measurements WHERE ratio_to_cublaslt IS NOT NULL"));
   EXPECT_GT(sql_int(db, "SELECT count(*) FROM measurements WHERE ratio_to_cublaslt IS NOT NULL"), 0);
-  EXPECT_EQ(
-      sql_rows(db, "SELECT mode, status, device_name, device_cc, driver_version, cublas_version FROM runs"),
-      (std::vector<std::vector<std::string>>{
-          {"replay", "finished", "NVIDIA H200", "sm_90", "13.0", "13.1.0"}}));
+  EXPECT_EQ(sql_rows(db, "SELECT mode, status, device_name, device_cc, driver_version, cublas_version FROM runs"),
+            (std::vector<std::vector<std::string>>{{"replay", "finished", "NVIDIA H200", "sm_90", "13.0", "13.1.0"}}));
 
   // The same command again: everything is already there.
   const TuneOutput second = tune(recorded_, db);
@@ -107,8 +104,7 @@ TEST_F(ReliabilityReplay, ChangedDeviceDriverCublasOrSettingsAreMeasuredAgain) {
   EXPECT_EQ(sql_int(db, "SELECT count(DISTINCT result_key) FROM measurements"), expected_rows);
 
   // Unchanged inputs, in any order: nothing new.
-  for (const auto& replay : {recorded_, new_device, new_driver})
-    EXPECT_EQ(tune(replay, db).measured_now, 0) << replay;
+  for (const auto& replay : {recorded_, new_device, new_driver}) EXPECT_EQ(tune(replay, db).measured_now, 0) << replay;
   EXPECT_EQ(tune(recorded_, db, "--atol 0.25").measured_now, 0);
   EXPECT_EQ(sql_int(db, "SELECT count(*) FROM measurements"), expected_rows);
   EXPECT_EQ(integrity_problems(db, /*one_per_pair=*/false), "");
@@ -120,14 +116,12 @@ TEST_F(ReliabilityReplay, TighterTolerancesTurnRecordedErrorsIncorrect) {
   const double atol = 0.01;  // the recording's ok errors run from 0.0013 to 0.0351, verified at atol 0.5
   const auto recorded_ok = sql_int(recorded_, "SELECT count(*) FROM measurements WHERE status = 'ok'");
   const auto beyond = sql_int(
-      recorded_,
-      fmt::format("SELECT count(*) FROM measurements WHERE status = 'ok' AND max_abs_err > {}", atol));
+      recorded_, fmt::format("SELECT count(*) FROM measurements WHERE status = 'ok' AND max_abs_err > {}", atol));
   ASSERT_GT(beyond, 0);
   ASSERT_LT(beyond, recorded_ok);
 
   const auto tight = dir_ / "tight.db";
-  EXPECT_EQ(tune(recorded_, tight, fmt::format("--atol {}", atol)).measured_now,
-            static_cast<std::int64_t>(rec_.pairs));
+  EXPECT_EQ(tune(recorded_, tight, fmt::format("--atol {}", atol)).measured_now, static_cast<std::int64_t>(rec_.pairs));
   EXPECT_EQ(sql_int(tight, "SELECT count(*) FROM measurements WHERE status = 'ok'"), recorded_ok - beyond);
   EXPECT_EQ(sql_int(tight, fmt::format("SELECT count(*) FROM measurements WHERE status = 'ok' AND "
                                        "(max_abs_err > {} OR atol <> {})",
@@ -135,12 +129,11 @@ TEST_F(ReliabilityReplay, TighterTolerancesTurnRecordedErrorsIncorrect) {
             0);
   // Each config that was ok and off by more than atol: incorrect, untimed, with the reason and the new
   // tolerance.
-  EXPECT_EQ(
-      sql_int(tight, fmt::format("SELECT count(*) FROM measurements WHERE status = 'incorrect' AND "
-                                 "max_abs_err > {0} AND atol = {0} AND median_ms IS NULL AND ratio_to_cublas "
-                                 "IS NULL AND bad_count >= 1 AND message LIKE 'replayed at atol 0.01%'",
-                                 atol)),
-      beyond);
+  EXPECT_EQ(sql_int(tight, fmt::format("SELECT count(*) FROM measurements WHERE status = 'incorrect' AND "
+                                       "max_abs_err > {0} AND atol = {0} AND median_ms IS NULL AND ratio_to_cublas "
+                                       "IS NULL AND bad_count >= 1 AND message LIKE 'replayed at atol 0.01%'",
+                                       atol)),
+            beyond);
   // Nothing else changed status.
   EXPECT_EQ(sql_int(tight, "SELECT count(*) FROM measurements WHERE status NOT IN ('ok', 'incorrect')"),
             sql_int(recorded_, "SELECT count(*) FROM measurements WHERE status NOT IN ('ok', 'incorrect')"));
@@ -162,8 +155,7 @@ TEST_F(ReliabilityReplay, TheModelStrategyStartsFromTheOtherShapes) {
       << without_progress(last_output_);
   // A rerun at the first shape alone sees the second shape's six.
   tune(recorded_, dir_ / "model.db", "--strategy model --budget 8 --seed 3 --rerank 0 --M 1024 --N 1024 --K 1024");
-  EXPECT_NE(last_output_.find("shape 1024x1024x1024: strategy model starts from 6 measurement(s)"),
-            std::string::npos)
+  EXPECT_NE(last_output_.find("shape 1024x1024x1024: strategy model starts from 6 measurement(s)"), std::string::npos)
       << without_progress(last_output_);
 }
 

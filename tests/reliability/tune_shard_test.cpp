@@ -80,9 +80,9 @@ TEST_F(ReliabilityShard, TheSameShardTakesTheSamePairsAndSaysWhatItLeft) {
   ASSERT_EQ(tune(dir_ / "b.db", "--shard 2/3").exit_code, 0);
   EXPECT_EQ(keys_of(dir_ / "a.db"), keys_of(dir_ / "b.db"));
   const std::size_t mine = keys_of(dir_ / "a.db").size();
-  EXPECT_NE(a.output.find(fmt::format("shard 2/3: {} (config, shape) pairs left to the other shards",
-                                      rec_.pairs - mine)),
-            std::string::npos)
+  EXPECT_NE(
+      a.output.find(fmt::format("shard 2/3: {} (config, shape) pairs left to the other shards", rec_.pairs - mine)),
+      std::string::npos)
       << without_progress(a.output);
   EXPECT_NE(a.output.find("no re-rank in a shard"), std::string::npos) << without_progress(a.output);
   EXPECT_EQ(sql_text(dir_ / "a.db", "SELECT shard FROM runs"), "2/3");
@@ -104,8 +104,8 @@ TEST_F(ReliabilityShard, MergedShardsHoldWhatOneUnshardedRunRecords) {
   ASSERT_EQ(tune(full).exit_code, 0);
   const std::vector<fs::path> dbs = shards(3);
   const fs::path merged = dir_ / "merged.db";
-  const auto m = run_command(fmt::format("{} merge {} {} {} {}", bin("mpgemm-query"), merged.string(),
-                                         dbs[0].string(), dbs[1].string(), dbs[2].string()));
+  const auto m = run_command(fmt::format("{} merge {} {} {} {}", bin("mpgemm-query"), merged.string(), dbs[0].string(),
+                                         dbs[1].string(), dbs[2].string()));
   ASSERT_EQ(m.exit_code, 0) << m.output;
   EXPECT_EQ(keys_of(merged), keys_of(full));
   EXPECT_EQ(outcome_differences(outcomes(full), outcomes(merged)), "");
@@ -151,11 +151,11 @@ echo "$id"
   fs::permissions(fake / "sbatch", fs::perms::owner_all, fs::perm_options::add);
   fs::permissions(fake / "srun", fs::perms::owner_all, fs::perm_options::add);
   const fs::path out = dir_ / "out", log = dir_ / "slurm.log";
-  const auto r = run_command(fmt::format(
-      "PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} MPGEMM_RERANK=0 SBATCH_ARGS='--partition=test' "
-      "bash {} {} {} 3 --replay {}",
-      fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
-      source("tools/slurm/submit.sh"), replay_space(), out.string(), recorded_.string()));
+  const auto r = run_command(
+      fmt::format("PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} MPGEMM_RERANK=0 SBATCH_ARGS='--partition=test' "
+                  "bash {} {} {} 3 --replay {}",
+                  fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
+                  source("tools/slurm/submit.sh"), replay_space(), out.string(), recorded_.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output << file_text(log);
   const std::string calls = file_text(log);
   EXPECT_NE(calls.find("--array=1-3"), std::string::npos) << calls;

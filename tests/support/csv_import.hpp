@@ -52,8 +52,8 @@ inline CsvImport import_measurements_csv(const std::filesystem::path& db, const 
   const std::vector<std::string> header = cli::split_csv_line(line);
   std::map<std::string, std::size_t> col;
   for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const char* needed : {"id", "run_id", "config", "device_name", "arch", "M", "N", "K", "status",
-                             "median_ms", "ratio_to_cublas", "sm_clock_mhz", "message"})
+  for (const char* needed : {"id", "run_id", "config", "device_name", "arch", "M", "N", "K", "status", "median_ms",
+                             "ratio_to_cublas", "sm_clock_mhz", "message"})
     if (!col.count(needed)) throw std::runtime_error(fmt::format("{}: no column {}", csv.string(), needed));
   std::vector<std::vector<std::string>> rows;
   while (std::getline(in, line))
@@ -65,8 +65,7 @@ inline CsvImport import_measurements_csv(const std::filesystem::path& db, const 
   for (auto& c : build_candidates(space, fam)) by_name.emplace(c.name, c);
 
   auto at = [&](const std::vector<std::string>& row, const char* name) -> const std::string& {
-    if (col.at(name) >= row.size())
-      throw std::runtime_error(fmt::format("{}: a row has no {}", csv.string(), name));
+    if (col.at(name) >= row.size()) throw std::runtime_error(fmt::format("{}: a row has no {}", csv.string(), name));
     return row[col.at(name)];
   };
   auto number = [](const std::string& text) { return text.empty() ? 0.0 : std::stod(text); };
@@ -94,8 +93,7 @@ inline CsvImport import_measurements_csv(const std::filesystem::path& db, const 
     const std::int64_t run = runs[csv_run];
     const Shape shape{std::stoll(at(row, "M")), std::stoll(at(row, "N")), std::stoll(at(row, "K"))};
     const auto status = status_from_string(at(row, "status"));
-    if (!status)
-      throw std::runtime_error(fmt::format("{}: unknown status {}", csv.string(), at(row, "status")));
+    if (!status) throw std::runtime_error(fmt::format("{}: unknown status {}", csv.string(), at(row, "status")));
     if (!refs.count({run, shape.str()})) {
       // cuBLAS of this run and shape: ratio_to_cublas x median of every verified row (equal up to rounding).
       std::vector<double> derived;
@@ -108,7 +106,8 @@ inline CsvImport import_measurements_csv(const std::filesystem::path& db, const 
             fmt::format("{}: no verified row at {} to derive cuBLAS from", csv.string(), shape.str()));
       std::sort(derived.begin(), derived.end());
       refs[{run, shape.str()}] = store.record_cublas(
-          run, CublasRecord{device.name, device.arch.str(), shape, timing(derived[derived.size() / 2]), 0, std::nullopt});
+          run,
+          CublasRecord{device.name, device.arch.str(), shape, timing(derived[derived.size() / 2]), 0, std::nullopt});
     }
     const auto found = by_name.find(at(row, "config"));
     if (found == by_name.end())

@@ -19,8 +19,7 @@ namespace mpgemm::testing {
 
 inline CommandResult run_report(const std::filesystem::path& db, const std::filesystem::path& out,
                                 const std::string& args = "") {
-  return run_command(
-      fmt::format("{} '{}' -o '{}' {}", bin("mpgemm-report"), db.string(), out.string(), args));
+  return run_command(fmt::format("{} '{}' -o '{}' {}", bin("mpgemm-report"), db.string(), out.string(), args));
 }
 
 inline nlohmann::json drawn_numbers(const std::filesystem::path& out) {

@@ -26,8 +26,12 @@ inline CommandResult run_command(const std::string& command) {
   return r;
 }
 
-inline std::string bin(const std::string& tool) { return std::string(MPGEMM_BINARY_DIR) + "/bin/" + tool; }
-inline std::string source(const std::string& rel) { return std::string(MPGEMM_SOURCE_DIR) + "/" + rel; }
+inline std::string bin(const std::string& tool) {
+  return std::string(MPGEMM_BINARY_DIR) + "/bin/" + tool;
+}
+inline std::string source(const std::string& rel) {
+  return std::string(MPGEMM_SOURCE_DIR) + "/" + rel;
+}
 
 // A fresh empty directory under the system temp dir, unique per test name.
 inline std::filesystem::path fresh_dir(const std::string& name) {

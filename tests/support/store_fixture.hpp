@@ -37,9 +37,9 @@ class StoreWithRun : public ::testing::Test {
   }
 
   std::int64_t config(const std::string& name, std::optional<std::string> alias = std::nullopt) {
-    return store_->upsert_config(Candidate{"wmma", {{"BM", std::int64_t{128}}, {"LOAD", std::string("cp_async")}},
-                                           name, std::move(alias)},
-                                 "00112233aabbccdd");
+    return store_->upsert_config(
+        Candidate{"wmma", {{"BM", std::int64_t{128}}, {"LOAD", std::string("cp_async")}}, name, std::move(alias)},
+        "00112233aabbccdd");
   }
   std::int64_t count(const std::string& table) {
     return static_cast<std::int64_t>(store_->query_named(table).rows.size());

@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
   h200.cublas_version = "13.1.0";
   try {
     const auto done = mpgemm::testing::import_measurements_csv(argv[1], argv[2], argv[3], h200, argv[4]);
-    std::cout << "import_measurements_csv: " << done.measurements << " measurements in " << done.runs
-              << " run(s) into " << argv[1] << "\n";
+    std::cout << "import_measurements_csv: " << done.measurements << " measurements in " << done.runs << " run(s) into "
+              << argv[1] << "\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "import_measurements_csv: " << e.what() << "\n";

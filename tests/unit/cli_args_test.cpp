@@ -63,8 +63,8 @@ TEST(Args, HelpListsEveryOptionWithDefaults) {
 TEST(TuneArgs, MapsFlagsToOptions) {
   ArgParser p("mpgemm-tune", "", "");
   add_tune_options(p);
-  std::vector<const char*> argv = {"mpgemm-tune", "s.json", "--arch", "sm_90a", "--M", "1000", "--only", "a,b",
-                                   "--runs", "2", "--compile-only"};
+  std::vector<const char*> argv = {"mpgemm-tune", "s.json", "--arch", "sm_90a", "--M",           "1000",
+                                   "--only",      "a,b",    "--runs", "2",      "--compile-only"};
   auto a = p.parse(static_cast<int>(argv.size()), argv.data());
   TuneOptions o = tune_options_from(a, static_cast<int>(argv.size()), argv.data());
   EXPECT_EQ(o.space_path, "s.json");
@@ -76,7 +76,7 @@ TEST(TuneArgs, MapsFlagsToOptions) {
   EXPECT_EQ(o.settings.runs, 2);
   EXPECT_EQ(o.settings.iters, 20);
   EXPECT_TRUE(o.compile_only);
-  EXPECT_TRUE(o.settings.cublaslt);  // the second reference is on unless turned off
+  EXPECT_TRUE(o.settings.cublaslt);        // the second reference is on unless turned off
   EXPECT_FALSE(o.rerank.protocol.graphs);  // re-rank batches from the host unless asked
   EXPECT_EQ(o.argv.size(), argv.size());
 

@@ -19,8 +19,8 @@ TEST(CliErrors, MalformedSpaceIsOneLineExitTwoNothingWritten) {
          "  \"parameters\": {\"BM\": {\"values\": [64, \"128\"]}}\n}\n";
   }
   auto db = dir / "t.db";
-  auto r = run_command(fmt::format("{} {} --compile-only --arch sm_86 --db {}", bin("mpgemm-tune"), space.string(),
-                                   db.string()));
+  auto r = run_command(
+      fmt::format("{} {} --compile-only --arch sm_86 --db {}", bin("mpgemm-tune"), space.string(), db.string()));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
   EXPECT_NE(r.output.find("bad.json:4:"), std::string::npos) << r.output;
@@ -76,19 +76,20 @@ TEST(CliErrors, ConfigsTheFamilyCannotBuildAreErrorsAtTheirLocation) {
   };
   auto with_wn = [&](int wn) { return std::regex_replace(head, std::regex("WN\\]"), std::to_string(wn) + "]"); };
   // A named point with BM = 24: not a multiple of the 16x16 WMMA tile.
-  auto point = write("point.json", with_wn(32) + ",\n  \"points\": {\"odd\": {\"BM\": 24, \"BN\": 64, \"BK\": 32, "
-                                                 "\"WM\": 24, \"WN\": 32, \"STAGES\": 2, \"LOAD\": \"cp_async\", "
-                                                 "\"PAD_A\": 8, \"PAD_B\": 8}}\n}\n");
-  auto r = run_command(fmt::format("{} {} --compile-only --arch sm_90 --db {}/t.db", bin("mpgemm-tune"), point,
-                                   dir.string()));
+  auto point = write("point.json", with_wn(32) +
+                                       ",\n  \"points\": {\"odd\": {\"BM\": 24, \"BN\": 64, \"BK\": 32, "
+                                       "\"WM\": 24, \"WN\": 32, \"STAGES\": 2, \"LOAD\": \"cp_async\", "
+                                       "\"PAD_A\": 8, \"PAD_B\": 8}}\n}\n");
+  auto r = run_command(
+      fmt::format("{} {} --compile-only --arch sm_90 --db {}/t.db", bin("mpgemm-tune"), point, dir.string()));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
   EXPECT_NE(r.output.find("point.json:9:21: at /points/odd"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("at /points/odd: the wmma family cannot build point odd"), std::string::npos) << r.output;
   // An enumerated config with WN = 24 passes the (absent) constraints but not the family.
   auto space = write("enumerated.json", with_wn(24) + "\n}\n");
-  r = run_command(fmt::format("{} {} --compile-only --arch sm_90 --db {}/t.db", bin("mpgemm-tune"), space,
-                              dir.string()));
+  r = run_command(
+      fmt::format("{} {} --compile-only --arch sm_90 --db {}/t.db", bin("mpgemm-tune"), space, dir.string()));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
   EXPECT_NE(r.output.find("at /constraints: config "), std::string::npos) << r.output;

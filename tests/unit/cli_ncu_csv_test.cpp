@@ -82,8 +82,7 @@ TEST(NcuCsv, CountersRoundTripAndCompare) {
       ProfileRecord r;
       r.label = label;
       r.kernel = "k";
-      r.metrics = {{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", sectors},
-                   {"only_here", "", 1}};
+      r.metrics = {{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", sectors}, {"only_here", "", 1}};
       if (std::string(label) == "shared") r.metrics.pop_back();
       EXPECT_EQ(s.record_profile(r), r.metrics.size());
     }

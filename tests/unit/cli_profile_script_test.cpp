@@ -43,9 +43,9 @@ TEST(CliProfileScript, KeepsOneReportPerKernelAndFiltersTheBestByItsFamily) {
   std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
   const auto out = dir / "profiles";
 
-  const auto r = run_command(
-      fmt::format("NCU={} MPGEMM_BIN={}/bin MPGEMM_PROFILE_DIR={} {} {} 2048 2048 2048", ncu.string(),
-                  MPGEMM_BINARY_DIR, out.string(), source("tools/profile_layer2.sh"), db.string()));
+  const auto r =
+      run_command(fmt::format("NCU={} MPGEMM_BIN={}/bin MPGEMM_PROFILE_DIR={} {} {} 2048 2048 2048", ncu.string(),
+                              MPGEMM_BINARY_DIR, out.string(), source("tools/profile_layer2.sh"), db.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
   const std::vector<std::string> labels{"wmma_naive", "wmma_shared", "wmma_cp_async", "best", "cublas"};

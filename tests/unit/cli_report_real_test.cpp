@@ -23,8 +23,7 @@ DeviceDescription h200() {
 class ReportRealTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fresh_dir(std::string("report_real_") +
-                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fresh_dir(std::string("report_real_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
   void TearDown() override {
     std::error_code ec;
@@ -40,17 +39,16 @@ TEST_F(ReportRealTest, TheH200WmmaLadderFromItsCsvs) {
   auto done = import_measurements_csv(db, source("results/h200/sm86_space_2048_measurements.csv"),
                                       source("configs/sm86.json"), h200(), "test import");
   EXPECT_EQ(done.measurements, 133u);
-  done = import_measurements_csv(db, source("results/h200/sm90_space_measurements.csv"),
-                                 source("configs/sm90.json"), h200(), "test import");
+  done = import_measurements_csv(db, source("results/h200/sm90_space_measurements.csv"), source("configs/sm90.json"),
+                                 h200(), "test import");
   EXPECT_EQ(done.measurements, 230u);
   EXPECT_EQ(sql_int(db, "SELECT count(*) FROM runs"), 2);
   // The CSVs' ratios all point at one cuBLAS timing per run and shape: the derived median holds for every
   // row.
-  EXPECT_EQ(
-      sql_int(db,
-              "SELECT count(*) FROM measurements AS m JOIN cublas_timings AS t ON t.id = m.cublas_id "
-              "WHERE m.status = 'ok' AND abs(m.ratio_to_cublas * m.median_ms / t.median_ms - 1) > 1e-6"),
-      0);
+  EXPECT_EQ(sql_int(db,
+                    "SELECT count(*) FROM measurements AS m JOIN cublas_timings AS t ON t.id = m.cublas_id "
+                    "WHERE m.status = 'ok' AND abs(m.ratio_to_cublas * m.median_ms / t.median_ms - 1) > 1e-6"),
+            0);
 
   const auto out = dir_ / "out";
   const auto r = run_report(db, out, "--sections ladder,shapes,roofline");
@@ -87,21 +85,18 @@ TEST_F(ReportRealTest, TheH200WmmaLadderFromItsCsvs) {
                                                 b["measurement_id"].get<std::int64_t>()));
       ASSERT_EQ(row.size(), 1u);
       EXPECT_EQ(b["median_ms"].get<double>(), num(row[0][0])) << step;  // the CSV's row, as recorded
-      EXPECT_NEAR(b["median_ms"].get<double>(), readme.at(size).at(step), 0.01 * readme.at(size).at(step))
-          << step;
+      EXPECT_NEAR(b["median_ms"].get<double>(), readme.at(size).at(step), 0.01 * readme.at(size).at(step)) << step;
     }
     EXPECT_EQ(steps, (std::vector<std::string>{"naive", "shared", "cp_async", "best tuned", "cuBLAS"}));
-    EXPECT_NE((*ladder)["notes"].dump().find("cuBLASLt was not measured"), std::string::npos)
-        << (*ladder)["notes"];
+    EXPECT_NE((*ladder)["notes"].dump().find("cuBLASLt was not measured"), std::string::npos) << (*ladder)["notes"];
   }
 
   // Both runs measured 2048³: the roofline shows each config once, at its fastest.
   const auto* roof = record_for(numbers, "roofline", "NVIDIA H200", {2048, 2048, 2048});
   ASSERT_NE(roof, nullptr);
-  const auto fastest =
-      sql_rows(db,
-               "SELECT c.name, max(m.tflops) FROM measurements AS m JOIN configs AS c ON c.id = "
-               "m.config_id WHERE m.status = 'ok' AND m.M = 2048 GROUP BY c.id");
+  const auto fastest = sql_rows(db,
+                                "SELECT c.name, max(m.tflops) FROM measurements AS m JOIN configs AS c ON c.id = "
+                                "m.config_id WHERE m.status = 'ok' AND m.M = 2048 GROUP BY c.id");
   ASSERT_EQ((*roof)["points"].size(), fastest.size());
   std::map<std::string, double> drawn;
   for (const auto& p : (*roof)["points"]) drawn[p["config"]] = p["tflops"].get<double>();
@@ -114,10 +109,10 @@ TEST_F(ReportRealTest, OneLadderFromTheNaiveKernelToTheHopperFamily) {
   // cuBLAS(Lt).
   const auto db = dir_ / "h200_all.db";
   std::filesystem::copy_file(source("results/h200/hopper/bench/sm90a_focus.db"), db);
-  import_measurements_csv(db, source("results/h200/sm86_space_2048_measurements.csv"),
-                          source("configs/sm86.json"), h200(), "test import");
-  import_measurements_csv(db, source("results/h200/sm90_space_measurements.csv"), source("configs/sm90.json"),
+  import_measurements_csv(db, source("results/h200/sm86_space_2048_measurements.csv"), source("configs/sm86.json"),
                           h200(), "test import");
+  import_measurements_csv(db, source("results/h200/sm90_space_measurements.csv"), source("configs/sm90.json"), h200(),
+                          "test import");
   const auto out = dir_ / "out";
   const auto r = run_report(db, out, "--sections ladder --shape 2048x2048x2048");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -131,19 +126,18 @@ TEST_F(ReportRealTest, OneLadderFromTheNaiveKernelToTheHopperFamily) {
     steps.push_back(b["step"]);
     bars[b["step"]] = b;
   }
-  EXPECT_EQ(steps, (std::vector<std::string>{"naive", "shared", "cp_async", "best wmma", "best tuned",
-                                             "cuBLAS", "cuBLASLt"}));
+  EXPECT_EQ(steps,
+            (std::vector<std::string>{"naive", "shared", "cp_async", "best wmma", "best tuned", "cuBLAS", "cuBLASLt"}));
   double previous = 0;
   for (const char* step : {"naive", "shared", "cp_async", "best wmma", "best tuned"}) {
     EXPECT_GT(bars[step]["tflops"].get<double>(), previous) << step;
     previous = bars[step]["tflops"].get<double>();
   }
   const auto family_best = [&](const char* family) {
-    return sql_rows(
-        db, fmt::format("SELECT m.id, m.tflops FROM measurements AS m JOIN configs AS c ON c.id = "
-                        "m.config_id WHERE c.family = '{}' AND m.status = 'ok' AND m.M = 2048 ORDER BY "
-                        "m.median_ms, m.id LIMIT 1",
-                        family))[0];
+    return sql_rows(db, fmt::format("SELECT m.id, m.tflops FROM measurements AS m JOIN configs AS c ON c.id = "
+                                    "m.config_id WHERE c.family = '{}' AND m.status = 'ok' AND m.M = 2048 ORDER BY "
+                                    "m.median_ms, m.id LIMIT 1",
+                                    family))[0];
   };
   const auto wmma = family_best("wmma"), wgmma = family_best("wgmma");
   EXPECT_EQ(bars["best wmma"]["measurement_id"], std::stoll(wmma[0]));
@@ -157,8 +151,7 @@ TEST_F(ReportRealTest, OneLadderFromTheNaiveKernelToTheHopperFamily) {
   EXPECT_EQ(bars["cuBLAS"]["tflops"].get<double>(), num(cublas[0][0]));
   EXPECT_NEAR(bars["naive"]["pct_of_cublas"].get<double>(),
               100 * bars["naive"]["tflops"].get<double>() / num(cublas[0][0]), 1e-9);
-  EXPECT_NE((*ladder)["notes"].dump().find("Measured in another run than the best config's"),
-            std::string::npos)
+  EXPECT_NE((*ladder)["notes"].dump().find("Measured in another run than the best config's"), std::string::npos)
       << (*ladder)["notes"];
 }
 
@@ -180,13 +173,13 @@ TEST_F(ReportRealTest, TheHopperBenchmarkDatabase) {
   EXPECT_TRUE(numbers["sections"]["profiles"]["images"].empty());
 
   // Per shape: the fastest verified config against both references, from the tables.
-  const auto expected = sql_rows(
-      db,
-      "SELECT m.M, c.name, m.tflops, t.tflops, l.tflops FROM measurements AS m JOIN configs AS c ON c.id = "
-      "m.config_id JOIN cublas_timings AS t ON t.id = m.cublas_id JOIN cublaslt_timings AS l ON l.id = "
-      "m.cublaslt_id WHERE m.id IN (SELECT (SELECT id FROM measurements AS x WHERE x.status = 'ok' AND x.M = "
-      "s.M "
-      "ORDER BY x.median_ms, x.id LIMIT 1) FROM (SELECT DISTINCT M FROM measurements) AS s) ORDER BY m.M");
+  const auto expected =
+      sql_rows(db,
+               "SELECT m.M, c.name, m.tflops, t.tflops, l.tflops FROM measurements AS m JOIN configs AS c ON c.id = "
+               "m.config_id JOIN cublas_timings AS t ON t.id = m.cublas_id JOIN cublaslt_timings AS l ON l.id = "
+               "m.cublaslt_id WHERE m.id IN (SELECT (SELECT id FROM measurements AS x WHERE x.status = 'ok' AND x.M = "
+               "s.M "
+               "ORDER BY x.median_ms, x.id LIMIT 1) FROM (SELECT DISTINCT M FROM measurements) AS s) ORDER BY m.M");
   const auto& shapes = numbers["sections"]["shapes"]["numbers"][0]["shapes"];
   ASSERT_EQ(shapes.size(), expected.size());
   ASSERT_EQ(expected.size(), 3u);
@@ -196,8 +189,7 @@ TEST_F(ReportRealTest, TheHopperBenchmarkDatabase) {
     EXPECT_EQ(shapes[i]["best_tflops"].get<double>(), num(expected[i][2]));
     EXPECT_EQ(shapes[i]["cublas_tflops"].get<double>(), num(expected[i][3]));
     EXPECT_EQ(shapes[i]["cublaslt_tflops"].get<double>(), num(expected[i][4]));
-    EXPECT_NEAR(shapes[i]["ratio_to_cublaslt"].get<double>(), num(expected[i][2]) / num(expected[i][4]),
-                1e-12);
+    EXPECT_NEAR(shapes[i]["ratio_to_cublaslt"].get<double>(), num(expected[i][2]) / num(expected[i][4]), 1e-12);
   }
   // No WMMA points in this database: the ladder says so rather than inventing bars.
   for (const auto& l : numbers["sections"]["ladder"]["numbers"]) {

@@ -17,15 +17,14 @@ const std::vector<std::int64_t> kCube{1024, 1024, 1024};  // cuBLASLt timed here
 const std::vector<std::int64_t> kOdd{2048, 512, 1000};    // cuBLASLt recorded without a timing here
 
 std::string shape_where(const std::vector<std::int64_t>& s, const char* alias = "m") {
-  return fmt::format("{0}.device_name = '{1}' AND {0}.M = {2} AND {0}.N = {3} AND {0}.K = {4}", alias,
-                     kDevice, s[0], s[1], s[2]);
+  return fmt::format("{0}.device_name = '{1}' AND {0}.M = {2} AND {0}.N = {3} AND {0}.K = {4}", alias, kDevice, s[0],
+                     s[1], s[2]);
 }
 
 class ReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        fresh_dir(std::string("report_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fresh_dir(std::string("report_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_ / "db");
     db_ = dir_ / "db" / "recorded.db";
     make_recorded_db(db_);
@@ -39,9 +38,9 @@ class ReportTest : public ::testing::Test {
   // The H200's Nsight Compute CSVs (results/h200/profiles), recorded as profiles of the cube shape.
   void add_profiles() {
     for (const char* label : {"wmma_naive", "wmma_shared", "best", "cublas"}) {
-      const auto r = run_command(
-          fmt::format("{} {} {} --label {} --M 1024 --N 1024 --K 1024", bin("mpgemm-profile"), db_.string(),
-                      source(fmt::format("results/h200/profiles/{}.csv", label)), label));
+      const auto r =
+          run_command(fmt::format("{} {} {} --label {} --M 1024 --N 1024 --K 1024", bin("mpgemm-profile"), db_.string(),
+                                  source(fmt::format("results/h200/profiles/{}.csv", label)), label));
       ASSERT_EQ(r.exit_code, 0) << r.output;
     }
   }
@@ -52,11 +51,10 @@ class ReportTest : public ::testing::Test {
 // The fastest verified measurement of a shape, from the tables: id, tflops, config name, cuBLAS and cuBLASLt
 // ids.
 std::vector<std::string> fastest(const std::filesystem::path& db, const std::vector<std::int64_t>& s) {
-  auto rows =
-      sql_rows(db,
-               "SELECT m.id, m.tflops, c.name, ifnull(m.cublas_id, 'NULL'), ifnull(m.cublaslt_id, 'NULL')"
-               " FROM measurements AS m JOIN configs AS c ON c.id = m.config_id WHERE m.status = 'ok' AND " +
-                   shape_where(s) + " ORDER BY m.median_ms, m.id LIMIT 1");
+  auto rows = sql_rows(db,
+                       "SELECT m.id, m.tflops, c.name, ifnull(m.cublas_id, 'NULL'), ifnull(m.cublaslt_id, 'NULL')"
+                       " FROM measurements AS m JOIN configs AS c ON c.id = m.config_id WHERE m.status = 'ok' AND " +
+                           shape_where(s) + " ORDER BY m.median_ms, m.id LIMIT 1");
   return rows.empty() ? std::vector<std::string>{} : rows[0];
 }
 
@@ -65,13 +63,11 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
   const auto before = folder_contents(db_.parent_path());
   const auto r = run_report(db_, out_);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(folder_contents(db_.parent_path()), before)
-      << "the database folder changed (a -wal, -shm or a write)";
+  EXPECT_EQ(folder_contents(db_.parent_path()), before) << "the database folder changed (a -wal, -shm or a write)";
 
   const auto numbers = drawn_numbers(out_);
   expect_pictures(out_, numbers);
-  for (const char* section :
-       {"outcomes", "ladder", "shapes", "convergence", "params", "roofline", "profiles"})
+  for (const char* section : {"outcomes", "ladder", "shapes", "convergence", "params", "roofline", "profiles"})
     EXPECT_FALSE(numbers["sections"][section]["images"].empty()) << section;
 
   for (const auto& shape : {kCube, kOdd}) {
@@ -79,9 +75,8 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
     const auto best = fastest(db_, shape);
     ASSERT_FALSE(best.empty());
     const double cublas = num(sql_text(db_, "SELECT tflops FROM cublas_timings WHERE id = " + best[3]));
-    const auto lt =
-        sql_rows(db_, "SELECT tflops FROM cublaslt_timings WHERE median_ms IS NOT NULL AND id = " +
-                          (best[4] == "NULL" ? std::string("-1") : best[4]));
+    const auto lt = sql_rows(db_, "SELECT tflops FROM cublaslt_timings WHERE median_ms IS NOT NULL AND id = " +
+                                      (best[4] == "NULL" ? std::string("-1") : best[4]));
 
     // The ladder: best tuned, cuBLAS, cuBLASLt when timed, and each named point's fastest verified
     // measurement.
@@ -101,11 +96,10 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
       EXPECT_NEAR(b["pct_of_cublas"].get<double>(), 100 * b["tflops"].get<double>() / cublas, 1e-9) << step;
     for (const auto& [step, alias] :
          {std::pair{"naive", "wmma_naive"}, {"shared", "wmma_shared"}, {"cp_async", "wmma_cp_async"}}) {
-      const auto point =
-          sql_rows(db_, fmt::format("SELECT m.id, m.tflops FROM measurements AS m JOIN configs AS c "
-                                    "ON c.id = m.config_id WHERE c.alias = '{}' AND m.status = 'ok' "
-                                    "AND {} ORDER BY m.median_ms, m.id LIMIT 1",
-                                    alias, shape_where(shape)));
+      const auto point = sql_rows(db_, fmt::format("SELECT m.id, m.tflops FROM measurements AS m JOIN configs AS c "
+                                                   "ON c.id = m.config_id WHERE c.alias = '{}' AND m.status = 'ok' "
+                                                   "AND {} ORDER BY m.median_ms, m.id LIMIT 1",
+                                                   alias, shape_where(shape)));
       ASSERT_EQ(bars.count(step), point.size()) << step;
       if (!point.empty()) {
         EXPECT_EQ(bars.at(step)["measurement_id"], std::stoll(point[0][0])) << step;
@@ -129,13 +123,13 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
     const auto* conv = record_for(numbers, "convergence", kDevice, shape);
     ASSERT_NE(conv, nullptr);
     ASSERT_EQ((*conv)["runs"].size(), 1u);
-    const auto series = sql_rows(
-        db_,
-        "SELECT (julianday(m.created_at) - julianday(r.started_at)) * 86400, ifnull(max(CASE WHEN m.status = "
-        "'ok' THEN m.tflops END) OVER (ORDER BY m.id ROWS UNBOUNDED PRECEDING), 'NULL') FROM measurements AS "
-        "m "
-        "JOIN runs AS r ON r.id = m.run_id WHERE " +
-            shape_where(shape) + " ORDER BY m.id");
+    const auto series =
+        sql_rows(db_,
+                 "SELECT (julianday(m.created_at) - julianday(r.started_at)) * 86400, ifnull(max(CASE WHEN m.status = "
+                 "'ok' THEN m.tflops END) OVER (ORDER BY m.id ROWS UNBOUNDED PRECEDING), 'NULL') FROM measurements AS "
+                 "m "
+                 "JOIN runs AS r ON r.id = m.run_id WHERE " +
+                     shape_where(shape) + " ORDER BY m.id");
     const auto& points = (*conv)["runs"][0]["points"];
     ASSERT_EQ(points.size(), series.size());
     for (std::size_t i = 0; i < series.size(); ++i) {
@@ -160,19 +154,18 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
         "WHERE m.status = 'ok' AND " +
         shape_where(shape) + " GROUP BY c.id)";
     std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, std::int64_t>> cells;
-    for (const auto& c :
-         sql_rows(db_,
-                  "SELECT json_extract(params, '$.BM'), json_extract(params, '$.BN'), max(t), "
-                  "count(*) FROM " +
-                      per_config + " GROUP BY 1, 2"))
+    for (const auto& c : sql_rows(db_,
+                                  "SELECT json_extract(params, '$.BM'), json_extract(params, '$.BN'), max(t), "
+                                  "count(*) FROM " +
+                                      per_config + " GROUP BY 1, 2"))
       cells[{std::stoll(c[0]), std::stoll(c[1])}] = {num(c[2]), std::stoll(c[3])};
     const auto& heat = (*params)["heatmap"];
     std::size_t drawn = 0;
     for (std::size_t i = 0; i < heat["row_values"].size(); ++i)
       for (std::size_t j = 0; j < heat["column_values"].size(); ++j) {
         const auto& cell = heat["cells"][i][j];
-        const auto key = std::pair{heat["row_values"][i].get<std::int64_t>(),
-                                   heat["column_values"][j].get<std::int64_t>()};
+        const auto key =
+            std::pair{heat["row_values"][i].get<std::int64_t>(), heat["column_values"][j].get<std::int64_t>()};
         if (cell["max_tflops"].is_null()) {
           EXPECT_EQ(cells.count(key), 0u);
           continue;
@@ -182,9 +175,8 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
         EXPECT_EQ(cell["configs"], cells.at(key).second);
       }
     EXPECT_EQ(drawn, cells.size());
-    const auto stages =
-        sql_rows(db_, "SELECT json_extract(params, '$.STAGES'), count(*), min(t), max(t) FROM " + per_config +
-                          " GROUP BY 1 ORDER BY 1");
+    const auto stages = sql_rows(db_, "SELECT json_extract(params, '$.STAGES'), count(*), min(t), max(t) FROM " +
+                                          per_config + " GROUP BY 1 ORDER BY 1");
     const auto& spread = (*params)["spread"]["STAGES"];
     ASSERT_EQ(spread.size(), stages.size());
     for (std::size_t i = 0; i < stages.size(); ++i) {
@@ -227,8 +219,8 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
       for (const auto& s : d["shapes"])
         if (s["shape"] == nlohmann::json(shape)) counts = &s["counts"];
     ASSERT_NE(counts, nullptr);
-    const auto statuses = sql_rows(db_, "SELECT status, count(*) FROM measurements AS m WHERE " +
-                                            shape_where(shape) + " GROUP BY status");
+    const auto statuses = sql_rows(
+        db_, "SELECT status, count(*) FROM measurements AS m WHERE " + shape_where(shape) + " GROUP BY status");
     EXPECT_EQ(counts->size(), statuses.size());
     for (const auto& s : statuses) EXPECT_EQ((*counts)[s[0]], std::stoll(s[1])) << s[0];
   }
@@ -242,10 +234,9 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
     for (const auto& [label, value] : m["values"].items()) {
       ++compared;
       EXPECT_EQ(value.get<double>(),
-                num(sql_text(
-                    db_, fmt::format("SELECT value FROM profile_metrics WHERE label = '{}' AND metric = '{}' "
-                                     "ORDER BY id DESC LIMIT 1",
-                                     label, m["metric"].get<std::string>()))))
+                num(sql_text(db_, fmt::format("SELECT value FROM profile_metrics WHERE label = '{}' AND metric = '{}' "
+                                              "ORDER BY id DESC LIMIT 1",
+                                              label, m["metric"].get<std::string>()))))
           << label << " " << m["metric"];
     }
   EXPECT_GE(compared, 4u * 8u) << "the writeup's counters of four kernels";
@@ -255,12 +246,15 @@ TEST_F(ReportTest, DrawsEveryPictureWithTheDatabasesNumbers) {
 TEST_F(ReportTest, CountersInUnitsOfDifferentScaleAreDrawnInOne) {
   // ncu writes a slow kernel's duration in ms and a fast one's in us: one panel, one unit (the largest value's).
   add_profiles();
-  sql_exec(db_, "UPDATE profile_metrics SET unit = 'ms', value = 5.05 WHERE label = 'wmma_naive' AND metric = "
-                "'gpu__time_duration.sum'");
-  sql_exec(db_, "UPDATE profile_metrics SET unit = 'us', value = 189.5 WHERE label = 'best' AND metric = "
-                "'gpu__time_duration.sum'");
-  sql_exec(db_, "UPDATE profile_metrics SET unit = 'ns', value = 27968 WHERE label = 'cublas' AND metric = "
-                "'gpu__time_duration.sum'");
+  sql_exec(db_,
+           "UPDATE profile_metrics SET unit = 'ms', value = 5.05 WHERE label = 'wmma_naive' AND metric = "
+           "'gpu__time_duration.sum'");
+  sql_exec(db_,
+           "UPDATE profile_metrics SET unit = 'us', value = 189.5 WHERE label = 'best' AND metric = "
+           "'gpu__time_duration.sum'");
+  sql_exec(db_,
+           "UPDATE profile_metrics SET unit = 'ns', value = 27968 WHERE label = 'cublas' AND metric = "
+           "'gpu__time_duration.sum'");
   const auto r = run_report(db_, out_, "--sections profiles --metrics gpu__time_duration.sum");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto numbers = drawn_numbers(out_);
@@ -302,15 +296,12 @@ TEST_F(ReportTest, WithoutCublasLtTheChartsSaySo) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string why = sql_text(db_, "SELECT message FROM cublaslt_timings WHERE median_ms IS NULL");
   ASSERT_FALSE(why.empty());
-  EXPECT_NE(
-      bytes_of(out_ / "report.md").find("cuBLASLt has no timing on NVIDIA H200 at 2048×512×1000: " + why),
-      std::string::npos);
+  EXPECT_NE(bytes_of(out_ / "report.md").find("cuBLASLt has no timing on NVIDIA H200 at 2048×512×1000: " + why),
+            std::string::npos);
 
   // A device on which cuBLASLt was never measured: a note, on the chart and in the report, and no cuBLASLt
   // bar.
-  sql_exec(
-      db_,
-      "UPDATE measurements SET cublaslt_id = NULL, ratio_to_cublaslt = NULL; DELETE FROM cublaslt_timings");
+  sql_exec(db_, "UPDATE measurements SET cublaslt_id = NULL, ratio_to_cublaslt = NULL; DELETE FROM cublaslt_timings");
   r = run_report(db_, out_, "--sections shapes,ladder");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto numbers = drawn_numbers(out_);
@@ -320,9 +311,8 @@ TEST_F(ReportTest, WithoutCublasLtTheChartsSaySo) {
     EXPECT_TRUE(s["cublaslt_tflops"].is_null());
   for (const auto& l : numbers["sections"]["ladder"]["numbers"])
     for (const auto& b : l["bars"]) EXPECT_NE(b["step"], "cuBLASLt");
-  EXPECT_NE(numbers["sections"]["shapes"]["notes"].dump().find(
-                "cuBLASLt has no timing on NVIDIA H200 at any shape: "
-                "it was not measured"),
+  EXPECT_NE(numbers["sections"]["shapes"]["notes"].dump().find("cuBLASLt has no timing on NVIDIA H200 at any shape: "
+                                                               "it was not measured"),
             std::string::npos)
       << numbers["sections"]["shapes"]["notes"];
 }
@@ -335,7 +325,8 @@ TEST_F(ReportTest, WhileAWriterHoldsTheDatabaseItReadsTheCommittedRows) {
   ASSERT_EQ(sqlite3_open(db_.c_str(), &writer), SQLITE_OK);
   const auto best = fastest(db_, kCube);
   ASSERT_EQ(sqlite3_exec(writer,
-                         ("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; UPDATE measurements SET median_ms = median_ms / 2, "
+                         ("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; UPDATE measurements SET median_ms "
+                          "= median_ms / 2, "
                           "tflops = tflops * 2 WHERE id = " +
                           best[0])
                              .c_str(),
@@ -365,8 +356,7 @@ TEST_F(ReportTest, ScopeAndRefusals) {
 
   r = run_report(db_, out_, "--device 'NVIDIA H100'");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("nothing measured for NVIDIA H100 at any shape (the database has: "),
-            std::string::npos)
+  EXPECT_NE(r.output.find("nothing measured for NVIDIA H100 at any shape (the database has: "), std::string::npos)
       << r.output;
   for (const char* known : {"NVIDIA H200 1024x1024x1024", "NVIDIA H200 2048x512x1000"})
     EXPECT_NE(r.output.find(known), std::string::npos) << r.output;
@@ -388,8 +378,7 @@ TEST_F(ReportTest, ScopeAndRefusals) {
 
   r = run_command(bin("mpgemm-report") + " --help");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  for (const char* word :
-       {"ladder", "roofline", "convergence", "--heatmap", "--shape", "--device", "read-only"})
+  for (const char* word : {"ladder", "roofline", "convergence", "--heatmap", "--shape", "--device", "read-only"})
     EXPECT_NE(r.output.find(word), std::string::npos) << word;
 }
 

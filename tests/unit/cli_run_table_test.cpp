@@ -184,8 +184,7 @@ TEST(CliRunTable, ShowsCublasLtNextToCublas) {
   std::vector<std::string> notes;
   const report::Table t = cli::run_table(outcomes(), references(true), shape, &notes);
   EXPECT_EQ(t.columns, (std::vector<std::string>{"kernel", "config", "status", "ms", "GFLOPS", "pct_cublas",
-                                                 "pct_cublaslt", "gain", "max_abs_err", "max_rel_err",
-                                                 "cublas_ms"}));
+                                                 "pct_cublaslt", "gain", "max_abs_err", "max_rel_err", "cublas_ms"}));
   ASSERT_EQ(t.rows.size(), 4u);  // rejected point, best tuned, cuBLAS, cuBLASLt
   EXPECT_EQ(cell(t, 0, "status"), Cell(std::string("constraint_rejected")));
   EXPECT_EQ(cell(t, 0, "pct_cublaslt"), Cell(std::monostate{}));
@@ -197,9 +196,8 @@ TEST(CliRunTable, ShowsCublasLtNextToCublas) {
   EXPECT_DOUBLE_EQ(number(cell(t, 2, "gain")), 2.0);
   EXPECT_EQ(cell(t, 3, "kernel"), Cell(std::string("cuBLASLt")));
   EXPECT_EQ(cell(t, 3, "config"),
-            Cell(std::string(
-                "cublasLtMatmul algo 66 tile 24 stages 35 splitk 1 reduction 0 swizzle 0 custom 0 inner 0 "
-                "cluster 0")));
+            Cell(std::string("cublasLtMatmul algo 66 tile 24 stages 35 splitk 1 reduction 0 swizzle 0 custom 0 inner 0 "
+                             "cluster 0")));
   EXPECT_EQ(cell(t, 3, "status"), Cell(std::string("reference")));
   EXPECT_DOUBLE_EQ(number(cell(t, 3, "ms")), 0.2);
   EXPECT_DOUBLE_EQ(number(cell(t, 3, "pct_cublas")), 125.0);

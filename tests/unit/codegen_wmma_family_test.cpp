@@ -12,15 +12,17 @@ namespace mpgemm {
 namespace {
 
 Params point(int bm, int bn, int bk, int wm, int wn, int stages, const char* load, int pad_a, int pad_b) {
-  return Params{{"BM", std::int64_t{bm}},         {"BN", std::int64_t{bn}},         {"BK", std::int64_t{bk}},
-                {"WM", std::int64_t{wm}},         {"WN", std::int64_t{wn}},         {"STAGES", std::int64_t{stages}},
-                {"LOAD", std::string(load)},      {"PAD_A", std::int64_t{pad_a}},   {"PAD_B", std::int64_t{pad_b}}};
+  return Params{{"BM", std::int64_t{bm}},    {"BN", std::int64_t{bn}},       {"BK", std::int64_t{bk}},
+                {"WM", std::int64_t{wm}},    {"WN", std::int64_t{wn}},       {"STAGES", std::int64_t{stages}},
+                {"LOAD", std::string(load)}, {"PAD_A", std::int64_t{pad_a}}, {"PAD_B", std::int64_t{pad_b}}};
 }
 const Params kNaive = point(16, 16, 16, 16, 16, 1, "direct", 0, 0);
 const Params kShared = point(128, 64, 64, 32, 32, 1, "sync", 0, 0);
 const Params kCpAsync = point(128, 64, 32, 32, 32, 2, "cp_async", 8, 8);
 
-const Family& wmma() { return family("wmma"); }
+const Family& wmma() {
+  return family("wmma");
+}
 
 Params with(Params p, const std::string& name, Value v) {
   p[name] = std::move(v);
@@ -49,7 +51,8 @@ TEST(WmmaFamily, NameIsStableAndCoversEveryParameter) {
 }
 
 TEST(WmmaFamily, PublishedPointsAreValid) {
-  for (const auto& p : {kNaive, kShared, kCpAsync}) EXPECT_TRUE(wmma().check_config(p).empty()) << wmma().config_name(p);
+  for (const auto& p : {kNaive, kShared, kCpAsync})
+    EXPECT_TRUE(wmma().check_config(p).empty()) << wmma().config_name(p);
 }
 
 TEST(WmmaFamily, KernelSpecIsPure) {
@@ -73,7 +76,9 @@ TEST(WmmaFamily, KernelSpecRejectsInvalidConfig) {
   EXPECT_THROW(wmma().kernel_spec(with(kCpAsync, "STAGES", std::int64_t{1}), Arch{}), Error);
 }
 
-TEST(WmmaFamily, KernelFileIsEmbedded) { EXPECT_FALSE(kernel_source(wmma().kernel_file()).empty()); }
+TEST(WmmaFamily, KernelFileIsEmbedded) {
+  EXPECT_FALSE(kernel_source(wmma().kernel_file()).empty());
+}
 
 TEST(WmmaFamily, LaunchGeometryOfThePublishedPoints) {
   const Shape s{2048, 2048, 2048};
@@ -155,10 +160,12 @@ TEST(WmmaFamily, CheckShape) {
   EXPECT_TRUE(wmma().check_shape(kNaive, Shape{2048, 2040, 2048}).value_or("").starts_with("N=2040 is not"));
   EXPECT_EQ(wmma().check_shape(kNaive, Shape{48, 80, 32}), std::nullopt);
   EXPECT_EQ(wmma().check_shape(kCpAsync, Shape{1000, 999, 1000}), std::nullopt);
-  EXPECT_TRUE(wmma().check_shape(kCpAsync, Shape{1024, 1024, 1001}).value_or("").starts_with("K=1001 is not a multiple of 8"));
+  EXPECT_TRUE(
+      wmma().check_shape(kCpAsync, Shape{1024, 1024, 1001}).value_or("").starts_with("K=1001 is not a multiple of 8"));
   EXPECT_TRUE(wmma().check_shape(kShared, Shape{1024, 1024, 1001}).has_value());
   EXPECT_TRUE(wmma().check_shape(kCpAsync, Shape{0, 16, 16}).value_or("").starts_with("M=0 must be positive"));
-  EXPECT_TRUE(wmma().check_shape(kCpAsync, Shape{128LL * 65536, 64, 64}).value_or("").find("grid") != std::string::npos);
+  EXPECT_TRUE(wmma().check_shape(kCpAsync, Shape{128LL * 65536, 64, 64}).value_or("").find("grid") !=
+              std::string::npos);
 }
 
 TEST(WmmaConfig, JsonRoundTrip) {

@@ -77,17 +77,14 @@ CompileResult fake_compile(const KernelSpec& s, const CompileOptions& options) {
   r.registers = 40;
   r.shared_bytes = 0;
   r.spill_store_bytes = r.spill_load_bytes = r.stack_bytes = 0;
-  r.warnings = {
-      PtxasWarning{"C7514", PtxasWarningKind::wgmma_serialized, "Potential Performance Loss: wgmma..."}};
+  r.warnings = {PtxasWarning{"C7514", PtxasWarningKind::wgmma_serialized, "Potential Performance Loss: wgmma..."}};
   r.log = "ptxas info    : Used 40 registers";
   return r;
 }
 
 class CubinCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = testing::fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
+  void SetUp() override { dir_ = testing::fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name()); }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
 };
@@ -100,8 +97,7 @@ TEST_F(CubinCacheTest, AnEntryComesBackWhole) {
   EXPECT_FALSE(cache.load(r.compile_key));
   ASSERT_TRUE(cache.store(r));
   EXPECT_TRUE(cache.contains(r.compile_key));
-  EXPECT_TRUE(
-      fs::is_regular_file(cache.dir() / (r.compile_key + ".cubin")));  // the cubin itself, for cuobjdump
+  EXPECT_TRUE(fs::is_regular_file(cache.dir() / (r.compile_key + ".cubin")));  // the cubin itself, for cuobjdump
 
   const auto back = CubinCache(cache.dir()).load(r.compile_key);
   ASSERT_TRUE(back);
@@ -189,8 +185,7 @@ TEST_F(CubinCacheTest, MissingEntriesAreCopiedFromAnotherCache) {
 }
 
 TEST_F(CubinCacheTest, AnUnwritableCacheOnlyKeepsNothing) {
-  std::ofstream(dir_ / "not-a-folder")
-      << "a file where the cache folder would go\n";  // unwritable, even for root
+  std::ofstream(dir_ / "not-a-folder") << "a file where the cache folder would go\n";  // unwritable, even for root
   const CubinCache cache(dir_ / "not-a-folder" / "c");
   const CompileResult r = fake_compile(spec(5), pool_options(nullptr, {}).compile);
   EXPECT_FALSE(cache.store(r));
@@ -301,8 +296,8 @@ TEST_F(CubinCacheTest, AnEditedKernelsHeaderIsAMissInEveryFamily) {
     // The embedded copies, as the key sees them, are the checkout's files.
     const auto headers = included_headers(real.source, include_path(real, no_cache.compile.cuda_include_dir));
     for (const auto& file : files) {
-      const auto h = std::find_if(headers.begin(), headers.end(),
-                                  [&](const IncludedHeader& ih) { return ih.name == file; });
+      const auto h =
+          std::find_if(headers.begin(), headers.end(), [&](const IncludedHeader& ih) { return ih.name == file; });
       ASSERT_NE(h, headers.end()) << file << " is not in the key of " << real.program_name;
       EXPECT_EQ(h->content_hash, fnv1a64(read_file(fs::path(MPGEMM_SOURCE_DIR) / "kernels" / file)))
           << file << ": the build embeds another text than the checkout's (rebuild?)";
@@ -340,8 +335,8 @@ TEST_F(CubinCacheTest, AnEditedKernelsHeaderIsAMissInEveryFamily) {
     EXPECT_EQ(calls, 1 + static_cast<int>(files.size()));
   }
   const std::set<std::string> wgmma = kernels_files_reached(specs[0].source);
-  for (const char* file : {"wgmma_gemm.cuh", "hopper_ptx.cuh", "wgmma_ops.cuh", "wgmma_layout.cuh",
-                           "tile_schedule.cuh", "host_device.cuh"})
+  for (const char* file : {"wgmma_gemm.cuh", "hopper_ptx.cuh", "wgmma_ops.cuh", "wgmma_layout.cuh", "tile_schedule.cuh",
+                           "host_device.cuh"})
     EXPECT_TRUE(wgmma.contains(file)) << file;
 }
 
@@ -379,9 +374,8 @@ TEST_F(CubinCacheTest, APersistentMachineryFailureIsAnErrorNotAnOutcome) {
   EXPECT_EQ(calls, 3);
   EXPECT_THROW(compile_all({spec(10)}, pool_options(&cache, broken_machinery)), std::bad_alloc);
   // Nothing was kept for either config: a later run compiles them.
-  EXPECT_FALSE(fs::exists(cache.dir()) &&
-               std::any_of(fs::directory_iterator(cache.dir()), fs::directory_iterator(),
-                           [](const auto& e) { return e.path().extension() == ".json"; }));
+  EXPECT_FALSE(fs::exists(cache.dir()) && std::any_of(fs::directory_iterator(cache.dir()), fs::directory_iterator(),
+                                                      [](const auto& e) { return e.path().extension() == ".json"; }));
 }
 
 // Two processes compile the same specs into one cache at once: every key is compiled once in all.
@@ -391,8 +385,7 @@ TEST_F(CubinCacheTest, ConcurrentPoolsCompileEachKeyOnce) {
   std::vector<KernelSpec> specs;
   for (int i = 0; i < 12; ++i) specs.push_back(spec(i));
   auto logging = [&](const KernelSpec& s, const CompileOptions& o) {
-    std::this_thread::sleep_for(
-        std::chrono::milliseconds(30));  // long enough for the other process to want it too
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // long enough for the other process to want it too
     const std::string line = s.name_expression + "\n";
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {

@@ -76,8 +76,8 @@ TEST_F(CompileIncludes, WalksBothFormsTransitivelyEachHeaderOnce) {
   const auto headers = included_headers("#include <mp_lib/cycle_a.h>\n#include <cstdint>\n#include <cstdint>\n",
                                         {(dir_ / "nowhere").string(), root.string()});
   // local.h is reached as <mp_lib/local.h> first, so api.h's "local.h" is the same file again.
-  EXPECT_EQ(names(headers), (std::vector<std::string>{"mp_lib/cycle_a.h", "cycle_b.h", "mp_lib/local.h",
-                                                      "mp_lib/api.h", "mp_lib/detail.h", "cstdint"}));
+  EXPECT_EQ(names(headers), (std::vector<std::string>{"mp_lib/cycle_a.h", "cycle_b.h", "mp_lib/local.h", "mp_lib/api.h",
+                                                      "mp_lib/detail.h", "cstdint"}));
   for (std::size_t i = 0; i + 1 < headers.size(); ++i) EXPECT_TRUE(headers[i].content_hash) << headers[i].name;
   EXPECT_FALSE(headers.back().content_hash) << "an NVRTC built-in is found nowhere";
 }

@@ -54,7 +54,8 @@ constexpr const char* kSpillLog =
     "ptxas         .     264 bytes stack frame, 248 bytes spill stores, 252 bytes spill loads\n"
     "ptxas info    : Used 255 registers, used 1 barriers, 1024 bytes smem, 360 bytes cmem[0]\n";
 
-constexpr const char* kCpAsync86 = "_ZN6mpgemm9wmma_gemmILi128ELi64ELi32ELi32ELi32ELi2ELi2ELi8ELi8EEEvPK6__halfS3_Pfiii";
+constexpr const char* kCpAsync86 =
+    "_ZN6mpgemm9wmma_gemmILi128ELi64ELi32ELi32ELi32ELi2ELi2ELi8ELi8EEEvPK6__halfS3_Pfiii";
 
 TEST(PtxasReport, Sm86PerFunction) {
   const auto reports = parse_ptxas_report(kSm86Log);
@@ -150,15 +151,13 @@ TEST(PtxasWarnings, CleanLogsHaveNone) {
 TEST(PtxasWarnings, AccumulatorReadBeforeTheWait) {
   const auto w = parse_ptxas_warnings(data_log("wgmma_accumulator_read.log"));
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0], (PtxasWarning{
-                      "C7517", K::wgmma_wait_injected,
-                      "warpgroup.wait is injected in around line 91 by compiler to allow use of registers "
-                      "defined by GMMA in function 'wgmma_accumulator_read'"}));
-  EXPECT_EQ(w[1], (PtxasWarning{
-                      "C7514", K::wgmma_serialized,
-                      "Potential Performance Loss: wgmma.mma_async instructions are serialized due to non "
-                      "wgmma instructions reading accumulator registers of  a wgmma between start and end "
-                      "of the pipeline stage in the function 'wgmma_accumulator_read'"}));
+  EXPECT_EQ(w[0], (PtxasWarning{"C7517", K::wgmma_wait_injected,
+                                "warpgroup.wait is injected in around line 91 by compiler to allow use of registers "
+                                "defined by GMMA in function 'wgmma_accumulator_read'"}));
+  EXPECT_EQ(w[1], (PtxasWarning{"C7514", K::wgmma_serialized,
+                                "Potential Performance Loss: wgmma.mma_async instructions are serialized due to non "
+                                "wgmma instructions reading accumulator registers of  a wgmma between start and end "
+                                "of the pipeline stage in the function 'wgmma_accumulator_read'"}));
 }
 
 TEST(PtxasWarnings, TightRegisterLimitSerializesAndSpills) {
@@ -167,10 +166,9 @@ TEST(PtxasWarnings, TightRegisterLimitSerializesAndSpills) {
   ASSERT_EQ(w.size(), 1u);
   EXPECT_EQ(w[0].code, "C7511");
   EXPECT_EQ(w[0].kind, K::wgmma_serialized);
-  EXPECT_EQ(
-      w[0].message,
-      "Potential Performance Loss: wgmma.mma_async instructions are serialized due to insufficient register "
-      "resources for the wgmma pipeline in the function 'wgmma_tight_registers'");
+  EXPECT_EQ(w[0].message,
+            "Potential Performance Loss: wgmma.mma_async instructions are serialized due to insufficient register "
+            "resources for the wgmma pipeline in the function 'wgmma_tight_registers'");
   const auto r = find_function_report(parse_ptxas_report(log), "wgmma_tight_registers");
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->registers, 64);
@@ -202,8 +200,8 @@ TEST(PtxasWarnings, EveryObservedCode) {
        {K::wgmma_arrive_injected, K::wgmma_wait_injected, K::wgmma_serialized}},
       {"wgmma_input_registers_nvcc.log",
        {"C7519", "C7519", "C7519", "C7519", "C7519", "C7513"},
-       {K::wgmma_arrive_injected, K::wgmma_arrive_injected, K::wgmma_arrive_injected,
-        K::wgmma_arrive_injected, K::wgmma_arrive_injected, K::wgmma_serialized}},
+       {K::wgmma_arrive_injected, K::wgmma_arrive_injected, K::wgmma_arrive_injected, K::wgmma_arrive_injected,
+        K::wgmma_arrive_injected, K::wgmma_serialized}},
       {"max_registers_fatal_nvcc.log", {}, {}},  // a fatal coded line is an error, not a warning
   };
   for (const auto& c : cases) {
@@ -243,8 +241,8 @@ TEST(PtxasWarnings, UnknownCodesFallBackToTheWording) {
       "t.cu(3): warning: (C7512) Potential Performance Loss: not a ptxas line\n";
   const auto w = parse_ptxas_warnings(log);
   EXPECT_EQ(codes(w), (std::vector<std::string>{"C7512", "C7506", "C7999"}));
-  EXPECT_EQ(kinds(w), (std::vector<PtxasWarningKind>{K::wgmma_serialized, K::setmaxnreg_ignored,
-                                                     K::other_performance}));
+  EXPECT_EQ(kinds(w),
+            (std::vector<PtxasWarningKind>{K::wgmma_serialized, K::setmaxnreg_ignored, K::other_performance}));
 }
 
 TEST(PtxasWarnings, KindNamesRoundTrip) {

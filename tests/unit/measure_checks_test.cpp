@@ -25,11 +25,11 @@ TEST(Fault, DriverRefusalsAreLaunchFailures) {
 
 TEST(Fault, RuntimeCodes) {
   EXPECT_EQ(classify_runtime_error(0), FaultClass::none);
-  EXPECT_EQ(classify_runtime_error(700), FaultClass::context_lost);  // cudaErrorIllegalAddress
-  EXPECT_EQ(classify_runtime_error(719), FaultClass::context_lost);  // cudaErrorLaunchFailure
-  EXPECT_EQ(classify_runtime_error(710), FaultClass::context_lost);  // cudaErrorAssert (trap)
-  EXPECT_EQ(classify_runtime_error(9), FaultClass::launch_refused);  // cudaErrorInvalidConfiguration
-  EXPECT_EQ(classify_runtime_error(98), FaultClass::launch_refused); // cudaErrorInvalidDeviceFunction
+  EXPECT_EQ(classify_runtime_error(700), FaultClass::context_lost);   // cudaErrorIllegalAddress
+  EXPECT_EQ(classify_runtime_error(719), FaultClass::context_lost);   // cudaErrorLaunchFailure
+  EXPECT_EQ(classify_runtime_error(710), FaultClass::context_lost);   // cudaErrorAssert (trap)
+  EXPECT_EQ(classify_runtime_error(9), FaultClass::launch_refused);   // cudaErrorInvalidConfiguration
+  EXPECT_EQ(classify_runtime_error(98), FaultClass::launch_refused);  // cudaErrorInvalidDeviceFunction
   EXPECT_EQ(classify_runtime_error(701), FaultClass::launch_refused);
 }
 
@@ -116,7 +116,9 @@ TEST(Resources, RegistersAreAllocatedPerWarp256AtATime) {
   EXPECT_EQ(check_resources(k, kH100, {896, 0}), std::nullopt);  // 28 warps: 64512
 }
 
-TEST(Resources, EmptyBlock) { EXPECT_TRUE(check_resources({32, 0, 1024, 0}, kH100, {0, 0})); }
+TEST(Resources, EmptyBlock) {
+  EXPECT_TRUE(check_resources({32, 0, 1024, 0}, kH100, {0, 0}));
+}
 
 }  // namespace
 }  // namespace mpgemm

@@ -12,28 +12,30 @@
 namespace mpgemm {
 namespace {
 
-bool is_half_nan(std::uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0; }
+bool is_half_nan(std::uint16_t h) {
+  return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0;
+}
 
 TEST(Fp16, KnownValues) {
   EXPECT_EQ(float_to_half_bits(0.0f), 0x0000);
   EXPECT_EQ(float_to_half_bits(-0.0f), 0x8000);
   EXPECT_EQ(float_to_half_bits(1.0f), 0x3c00);
   EXPECT_EQ(float_to_half_bits(-2.0f), 0xc000);
-  EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);                   // largest finite
-  EXPECT_EQ(float_to_half_bits(65519.99f), 0x7bff);                  // below the rounding boundary
-  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);                   // the tie rounds to even: infinity
+  EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);   // largest finite
+  EXPECT_EQ(float_to_half_bits(65519.99f), 0x7bff);  // below the rounding boundary
+  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);   // the tie rounds to even: infinity
   EXPECT_EQ(float_to_half_bits(1e10f), 0x7c00);
   EXPECT_EQ(float_to_half_bits(-1e10f), 0xfc00);
-  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -14)), 0x0400);      // smallest normal
-  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -24)), 0x0001);      // smallest subnormal
-  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -25)), 0x0000);      // tie between 0 and 1 ulp: even is 0
-  EXPECT_EQ(float_to_half_bits(std::ldexp(1.5f, -25)), 0x0001);      // above the tie
-  EXPECT_EQ(float_to_half_bits(std::ldexp(3.0f, -25)), 0x0002);      // tie between 1 and 2: even is 2
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -14)), 0x0400);  // smallest normal
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -25)), 0x0000);  // tie between 0 and 1 ulp: even is 0
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.5f, -25)), 0x0001);  // above the tie
+  EXPECT_EQ(float_to_half_bits(std::ldexp(3.0f, -25)), 0x0002);  // tie between 1 and 2: even is 2
   EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -30)), 0x0000);
   EXPECT_EQ(float_to_half_bits(std::numeric_limits<float>::denorm_min()), 0x0000);
-  EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3c00);        // tie: even
-  EXPECT_EQ(float_to_half_bits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);    // tie: even (up)
-  EXPECT_EQ(float_to_half_bits(std::ldexp(2047.0f, -25)), 0x0400);            // subnormal rounding carries to normal
+  EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3c00);      // tie: even
+  EXPECT_EQ(float_to_half_bits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);  // tie: even (up)
+  EXPECT_EQ(float_to_half_bits(std::ldexp(2047.0f, -25)), 0x0400);          // subnormal rounding carries to normal
   EXPECT_EQ(float_to_half_bits(std::numeric_limits<float>::infinity()), 0x7c00);
   EXPECT_EQ(float_to_half_bits(-std::numeric_limits<float>::infinity()), 0xfc00);
   EXPECT_TRUE(is_half_nan(float_to_half_bits(std::numeric_limits<float>::quiet_NaN())));

@@ -79,7 +79,8 @@ TEST(L2Mode, NamesRoundTrip) {
 }
 
 TEST(BatchEnqueue, NamesRoundTrip) {
-  for (BatchEnqueue b : {BatchEnqueue::stream, BatchEnqueue::graph}) EXPECT_EQ(batch_enqueue_from_string(to_string(b)), b);
+  for (BatchEnqueue b : {BatchEnqueue::stream, BatchEnqueue::graph})
+    EXPECT_EQ(batch_enqueue_from_string(to_string(b)), b);
   EXPECT_EQ(to_string(BatchEnqueue::graph), "graph");  // the stored text (measurements.batches, reranks.batches)
   EXPECT_FALSE(batch_enqueue_from_string("host"));
 }

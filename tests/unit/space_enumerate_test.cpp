@@ -12,8 +12,8 @@ namespace {
 
 const std::string kGoodSmall = MPGEMM_SOURCE_DIR "/tests/data/spaces/good_small.json";
 
-Params config(std::int64_t bm, std::int64_t bn, std::int64_t bk, std::int64_t wm, std::int64_t wn,
-              std::int64_t stages, const std::string& load) {
+Params config(std::int64_t bm, std::int64_t bn, std::int64_t bk, std::int64_t wm, std::int64_t wn, std::int64_t stages,
+              const std::string& load) {
   return Params{{"BM", bm}, {"BN", bn}, {"BK", bk}, {"WM", wm}, {"WN", wn}, {"STAGES", stages}, {"LOAD", load}};
 }
 
@@ -185,8 +185,9 @@ TEST(SpaceEnumerate, AnEmptySpaceIsReportedPerConstraint) {
     FAIL() << "no error";
   } catch (const SpaceError& e) {
     EXPECT_EQ(e.json_path(), "/constraints");
-    EXPECT_EQ(e.message(), "no config satisfies every constraint; of the 10 configs, \"A > 20\" rejects the most (10); "
-                           "configs failing each constraint: \"A > 2\": 2, \"A < 8\": 3, \"A > 20\": 10");
+    EXPECT_EQ(e.message(),
+              "no config satisfies every constraint; of the 10 configs, \"A > 20\" rejects the most (10); "
+              "configs failing each constraint: \"A > 2\": 2, \"A < 8\": 3, \"A > 20\": 10");
   }
 }
 

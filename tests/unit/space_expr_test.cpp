@@ -39,12 +39,12 @@ TEST(SpaceExpr, PrecedenceFollowsC) {
   EXPECT_EQ(eval_int("100 / 10 / 5"), 2);  // left associative
   EXPECT_EQ(eval_int("7 % 4 * 2"), 6);
   EXPECT_EQ(eval_int("1 + 2 < 4"), 1);
-  EXPECT_EQ(eval_int("3 > 2 > 1"), 0);     // (3 > 2) > 1
-  EXPECT_EQ(eval_int("1 < 2 == 1"), 1);    // relational binds tighter than equality
-  EXPECT_EQ(eval_int("1 || 0 && 0"), 1);   // && binds tighter than ||
+  EXPECT_EQ(eval_int("3 > 2 > 1"), 0);    // (3 > 2) > 1
+  EXPECT_EQ(eval_int("1 < 2 == 1"), 1);   // relational binds tighter than equality
+  EXPECT_EQ(eval_int("1 || 0 && 0"), 1);  // && binds tighter than ||
   EXPECT_EQ(eval_int("2 == 2 && 0 || 1"), 1);
   EXPECT_EQ(eval_int("-2 * 3"), -6);
-  EXPECT_EQ(eval_int("!0 + 1"), 2);        // unary binds tighter than binary
+  EXPECT_EQ(eval_int("!0 + 1"), 2);  // unary binds tighter than binary
   EXPECT_EQ(eval_int("- -5"), 5);
   EXPECT_EQ(eval_int("!!7"), 1);
   EXPECT_EQ(eval_int("  BM/WM*2 "), 8);

@@ -67,8 +67,10 @@ TEST(SpaceLoad, NamedPointsAreCompleteAndMayLeaveTheDomains) {
   ASSERT_EQ(s.points.size(), 2u);
   EXPECT_EQ(s.points[0].name, "wmma_naive");  // file order
   EXPECT_EQ(s.points[0].json_path, "/points/wmma_naive");
-  EXPECT_EQ(s.points[0].params, (Params{{"BM", 16}, {"BN", 16}, {"BK", 16}, {"WM", 16}, {"WN", 16}, {"STAGES", 1},
-                                        {"LOAD", std::string("direct")}}));
+  EXPECT_EQ(
+      s.points[0].params,
+      (Params{
+          {"BM", 16}, {"BN", 16}, {"BK", 16}, {"WM", 16}, {"WN", 16}, {"STAGES", 1}, {"LOAD", std::string("direct")}}));
   const NamedPoint* p = s.find_point("wmma_cp_async");
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(get_int(p->params, "STAGES"), 2);
@@ -110,7 +112,8 @@ std::string error_of(const std::string& text) {
 TEST(SpaceLoad, MoreValidationOnInlineSpaces) {
   const std::string head = R"({"family": "f", "shapes": [{"M": 1, "N": 1, "K": 1}], )";
   EXPECT_EQ(error_of(head + R"("parameters": {"A": {"values": [1]}}})"), "");
-  EXPECT_EQ(error_of(head + R"("parameters": {}})"), "x.json:1:69: at /parameters: expected at least one parameter, got {}");
+  EXPECT_EQ(error_of(head + R"("parameters": {}})"),
+            "x.json:1:69: at /parameters: expected at least one parameter, got {}");
   EXPECT_EQ(error_of(head + R"("parameters": {"A": {"values": [1], "range": [1, 2]}}})"),
             "x.json:1:75: at /parameters/A: parameter A needs exactly one of \"values\", \"pow2\" or \"range\", got 2");
   EXPECT_EQ(error_of(head + R"("parameters": {"A": {"values": [true]}}})"),
@@ -136,8 +139,9 @@ TEST(SpaceLoad, MoreValidationOnInlineSpaces) {
             "x.json:1:27: at /shapes: expected a non-empty array, got []");
   EXPECT_EQ(error_of(R"({"family": "f", "shapes": [{"M": 1, "N": 2, "K": 3}, {"K": 3, "N": 2, "M": 1}]})"),
             "x.json:1:54: at /shapes/1: duplicate shape 1x2x3 (already at index 0)");
-  EXPECT_EQ(error_of(R"({"family": "f", "shapes": [{"M": 1, "N": 2}]})"), "x.json:1:28: at /shapes/0: missing "
-                                                                            "required key \"K\"");
+  EXPECT_EQ(error_of(R"({"family": "f", "shapes": [{"M": 1, "N": 2}]})"),
+            "x.json:1:28: at /shapes/0: missing "
+            "required key \"K\"");
   // A newline inside a quoted expression is escaped, so what() stays one line.
   EXPECT_EQ(error_of(head + "\"parameters\": {\"A\": {\"values\": [1]}},\n\"constraints\": [\"A >\\n\"]}"),
             "x.json:2:17: at /constraints/0: constraint \"A >\\n\": unexpected end of expression, expected a value "

@@ -82,16 +82,16 @@ TEST(SpaceLocator, ReportsDuplicateKeys) {
 TEST(SpaceLocator, ConvertsByteOffsets) {
   std::string text = "ab\ncd\n\xC3\xA9x";
   EXPECT_EQ(position_at_offset(text, 0), (TextPosition{1, 1}));
-  EXPECT_EQ(position_at_offset(text, 2), (TextPosition{1, 3}));   // the newline itself ends line 1
+  EXPECT_EQ(position_at_offset(text, 2), (TextPosition{1, 3}));  // the newline itself ends line 1
   EXPECT_EQ(position_at_offset(text, 3), (TextPosition{2, 1}));
-  EXPECT_EQ(position_at_offset(text, 8), (TextPosition{3, 2}));   // 'x' after the two-byte é
-  EXPECT_EQ(position_at_offset(text, 9), (TextPosition{3, 3}));   // end of text
+  EXPECT_EQ(position_at_offset(text, 8), (TextPosition{3, 2}));  // 'x' after the two-byte é
+  EXPECT_EQ(position_at_offset(text, 9), (TextPosition{3, 3}));  // end of text
   EXPECT_EQ(position_at_offset(text, 999), (TextPosition{3, 3}));
   EXPECT_EQ(position_at_offset("\xEF\xBB\xBF{}", 4), (TextPosition{1, 2}));  // a BOM takes no column
 }
 
 TEST(SpaceLocator, ScansDeepNestingInLinearTimeWithoutRecursion) {
-  std::string deep = std::string(100000, '[') + "1" + std::string(100000, ']') ;
+  std::string deep = std::string(100000, '[') + "1" + std::string(100000, ']');
   JsonLocator loc = JsonLocator::scan(deep);
   EXPECT_EQ(loc.entries().size(), JsonLocator::kMaxDepth + 1);  // the root and the indexed levels below it
   std::string path;

@@ -45,8 +45,9 @@ class SpaceShapeFile : public ::testing::Test {
 
 TEST_F(SpaceShapeFile, ReadsAListOrAnObjectWithShapes) {
   EXPECT_EQ(load_shapes(write(R"([{"M": 1, "N": 8, "K": 16}])")), (std::vector<Shape>{{1, 8, 16}}));
-  EXPECT_EQ(load_shapes(write(R"({"description": "d", "shapes": [{"M": 2, "N": 8, "K": 16}, {"K": 8, "N": 8, "M": 8}]})")),
-            (std::vector<Shape>{{2, 8, 16}, {8, 8, 8}}));
+  EXPECT_EQ(
+      load_shapes(write(R"({"description": "d", "shapes": [{"M": 2, "N": 8, "K": 16}, {"K": 8, "N": 8, "M": 8}]})")),
+      (std::vector<Shape>{{2, 8, 16}, {8, 8, 8}}));
 }
 
 TEST_F(SpaceShapeFile, SaysWhereAFileIsWrong) {
@@ -66,10 +67,10 @@ TEST_F(SpaceShapeFile, SaysWhereAFileIsWrong) {
 TEST(SpaceShapeSuites, TheRepositorySuitesLoad) {
   const auto ten = load_shapes(testing::source("configs/shapes/suite10.json"));
   ASSERT_EQ(ten.size(), 10u);
-  for (const Shape& s : {Shape{512, 512, 512}, Shape{1024, 1024, 1024}, Shape{2048, 2048, 2048},
-                         Shape{4096, 4096, 4096}, Shape{8192, 8192, 8192}, Shape{128, 8192, 8192},
-                         Shape{8192, 8192, 1024}, Shape{4096, 4096, 256}, Shape{3000, 3000, 3000},
-                         Shape{16, 4096, 4096}})
+  for (const Shape& s :
+       {Shape{512, 512, 512}, Shape{1024, 1024, 1024}, Shape{2048, 2048, 2048}, Shape{4096, 4096, 4096},
+        Shape{8192, 8192, 8192}, Shape{128, 8192, 8192}, Shape{8192, 8192, 1024}, Shape{4096, 4096, 256},
+        Shape{3000, 3000, 3000}, Shape{16, 4096, 4096}})
     EXPECT_NE(std::find(ten.begin(), ten.end(), s), ten.end()) << s.str();
   const auto layers = load_shapes(testing::source("configs/shapes/transformer.json"));
   EXPECT_EQ(layers.size(), 48u);

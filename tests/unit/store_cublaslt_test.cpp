@@ -102,8 +102,7 @@ TEST_F(StoreCublasLt, TimedRoundTrip) {
   // The algorithm in words is stored for sqlite3 users.
   Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
   EXPECT_EQ(reader.query_sql("SELECT algo FROM cublaslt_timings").rows.at(0).at(0),
-            Cell(std::string(
-                "algo 66 tile 24 stages 35 splitk 1 reduction 0 swizzle 1 custom 2 inner 3 cluster 4")));
+            Cell(std::string("algo 66 tile 24 stages 35 splitk 1 reduction 0 swizzle 1 custom 2 inner 3 cluster 4")));
 
   const auto newer =
       store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", shape, timed_lt(0.19), std::nullopt});
@@ -154,8 +153,7 @@ TEST_F(StoreCublasLt, MeasurementKeepsItsCublasLtLinkAndRatio) {
 
 TEST_F(StoreCublasLt, BestViewsShowBothReferences) {
   const Shape shape{4096, 4096, 4096};
-  measure(config("wmma_a"), "a", shape, 0.5, "sm_90", cublas(shape, 0.25), 0.25, cublaslt(shape, 0.125),
-          0.125);
+  measure(config("wmma_a"), "a", shape, 0.5, "sm_90", cublas(shape, 0.25), 0.25, cublaslt(shape, 0.125), 0.125);
   for (const char* view : {"best", "best_per_shape"}) {
     const auto t = store_->query_named(view);
     ASSERT_EQ(t.rows.size(), 1u) << view;
@@ -167,8 +165,7 @@ TEST_F(StoreCublasLt, BestViewsShowBothReferences) {
     EXPECT_EQ(cell(t, 0, "ratio_to_cublaslt"), Cell(0.25)) << view;
   }
   EXPECT_EQ(cell(store_->query_named("best_per_shape"), 0, "cublaslt_algo"),
-            Cell(std::string(
-                "algo 66 tile 24 stages 35 splitk 1 reduction 0 swizzle 1 custom 2 inner 3 cluster 4")));
+            Cell(std::string("algo 66 tile 24 stages 35 splitk 1 reduction 0 swizzle 1 custom 2 inner 3 cluster 4")));
 }
 
 TEST_F(StoreCublasLt, BestPerShapeLetsSm90AndSm90aCompete) {
@@ -218,8 +215,7 @@ TEST_F(StoreCublasLt, ReferencesListBothWithTheReasonWhenUntimed) {
 
 TEST_F(StoreCublasLt, PrintersShowTheCublasLtColumns) {
   const Shape shape{4096, 4096, 4096};
-  measure(config("wmma_a"), "a", shape, 0.5, "sm_90", cublas(shape, 0.25), 0.25, cublaslt(shape, 0.125),
-          0.125);
+  measure(config("wmma_a"), "a", shape, 0.5, "sm_90", cublas(shape, 0.25), 0.25, cublaslt(shape, 0.125), 0.125);
   const auto t = store_->query_named("best_per_shape");
   const std::string markdown = report::render(t, report::Format::markdown);
   EXPECT_NE(markdown.find("| cublas_tflops | cublaslt_tflops | ratio_to_cublas | ratio_to_cublaslt |"),

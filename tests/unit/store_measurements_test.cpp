@@ -16,7 +16,6 @@ namespace {
 
 class StoreMeasurements : public testing::StoreWithRun {
  protected:
-
   // An ok measurement of `config_id` on `shape` taking `median_ms`.
   MeasurementRecord measurement(std::int64_t config_id, const std::string& key, Shape shape, double median_ms,
                                 Status status = Status::ok, std::string device = "NVIDIA H200") {
@@ -34,7 +33,6 @@ class StoreMeasurements : public testing::StoreWithRun {
     r.measurement.sm_clock_mhz = 1980;
     return r;
   }
-
 };
 
 TEST_F(StoreMeasurements, MeasurementRoundTripIsIdempotent) {

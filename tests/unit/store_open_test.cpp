@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <sqlite3.h>
+#include <regex>
 
 #include "common/error.hpp"
 #include "store/schema.hpp"
@@ -169,13 +169,9 @@ TEST_F(StoreOpen, Version2DatabaseMigratesToWarnings) {
     store.record_compilation(1, 1, fresh);
   }
   EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(schema_version()));
-  EXPECT_EQ(
-      raw_text(path, "SELECT count(*) FROM compilations WHERE warnings IS NULL AND perf_warnings IS NULL"),
-      "1");
-  EXPECT_EQ(
-      raw_text(path,
-               "SELECT warnings || ' ' || perf_warnings FROM compilations WHERE compile_key = 'new-key'"),
-      "[] 0");
+  EXPECT_EQ(raw_text(path, "SELECT count(*) FROM compilations WHERE warnings IS NULL AND perf_warnings IS NULL"), "1");
+  EXPECT_EQ(raw_text(path, "SELECT warnings || ' ' || perf_warnings FROM compilations WHERE compile_key = 'new-key'"),
+            "[] 0");
 }
 
 TEST_F(StoreOpen, NonSqliteFileIsRefusedAndLeftAlone) {
@@ -288,8 +284,7 @@ TEST_P(StoreOpenFrom, OlderDatabaseGainsCublasLtKeepingItsRows) {
       "  status, median_ms, tflops, cublas_id, ratio_to_cublas) VALUES (1, 1, 1, 'key-1', 'NVIDIA H200', "
       "  'sm_90', 'sm_90', 2048, 2048, 2048, 'ok', 0.05, 343.6, 1, 0.5);");
   // A read-only open cannot migrate, and says so.
-  expect_refused(path, Store::Mode::read_only, SQLITE_READONLY,
-                 fmt::format("schema version {} is older", from));
+  expect_refused(path, Store::Mode::read_only, SQLITE_READONLY, fmt::format("schema version {} is older", from));
 
   {
     Store store = Store::open(path, Store::Mode::read_write);
@@ -313,9 +308,8 @@ TEST_P(StoreOpenFrom, OlderDatabaseGainsCublasLtKeepingItsRows) {
   EXPECT_EQ(raw_text(path, "PRAGMA application_id"), std::to_string(kStoreApplicationId));
   EXPECT_EQ(raw_text(path, "SELECT config_name || ' ' || cublas_tflops FROM best"), "wmma_a 687.2");
   EXPECT_EQ(raw_text(path, "SELECT config_name || ' ' || arch FROM best_per_shape"), "wmma_a sm_90");
-  EXPECT_EQ(
-      raw_text(path, "SELECT count(*) FROM best WHERE cublaslt_tflops IS NULL AND ratio_to_cublaslt IS NULL"),
-      "1");
+  EXPECT_EQ(raw_text(path, "SELECT count(*) FROM best WHERE cublaslt_tflops IS NULL AND ratio_to_cublaslt IS NULL"),
+            "1");
   EXPECT_EQ(raw_text(path, "PRAGMA foreign_key_check"), "");
   EXPECT_EQ(raw_text(path, "PRAGMA integrity_check"), "ok");
 }
@@ -410,8 +404,7 @@ TEST_F(StoreOpen, Version7DatabaseGainsRunUidsThatCopiesAgreeOn) {
     testing::database_at_version(path, 7, rows);
     { Store store = Store::open(path, Store::Mode::read_write); }
     uids.push_back(raw_text(path, "SELECT group_concat(uid, ' ') FROM (SELECT uid FROM runs ORDER BY id)"));
-    EXPECT_EQ(raw_text(path, "SELECT count(*) FROM measurements WHERE gpu_uuid IS NULL AND gpu_ordinal IS NULL"),
-              "1");
+    EXPECT_EQ(raw_text(path, "SELECT count(*) FROM measurements WHERE gpu_uuid IS NULL AND gpu_ordinal IS NULL"), "1");
     EXPECT_EQ(raw_text(path, "SELECT count(*) FROM runs WHERE shard IS NULL AND gpus IS NULL"), "2");
   }
   EXPECT_EQ(uids[0], uids[1]);
@@ -556,15 +549,27 @@ TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
   EXPECT_EQ(schema_version(), 12);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
-  for (const char* object :
-       {"CREATE TABLE runs", "CREATE TABLE configs", "CREATE TABLE compilations", "CREATE TABLE cublas_timings",
-        "CREATE TABLE measurements", "CREATE VIEW best", "CREATE TABLE cublaslt_timings", "CREATE VIEW best_per_shape",
-        "ALTER TABLE runs ADD COLUMN pid", "CREATE TABLE reranks", "CREATE TABLE rerank_configs",
-        "CREATE TABLE rerank_samples", "CREATE VIEW winners", "ALTER TABLE runs ADD COLUMN uid",
-        "CREATE UNIQUE INDEX runs_by_uid", "ALTER TABLE measurements ADD COLUMN gpu_uuid",
-        "ALTER TABLE reranks ADD COLUMN cublaslt_median_ms", "ALTER TABLE rerank_samples ADD COLUMN reference",
-        "ALTER TABLE measurements ADD COLUMN batches", "ALTER TABLE cublas_timings ADD COLUMN batches",
-        "ALTER TABLE reranks ADD COLUMN settled_ms"})
+  for (const char* object : {"CREATE TABLE runs",
+                             "CREATE TABLE configs",
+                             "CREATE TABLE compilations",
+                             "CREATE TABLE cublas_timings",
+                             "CREATE TABLE measurements",
+                             "CREATE VIEW best",
+                             "CREATE TABLE cublaslt_timings",
+                             "CREATE VIEW best_per_shape",
+                             "ALTER TABLE runs ADD COLUMN pid",
+                             "CREATE TABLE reranks",
+                             "CREATE TABLE rerank_configs",
+                             "CREATE TABLE rerank_samples",
+                             "CREATE VIEW winners",
+                             "ALTER TABLE runs ADD COLUMN uid",
+                             "CREATE UNIQUE INDEX runs_by_uid",
+                             "ALTER TABLE measurements ADD COLUMN gpu_uuid",
+                             "ALTER TABLE reranks ADD COLUMN cublaslt_median_ms",
+                             "ALTER TABLE rerank_samples ADD COLUMN reference",
+                             "ALTER TABLE measurements ADD COLUMN batches",
+                             "ALTER TABLE cublas_timings ADD COLUMN batches",
+                             "ALTER TABLE reranks ADD COLUMN settled_ms"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);

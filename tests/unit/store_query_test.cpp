@@ -72,9 +72,9 @@ class StoreQuery : public ::testing::Test {
 TEST_F(StoreQuery, NamedQueries) {
   Store store = Store::open(path_, Store::Mode::read_only);
   const std::vector<std::string_view> names(Store::query_names().begin(), Store::query_names().end());
-  EXPECT_EQ(names, (std::vector<std::string_view>{"runs", "configs", "compilations", "warnings", "failures",
-                                                  "best", "best_per_shape", "references", "measurements",
-                                                  "profiles", "winners", "reranks"}));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"runs", "configs", "compilations", "warnings", "failures", "best",
+                                                  "best_per_shape", "references", "measurements", "profiles", "winners",
+                                                  "reranks"}));
   for (auto name : names) {
     const auto table = store.query_named(name);
     EXPECT_FALSE(table.columns.empty()) << name;
@@ -123,8 +123,9 @@ TEST_F(StoreQuery, SqlReadsTypedCells) {
   EXPECT_EQ(store.query_sql("SELECT config_name FROM best").rows.size(), 1u);  // the view and its window function
   EXPECT_EQ(store.query_sql("SELECT json_extract(params, '$.BM') FROM configs").rows[0][0],
             report::Cell(std::int64_t{64}));
-  EXPECT_EQ(store.query_sql("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) "
-                            "SELECT count(*) FROM n")
+  EXPECT_EQ(store
+                .query_sql("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) "
+                           "SELECT count(*) FROM n")
                 .rows[0][0],
             report::Cell(std::int64_t{3}));
 }

@@ -141,8 +141,7 @@ TEST_F(StoreRecords, CompilationWarningsRoundTripAndShowInTheViews) {
   result.warnings = {
       {"C7519", K::wgmma_arrive_injected, "warpgroup.arrive is injected in around line 118 by compiler"},
       {"C7519", K::wgmma_arrive_injected, "warpgroup.arrive is injected in around line 173 by compiler"},
-      {"C7515", K::wgmma_serialized,
-       "Potential Performance Loss: wgmma.mma_async instructions are serialized \"x\""},
+      {"C7515", K::wgmma_serialized, "Potential Performance Loss: wgmma.mma_async instructions are serialized \"x\""},
   };
   const auto slow_id = store_->record_compilation(slow, run_, result);
   const auto stored = store_->find_compilation(slow, "sm_90a", "k-slow");
@@ -175,8 +174,7 @@ TEST_F(StoreRecords, CompilationWarningsRoundTripAndShowInTheViews) {
   EXPECT_EQ(compilations.rows[1][column(compilations, "warnings")], Cell());
   const auto configs = store_->query_named("configs");
   ASSERT_EQ(configs.rows.size(), 3u);
-  EXPECT_EQ(configs.rows[0][column(configs, "warnings")],
-            Cell(std::string("wgmma_arrive_injected,wgmma_serialized")));
+  EXPECT_EQ(configs.rows[0][column(configs, "warnings")], Cell(std::string("wgmma_arrive_injected,wgmma_serialized")));
 
   // The warnings view: compilations with warnings or spills, one row each.
   const auto warned = store_->query_named("warnings");
@@ -208,13 +206,13 @@ TEST_F(StoreRecords, CompilationWarningsRoundTripAndShowInTheViews) {
   const auto best = store_->query_named("best");
   ASSERT_EQ(best.rows.size(), 2u);
   EXPECT_EQ(best.rows[0][column(best, "config_name")], Cell(std::string("wmma_slow")));
-  EXPECT_EQ(best.rows[0][column(best, "warnings")],
-            Cell(std::string("wgmma_arrive_injected,wgmma_serialized")));
+  EXPECT_EQ(best.rows[0][column(best, "warnings")], Cell(std::string("wgmma_arrive_injected,wgmma_serialized")));
   EXPECT_EQ(best.rows[1][column(best, "warnings")], Cell());
 }
 
 TEST_F(StoreRecords, CublasRoundTrip) {
-  CublasRecord r{"NVIDIA H200", "sm_90", Shape{4096, 4096, 4096}, TimingStats{0.25, 0.24, 0.3, 10, 20, 50}, 1980, std::nullopt};
+  CublasRecord r{"NVIDIA H200", "sm_90",     Shape{4096, 4096, 4096}, TimingStats{0.25, 0.24, 0.3, 10, 20, 50},
+                 1980,          std::nullopt};
   const auto id = store_->record_cublas(run_, r);
   const auto c = store_->find_cublas(id);
   ASSERT_TRUE(c);

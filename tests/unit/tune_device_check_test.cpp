@@ -17,8 +17,7 @@ namespace fs = std::filesystem;
 using testing::sql_int;
 using testing::sql_rows;
 
-constexpr const char* kReason =
-    "runs only on sm_90 or newer (a test of Family::check_device); the device is sm_86";
+constexpr const char* kReason = "runs only on sm_90 or newer (a test of Family::check_device); the device is sm_86";
 
 // A test_faulty space over `modes` x COPY 0..1 and two shapes.
 fs::path write_space(const fs::path& dir, const std::string& modes) {
@@ -90,8 +89,9 @@ TEST_F(TuneDeviceCheck, ReplayRecordsConstraintRejectedForEveryShapeWhateverWasR
   const fs::path recorded = dir_ / "recorded.db";
   const testing::RecordedDb made = testing::make_recorded_db(recorded, space.string(), rtx);
   EXPECT_EQ(made.statuses.at(Status::constraint_rejected), 4u) << "the recording follows the GPU's order too";
-  testing::sql_exec(recorded, "UPDATE measurements SET status = 'incorrect', message = 'recorded' WHERE config_id "
-                              "IN (SELECT id FROM configs WHERE name LIKE '%needs_sm90%')");
+  testing::sql_exec(recorded,
+                    "UPDATE measurements SET status = 'incorrect', message = 'recorded' WHERE config_id "
+                    "IN (SELECT id FROM configs WHERE name LIKE '%needs_sm90%')");
 
   TuneOptions opt;
   opt.space_path = space;
@@ -110,8 +110,10 @@ TEST_F(TuneDeviceCheck, ReplayRecordsConstraintRejectedForEveryShapeWhateverWasR
   for (const auto& r : rows) {
     if (r[0].find("needs_sm90") == std::string::npos) {
       // The others replay what was recorded.
-      EXPECT_EQ(r[2], testing::sql_text(recorded, "SELECT m.status FROM measurements AS m JOIN configs AS c ON c.id "
-                                                  "= m.config_id WHERE c.name = '" + r[0] + "' AND m.M = " + r[1]))
+      EXPECT_EQ(r[2], testing::sql_text(recorded,
+                                        "SELECT m.status FROM measurements AS m JOIN configs AS c ON c.id "
+                                        "= m.config_id WHERE c.name = '" +
+                                            r[0] + "' AND m.M = " + r[1]))
           << r[0];
       continue;
     }

@@ -13,8 +13,8 @@ namespace mpgemm {
 namespace {
 
 Params cp_async_params() {
-  return Params{{"BM", std::int64_t{128}}, {"BN", std::int64_t{64}}, {"BK", std::int64_t{32}},
-                {"WM", std::int64_t{32}},  {"WN", std::int64_t{32}}, {"STAGES", std::int64_t{2}},
+  return Params{{"BM", std::int64_t{128}},         {"BN", std::int64_t{64}},   {"BK", std::int64_t{32}},
+                {"WM", std::int64_t{32}},          {"WN", std::int64_t{32}},   {"STAGES", std::int64_t{2}},
                 {"LOAD", std::string("cp_async")}, {"PAD_A", std::int64_t{8}}, {"PAD_B", std::int64_t{8}}};
 }
 

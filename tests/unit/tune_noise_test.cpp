@@ -34,7 +34,9 @@ Measurement timed(double min, double median, double max) {
   return m;
 }
 
-std::optional<Measurement> run(ScriptedBackend& b) { return measure_steady(b, Candidate{}, CompileResult{}, Shape{}, 0.10); }
+std::optional<Measurement> run(ScriptedBackend& b) {
+  return measure_steady(b, Candidate{}, CompileResult{}, Shape{}, 0.10);
+}
 }  // namespace
 
 TEST(Noise, SteadyTimingIsMeasuredOnce) {

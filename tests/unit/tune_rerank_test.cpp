@@ -43,7 +43,8 @@ class Rerank : public ::testing::Test {
     d.sm_count = 132;
     info.set_device(d);
     run_ = store_->begin_run(info);
-    store_->record_cublas(run_, CublasRecord{"NVIDIA H200", "sm_90", kShape, TimingStats{0.9, 0.9, 0.9, 3, 5, 20}, 0, std::nullopt});
+    store_->record_cublas(
+        run_, CublasRecord{"NVIDIA H200", "sm_90", kShape, TimingStats{0.9, 0.9, 0.9, 3, 5, 20}, 0, std::nullopt});
     store_->end_run(run_, "finished");
     rerank_run_ = store_->begin_run(RunInfo{});
   }
@@ -138,8 +139,9 @@ TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
   // Every sample is stored, each round's 5 entries at positions 0-4 in that round's order (a Williams square).
   Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
   EXPECT_EQ(reader.query_sql("SELECT * FROM rerank_samples").rows.size(), 5u * 6u);
-  EXPECT_EQ(reader.query_sql("SELECT round FROM rerank_samples GROUP BY round "
-                             "HAVING count(DISTINCT position) = 5 AND min(position) = 0 AND max(position) = 4")
+  EXPECT_EQ(reader
+                .query_sql("SELECT round FROM rerank_samples GROUP BY round "
+                           "HAVING count(DISTINCT position) = 5 AND min(position) = 0 AND max(position) = 4")
                 .rows.size(),
             6u);
   const auto cublas =
@@ -147,8 +149,8 @@ TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
   ASSERT_EQ(cublas.rows.size(), 6u);
   const std::vector<bool> all_five(5, true);  // 4 configs and cuBLAS (entry 4)
   for (const auto& row : cublas.rows)
-    EXPECT_EQ(std::get<std::int64_t>(row[1]), testing::interleaved_position(
-                                                   static_cast<int>(std::get<std::int64_t>(row[0])), all_five, 4));
+    EXPECT_EQ(std::get<std::int64_t>(row[1]),
+              testing::interleaved_position(static_cast<int>(std::get<std::int64_t>(row[0])), all_five, 4));
 }
 
 // Within 1% of the fastest, the smaller register footprint (registers x threads) wins; outside it, speed does.
@@ -189,8 +191,8 @@ TEST_F(Rerank, CublasLtJoinsTheRoundsWhenTheShapeHasIt) {
   ASSERT_EQ(lt_samples.rows.size(), 6u);
   const std::vector<bool> all_five(5, true);  // 3 configs, cuBLAS and cuBLASLt (entry 4)
   for (const auto& row : lt_samples.rows)
-    EXPECT_EQ(std::get<std::int64_t>(row[1]), testing::interleaved_position(
-                                                   static_cast<int>(std::get<std::int64_t>(row[0])), all_five, 4));
+    EXPECT_EQ(std::get<std::int64_t>(row[1]),
+              testing::interleaved_position(static_cast<int>(std::get<std::int64_t>(row[0])), all_five, 4));
   const auto w = reader.query_sql("SELECT ratio_to_cublaslt, cublaslt_median_ms FROM winners");
   ASSERT_EQ(w.rows.size(), 1u);
   EXPECT_EQ(w.rows[0], (std::vector<report::Cell>{0.8, 0.8}));

@@ -77,8 +77,7 @@ class SchedulerTest : public ::testing::Test {
     s.replay = true;
     s.db = dir_ / "r.db";
     s.budget = budget;
-    SchedulerReport r =
-        run_schedule(RunContext{plan, recorder, store, space_, fam, backends.front()->device()}, s, {});
+    SchedulerReport r = run_schedule(RunContext{plan, recorder, store, space_, fam, backends.front()->device()}, s, {});
     store.end_run(run_id, "finished");
     return {r, recorder.measured()};
   }

@@ -86,15 +86,13 @@ int run_fake_worker(const std::string& mode) {
       continue;
     }
     if (const auto* p = std::get_if<PrepareShapeRequest>(&*request)) {
-      fake_log(fmt::format("{} shape {} seed {} cublaslt {}", getpid(), p->shape.str(), p->seed,
-                           p->cublaslt ? 1 : 0));
+      fake_log(fmt::format("{} shape {} seed {} cublaslt {}", getpid(), p->shape.str(), p->seed, p->cublaslt ? 1 : 0));
       if (mode == "oom") {
         send(ErrorReply{ErrorKind::cuda, 2, "CUDA cudaMalloc failed (code 2): 4294967296 bytes for A", false});
         continue;
       }
-      PrepareShapeReply reply{
-          CublasReference{p->shape, p->seed, TimingStats{kFakeCublasMs, 0.19, 0.21, 3, 5, 20}, 0},
-          std::nullopt};
+      PrepareShapeReply reply{CublasReference{p->shape, p->seed, TimingStats{kFakeCublasMs, 0.19, 0.21, 3, 5, 20}, 0},
+                              std::nullopt};
       if (p->cublaslt) {
         reply.cublaslt.emplace();
         reply.cublaslt->heuristics_returned = 8;
@@ -145,7 +143,9 @@ int run_fake_worker(const std::string& mode) {
   std::_Exit(run_fake_worker(mode));
 }();
 
-std::string self_path() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+std::string self_path() {
+  return std::filesystem::read_symlink("/proc/self/exe").string();
+}
 
 class WorkerClientTest : public ::testing::Test {
  protected:
@@ -229,7 +229,7 @@ TEST_F(WorkerClientTest, MeasuresThroughTheProtocol) {
   screened.screen = ScreenRule{1.5, 3};
   screened.screen_against_ms = 1.0;
   EXPECT_EQ(client.timing_limit(screened, kFakeFirstLaunchMs), 300ms + 36ms);  // 3 x (3 + 3) x 2 ms
-  screened.screen_against_ms.reset();  // no best so far: no screening launches
+  screened.screen_against_ms.reset();                                          // no best so far: no screening launches
   EXPECT_EQ(client.timing_limit(screened, kFakeFirstLaunchMs), 300ms + 18ms);
   MeasureRequest sampled = request();
   sampled.noise_stop = NoiseStop{0.01, 4, 0.125};
@@ -307,8 +307,7 @@ TEST_F(WorkerClientTest, DeathMidRequestIsARuntimeFaultAndTheNextCallRestarts) {
   const auto hello = text.find(second + " hello");
   // cuBLASLt was timed once, by the first worker: the replacement only needs the problem and cuBLAS's
   // reference.
-  EXPECT_NE(text.find(std::to_string(first) + " shape 64x32x16 seed 7 cublaslt 1"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find(std::to_string(first) + " shape 64x32x16 seed 7 cublaslt 1"), std::string::npos) << text;
   const auto prepared = text.find(second + " shape 64x32x16 seed 7 cublaslt 0");
   const auto measured = text.find(second + " measure");
   ASSERT_NE(hello, std::string::npos) << text;
@@ -343,7 +342,7 @@ TEST_F(WorkerClientTest, DeadReaderDoesNotRaiseSigpipe) {
   WorkerClient client(options("close_after_prepare"));
   client.prepare_shape(shape());
   MeasureRequest big = request();
-  big.cubin.assign(4 << 20, 'c');  // far more than a pipe holds
+  big.cubin.assign(4 << 20, 'c');             // far more than a pipe holds
   const Measurement m = client.measure(big);  // a SIGPIPE would kill this test process
   EXPECT_EQ(m.status, Status::runtime_fault);
   EXPECT_NE(m.message.find("during verification"), std::string::npos) << m.message;

@@ -42,8 +42,12 @@ DeviceInfo sample_device() {
   return d;
 }
 
-TimingStats sample_timing() { return TimingStats{1.25, 1.2, 1.4, 3, 5, 20}; }
-ErrorStats sample_errors() { return ErrorStats{0.25, 1e-4, 7, 2, 0.5, 1e-3}; }
+TimingStats sample_timing() {
+  return TimingStats{1.25, 1.2, 1.4, 3, 5, 20};
+}
+ErrorStats sample_errors() {
+  return ErrorStats{0.25, 1e-4, 7, 2, 0.5, 1e-3};
+}
 
 void expect_equal(const TimingStats& a, const TimingStats& b) {
   EXPECT_EQ(a.median_ms, b.median_ms);
@@ -97,8 +101,8 @@ TEST(WorkerProtocol, Hello) {
 }
 
 TEST(WorkerProtocol, PrepareShape) {
-  const auto req = round_trip(
-      PrepareShapeRequest{Shape{4096, 1024, 8192}, 0xfedcba9876543210ull, 2, 7, 11, false, 0.25, 2e-3});
+  const auto req =
+      round_trip(PrepareShapeRequest{Shape{4096, 1024, 8192}, 0xfedcba9876543210ull, 2, 7, 11, false, 0.25, 2e-3});
   EXPECT_EQ(req.shape, (Shape{4096, 1024, 8192}));
   EXPECT_EQ(req.seed, 0xfedcba9876543210ull);  // all 64 bits survive
   EXPECT_EQ(req.warmup, 2);
@@ -135,8 +139,7 @@ TEST(WorkerProtocol, PrepareShapeReplyCarriesCublasLt) {
   lt.error = sample_errors();
   lt.sm_clock_mhz = 1980;
   lt.message = "left out: heuristic 3 (algo 21 tile 20): 5 of 4096 elements differ from cuBLAS";
-  const auto reply =
-      round_trip(PrepareShapeReply{CublasReference{Shape{64, 32, 16}, 1, sample_timing(), 0}, lt});
+  const auto reply = round_trip(PrepareShapeReply{CublasReference{Shape{64, 32, 16}, 1, sample_timing(), 0}, lt});
   ASSERT_TRUE(reply.cublaslt);
   const CublasLtReference& got = *reply.cublaslt;
   EXPECT_EQ(got.heuristics_returned, 8);
@@ -149,8 +152,7 @@ TEST(WorkerProtocol, PrepareShapeReplyCarriesCublasLt) {
   expect_equal(*got.error, *lt.error);
   EXPECT_EQ(got.sm_clock_mhz, 1980);
   EXPECT_EQ(got.message, lt.message);
-  EXPECT_EQ(describe(*got.algo),
-            "algo 66 tile 24 stages 35 splitk 2 reduction 1 swizzle 1 custom 3 inner 4 cluster 5");
+  EXPECT_EQ(describe(*got.algo), "algo 66 tile 24 stages 35 splitk 2 reduction 1 swizzle 1 custom 3 inner 4 cluster 5");
 
   // cuBLASLt asked for but not timed: the reply says why, and prepare_shape still succeeds.
   CublasLtReference failed;
@@ -355,8 +357,8 @@ TEST(WorkerProtocol, TimeInterleaved) {
   EXPECT_TRUE(got.graphs);
   EXPECT_EQ(got.settle_ms, 750);
   EXPECT_EQ(round_trip(TimeInterleavedRequest{}).settle_ms, 0);  // no untimed rounds unless asked for
-  EXPECT_TRUE(round_trip(TimeInterleavedRequest{}).cublaslt);  // asked for by default
-  EXPECT_FALSE(round_trip(TimeInterleavedRequest{}).graphs);   // batches from the host by default
+  EXPECT_TRUE(round_trip(TimeInterleavedRequest{}).cublaslt);    // asked for by default
+  EXPECT_FALSE(round_trip(TimeInterleavedRequest{}).graphs);     // batches from the host by default
   EXPECT_TRUE(to_json_message(m)["kernels"][0]["cubin"].is_binary());
   EXPECT_EQ(message_type(m), "time_interleaved");
 
@@ -481,8 +483,8 @@ TEST(WorkerProtocol, ErrorAndShutdown) {
   EXPECT_EQ(e.code, 2);
   EXPECT_EQ(e.message, "out of memory");
   EXPECT_FALSE(e.fatal);
-  for (ErrorKind k : {ErrorKind::no_device, ErrorKind::cublas, ErrorKind::bad_request, ErrorKind::protocol,
-                      ErrorKind::internal})
+  for (ErrorKind k :
+       {ErrorKind::no_device, ErrorKind::cublas, ErrorKind::bad_request, ErrorKind::protocol, ErrorKind::internal})
     EXPECT_EQ(round_trip(ErrorReply{k, 0, "", true}).kind, k);
   round_trip(ShutdownRequest{});
 }
@@ -539,14 +541,14 @@ TEST(WorkerProtocol, MalformedFramesAreErrors) {
     f.insert(f.end(), payload.begin(), payload.end());
     return f;
   };
-  EXPECT_THROW(decode_frame(frame_of(nlohmann::json::array({1, 2}))), ProtocolError);          // not an object
-  EXPECT_THROW(decode_frame(frame_of({{"type", "launch_missiles"}})), ProtocolError);         // unknown type
-  EXPECT_THROW(decode_frame(frame_of({{"type", "hello"}})), ProtocolError);                   // missing fields
+  EXPECT_THROW(decode_frame(frame_of(nlohmann::json::array({1, 2}))), ProtocolError);  // not an object
+  EXPECT_THROW(decode_frame(frame_of({{"type", "launch_missiles"}})), ProtocolError);  // unknown type
+  EXPECT_THROW(decode_frame(frame_of({{"type", "hello"}})), ProtocolError);            // missing fields
   EXPECT_THROW(decode_frame(frame_of({{"type", "hello"}, {"protocol", "one"}, {"device_ordinal", 0}})),
-               ProtocolError);                                                                // wrong field type
+               ProtocolError);  // wrong field type
   auto verified = to_json_message(VerifiedReply{});
   verified["status"] = "splendid";
-  EXPECT_THROW(decode_frame(frame_of(verified)), ProtocolError);                              // unknown status
+  EXPECT_THROW(decode_frame(frame_of(verified)), ProtocolError);  // unknown status
   auto error = to_json_message(ErrorReply{});
   error["kind"] = "gremlins";
   EXPECT_THROW(decode_frame(frame_of(error)), ProtocolError);

@@ -81,8 +81,7 @@ int main(int argc, char** argv) {
       RerankOptions r;
       r.top_k = static_cast<int>(*top_k);
       r.protocol = {o.settings.warmup, static_cast<int>(args.get_positive_int("--rounds").value_or(10)),
-                    o.settings.iters, o.settings.batches == BatchEnqueue::graph,
-                    cli::rerank_settle_ms_from(args)};
+                    o.settings.iters, o.settings.batches == BatchEnqueue::graph, cli::rerank_settle_ms_from(args)};
       r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
       if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
       r.within = cli::rerank_within_from(args);

@@ -28,7 +28,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
-
 report::Table strategy_list() {
   report::Table t;
   t.columns = {"strategy", "option", "default", "description"};

@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
     std::cout << fmt::format(
         "run {} ({}, {}): {} candidates; compiled now {}, from the cubin cache {} "
         "(ok {}, failed {} in total; {} with ptxas performance warnings)",
-        s.run_id, s.mode, s.arch.str(), s.candidates, s.compiled_now, s.cubins_cached, s.compiled_ok,
-        s.compile_failed, s.perf_warned);
+        s.run_id, s.mode, s.arch.str(), s.candidates, s.compiled_now, s.cubins_cached, s.compiled_ok, s.compile_failed,
+        s.perf_warned);
     if (s.mode != "compile-only") {
       std::cout << fmt::format("; measured now {}, already in the database {}", s.measured_now, s.measured_before);
       for (auto& [st, n] : s.statuses) std::cout << fmt::format(", {} {}", to_string(st), n);
@@ -73,11 +73,12 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("shard {}: {} (config, shape) pairs left to the other shards\n",
                                opt.shard ? opt.shard->str() : "?", s.other_shards);
     if (!s.device_busy_s.empty())
-      std::cout << fmt::format("{}: {} (config, shape) pairs of {} configs in {:.1f} s on {} device{}; idle {:.0f}% "
-                               "of it{}\n",
-                               s.strategy, s.proposed, s.candidates, s.wall_s, s.device_busy_s.size(),
-                               s.device_busy_s.size() == 1 ? "" : "s", 100 * s.device_idle_share(),
-                               s.device_busy_s.size() == 1 ? "" : " on average");
+      std::cout << fmt::format(
+          "{}: {} (config, shape) pairs of {} configs in {:.1f} s on {} device{}; idle {:.0f}% "
+          "of it{}\n",
+          s.strategy, s.proposed, s.candidates, s.wall_s, s.device_busy_s.size(),
+          s.device_busy_s.size() == 1 ? "" : "s", 100 * s.device_idle_share(),
+          s.device_busy_s.size() == 1 ? "" : " on average");
     for (const auto& line : s.reranks) std::cout << "re-rank " << line << "\n";
     if (s.device_rejected > 0)
       std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,
@@ -99,10 +100,9 @@ int main(int argc, char** argv) {
     auto format = report::format_from_string(args.get_or("--format", "table")).value();
     Arch device_cc = s.arch;  // measurements record the device's cc, also when compiled for sm_90a
     device_cc.arch_specific = false;
-    report::Table top = top_configs(opt.db_path, device_cc.str(),
-                                    static_cast<int>(args.get_positive_int("--top").value_or(10)));
-    std::cout
-        << "\nFastest verified configs (ratio = reference time / config time; > 1 beats the reference):\n";
+    report::Table top =
+        top_configs(opt.db_path, device_cc.str(), static_cast<int>(args.get_positive_int("--top").value_or(10)));
+    std::cout << "\nFastest verified configs (ratio = reference time / config time; > 1 beats the reference):\n";
     report::print(top, format, std::cout);
     return 0;
   });

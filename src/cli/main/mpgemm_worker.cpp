@@ -55,8 +55,10 @@ int main(int argc, char** argv) {
     return mpgemm::kWorkerExitUsage;
   }
   if (!is_pipe_fd(3, O_RDONLY) || !is_pipe_fd(4, O_WRONLY)) {
-    std::fprintf(stderr, "mpgemm-worker: file descriptors 3 (requests, readable) and 4 (replies, writable) are not "
-                         "open as expected.\n%s", kUsage);
+    std::fprintf(stderr,
+                 "mpgemm-worker: file descriptors 3 (requests, readable) and 4 (replies, writable) are not "
+                 "open as expected.\n%s",
+                 kUsage);
     return mpgemm::kWorkerExitUsage;
   }
   fcntl(3, F_SETFD, FD_CLOEXEC);

@@ -27,12 +27,12 @@ namespace mpgemm {
 // What one proposed config came to on the strategy's shape.
 struct Observation {
   Params params;
-  Status status = Status::ok;     // ok: verified and timed; anything else counts as a failure
-  std::optional<double> ms;       // median time per launch (ms) when status is ok; lower is better
+  Status status = Status::ok;  // ok: verified and timed; anything else counts as a failure
+  std::optional<double> ms;    // median time per launch (ms) when status is ok; lower is better
   // ptxas's report of the compilation when there was one (features for a surrogate); -1 when unknown.
   int registers = -1;
-  int shared_bytes = -1;          // static + dynamic shared memory per block (bytes)
-  int spill_bytes = -1;           // spill stores + spill loads (bytes)
+  int shared_bytes = -1;  // static + dynamic shared memory per block (bytes)
+  int spill_bytes = -1;   // spill stores + spill loads (bytes)
 };
 
 // An observation made earlier, on another shape of the same family (a surrogate may start from these).
@@ -49,12 +49,12 @@ struct StrategyOption {
 };
 
 struct StrategyContext {
-  const Space* space = nullptr;                 // outlives the strategy
-  Shape shape;                                  // the shape this instance serves
-  std::uint64_t seed = 0;                       // every random choice comes from this
-  std::optional<std::size_t> budget;            // the most configs it may propose; nullopt: no limit
-  std::map<std::string, std::string> options;   // validated against StrategyInfo::options, defaults filled in
-  std::vector<PriorObservation> prior;          // earlier measurements of the family on other shapes
+  const Space* space = nullptr;                // outlives the strategy
+  Shape shape;                                 // the shape this instance serves
+  std::uint64_t seed = 0;                      // every random choice comes from this
+  std::optional<std::size_t> budget;           // the most configs it may propose; nullopt: no limit
+  std::map<std::string, std::string> options;  // validated against StrategyInfo::options, defaults filled in
+  std::vector<PriorObservation> prior;         // earlier measurements of the family on other shapes
 };
 
 class Strategy {
