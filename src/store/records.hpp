@@ -192,9 +192,9 @@ struct RerankRecord {
   int warmup = 0;  // launches of each entry before the rounds
   int rounds = 0;  // batches of each entry
   int iters = 0;   // launches per batch
-  // How each batch was enqueued: "stream" (`iters` calls from the host between two events) or "graph" (one replay
-  // of the batch captured as a CUDA graph)
-  std::string batches = "stream";
+  // How each batch was enqueued: `iters` calls from the host between two events, or one replay of the batch captured
+  // as a CUDA graph
+  BatchEnqueue batches = BatchEnqueue::stream;
   // Wall time of the untimed rounds run before the timed ones, so these met the clock sustained load holds (ms);
   // 0: none (not asked for, or a database from before schema 12)
   double settled_ms = 0;

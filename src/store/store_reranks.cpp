@@ -63,8 +63,8 @@ std::int64_t Store::record_rerank(const RerankRecord& r) {
             r.tie_band, r.rule, r.winner_config_id, r.cublas_median_ms,
             r.sm_clock_mhz > 0 ? std::optional<double>(r.sm_clock_mhz) : std::nullopt,
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
-            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt, r.cublaslt_median_ms, r.batches,
-            r.settled_ms)
+            r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt, r.cublaslt_median_ms,
+            to_string(r.batches), r.settled_ms)
       .run();
   const std::int64_t id = sqlite3_last_insert_rowid(s.conn.db);
   const auto known = [](int v) { return v >= 0 ? std::optional<std::int64_t>(v) : std::nullopt; };
@@ -129,7 +129,9 @@ std::optional<StoredRerank> Store::find_latest_rerank(std::string_view device_na
   r.sm_clock_mhz = q.opt_real(12).value_or(0);
   r.created_at = q.text(13);
   r.cublaslt_median_ms = q.opt_real(14);
-  r.batches = q.text(15);
+  const auto batches = batch_enqueue_from_string(q.text(15));
+  if (!batches) s.bad_row(fmt::format("re-rank {} has batches '{}'", r.id, q.text(15)));
+  r.batches = *batches;
   r.settled_ms = q.real(16);
 
   sqlite::Statement e(s.conn,

@@ -157,7 +157,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
     r.cublaslt_samples = reply->cublaslt;
     if (auto t = stats_of(reply->cublaslt, options.protocol)) r.cublaslt_median_ms = t->median_ms;
     r.sm_clock_mhz = reply->sm_clock_mhz;
-    r.batches = reply->graphs ? "graph" : "stream";
+    r.batches = reply->graphs ? BatchEnqueue::graph : BatchEnqueue::stream;
     r.settled_ms = reply->settled_ms;
     for (std::size_t k = 0; k < kernels.size() && k < reply->kernels.size(); ++k) {
       auto& e = entries[entry_of[k]];
@@ -213,7 +213,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
                  ? fmt::format("re-rank of {}: {} wins over {} re-timed config(s), {} within the {:g}% tie band{}",
                                shape.str(), out.names.front(), contenders.size(), ties, 100 * options.tie_band, ratios)
                  : fmt::format("re-rank of {}: no config was timed ok, no winner", shape.str());
-  if (r.batches == "graph") out.note += " (batches replayed as CUDA graphs)";
+  if (r.batches == BatchEnqueue::graph) out.note += " (batches replayed as CUDA graphs)";
   if (r.settled_ms > 0) out.note += fmt::format(" after {:.0f} ms of untimed rounds", r.settled_ms);
   if (reply && !reply->graphs_message.empty()) out.note += "; " + reply->graphs_message;
   return out;

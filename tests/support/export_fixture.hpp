@@ -100,7 +100,7 @@ inline void write_export_db(const std::filesystem::path& path) {
   r.rounds = 10;
   r.iters = 20;
   r.rule = "test_rule";
-  r.batches = "graph";
+  r.batches = BatchEnqueue::graph;
   r.winner_config_id = winner;
   r.cublas_median_ms = 0.2;
   RerankEntryRecord e;

@@ -90,7 +90,7 @@ TEST(StoreReranks, Version11RerankReadsAsNotSettled) {
     Store store = Store::open(path, Store::Mode::read_write);
     const auto r = store.find_latest_rerank("NVIDIA H200", kShape);
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->batches, "graph");
+    EXPECT_EQ(r->batches, BatchEnqueue::graph);
     EXPECT_EQ(r->settled_ms, 0);
   }
   sqlite3* db = nullptr;
@@ -177,13 +177,13 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   r.entries = {eb, ea};
   r.cublas_samples = {{0, 2, 0.5}, {1, 1, 0.5}};
   r.cublaslt_samples = {{0, 3, 0.4}, {1, 2, 0.375}};
-  r.batches = "graph";
+  r.batches = BatchEnqueue::graph;
   r.settled_ms = 1012.25;
   store_->record_rerank(r);
 
   const auto got = store_->find_latest_rerank("NVIDIA H200", kShape);
   ASSERT_TRUE(got);
-  EXPECT_EQ(got->batches, "graph");
+  EXPECT_EQ(got->batches, BatchEnqueue::graph);
   EXPECT_EQ(got->settled_ms, 1012.25);
   EXPECT_EQ(got->winner_config_id, b);
   EXPECT_EQ(got->rule, "test_rule");
