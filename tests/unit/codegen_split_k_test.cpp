@@ -73,9 +73,13 @@ void expect_walks_cover_and_finish(int tiles, int clusters, int k_blocks, int sp
       ASSERT_GE(w.split, 0);
       ASSERT_LT(w.split, w.splits);
       EXPECT_TRUE(slices_of_tile[w.tile].insert(w.split).second) << "tile " << w.tile << " slice " << w.split;
-      if (splits_of_tile.count(w.tile)) EXPECT_EQ(splits_of_tile[w.tile], w.splits) << "tile " << w.tile;
+      if (splits_of_tile.count(w.tile)) {
+        EXPECT_EQ(splits_of_tile[w.tile], w.splits) << "tile " << w.tile;
+      }
       splits_of_tile[w.tile] = w.splits;
-      if (mode == kSplitStream && w.split == 0) EXPECT_EQ(w.kb_end, k_blocks) << "stream: slice 0 ends the tile";
+      if (mode == kSplitStream && w.split == 0) {
+        EXPECT_EQ(w.kb_end, k_blocks) << "stream: slice 0 ends the tile";
+      }
       for (int kb = w.kb_begin; kb < w.kb_end; ++kb) EXPECT_TRUE(seen.insert({w.tile, kb}).second);
       walks[static_cast<std::size_t>(c)].push_back(w);
     }
