@@ -42,13 +42,13 @@ then
     echo "bootstrap: could not install cuobjdump from PyPI; the SASS tests (ctest -R Sass) will fail" >&2
   fi
 fi
-# A fresh build takes about 1.5 GB (RelWithDebInfo with compressed debug sections, measured 2026-12-01). Too little
+# A fresh build takes about 1 GB (RelWithDebInfo, debug information split out and compressed; 2026-12-01). Too little
 # free space shows late, as a link failing with "No space left on device"; say so before the build starts.
 if [ ! -f "$build/CMakeCache.txt" ]; then
   free_kib=$(df -Pk "$(dirname "$build")" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
   if [ -n "$free_kib" ] && [ "$free_kib" -lt $((2 * 1024 * 1024)) ]; then
     echo "bootstrap: warning: $((free_kib / 1024)) MiB free under $(dirname "$build"); a fresh build takes about" \
-         "1.5 GB, so it may fail with 'No space left on device'" >&2
+         "1 GB, so it may fail with 'No space left on device'" >&2
   fi
 fi
 if [ ! -f "$build/CMakeCache.txt" ] || [ "$reconfigure" -eq 1 ]; then
