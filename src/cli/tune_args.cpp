@@ -60,7 +60,9 @@ void add_tune_options(ArgParser& p) {
       .option("--M", "INT", "rows of A and C, replacing the space's shapes", "the space's shapes")
       .option("--N", "INT", "columns of B and C, replacing the space's shapes", "the space's shapes")
       .option("--K", "INT", "the reduction dimension, replacing the space's shapes", "the space's shapes")
-      .option("--only", "NAMES", "comma-separated substrings: tune only configs whose name or point name has one")
+      .option("--only", "NAMES",
+              "comma-separated: tune only configs whose name or point name contains one of them; an entry "
+              "=NAME takes only the config (or point) of that whole name")
       .option("--threads", "INT", "NVRTC compile threads",
               "one per hardware thread; measuring on GPUs, one fewer per GPU and one for the coordinator (each worker "
               "and the "

@@ -20,6 +20,7 @@
 #include "store/store.hpp"
 #include "tune/candidates.hpp"
 #include "tune/gpu_backend.hpp"
+#include "tune/only.hpp"
 #include "tune/plan.hpp"
 #include "tune/recorder.hpp"
 #include "tune/replay_backend.hpp"
@@ -84,15 +85,6 @@ std::vector<Shape> measuring_order(std::vector<Shape> shapes, ShapeOrder order) 
 
 namespace {
 
-// --only: whether a config's name or point name contains one of the strings.
-bool matches(const std::string& name, const std::optional<std::string>& alias, const std::vector<std::string>& only) {
-  for (const auto& o : only) {
-    if (name.find(o) != std::string::npos) return true;
-    if (alias && alias->find(o) != std::string::npos) return true;
-  }
-  return false;
-}
-
 // Chooses the backends: replay when asked, none for compile-only, else a GPU worker per selected GPU; without a
 // device the run falls back to compile-only and says so.
 std::vector<std::unique_ptr<MeasureBackend>> make_backends(const TuneOptions& opt, const TuneObserver& obs) {
@@ -156,7 +148,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
     const std::vector<Candidate> all = build_candidates(space, *fam);
     space_size = all.size();
     if (!opt.only.empty() &&
-        std::none_of(all.begin(), all.end(), [&](auto& c) { return matches(c.name, c.alias, opt.only); }))
+        std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, opt.only); }))
       throw UsageError("--only matches no config of the space");
   }
   make_strategy(opt.strategy, StrategyContext{&space, shapes.front(), opt.seed, opt.budget, opt.strategy_options, {}});
@@ -230,7 +222,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   settings.budget = opt.budget;
   settings.time_budget = opt.time_budget;
   settings.stop_requested = [] { return g_stop_requested.load(); };
-  if (!opt.only.empty()) settings.selected = [&](const Candidate& c) { return matches(c.name, c.alias, opt.only); };
+  if (!opt.only.empty()) settings.selected = [&](const Candidate& c) { return only_selects(c.name, c.alias, opt.only); };
 
   SchedulerObserver sobs;
   sobs.note = obs.note;

@@ -45,7 +45,7 @@ struct TuneOptions {
   double max_spread = 0.10;                        // (max - min) / median of a timing above which it is re-measured
   std::optional<std::filesystem::path> replay_db;  // take outcomes from this database instead of a GPU
   int replay_delay_ms = 0;        // testing aid: replay waits this long per candidate, as a GPU would (ms)
-  std::vector<std::string> only;  // restrict to configs whose name or point name contains one of these
+  std::vector<std::string> only;  // restrict to the configs these select (tune/only.hpp)
   std::vector<std::string> argv;  // recorded with the run
   std::optional<std::filesystem::path> worker_path;  // mpgemm-worker to start (default: next to this binary)
   // Compilations kept between runs (compile/cubin_cache.hpp); default CubinCache::beside(db_path),

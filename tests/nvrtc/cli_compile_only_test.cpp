@@ -149,3 +149,25 @@ TEST(CompileOnly, SummaryCountsCompilationsWithPtxasWarnings) {
   EXPECT_NE(q.output.find(",wgmma_serialized,C7511,"), std::string::npos) << q.output;
   std::filesystem::remove_all(dir);
 }
+
+// --only's substrings take every config whose name contains one; "=NAME" takes that config alone.
+TEST(CompileOnly, OnlyTakesSubstringsOrOneWholeName) {
+  auto dir = fresh_dir("compile_only_only");
+  const auto compiled = [&](const std::string& only) {
+    auto db = (dir / (std::to_string(std::hash<std::string>{}(only)) + ".db")).string();
+    auto r = run_command(fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_86 --db {} --only '{}'",
+                                     MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), db, only));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    Store s = Store::open(db, Store::Mode::read_only);
+    return scalar(s, "SELECT count(*) FROM compilations");
+  };
+  const std::string name = "wmma_cp_async_bm128_bn128_bk64_s2_w32x64_p8x8";
+  EXPECT_GE(compiled("wmma_cp_async_bm128_bn128"), 2);  // every config with that prefix
+  EXPECT_EQ(compiled("=" + name), 1);
+  EXPECT_EQ(compiled("=wmma_cp_async"), 1);  // the named point
+  auto none = run_command(fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_86 --db {} --only '=wmma'",
+                                      MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), (dir / "none.db").string()));
+  EXPECT_NE(none.exit_code, 0);
+  EXPECT_NE(none.output.find("--only matches no config of the space"), std::string::npos) << none.output;
+  std::filesystem::remove_all(dir);
+}
