@@ -29,7 +29,7 @@ for name in "$@"; do
   fi
   last="$config"
   "$ncu_bin" --clock-control none --target-processes all --csv --page details "${sections[@]}" \
-    "${filter[@]}" "$bin/mpgemm-tune" "$root/$space" --only "$config" --M "$M" --N "$N" --K "$K" --db "$db" --warmup 0 --runs 1 \
+    "${filter[@]}" "$bin/mpgemm-tune" "$root/$space" --only "=$config" --M "$M" --N "$N" --K "$K" --db "$db" --warmup 0 --runs 1 \
     --iters 1 >"$out/ncu_$name.csv" 2>"$out/ncu_$name.log" || {
     echo "profile_configs: ncu failed for $name (see $out/ncu_$name.log)" >&2
     continue

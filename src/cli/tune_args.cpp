@@ -150,7 +150,10 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   o.m = args.get_positive_int("--M");
   o.n = args.get_positive_int("--N");
   o.k = args.get_positive_int("--K");
-  if (auto only = args.get("--only")) o.only = split_commas(*only);
+  if (auto only = args.get("--only")) {
+    o.only = split_commas(*only);
+    if (o.only.empty()) throw UsageError("--only needs at least one name or substring");
+  }
   o.strategy = args.get_or("--strategy", o.strategy);
   if (auto opts = args.get("--strategy-options"))
     for (const auto& kv : split_commas(*opts)) {

@@ -150,6 +150,11 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
     if (!opt.only.empty() &&
         std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, opt.only); }))
       throw UsageError("--only matches no config of the space");
+    // A whole name that is no config's is a typo, even when the other entries select something.
+    for (const std::string& entry : opt.only)
+      if (entry.starts_with('=') &&
+          std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, {entry}); }))
+        throw UsageError(fmt::format("--only {}: no config or point of the space has that name", entry));
   }
   make_strategy(opt.strategy, StrategyContext{&space, shapes.front(), opt.seed, opt.budget, opt.strategy_options, {}});
   if (opt.shard && opt.strategy != "exhaustive")
@@ -222,7 +227,8 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   settings.budget = opt.budget;
   settings.time_budget = opt.time_budget;
   settings.stop_requested = [] { return g_stop_requested.load(); };
-  if (!opt.only.empty()) settings.selected = [&](const Candidate& c) { return only_selects(c.name, c.alias, opt.only); };
+  if (!opt.only.empty())
+    settings.selected = [&](const Candidate& c) { return only_selects(c.name, c.alias, opt.only); };
 
   SchedulerObserver sobs;
   sobs.note = obs.note;

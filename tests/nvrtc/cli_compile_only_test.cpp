@@ -162,12 +162,19 @@ TEST(CompileOnly, OnlyTakesSubstringsOrOneWholeName) {
     return scalar(s, "SELECT count(*) FROM compilations");
   };
   const std::string name = "wmma_cp_async_bm128_bn128_bk64_s2_w32x64_p8x8";
-  EXPECT_GE(compiled("wmma_cp_async_bm128_bn128"), 2);  // every config with that prefix
+  EXPECT_EQ(compiled("wmma_cp_async_bm128_bn128_bk64_s2"), 4);  // every config with that prefix: 2 warp tiles x 2 pads
   EXPECT_EQ(compiled("=" + name), 1);
   EXPECT_EQ(compiled("=wmma_cp_async"), 1);  // the named point
-  auto none = run_command(fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_86 --db {} --only '=wmma'",
-                                      MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), (dir / "none.db").string()));
+  auto none =
+      run_command(fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_86 --db {} --only '=wmma'",
+                              MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), (dir / "none.db").string()));
   EXPECT_NE(none.exit_code, 0);
   EXPECT_NE(none.output.find("--only matches no config of the space"), std::string::npos) << none.output;
+  auto typo = run_command(fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_86 --db {} --only '{}'",
+                                      MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), (dir / "typo.db").string(),
+                                      "=" + name + ",=" + name + "_typo"));
+  EXPECT_NE(typo.exit_code, 0) << "one whole name matched, the other is no config's";
+  EXPECT_NE(typo.output.find("=" + name + "_typo: no config or point of the space has that name"), std::string::npos)
+      << typo.output;
   std::filesystem::remove_all(dir);
 }

@@ -93,6 +93,17 @@ TEST(TuneArgs, MapsFlagsToOptions) {
   EXPECT_TRUE(every.rerank.protocol.graphs);  // the re-rank's batches too
 }
 
+// An --only with no entry would restrict nothing and tune the whole space.
+TEST(TuneArgs, OnlyWithoutAnEntryIsAUsageError) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_tune_options(p);
+  for (const char* value : {"", ",", ",,"}) {
+    std::vector<const char*> argv = {"mpgemm-tune", "s.json", "--only", value};
+    auto a = p.parse(static_cast<int>(argv.size()), argv.data());
+    EXPECT_THROW(tune_options_from(a, static_cast<int>(argv.size()), argv.data()), UsageError) << "'" << value << "'";
+  }
+}
+
 // The re-rank's rounds use the tune's --warmup and --iters (they were read before the options were parsed, so the
 // re-rank always ran 3 and 20).
 TEST(TuneArgs, TheRerankTakesTheWarmupAndItersOfTheRun) {
