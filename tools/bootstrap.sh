@@ -45,10 +45,11 @@ fi
 # A fresh build takes about 1 GB (RelWithDebInfo, debug information split out and compressed; 2026-12-01). Too little
 # free space shows late, as a link failing with "No space left on device"; say so before the build starts.
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  free_kib=$(df -Pk "$(dirname "$build")" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
-  if [ -n "$free_kib" ] && [ "$free_kib" -lt $((2 * 1024 * 1024)) ]; then
-    echo "bootstrap: warning: $((free_kib / 1024)) MiB free under $(dirname "$build"); a fresh build takes about" \
-         "1 GB, so it may fail with 'No space left on device'" >&2
+  where="$build"; [ -d "$where" ] || where="$(dirname "$build")"
+  free_kib=$(df -Pk "$where" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+  if [[ "$free_kib" =~ ^[0-9]+$ ]] && [ "$free_kib" -lt $((2 * 1024 * 1024)) ]; then
+    echo "bootstrap: warning: $((free_kib / 1024)) MiB free under $where; a fresh build takes about 1 GB," \
+         "so it may fail with 'No space left on device'" >&2
   fi
 fi
 if [ ! -f "$build/CMakeCache.txt" ] || [ "$reconfigure" -eq 1 ]; then
