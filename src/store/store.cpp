@@ -115,6 +115,33 @@ void store_detail::State::bad_row(std::string detail) const {
   throw StoreError(conn.path, SQLITE_CORRUPT, fmt::format("unexpected content: {}", detail));
 }
 
+TimingStats store_detail::timing_at(const sqlite::Statement& q, int first) {
+  TimingStats t;
+  t.median_ms = q.real(first);
+  t.min_ms = q.real(first + 1);
+  t.max_ms = q.real(first + 2);
+  t.warmup = static_cast<int>(q.int64(first + 3));
+  t.runs = static_cast<int>(q.int64(first + 4));
+  t.iters = static_cast<int>(q.int64(first + 5));
+  return t;
+}
+
+std::optional<L2Mode> store_detail::l2_mode_at(const State& s, const sqlite::Statement& q, int column,
+                                               std::string_view row) {
+  if (q.is_null(column)) return std::nullopt;
+  const auto mode = l2_mode_from_string(q.text(column));
+  if (!mode) s.bad_row(fmt::format("{} has L2 mode '{}'", row, q.text(column)));
+  return mode;
+}
+
+std::optional<BatchEnqueue> store_detail::batches_at(const State& s, const sqlite::Statement& q, int column,
+                                                     std::string_view row) {
+  if (q.is_null(column)) return std::nullopt;
+  const auto how = batch_enqueue_from_string(q.text(column));
+  if (!how) s.bad_row(fmt::format("{} has batches '{}'", row, q.text(column)));
+  return how;
+}
+
 std::optional<double> tflops_of(const Shape& shape, double median_ms) {
   if (!(median_ms > 0)) return std::nullopt;
   return shape.flops() / (median_ms * 1e9);

@@ -16,7 +16,7 @@ constexpr std::string_view kColumns =
     "max_rel_err, "
     "atol, rtol, message, created_at, batches";
 
-StoredCublasLt read_cublaslt(const sqlite::Statement& q) {
+StoredCublasLt read_cublaslt(const store_detail::State& s, const sqlite::Statement& q) {
   StoredCublasLt c;
   c.id = q.int64(0);
   c.run_id = q.int64(1);
@@ -24,15 +24,11 @@ StoredCublasLt read_cublaslt(const sqlite::Statement& q) {
   c.device_cc = q.text(3);
   c.shape = Shape{q.int64(4), q.int64(5), q.int64(6)};
   CublasLtReference& r = c.reference;
-  if (!q.is_null(7))
-    r.timing = TimingStats{q.real(7),
-                           q.real(8),
-                           q.real(9),
-                           static_cast<int>(q.int64(10)),
-                           static_cast<int>(q.int64(11)),
-                           static_cast<int>(q.int64(12))};
-  if (r.timing && !q.is_null(34))
-    r.timing->batches = batch_enqueue_from_string(q.text(34)).value_or(BatchEnqueue::stream);
+  if (!q.is_null(7)) {
+    r.timing = store_detail::timing_at(q, 7);
+    if (const auto how = store_detail::batches_at(s, q, 34, fmt::format("cuBLASLt timing {}", c.id)))
+      r.timing->batches = *how;
+  }
   c.tflops = q.opt_real(13);
   r.sm_clock_mhz = q.opt_real(14).value_or(0);
   r.heuristics_returned = static_cast<int>(q.int64(15));
@@ -112,7 +108,7 @@ std::optional<StoredCublasLt> Store::find_cublaslt(std::int64_t cublaslt_id) con
   sqlite::Statement q(s.conn, fmt::format("SELECT {} FROM cublaslt_timings WHERE id = ?1", kColumns),
                       fmt::format("reading cuBLASLt timing {}", cublaslt_id));
   if (!q.bind(cublaslt_id).step()) return std::nullopt;
-  return read_cublaslt(q);
+  return read_cublaslt(s, q);
 }
 
 std::optional<StoredCublasLt> Store::find_latest_cublaslt(std::string_view device_name, const Shape& shape) const {
@@ -123,7 +119,7 @@ std::optional<StoredCublasLt> Store::find_latest_cublaslt(std::string_view devic
                                   kColumns),
                       fmt::format("looking up the cuBLASLt timing of {} on {}", shape.str(), device_name));
   if (!q.bind(device_name, shape.m, shape.n, shape.k).step()) return std::nullopt;
-  return read_cublaslt(q);
+  return read_cublaslt(s, q);
 }
 
 }  // namespace mpgemm

@@ -42,6 +42,14 @@ struct State {
   [[noreturn]] void bad_row(std::string detail) const;
 };
 
+// The six timing columns that measurements, cublas_timings and cublaslt_timings share, in this order from column
+// `first`: median_ms, min_ms, max_ms, warmup, runs, iters. The other fields keep their defaults.
+TimingStats timing_at(const sqlite::Statement& q, int first);
+// An L2 mode or batch mode column: none when NULL, a bad row (`row` names it, e.g. "measurement 7") when its text
+// is no mode the code knows. The schema's CHECK constraints keep such text out; a file edited by hand may not.
+std::optional<L2Mode> l2_mode_at(const State& s, const sqlite::Statement& q, int column, std::string_view row);
+std::optional<BatchEnqueue> batches_at(const State& s, const sqlite::Statement& q, int column, std::string_view row);
+
 }  // namespace store_detail
 
 // 2*M*N*K / median in TFLOP/s; none without a positive median.

@@ -34,22 +34,10 @@ StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::S
   Measurement& m = r.measurement;
   m.status = *status;
   if (!q.is_null(12)) {
-    m.timing = TimingStats{q.real(12),
-                           q.real(13),
-                           q.real(14),
-                           static_cast<int>(q.int64(15)),
-                           static_cast<int>(q.int64(16)),
-                           static_cast<int>(q.int64(17))};
-    if (!q.is_null(32)) {
-      const auto l2 = l2_mode_from_string(q.text(32));
-      if (!l2) s.bad_row(fmt::format("measurement {} has L2 mode '{}'", r.id, q.text(32)));
-      m.timing->l2 = *l2;
-    }
-    if (!q.is_null(35)) {
-      const auto batches = batch_enqueue_from_string(q.text(35));
-      if (!batches) s.bad_row(fmt::format("measurement {} has batches '{}'", r.id, q.text(35)));
-      m.timing->batches = *batches;
-    }
+    m.timing = store_detail::timing_at(q, 12);
+    const std::string row = fmt::format("measurement {}", r.id);
+    if (const auto l2 = store_detail::l2_mode_at(s, q, 32, row)) m.timing->l2 = *l2;
+    if (const auto how = store_detail::batches_at(s, q, 35, row)) m.timing->batches = *how;
     m.timing->noise = q.opt_real(33).value_or(0);
     m.timing->noise_target = q.opt_real(34);
   }

@@ -84,24 +84,20 @@ constexpr std::string_view kCublasColumns =
     "id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, "
     "sm_clock_mhz, created_at, l2, batches";
 
-StoredCublas read_cublas(const sqlite::Statement& q) {
+StoredCublas read_cublas(const store_detail::State& s, const sqlite::Statement& q) {
   StoredCublas c;
   c.id = q.int64(0);
   c.run_id = q.int64(1);
   c.device_name = q.text(2);
   c.device_cc = q.text(3);
   c.shape = Shape{q.int64(4), q.int64(5), q.int64(6)};
-  c.timing = TimingStats{q.real(7),
-                         q.real(8),
-                         q.real(9),
-                         static_cast<int>(q.int64(10)),
-                         static_cast<int>(q.int64(11)),
-                         static_cast<int>(q.int64(12))};
+  c.timing = store_detail::timing_at(q, 7);
   c.tflops = q.opt_real(13).value_or(0);
   c.sm_clock_mhz = q.opt_real(14).value_or(0);
   c.created_at = q.text(15);
-  if (!q.is_null(16)) c.timing.l2 = l2_mode_from_string(q.text(16)).value_or(L2Mode::warm);
-  if (!q.is_null(17)) c.timing.batches = batch_enqueue_from_string(q.text(17)).value_or(BatchEnqueue::stream);
+  const std::string row = fmt::format("cuBLAS timing {}", c.id);
+  if (const auto l2 = store_detail::l2_mode_at(s, q, 16, row)) c.timing.l2 = *l2;
+  if (const auto how = store_detail::batches_at(s, q, 17, row)) c.timing.batches = *how;
   return c;
 }
 
@@ -331,7 +327,7 @@ std::optional<StoredCublas> Store::find_cublas(std::int64_t cublas_id) const {
   sqlite::Statement q(s.conn, fmt::format("SELECT {} FROM cublas_timings WHERE id = ?1", kCublasColumns),
                       fmt::format("reading cuBLAS timing {}", cublas_id));
   if (!q.bind(cublas_id).step()) return std::nullopt;
-  return read_cublas(q);
+  return read_cublas(s, q);
 }
 
 std::optional<StoredCublas> Store::find_latest_cublas(std::string_view device_name, const Shape& shape) const {
@@ -342,7 +338,7 @@ std::optional<StoredCublas> Store::find_latest_cublas(std::string_view device_na
                                   kCublasColumns),
                       fmt::format("looking up the cuBLAS timing of {} on {}", shape.str(), device_name));
   if (!q.bind(device_name, shape.m, shape.n, shape.k).step()) return std::nullopt;
-  return read_cublas(q);
+  return read_cublas(s, q);
 }
 
 }  // namespace mpgemm

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "common/error.hpp"
 #include "store/store.hpp"
@@ -234,6 +235,58 @@ TEST_F(StoreRecords, CublasRoundTrip) {
   EXPECT_EQ(store_->find_latest_cublas("NVIDIA H200", r.shape)->id, newer);
   EXPECT_FALSE(store_->find_latest_cublas("NVIDIA H100", r.shape));
   EXPECT_FALSE(store_->find_cublas(newer + 1));
+}
+
+// A batch-mode text that is no mode (a file edited by hand past the CHECK constraints) is a bad row in every reader
+// of the three timing tables, not read as some default.
+TEST_F(StoreRecords, UnknownBatchesTextIsABadRowInEveryTimingReader) {
+  const CublasRecord cb{"NVIDIA H200", "sm_90",     Shape{64, 64, 64}, TimingStats{0.25, 0.24, 0.3, 10, 20, 50},
+                        1980,          std::nullopt};
+  const auto cublas_id = store_->record_cublas(run_, cb);
+  CublasLtReference lt;
+  lt.heuristics_returned = 1;
+  lt.heuristics_valid = 1;
+  lt.timing = TimingStats{0.2, 0.2, 0.2, 3, 5, 20};
+  lt.algo = CublasLtAlgo{66, 24, 35, 1, 0, 1, 2, 3, 4, 0, 1.5};
+  lt.error = ErrorStats{};
+  const auto lt_id =
+      store_->record_cublaslt(run_, CublasLtRecord{"NVIDIA H200", "sm_90", Shape{64, 64, 64}, lt, std::nullopt});
+  MeasurementRecord m;
+  m.run_id = run_;
+  m.config_id = config("wmma_a");
+  m.result_key = "r-batches";
+  m.device_name = "NVIDIA H200";
+  m.device_cc = "sm_90";
+  m.arch = *Arch::parse("sm_90");
+  m.shape = Shape{64, 64, 64};
+  m.measurement.timing = TimingStats{0.3, 0.3, 0.3, 3, 5, 20};
+  m.measurement.error = ErrorStats{};
+  const auto measurement_id = store_->record_measurement(m);
+  // Read back as recorded first, so the failures below are the edited text's.
+  EXPECT_EQ(store_->find_cublas(cublas_id)->timing.batches, BatchEnqueue::stream);
+  EXPECT_TRUE(store_->find_cublaslt(lt_id));
+  EXPECT_TRUE(store_->find_measurement("r-batches"));
+
+  sqlite3* c = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "results.db").c_str(), &c), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(c,
+                         "PRAGMA ignore_check_constraints = ON; UPDATE cublas_timings SET batches = 'pipes'; "
+                         "UPDATE cublaslt_timings SET batches = 'pipes'; UPDATE measurements SET batches = 'pipes';",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(c);
+
+  const auto expect_bad = [](auto read, const std::string& what) {
+    try {
+      read();
+      ADD_FAILURE() << what << " read an unknown batch mode";
+    } catch (const StoreError& e) {
+      EXPECT_NE(std::string(e.what()).find(what + " has batches 'pipes'"), std::string::npos) << e.what();
+    }
+  };
+  expect_bad([&] { store_->find_cublas(cublas_id); }, fmt::format("cuBLAS timing {}", cublas_id));
+  expect_bad([&] { store_->find_cublaslt(lt_id); }, fmt::format("cuBLASLt timing {}", lt_id));
+  expect_bad([&] { store_->find_measurement("r-batches"); }, fmt::format("measurement {}", measurement_id));
 }
 
 }  // namespace
