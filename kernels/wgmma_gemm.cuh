@@ -18,7 +18,9 @@
 //
 // Epilogues (EPILOGUE): 0 direct: FP32 pairs straight from registers (st.global.v2, bounds-checked);
 //                       1 tma:    64 x 32 sub-tiles through C_BUFFERS 128B-swizzled shared buffers per consumer and
-//                                 TMA stores, which drain while the consumer goes on.
+//                                 TMA stores, which drain while the consumer goes on;
+//                       2 rows:   whole 128-byte lines straight from registers, after a transpose across each warp's
+//                                 lanes (wgmma_rows.cuh); no shared memory, so the other consumer's wgmmas keep it.
 //
 // Split-K (SPLIT_K > 1, or SPLIT_MODE stream: split_k.cuh): the grid works through (tile, slice of K) units; each slice adds its partial
 // sums into C in slice order, waiting on a per-tile flag in `flags` (zero before the launch, zero again after), so
@@ -50,6 +52,7 @@
 #include "tile_schedule.cuh"
 #include "wgmma_layout.cuh"
 #include "wgmma_ops.cuh"
+#include "wgmma_rows.cuh"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "wgmma_gemm.cuh needs the sm_90a target (wgmma and setmaxnreg exist only there)"
@@ -58,7 +61,7 @@
 namespace mpgemm {
 namespace wgmma_detail {
 
-enum : int { kEpilogueDirect = 0, kEpilogueTma = 1 };
+enum : int { kEpilogueDirect = 0, kEpilogueTma = 1, kEpilogueRows = 2 };
 enum : int { kScheduleCooperative = 0, kSchedulePingpong = 1 };
 constexpr int kProducerRegs = 40;   // registers per producer thread once it gives its share away (setmaxnreg)
 constexpr int kConsumerRegs = 232;  // per consumer thread with two consumers: 128 * 40 + 256 * 232 <= 65536
@@ -121,10 +124,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(BM <= 256 && BM % (8 * CLUSTER_N) == 0, "A slices are whole 8-row swizzle atoms, boxes <= 256 rows");
   static_assert(kBK % (8 * CLUSTER_M) == 0, "B slices are whole 8-row swizzle atoms");
   static_assert(CLUSTER <= 16, "multicast masks are 16 bits");
-  static_assert(EPILOGUE == kEpilogueDirect || BN % kCSubCols == 0, "the tma epilogue stores 32-column sub-tiles");
+  static_assert(EPILOGUE == kEpilogueDirect || BN % kCSubCols == 0, "tma and rows store 32-column groups");
   static_assert(STAGES >= 2, "a ring needs two stages");
   static_assert(!PINGPONG || CONSUMERS == 2, "pingpong alternates two consumers");
-  static_assert(EPILOGUE == kEpilogueDirect || C_BUFFERS >= 1, "the tma epilogue needs a staging buffer");
+  static_assert(EPILOGUE != kEpilogueTma || C_BUFFERS >= 1, "the tma epilogue needs a staging buffer");
   static_assert(SPLIT_K >= 1, "SPLIT_K slices of K");
   // Tiles may be cut into slices: split-K proper, or stream-K's ranges (SPLIT_K 1).
   constexpr bool SPLITTING = SPLIT_K > 1 || SPLIT_MODE == kSplitStream;
@@ -428,6 +431,11 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
             if (tid == 0) st_release_gpu(flag, w.split + 1);
           }
         }
+      } else if constexpr (EPILOGUE == kEpilogueRows) {
+        const bool inside = o.m0 + BM <= M && o.n0 + BN <= N;
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb)
+          wgmma_rows::store<BN>(acc[mb], C, M, N, o.m0 + row0 + mb * kWgmmaM + warp * 16, o.n0, inside, lane);
       } else {
         const int bar_id = 1 + consumer;  // named barrier of this consumer's 128 threads (0 is __syncthreads)
 #pragma unroll

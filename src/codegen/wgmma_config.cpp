@@ -26,7 +26,15 @@ Enum enum_from(const Params& p, const std::string& name, const std::array<Enum, 
 }  // namespace
 
 std::string_view to_string(WgmmaEpilogue e) {
-  return e == WgmmaEpilogue::direct ? "direct" : "tma";
+  switch (e) {
+    case WgmmaEpilogue::direct:
+      return "direct";
+    case WgmmaEpilogue::tma:
+      return "tma";
+    case WgmmaEpilogue::rows:
+      return "rows";
+  }
+  return "?";
 }
 std::string_view to_string(TileRaster r) {
   return r == TileRaster::m ? "m" : "n";
@@ -64,7 +72,7 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   c.persistent = persistent >= 1;
   c.balanced = persistent == 2;
   c.raster = enum_from(p, "RASTER", std::array{TileRaster::m, TileRaster::n});
-  c.epilogue = enum_from(p, "EPILOGUE", std::array{WgmmaEpilogue::direct, WgmmaEpilogue::tma});
+  c.epilogue = enum_from(p, "EPILOGUE", std::array{WgmmaEpilogue::direct, WgmmaEpilogue::tma, WgmmaEpilogue::rows});
   if (p.count("SPLIT_K")) c.split_k = get_small_int(p, "SPLIT_K");
   if (p.count("SPLIT_MODE"))
     c.split_mode = enum_from(p, "SPLIT_MODE", std::array{SplitMode::all, SplitMode::tail, SplitMode::stream});
@@ -113,9 +121,10 @@ Params WgmmaConfig::to_params() const {
 }
 
 std::string WgmmaConfig::name() const {
-  // "tma2": the epilogue and its buffer count; "direct" stages nothing (a count there is shown, and rejected).
-  const std::string epi = epilogue == WgmmaEpilogue::direct && c_buffers == 0
-                              ? std::string("direct")
+  // "tma2": the epilogue and its buffer count; "direct" and "rows" stage nothing (a count there is shown, and
+  // rejected).
+  const std::string epi = epilogue != WgmmaEpilogue::tma && c_buffers == 0
+                              ? std::string(to_string(epilogue))
                               : fmt::format("{}{}", to_string(epilogue), c_buffers);
   const std::string split = !splits() ? std::string()
                             : split_mode == SplitMode::stream
@@ -181,6 +190,8 @@ std::vector<std::string> WgmmaConfig::problems() const {
                               rows_name, rows, swapped));
   if (swap_ab && epilogue != WgmmaEpilogue::direct)
     out.push_back("SWAP_AB=1: swapped tiles go out through the direct epilogue (EPILOGUE=\"direct\")");
+  if (epilogue == WgmmaEpilogue::rows && c_buffers != 0)
+    out.push_back(fmt::format("C_BUFFERS={}: the rows epilogue stages nothing, C_BUFFERS must be 0", c_buffers));
   if (epilogue == WgmmaEpilogue::tma && (c_buffers < 1 || c_buffers > 16))
     out.push_back(fmt::format("C_BUFFERS={}: the tma epilogue stages through 1 to 16 buffers per consumer", c_buffers));
   if (epilogue == WgmmaEpilogue::direct && c_buffers != 0)
@@ -221,8 +232,9 @@ std::vector<std::string> WgmmaConfig::problems() const {
         fmt::format("SPLIT_K={}: SPLIT_MODE=\"stream\" cuts tiles where the clusters' equal ranges of "
                     "k-blocks end, so SPLIT_K must be 1",
                     split_k));
-  if (epilogue == WgmmaEpilogue::tma && bn % kCSubCols != 0)
-    out.push_back(fmt::format("BN={} is not a multiple of 32 (EPILOGUE=\"tma\" stores 32-column sub-tiles)", bn));
+  if (epilogue != WgmmaEpilogue::direct && bn % kCSubCols != 0)
+    out.push_back(fmt::format("BN={} is not a multiple of 32 (EPILOGUE=\"{}\" stores 32-column groups)", bn,
+                              to_string(epilogue)));
   if (!out.empty()) return out;
 
   const Layout l = layout();

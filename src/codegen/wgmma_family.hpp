@@ -20,6 +20,7 @@ namespace mpgemm {
 enum class WgmmaEpilogue {
   direct = 0,  // FP32 pairs straight from the accumulators to global memory
   tma = 1,     // 64 x 32 sub-tiles staged in shared memory and written by TMA stores
+  rows = 2,    // whole 128-byte lines from registers after a transpose across each warp (kernels/wgmma_rows.cuh)
 };
 enum class WgmmaSchedule {
   cooperative = 0,  // the consumers split every tile's rows between them
@@ -42,7 +43,7 @@ enum class SplitMode {
   stream = 2,  // stream-K: whole waves but one run unsplit; the rest's k-blocks are shared out in equal ranges, one
                // per cluster, that cut tiles where they end (SPLIT_K 1)
 };
-std::string_view to_string(WgmmaEpilogue e);  // "direct", "tma"
+std::string_view to_string(WgmmaEpilogue e);  // "direct", "tma", "rows"
 std::string_view to_string(SplitMode m);      // "all", "tail", "stream"
 std::string_view to_string(TileRaster r);     // "m", "n"
 std::string_view to_string(WgmmaSchedule s);  // "coop", "pingpong"
@@ -59,7 +60,7 @@ struct WgmmaConfig {
   TileRaster raster = TileRaster::m;                    // tile order of the grid
   int group = 8;                                        // band width of the tile order, in cluster tiles
   WgmmaEpilogue epilogue = WgmmaEpilogue::direct;
-  int c_buffers = 0;                      // tma epilogue: 64 x 32 FP32 staging buffers per consumer; direct: 0
+  int c_buffers = 0;                      // tma epilogue: 64 x 32 FP32 staging buffers per consumer; else 0
   bool persistent = true;                 // grid of (at most) one CTA per SM looping over tiles, else one
                                           // CTA per tile
   bool balanced = false;                  // persistent grid of the fewest CTAs that take as many rounds

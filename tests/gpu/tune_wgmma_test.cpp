@@ -114,6 +114,15 @@ TEST_F(TuneWgmma, SwapABVerifiesAtSkinnyAndRaggedShapes) {
   expect_space_verifies("tests/data/spaces/wgmma_swap_ab.json", shapes, 60);
 }
 
+TEST_F(TuneWgmma, RowsEpilogueVerifiesAtSquareSkinnyAndRaggedShapes) {
+  // tests/data/spaces/wgmma_rows.json: C stored as whole lines after a transpose across each warp, coop with one or
+  // two consumers and pingpong, BN 64, 96, 160 and 256, clusters along M and N, persistent and
+  // per-tile grids, dependent launches. 777 x 1240 x 520 and 1000^3 leave partial tiles, rows and column groups.
+  const Shape shapes[] = {{2048, 2048, 2048}, {3000, 3000, 3000}, {4096, 4096, 256},
+                          {128, 8192, 8192},  {1000, 1000, 1000}, {777, 1240, 520}};
+  expect_space_verifies("tests/data/spaces/wgmma_rows.json", shapes, 20);
+}
+
 TEST_F(TuneWgmma, DependentLaunchesVerifyAtTheIssueShapes) {
   // tests/data/spaces/wgmma_dependent_launch.json: PDL 1 and 2 across schedules, clusters, epilogues, grids, split-K,
   // stream-K and swapped tiles; each verified overlapping an earlier launch of itself, then timed back to back.
@@ -149,7 +158,8 @@ void TuneWgmma::expect_space_verifies(const std::string& space, std::span<const 
 
 TEST_F(TuneWgmma, BrokenBuildIsCaughtAsIncorrect) {
   // Points compiled with a test-only fault: MPGEMM_WGMMA_FAULT=1 steps A's descriptor 8 halves along K instead of
-  // 16 (the wgmma A, or the wgmma B when swapped); =2 makes every split-K (or stream-K) slice store instead of add.
+  // 16 (the wgmma A, or the wgmma B when swapped); =2 makes every split-K (or stream-K) slice store instead of add;
+  // =3 makes the rows epilogue's transpose put each lane's pieces one store instruction off.
   // Either kernel runs to completion and writes every element, so only the comparison with cuBLAS can catch it.
   Params split = WgmmaConfig{}.to_params();
   split["SPLIT_K"] = std::int64_t{4};
@@ -161,8 +171,15 @@ TEST_F(TuneWgmma, BrokenBuildIsCaughtAsIncorrect) {
   Params stream = WgmmaConfig{}.to_params();
   stream["SPLIT_K"] = std::int64_t{1};
   stream["SPLIT_MODE"] = std::string("stream");
-  for (const auto& [params, fault] :
-       {std::pair{WgmmaConfig{}.to_params(), 1}, {split, 2}, {swapped.to_params(), 1}, {stream, 2}}) {
+  WgmmaConfig rows;
+  rows.bn = 128;
+  rows.schedule = WgmmaSchedule::pingpong;
+  rows.epilogue = WgmmaEpilogue::rows;
+  for (const auto& [params, fault] : {std::pair{WgmmaConfig{}.to_params(), 1},
+                                      {split, 2},
+                                      {swapped.to_params(), 1},
+                                      {stream, 2},
+                                      {rows.to_params(), 3}}) {
     SCOPED_TRACE(fmt::format("MPGEMM_WGMMA_FAULT={}", fault));
     expect_fault_caught(params, fault);
   }

@@ -85,10 +85,32 @@ TEST(WgmmaFamily, RejectsWhatTheKernelCannotBuild) {
   EXPECT_TRUE(any_contains(problems(with(with(pingpong, "BN", std::int64_t{128}), "CONSUMERS", std::int64_t{1})),
                            "CONSUMERS must be 2"));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "SCHEDULE", std::string("split"))), "\"coop\""));
-  EXPECT_TRUE(
-      any_contains(problems(with(persistent_point(), "EPILOGUE", std::string("smem"))), "\"direct\" or \"tma\""));
+  EXPECT_TRUE(any_contains(problems(with(persistent_point(), "EPILOGUE", std::string("smem"))),
+                           "\"direct\" or \"tma\" or \"rows\""));
   EXPECT_TRUE(any_contains(problems(with(persistent_point(), "PERSISTENT", std::int64_t{3})), "2 (balanced)"));
   EXPECT_TRUE(any_contains(problems(Params{}), "BM"));
+}
+
+TEST(WgmmaFamily, RowsEpilogueStagesNothingAndStoresWholeGroupsOfUnsplitTiles) {
+  const Params rows =
+      with(with(persistent_point(), "EPILOGUE", std::string("rows")), "SCHEDULE", std::string("pingpong"));
+  const Params p = with(rows, "BN", std::int64_t{128});
+  const WgmmaConfig c = WgmmaConfig::from_params(p);
+  EXPECT_EQ(c.epilogue, WgmmaEpilogue::rows);
+  EXPECT_EQ(c.name(), "wgmma_bm128_bn128_bk64_s4_c2_pingpong_cl1x1_m8_rows_pers");
+  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<128, 128, 4, 2, 1, 1, 0, 8, 2, 1, 0, 1, 0, 0, 0>");
+  EXPECT_EQ(c.to_params(), p);
+  EXPECT_EQ(c.layout().dynamic_smem_bytes(),
+            WgmmaConfig::from_params(with(p, "EPILOGUE", std::string("direct"))).layout().dynamic_smem_bytes())
+      << "no staging buffers";
+  const auto problems = [](Params q) { return wgmma().check_config(q); };
+  EXPECT_TRUE(problems(p).empty());
+  EXPECT_TRUE(any_contains(problems(with(p, "C_BUFFERS", std::int64_t{2})), "rows epilogue stages nothing"));
+  EXPECT_TRUE(any_contains(problems(with(p, "BN", std::int64_t{120})), "EPILOGUE=\"rows\" stores 32-column groups"));
+  EXPECT_TRUE(any_contains(problems(with(p, "SPLIT_K", std::int64_t{2})), "split-K adds its slices in the direct"));
+  EXPECT_TRUE(any_contains(
+      problems(with(with(with(p, "SWAP_AB", std::int64_t{1}), "BM", std::int64_t{16}), "BN", std::int64_t{128})),
+      "swapped tiles go out through the direct epilogue"));
 }
 
 TEST(WgmmaFamily, SwapABIsAnOptionalParameterWithItsOwnRules) {
