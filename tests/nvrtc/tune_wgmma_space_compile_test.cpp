@@ -81,14 +81,18 @@ TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSuiteSpaceCompileToHgmma
 TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsStreamsAndSwaps) {
   const Space space = load_space(source("configs/sm90a_suite.json"));
   const std::vector<Candidate> all = build_candidates(space, family(space.family));
-  EXPECT_EQ(all.size(), 1367u) << "the enumerated configs in three launch modes and the named points";
-  std::size_t split = 0, tail = 0, stream = 0, swapped = 0, swapped_small = 0;
+  EXPECT_EQ(all.size(), 1511u) << "the enumerated configs in three launch modes and the named points";
+  std::size_t split = 0, tail = 0, stream = 0, swapped = 0, swapped_small = 0, rows = 0;
   std::map<DependentLaunch, std::size_t> modes;
   for (const auto& c : all) {
     EXPECT_TRUE(family("wgmma").check_config(c.params).empty()) << c.name;
     const WgmmaConfig config = WgmmaConfig::from_params(c.params);
     ++modes[config.dependent_launch];
     if (config.dependent_launch != DependentLaunch::none) continue;  // the same configs again, launched otherwise
+    if (config.epilogue == WgmmaEpilogue::rows) {
+      ++rows;
+      EXPECT_FALSE(config.swap_ab || config.splits()) << c.name << ": rows is for unsplit, unswapped tiles";
+    }
     if (config.swap_ab) {
       ++swapped;
       if (config.bm < 64) ++swapped_small;
@@ -103,9 +107,10 @@ TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsStreamsAndSwaps) {
   EXPECT_GT(swapped_small, 100u) << "16- and 32-row swapped tiles for skinny M";
   EXPECT_GT(swapped, swapped_small);
   EXPECT_EQ(stream, 11u) << "stream-K for the 128-row tiles";
-  EXPECT_EQ(modes[DependentLaunch::none], 457u) << "455 enumerated, 2 named points outside the enumeration";
-  EXPECT_EQ(modes[DependentLaunch::early], 455u);
-  EXPECT_EQ(modes[DependentLaunch::at_exit], 455u);
+  EXPECT_EQ(rows, 48u) << "the rows epilogue beside direct for every unsplit, unswapped tile";
+  EXPECT_EQ(modes[DependentLaunch::none], 505u) << "503 enumerated, 2 named points outside the enumeration";
+  EXPECT_EQ(modes[DependentLaunch::early], 503u);
+  EXPECT_EQ(modes[DependentLaunch::at_exit], 503u);
 }
 
 TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSwapABTestSpaceCompileToHgmma) {
