@@ -182,9 +182,23 @@ __device__ __forceinline__ void loads(const unsigned char* src, int k_blocks, un
     mbarrier_wait(barriers + 8 * (kb % kRingStages), (kb / kRingStages) & 1);
 }
 
+// Thread t's accumulator fragment of a 64 x 32 sub-tile written to a 128B-swizzled staging buffer, as the suite's
+// tma epilogue writes it (rows 16w + l/4 and + 8, two 8-byte stores per 8 columns).
+__device__ __forceinline__ void stage_fragment(unsigned buffer, int t) {
+  const int warp = t / 32, lane = t % 32;
+  for (int ii = 0; ii < 4; ++ii) {
+    const int chunk = 2 * ii + (lane % 4) / 2, within = (lane % 2) * 8;
+    const int q0 = warp * 16 + lane / 4, q1 = q0 + 8;
+    const float v = float(t + ii);
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(buffer + q0 * 128 + ((chunk ^ (q0 % 8)) * 16) + within),
+                 "f"(v), "f"(v));
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(buffer + q1 * 128 + ((chunk ^ (q1 % 8)) * 16) + within),
+                 "f"(v), "f"(v));
+  }
+}
+
 __device__ __forceinline__ void staged_stores(float* c, int n, int t, unsigned staging) {
   const int per_row = n / 128, tiles = per_row * per_row;
-  const int warp = t / 32, lane = t % 32;
   int slot = 0;
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int r0 = (tile / per_row) * 128, c0 = (tile % per_row) * 128;
@@ -192,17 +206,7 @@ __device__ __forceinline__ void staged_stores(float* c, int n, int t, unsigned s
       for (int j = 0; j < 4; ++j, ++slot) {
         const unsigned buffer = staging + (slot % 2) * kStageBytes;
         named_barrier_sync(1, 128);  // every thread has read this buffer's previous sub-tile
-        for (int ii = 0; ii < 4; ++ii) {
-          const int chunk = 2 * ii + (lane % 4) / 2, within = (lane % 2) * 8;
-          const int q0 = warp * 16 + lane / 4, q1 = q0 + 8;
-          const float v = float(t + ii);
-          asm volatile(
-              "st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(buffer + q0 * 128 + ((chunk ^ (q0 % 8)) * 16) + within),
-              "f"(v), "f"(v));
-          asm volatile(
-              "st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(buffer + q1 * 128 + ((chunk ^ (q1 % 8)) * 16) + within),
-              "f"(v), "f"(v));
-        }
+        stage_fragment(buffer, t);
         named_barrier_sync(1, 128);
         const int k = t % 8;
 #pragma unroll
@@ -220,7 +224,6 @@ __device__ __forceinline__ void staged_stores(float* c, int n, int t, unsigned s
 
 __device__ __forceinline__ void tma_stores(const TensorMap* c_map, int n, int t, unsigned staging) {
   const int per_row = n / 128, tiles = per_row * per_row;
-  const int warp = t / 32, lane = t % 32;
   int slot = 0;
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int r0 = (tile / per_row) * 128, c0 = (tile % per_row) * 128;
@@ -229,18 +232,7 @@ __device__ __forceinline__ void tma_stores(const TensorMap* c_map, int n, int t,
         const unsigned buffer = staging + (slot % 2) * kStageBytes;
         if (t == 0) bulk_wait_group_read<1>();  // this buffer's previous store has read it
         named_barrier_sync(1, 128);
-        // The accumulator fragment's place in the 64 x 32 sub-tile, as the suite's epilogue writes it.
-        for (int ii = 0; ii < 4; ++ii) {
-          const int chunk = 2 * ii + (lane % 4) / 2, within = (lane % 2) * 8;
-          const int q0 = warp * 16 + lane / 4, q1 = q0 + 8;
-          const float v = float(t + ii);
-          asm volatile(
-              "st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(buffer + q0 * 128 + ((chunk ^ (q0 % 8)) * 16) + within),
-              "f"(v), "f"(v));
-          asm volatile(
-              "st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(buffer + q1 * 128 + ((chunk ^ (q1 % 8)) * 16) + within),
-              "f"(v), "f"(v));
-        }
+        stage_fragment(buffer, t);
         fence_proxy_async_shared();
         named_barrier_sync(1, 128);
         if (t == 0) {
