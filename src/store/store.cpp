@@ -30,11 +30,6 @@ void check_identity(const store_detail::State& s, const Identity& id) {
       throw StoreError(s.conn.path, SQLITE_ERROR,
                        fmt::format("database schema version {} is newer than this mpgemm supports ({}); upgrade mpgemm",
                                    id.user_version, supported));
-    if (s.mode == Store::Mode::read_only && id.user_version < supported)
-      throw StoreError(s.conn.path, SQLITE_READONLY,
-                       fmt::format("database schema version {} is older than this mpgemm's ({}) and a read-only open "
-                                   "cannot migrate it; open it read-write once (e.g. with mpgemm-tune)",
-                                   id.user_version, supported));
     return;
   }
   const bool empty = id.application_id == 0 && id.user_version == 0 && id.objects == 0;
@@ -44,6 +39,31 @@ void check_identity(const store_detail::State& s, const Identity& id) {
                          : fmt::format("file is not an mpgemm results database (SQLite application_id {:#x}, "
                                        "user_version {}, {} schema objects)",
                                        id.application_id, id.user_version, id.objects));
+}
+
+// A read-only open of an older schema: the file is copied into an in-memory database (SQLite's backup, one
+// consistent snapshot) and the copy is migrated, so the query tools and the library read any mpgemm database and
+// the file stays as it was. The connection then is the copy's; messages still name the file.
+void read_into_memory(store_detail::State& s) {
+  sqlite3* memory = nullptr;
+  const int rc = sqlite3_open_v2(":memory:", &memory, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_close_v2(memory);
+    sqlite::fail(s.conn, rc, "opening an in-memory copy to migrate an older schema");
+  }
+  sqlite3_backup* backup = sqlite3_backup_init(memory, "main", s.conn.db, "main");
+  int copied = backup ? sqlite3_backup_step(backup, -1) : sqlite3_errcode(memory);
+  if (backup) {
+    const int finished = sqlite3_backup_finish(backup);
+    if (copied == SQLITE_DONE) copied = finished;
+  }
+  if (copied != SQLITE_DONE && copied != SQLITE_OK) {
+    sqlite3_close_v2(memory);
+    sqlite::fail(s.conn, copied, "copying an older schema into memory to migrate it");
+  }
+  sqlite3_close_v2(s.conn.db);
+  s.conn.db = memory;
+  sqlite3_extended_result_codes(s.conn.db, 1);
 }
 
 // WAL lets readers work while a writer commits; every read-write open turns it on (the last connection to
@@ -181,9 +201,11 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
     use_wal(state->conn);
     sqlite::exec(state->conn, "PRAGMA synchronous = NORMAL", "setting synchronous = NORMAL");
   }
+  const bool older = id.user_version < schema_version();  // or a new file (read-write only: check_identity)
+  if (older && mode == Mode::read_only) read_into_memory(*state);
   sqlite::exec(state->conn, "PRAGMA foreign_keys = ON", "enabling foreign keys");
+  if (older) migrate(*state);
   if (mode == Mode::read_only) sqlite::exec(state->conn, "PRAGMA query_only = ON", "making the connection read-only");
-  if (mode == Mode::read_write && id.user_version < schema_version()) migrate(*state);
   state->rollback_on_close = mode == Mode::read_write;
   return Store(std::move(state));
 }

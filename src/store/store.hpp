@@ -25,7 +25,7 @@ class Store {
  public:
   enum class Mode {
     read_write,  // creates the file and its folder, initializes or migrates the schema
-    read_only,   // never writes; refuses a file without the current schema
+    read_only,   // never writes the file; an older schema is migrated in a copy held in memory
   };
 
   // Throws StoreError when the file cannot be opened, is not an mpgemm results database (left untouched), or

@@ -283,8 +283,19 @@ TEST_P(StoreOpenFrom, OlderDatabaseGainsCublasLtKeepingItsRows) {
       "INSERT INTO measurements (id, run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, "
       "  status, median_ms, tflops, cublas_id, ratio_to_cublas) VALUES (1, 1, 1, 'key-1', 'NVIDIA H200', "
       "  'sm_90', 'sm_90', 2048, 2048, 2048, 'ok', 0.05, 343.6, 1, 0.5);");
-  // A read-only open cannot migrate, and says so.
-  expect_refused(path, Store::Mode::read_only, SQLITE_READONLY, fmt::format("schema version {} is older", from));
+  // A read-only open reads a migrated copy in memory and leaves the file as it was, byte for byte.
+  const std::string before = bytes(path);
+  {
+    Store store = Store::open(path, Store::Mode::read_only);
+    const auto m = store.find_measurement("key-1");
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->ratio_to_cublas, 0.5);
+    EXPECT_FALSE(m->cublaslt_id);
+    EXPECT_EQ(store.query_named("best").rows.size(), 1u);
+    EXPECT_THROW(store.record_cublas(1, CublasRecord{}), StoreError) << "still a read-only Store";
+  }
+  EXPECT_EQ(raw_text(path, "PRAGMA user_version"), std::to_string(from));
+  EXPECT_EQ(bytes(path), before);
 
   {
     Store store = Store::open(path, Store::Mode::read_write);

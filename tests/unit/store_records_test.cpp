@@ -237,9 +237,9 @@ TEST_F(StoreRecords, CublasRoundTrip) {
   EXPECT_FALSE(store_->find_cublas(newer + 1));
 }
 
-// A batch-mode text that is no mode (a file edited by hand past the CHECK constraints) is a bad row in every reader
-// of the three timing tables, not read as some default.
-TEST_F(StoreRecords, UnknownBatchesTextIsABadRowInEveryTimingReader) {
+// An L2 or batch mode text that is no mode (a file edited by hand past the CHECK constraints) is a bad row in every
+// reader of the timing tables that has the column, not read as some default.
+TEST_F(StoreRecords, UnknownModeTextIsABadRowInEveryTimingReader) {
   const CublasRecord cb{"NVIDIA H200", "sm_90",     Shape{64, 64, 64}, TimingStats{0.25, 0.24, 0.3, 10, 20, 50},
                         1980,          std::nullopt};
   const auto cublas_id = store_->record_cublas(run_, cb);
@@ -267,26 +267,36 @@ TEST_F(StoreRecords, UnknownBatchesTextIsABadRowInEveryTimingReader) {
   EXPECT_TRUE(store_->find_cublaslt(lt_id));
   EXPECT_TRUE(store_->find_measurement("r-batches"));
 
-  sqlite3* c = nullptr;
-  ASSERT_EQ(sqlite3_open((dir_ / "results.db").c_str(), &c), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(c,
-                         "PRAGMA ignore_check_constraints = ON; UPDATE cublas_timings SET batches = 'pipes'; "
-                         "UPDATE cublaslt_timings SET batches = 'pipes'; UPDATE measurements SET batches = 'pipes';",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(c);
-
+  const auto edit = [&](const char* sql) {
+    sqlite3* c = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / "results.db").c_str(), &c), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(c, (std::string("PRAGMA ignore_check_constraints = ON; ") + sql).c_str(), nullptr, nullptr,
+                           nullptr),
+              SQLITE_OK);
+    sqlite3_close(c);
+  };
   const auto expect_bad = [](auto read, const std::string& what) {
     try {
       read();
-      ADD_FAILURE() << what << " read an unknown batch mode";
+      ADD_FAILURE() << "read past " << what;
     } catch (const StoreError& e) {
-      EXPECT_NE(std::string(e.what()).find(what + " has batches 'pipes'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
-  expect_bad([&] { store_->find_cublas(cublas_id); }, fmt::format("cuBLAS timing {}", cublas_id));
-  expect_bad([&] { store_->find_cublaslt(lt_id); }, fmt::format("cuBLASLt timing {}", lt_id));
-  expect_bad([&] { store_->find_measurement("r-batches"); }, fmt::format("measurement {}", measurement_id));
+  const std::string cublas = fmt::format("cuBLAS timing {}", cublas_id),
+                    lt_row = fmt::format("cuBLASLt timing {}", lt_id),
+                    measurement = fmt::format("measurement {}", measurement_id);
+
+  edit("UPDATE cublas_timings SET l2 = 'hot'; UPDATE measurements SET l2 = 'hot';");
+  expect_bad([&] { store_->find_cublas(cublas_id); }, cublas + " has L2 mode 'hot'");
+  expect_bad([&] { store_->find_measurement("r-batches"); }, measurement + " has L2 mode 'hot'");
+
+  edit(
+      "UPDATE cublas_timings SET l2 = 'warm', batches = 'pipes'; UPDATE measurements SET l2 = 'warm', batches = "
+      "'pipes'; UPDATE cublaslt_timings SET batches = 'pipes';");
+  expect_bad([&] { store_->find_cublas(cublas_id); }, cublas + " has batches 'pipes'");
+  expect_bad([&] { store_->find_cublaslt(lt_id); }, lt_row + " has batches 'pipes'");
+  expect_bad([&] { store_->find_measurement("r-batches"); }, measurement + " has batches 'pipes'");
 }
 
 }  // namespace
