@@ -11,7 +11,7 @@
 //           4096x4096x256's A and B) into a 5-stage ring that nobody reads:
 //           the shared-memory writes and L2 reads of a GEMM's producer, without its waits on the consumers
 //   C       warpgroup 1 writes its CTA's share of a 4096 x 4096 FP32 C, 128 x 128 tiles in turn (tile b, b + grid,
-//           ...), one of three ways:
+//           ...), one of six ways:
 //     direct    16-byte stores from registers, each thread a quarter row per step (the best a register store does)
 //     fragment  from registers in the accumulators' layout, as the suite's direct epilogue (EPILOGUE direct) writes
 //               it: per m64 block and 8 columns, two 8-byte stores per thread (rows 16w + l/4 and + 8)
