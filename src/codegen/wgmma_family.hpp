@@ -77,10 +77,10 @@ struct WgmmaConfig {
 
   // PERSISTENT: 0 one CTA per tile, 1 one per SM, 2 balanced (both persistent).
   // Reads BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, GROUP, C_BUFFERS, PERSISTENT (integers), SCHEDULE
-  // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma" | "rows"); SPLIT_K (integer) and SPLIT_MODE
-  // ("all" | "tail") are optional (absent: 1 and "all"), as are SWAP_AB (0 | 1, absent: 0), L2_PROMOTION (0 | 64 |
-  // 128 | 256, absent: 256) and PDL (0 none | 1 early | 2 at_exit, absent: 0). Throws mpgemm::Error naming a missing or
-  // ill-typed parameter. Does not validate.
+  // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma" | "rows"); SPLIT_K (integer) and
+  // SPLIT_MODE ("all" | "tail") are optional (absent: 1 and "all"), as are SWAP_AB (0 | 1, absent: 0), L2_PROMOTION
+  // (0 | 64 | 128 | 256, absent: 256) and PDL (0 none | 1 early | 2 at_exit, absent: 0). Throws mpgemm::Error naming a
+  // missing or ill-typed parameter. Does not validate.
   static WgmmaConfig from_params(const Params& params);
   // SPLIT_K and SPLIT_MODE only when splits(), SWAP_AB and PDL only when set, L2_PROMOTION only when not 256, so that
   // configs without them keep the parameters (and names) they had.
