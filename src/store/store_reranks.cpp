@@ -129,9 +129,7 @@ std::optional<StoredRerank> Store::find_latest_rerank(std::string_view device_na
   r.sm_clock_mhz = q.opt_real(12).value_or(0);
   r.created_at = q.text(13);
   r.cublaslt_median_ms = q.opt_real(14);
-  const auto batches = batch_enqueue_from_string(q.text(15));
-  if (!batches) s.bad_row(fmt::format("re-rank {} has batches '{}'", r.id, q.text(15)));
-  r.batches = *batches;
+  if (const auto how = store_detail::batches_at(s, q, 15, fmt::format("re-rank {}", r.id))) r.batches = *how;
   r.settled_ms = q.real(16);
 
   sqlite::Statement e(s.conn,

@@ -218,6 +218,13 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   EXPECT_FALSE(got->entries[1].timing);
   EXPECT_EQ(got->entries[1].registers, -1);
   EXPECT_EQ(got->entries[1].samples, ea.samples);
+  {  // A re-rank recorded before schema 10 has no batches (NULL): its batches were enqueued call by call.
+    sqlite3* c = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / "results.db").c_str(), &c), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(c, "UPDATE reranks SET batches = NULL", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(c);
+    EXPECT_EQ(store_->find_latest_rerank("NVIDIA H200", kShape)->batches, BatchEnqueue::stream);
+  }
 
   const auto winners = store_->query_named("winners");
   ASSERT_EQ(winners.rows.size(), 1u);
