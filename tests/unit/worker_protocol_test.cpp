@@ -466,7 +466,9 @@ TEST(WorkerProtocol, InterleavedOrderBalancesPositionsAndPredecessors) {
   for (int r = 0; r < 20; ++r) {
     const auto order = interleaved_order(r, wide);
     const auto at = std::find(order.begin(), order.end(), 64);
-    if (at != order.begin()) EXPECT_TRUE(before_cublas.insert(*(at - 1)).second) << "round " << r;
+    if (at != order.begin()) {
+      EXPECT_TRUE(before_cublas.insert(*(at - 1)).second) << "round " << r;
+    }
   }
   const std::vector<bool> one_out{true, false, true, true, true};
   for (int r = 0; r < 10; ++r) {
