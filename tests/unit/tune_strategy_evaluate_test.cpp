@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "common/error.hpp"
 #include "store/store.hpp"
@@ -107,6 +110,20 @@ TEST_F(TuneStrategyEvaluate, ReplaysAgainstTheRecording) {
 
 TEST_F(TuneStrategyEvaluate, MissingDatabaseIsAnError) {
   EXPECT_THROW(load_recordings(dir_ / "nothing.db", "wmma"), Error);
+}
+
+TEST(TuneStrategyEvaluateFile, ReadsAnOlderSchemaLeavingTheFileAsItWas) {
+  // A schema 5 database (2026-11-30), migrated in memory; the file is not written.
+  const std::string path = std::string(MPGEMM_SOURCE_DIR) + "/results/h200/hopper/bench2/sm90a_focus.db";
+  const auto bytes = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string before = bytes();
+  const auto recordings = load_recordings(path, "wgmma");
+  EXPECT_GT(recordings.size(), 100u);
+  EXPECT_EQ(bytes(), before);
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
 }
 
 }  // namespace

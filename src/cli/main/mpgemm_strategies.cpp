@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
       "the share of seeds that got there within the budget. A seed that never got there counts as infinitely "
       "many, so a median or p90 is empty when more than half or a tenth of the seeds missed. The model strategy "
       "learns from the database's measurements of the same family at the other shapes (the prior; --no-prior "
-      "turns it off). A database of an older schema is migrated in a temporary copy; DB itself is never written.");
+      "turns it off). A database of an older schema is migrated in memory; DB itself is never written.");
   parser.positional("COMMAND", "list | evaluate")
       .positional("DB", "evaluate: an exhaustive recording (mpgemm-tune over SPACE)", false)
       .positional("SPACE", "evaluate: the space that was recorded (configs/*.json)", false)

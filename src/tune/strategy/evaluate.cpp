@@ -1,9 +1,7 @@
 #include "tune/strategy/evaluate.hpp"
 
-#include <unistd.h>
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <set>
 
 #include <fmt/format.h>
@@ -32,28 +30,6 @@ std::string text_cell(const report::Cell& c) {
   return {};
 }
 
-// The store opened read-only, migrating a temporary copy when the file has an older schema.
-Store open_for_reading(const std::filesystem::path& db, std::filesystem::path& copy) {
-  if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db.string()));
-  std::exception_ptr read_only_error;
-  try {
-    return Store::open(db, Store::Mode::read_only);
-  } catch (const StoreError&) {
-    read_only_error = std::current_exception();  // an older schema, or no mpgemm database at all
-  }
-  copy = std::filesystem::temp_directory_path() / fmt::format("mpgemm-strategies-{}.db", ::getpid());
-  std::filesystem::copy_file(db, copy, std::filesystem::copy_options::overwrite_existing);
-  try {
-    { Store migrated = Store::open(copy, Store::Mode::read_write); }
-    return Store::open(copy, Store::Mode::read_only);
-  } catch (const StoreError&) {
-    std::error_code ignored;
-    std::filesystem::remove(copy, ignored);
-    copy.clear();
-    std::rethrow_exception(read_only_error);  // what is wrong with DB itself, not with the copy
-  }
-}
-
 int resource(const report::Cell& c) {
   return static_cast<int>(int_cell(c).value_or(-1));
 }
@@ -61,17 +37,10 @@ int resource(const report::Cell& c) {
 }  // namespace
 
 std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family) {
-  std::filesystem::path copy;
-  std::vector<Recording> out;
-  try {
-    Store store = open_for_reading(db, copy);
-    out = load_recordings(store, family);
-  } catch (...) {
-    if (!copy.empty()) std::filesystem::remove(copy);
-    throw;
-  }
-  if (!copy.empty()) std::filesystem::remove(copy);
-  return out;
+  if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db.string()));
+  // Read-only; a file of an older schema is migrated in memory and left as it was (Store::open).
+  const Store store = Store::open(db, Store::Mode::read_only);
+  return load_recordings(store, family);
 }
 
 std::vector<Recording> load_recordings(const Store& store, const std::string& family) {

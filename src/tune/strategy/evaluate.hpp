@@ -25,7 +25,7 @@ struct Recording {
 };
 
 // Every measurement of `family` in the database at `db`, oldest first. A database of an older schema is
-// migrated in a temporary copy (the file itself is never written). Throws StoreError / mpgemm::Error.
+// migrated in memory (the file itself is never written). Throws StoreError / mpgemm::Error.
 std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family);
 // The same from an open store.
 std::vector<Recording> load_recordings(const Store& store, const std::string& family);
