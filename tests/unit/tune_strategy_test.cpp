@@ -131,6 +131,24 @@ TEST(TuneStrategy, EveryStrategyProposesEachAdmissibleConfigOnceAndStops) {
   }
 }
 
+// A listed space (product up to the model's bound) with more admissible configs than the pool: each proposal scores
+// a uniform pool_size of the unproposed ones, so the model still proposes each admissible config once, then stops.
+TEST(TuneStrategy, ModelDrawsItsPoolFromTheListedAdmissibleConfigs) {
+  Space space = load_space(kGoodSmall);
+  const auto admissible = enumerate(space).configs;
+  ASSERT_GT(admissible.size(), 3u);
+  for (std::size_t batch : {1, 5}) {
+    SCOPED_TRACE(batch);
+    StrategyContext c = context_for(space, 11);
+    c.options = {{"pool_size", "3"}, {"initial", "2"}};
+    auto s = make_strategy("model", c);
+    const auto all = drive(*s, batch);
+    EXPECT_TRUE(s->done());
+    EXPECT_EQ(std::set<Params>(all.begin(), all.end()).size(), all.size()) << "a config was proposed twice";
+    EXPECT_EQ(all.size(), admissible.size());
+  }
+}
+
 TEST(TuneStrategy, EveryStrategyRespectsItsBudget) {
   Space space = load_space(kGoodSmall);
   for (const std::string& n : names()) {

@@ -3,14 +3,16 @@
 // as their position in the domain), the space's derived values (shared memory bytes, threads, ...) and the
 // shape (log2 M, N, K), so measurements of the same family at other shapes (StrategyContext::prior) carry
 // over. A failed config is learnt as slower than the slowest success (fail_penalty), so the model steers
-// away from it. Each proposal scores a pool of unproposed configs (every admissible config of a small space,
-// else pool_size uniform draws decoded lazily) and takes the best predicted; the first `initial` proposals
+// away from it. Each proposal scores a pool of unproposed configs (of a product up to kListAdmissibleUpTo, its
+// admissible configs, listed once: all of them, or a uniform pool_size; of a larger one, pool_size uniform draws
+// decoded lazily) and takes the best predicted; the first `initial` proposals
 // (`prior_initial` when there is a prior) and a share `epsilon` of the rest are uniform random picks instead.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "common/error.hpp"
@@ -23,6 +25,14 @@ namespace mpgemm::strategy_detail {
 namespace {
 
 constexpr const char* kName = "model";
+// A product of at most this many configs has its admissible ones listed once per shape (one constraint check
+// each: ~30 ms for the 27,648 of configs/sm90a_bench.json, several seconds on a 2-core machine for the 2.2 million of
+// configs/sm90a_suite.json), and each proposal scores every unproposed one (or a uniform pool_size of them). A
+// larger product is sampled with rejection. Before 2026-12-02 every product over pool_size was: at the bench
+// space's 4% density that took 80,000 constraint checks per proposal for some 1,100 distinct admissible configs
+// (~0.1 s a proposal; the GPU sat idle 37% of a model-guided run), and at the suite space's 0.07% a pool of ~60
+// (two seeds of a replay at 4096^3 needed 54 evaluations to come within 2% of the optimum; listed, 9).
+constexpr std::uint64_t kListAdmissibleUpTo = std::uint64_t{1} << 22;
 
 struct Row {
   std::vector<double> features;
@@ -179,7 +189,7 @@ class Model final : public Strategy {
   std::optional<std::uint64_t> best_predicted() {
     refit();
     std::vector<std::uint64_t> pool;
-    if (index_.size() <= pool_size_) {
+    if (index_.size() <= kListAdmissibleUpTo) {
       if (!admissible_) {
         admissible_.emplace();
         for (std::uint64_t i = 0; i < index_.size(); ++i)
@@ -187,6 +197,12 @@ class Model final : public Strategy {
       }
       for (std::uint64_t i : *admissible_)
         if (!proposed_.count(i)) pool.push_back(i);
+      // More than a pool: a uniform pick of pool_size of them, without replacement (a partial shuffle).
+      if (pool.size() > pool_size_) {
+        for (std::size_t k = 0; k < pool_size_; ++k)
+          std::swap(pool[k], pool[k + static_cast<std::size_t>(rng_.below(pool.size() - k))]);
+        pool.resize(pool_size_);
+      }
     } else {
       // Uniform draws with replacement; a few rejections per admissible config is the space's density.
       std::unordered_set<std::uint64_t> seen;
@@ -199,7 +215,7 @@ class Model final : public Strategy {
     std::optional<std::uint64_t> best;
     double best_score = 0;
     for (std::uint64_t i : pool) {
-      auto f = features(index_.decode(i), shape_);
+      const std::vector<double>* f = pool_features(i);
       if (!f) continue;
       const double score = trees_.predict(*f);
       if (!best || score < best_score) {
@@ -208,6 +224,20 @@ class Model final : public Strategy {
       }
     }
     return best;
+  }
+
+  // The features of the config at `index` on this shape, kept when the space is scored whole (the same pool at
+  // every proposal). Not kept when ptxas's resources are features (they become known as outcomes arrive), nor
+  // for a pool drawn from more configs (the cache would grow with every draw).
+  const std::vector<double>* pool_features(std::uint64_t index) {
+    if (auto it = feature_cache_.find(index); it != feature_cache_.end()) return it->second ? &*it->second : nullptr;
+    auto f = features(index_.decode(index), shape_);
+    if (resources_ || !admissible_ || admissible_->size() > pool_size_) {
+      scratch_features_ = std::move(f);
+      return scratch_features_ ? &*scratch_features_ : nullptr;
+    }
+    auto& cached = feature_cache_[index] = std::move(f);
+    return cached ? &*cached : nullptr;
   }
 
   std::optional<std::uint64_t> draw_random() {
@@ -233,7 +263,9 @@ class Model final : public Strategy {
   bool stale_ = true;
   std::vector<Row> prior_, own_;
   std::unordered_set<std::uint64_t> proposed_;
-  std::optional<std::vector<std::uint64_t>> admissible_;  // every admissible index, for a space <= pool_size
+  std::optional<std::vector<std::uint64_t>> admissible_;  // every admissible index, for a listed space
+  std::unordered_map<std::uint64_t, std::optional<std::vector<double>>> feature_cache_;
+  std::optional<std::vector<double>> scratch_features_;
   bool exhausted_ = false;
 };
 
@@ -248,7 +280,8 @@ StrategyInfo model_info() {
        {"prior_initial", "0",
         "the same when there are prior measurements at other shapes (0: the first pick is the prior's best predicted)"},
        {"epsilon", "0.1", "share of later proposals that are uniform random picks (exploration)"},
-       {"pool_size", "4000", "unproposed configs scored per proposal; a space of at most this many is scored whole"},
+       {"pool_size", "4000",
+        "unproposed configs scored per proposal; a space with at most this many admissible configs is scored whole"},
        {"trees", "60", "boosting rounds"},
        {"depth", "3", "splits per tree, root to leaf"},
        {"learning_rate", "0.15", "shrinkage of each tree, in (0, 1]"},
