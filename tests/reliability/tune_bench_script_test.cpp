@@ -41,6 +41,34 @@ class ReliabilityBenchScript : public ::testing::Test {
                     space, recorded_.string()));
   }
 
+  // tools/tune_bench.sh's tools in dir_/bin: the real mpgemm-tune, -query and -worker, and a stand-in mpgemm-run
+  // that prints the re-rank a GPU would: the first call the winner at 0.500 ms, 1.050x cuBLAS, every later call
+  // `second` at 0.503 ms, 1.045x; a note like the real one's, commas and all, follows. An empty `second` prints the
+  // header alone, as a re-rank with nothing timed ok would. Each call appends its arguments to run_args.txt.
+  std::filesystem::path tune_bench_tools(const std::string& second) {
+    const std::filesystem::path bin = dir_ / "bin";
+    std::filesystem::create_directories(bin);
+    for (const char* tool : {"mpgemm-tune", "mpgemm-query", "mpgemm-worker"})
+      if (!std::filesystem::exists(bin / tool))
+        std::filesystem::create_symlink(std::string(MPGEMM_BINARY_DIR) + "/bin/" + tool, bin / tool);
+    const std::string calls = (dir_ / "calls").string(), args_file = (dir_ / "run_args.txt").string();
+    std::ofstream run(bin / "mpgemm-run");
+    run << "#!/bin/sh\n"
+        << "echo \"$*\" >>\"" << args_file << "\"\n"
+        << "n=$(cat \"" << calls << "\" 2>/dev/null || echo 0); n=$((n + 1)); echo $n >\"" << calls << "\"\n"
+        << "echo place,config,arch,status,tied,median_ms,ratio_to_cublas,ratio_to_cublaslt,samples,registers,"
+           "threads,smem_bytes,message\n"
+        << "if [ $n -eq 1 ]; then echo '1,cfg_a,sm_90a,ok,0,0.500,1.050,,20,168,384,1000,'; "
+        << "elif [ -n '" << second << "' ]; then echo '1," << second
+        << ",sm_90a,ok,0,0.503,1.045,,20,168,384,1000,'; fi\n"
+        << "echo 'note: re-rank of 512x512x512: cfg_a wins over 1 re-timed config(s), 1 within the 1% tie band'\n";
+    run.close();
+    std::filesystem::permissions(bin / "mpgemm-run", std::filesystem::perms::owner_all);
+    std::filesystem::remove(calls);
+    std::filesystem::remove(args_file);
+    return bin;
+  }
+
   std::filesystem::path dir_, space_, recorded_, out_;
 };
 
@@ -189,37 +217,13 @@ TEST_F(ReliabilityBenchScript, PairedRerankRetimesTheFastestAndDividesTheirPaire
 // that prints the re-rank a GPU would: the winner at the space's middle shape re-ranked with cuBLAS by two
 // processes, judged on its time, and refused when the two re-ranked different configs.
 TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
-  const std::filesystem::path bin = dir_ / "bin";
-  std::filesystem::create_directories(bin);
-  for (const char* tool : {"mpgemm-tune", "mpgemm-query", "mpgemm-worker"})
-    std::filesystem::create_symlink(std::string(MPGEMM_BINARY_DIR) + "/bin/" + tool, bin / tool);
-  const std::string calls = (dir_ / "calls").string(), args_file = (dir_ / "run_args.txt").string();
-  // The stand-in prints the re-rank's CSV: the first call the winner at 0.500 ms, 1.050x cuBLAS, every later call
-  // `second` at 0.503 ms, 1.045x; a note like the real one's, commas and all, follows. An empty `second` prints
-  // the header alone, as a re-rank with nothing timed ok would.
-  const auto stand_in = [&](const std::string& second) {
-    std::ofstream run(bin / "mpgemm-run");
-    run << "#!/bin/sh\n"
-        << "echo \"$*\" >>\"" << args_file << "\"\n"
-        << "n=$(cat \"" << calls << "\" 2>/dev/null || echo 0); n=$((n + 1)); echo $n >\"" << calls << "\"\n"
-        << "echo place,config,arch,status,tied,median_ms,ratio_to_cublas,ratio_to_cublaslt,samples,registers,"
-           "threads,smem_bytes,message\n"
-        << "if [ $n -eq 1 ]; then echo '1,cfg_a,sm_90a,ok,0,0.500,1.050,,20,168,384,1000,'; "
-        << "elif [ -n '" << second << "' ]; then echo '1," << second
-        << ",sm_90a,ok,0,0.503,1.045,,20,168,384,1000,'; fi\n"
-        << "echo 'note: re-rank of 512x512x512: cfg_a wins over 1 re-timed config(s), 1 within the 1% tie band'\n";
-    run.close();
-    std::filesystem::permissions(bin / "mpgemm-run", std::filesystem::perms::owner_all);
-    std::filesystem::remove(calls);
-    std::filesystem::remove(args_file);
-  };
+  std::filesystem::path bin = tune_bench_tools("cfg_a");
   const auto tune_bench = [&] {
     return run_command(
         fmt::format("OUT={} MPGEMM_BIN={} MPGEMM_BENCH_HOPPER={} MPGEMM_BENCH_WARM=0 "
                     "MPGEMM_BENCH_AA_ROUNDS=7 MPGEMM_BENCH_ARGS='--replay {}' {} hopper",
                     out_.string(), bin.string(), space_.string(), recorded_.string(), source("tools/tune_bench.sh")));
   };
-  stand_in("cfg_a");
   const auto r = tune_bench();
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string table = file_text(out_ / "tune_bench.md");
@@ -238,17 +242,119 @@ TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
   EXPECT_EQ(sql_int(out_ / "aa_1.db", measured), sql_int(out_ / "hopper.db", measured));
 
   // Two processes that re-ranked different configs are no A/A.
-  stand_in("cfg_b");
+  bin = tune_bench_tools("cfg_b");
   const auto other = tune_bench();
   EXPECT_EQ(other.exit_code, 1) << other.output;
   EXPECT_NE(other.output.find("re-ranked different configs (cfg_a, cfg_b)"), std::string::npos) << other.output;
 
   // A process that timed nothing is named, after the rows of the tuning runs.
-  stand_in("");
+  bin = tune_bench_tools("");
   const auto none = tune_bench();
   EXPECT_EQ(none.exit_code, 1) << none.output;
   EXPECT_NE(none.output.find("gave no time or no ratio to cuBLAS"), std::string::npos) << none.output;
   EXPECT_NE(none.output.find("| hopper | cold |"), std::string::npos) << none.output;
+}
+
+// tools/tune_bench.sh's warm runs under replay (the recording holds the old shapes and the new ones), in a second
+// call that reuses the first call's cold run: the new shapes are the old ones with M doubled and N halved (the same
+// work); the exhaustive warm run compiles nothing; the model-guided run starts from a copy of the cold database,
+// measures its budget (a share of the space, rounded down) per shape, and its winners are placed in the exhaustive
+// warm run's times, which the row reports.
+TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelGuided) {
+  // 256^3 -> 512x256x256 (N halved to 128, kept at 256), 512^3 -> 1024x256x512.
+  std::string text = file_text(space_);
+  const std::string cubes = R"("shapes": [{"M": 256, "N": 256, "K": 256}, {"M": 512, "N": 512, "K": 512}])";
+  const auto at = text.find(cubes);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, cubes.size(),
+               R"("shapes": [{"M": 256, "N": 256, "K": 256}, {"M": 512, "N": 512, "K": 512}, )"
+               R"({"M": 512, "N": 256, "K": 256}, {"M": 1024, "N": 256, "K": 512}])");
+  const auto all_space = dir_ / "all.json";
+  std::ofstream(all_space) << text;
+  const auto all_recorded = dir_ / "all_recorded.db";
+  const RecordedDb rec = make_recorded_db(all_recorded, all_space.string());
+  const std::filesystem::path bin = tune_bench_tools("cfg_a");
+  // A third of the space per shape: enough picks that some verified among the recording's failures.
+  const auto tune_bench = [&](const std::string& env) {
+    return run_command(fmt::format(
+        "OUT={} MPGEMM_BIN={} MPGEMM_BENCH_HOPPER={} MPGEMM_BENCH_AA_ROUNDS=7 "
+        "MPGEMM_BENCH_MODEL_SHARE=0.34 MPGEMM_BENCH_ARGS='--replay {}' {} {} hopper",
+        out_.string(), bin.string(), space_.string(), all_recorded.string(), env, source("tools/tune_bench.sh")));
+  };
+  // Reusing a cold run that never ran is refused, naming what is missing.
+  auto r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("MPGEMM_BENCH_REUSE_COLD=1 needs an earlier cold run's"), std::string::npos) << r.output;
+  // One call runs the cold step alone, the next reuses it for the warm ones.
+  r = tune_bench("MPGEMM_BENCH_WARM=0 MPGEMM_BENCH_AA=0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string cold_table = file_text(out_ / "tune_bench.md");
+  EXPECT_EQ(cold_table.find("warm"), std::string::npos) << cold_table;
+  EXPECT_FALSE(std::filesystem::exists(out_ / "aa.csv")) << "MPGEMM_BENCH_AA=0 runs no A/A";
+  const std::string cold_log = file_text(out_ / "hopper_cold.log");
+  r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(sql_int(out_ / "hopper.db", "SELECT count(*) FROM runs"), 1) << "the cold run ran again";
+  EXPECT_EQ(file_text(out_ / "hopper_cold.log"), cold_log);
+  const std::string cold_row = cold_table.substr(cold_table.find("| hopper | cold |"));
+  EXPECT_NE(file_text(out_ / "tune_bench.md").find(cold_row.substr(0, cold_row.find('\n'))), std::string::npos);
+  const std::string warm_space = file_text(out_ / "hopper_warm.json");
+  EXPECT_NE(warm_space.find("\"M\": 512,\n   \"N\": 256,\n   \"K\": 256"), std::string::npos) << warm_space;
+  EXPECT_NE(warm_space.find("\"M\": 1024,\n   \"N\": 256,\n   \"K\": 512"), std::string::npos) << warm_space;
+
+  const std::string table = file_text(out_ / "tune_bench.md");
+  const std::size_t configs = rec.candidates, budget = configs * 34 / 100;
+  ASSERT_GE(budget, 1u);
+  EXPECT_NE(table.find(fmt::format("| hopper | warm (cached cubins, new shapes of the same work) | {} |", 2 * configs)),
+            std::string::npos)
+      << table;
+  EXPECT_NE(file_text(out_ / "hopper_warm.log").find("compiled now 0"), std::string::npos);
+  const std::string model_row = fmt::format(
+      "| hopper | warm, model-guided ({} configs per shape, {:.0f}% of the space; prior: the cold run's "
+      "database) | {} |",
+      budget, 100.0 * static_cast<double>(budget) / static_cast<double>(configs), 2 * budget);
+  EXPECT_NE(table.find(model_row), std::string::npos) << table;
+  EXPECT_NE(file_text(out_ / "hopper_model.log").find("starts from"), std::string::npos) << "no prior was used";
+  // The copy of the cold database keeps the cold run; the model-guided run added one run at the new shapes only.
+  const auto model_db = out_ / "hopper_model.db";
+  EXPECT_EQ(sql_int(model_db, "SELECT count(*) FROM runs"), 2);
+  EXPECT_EQ(sql_int(model_db, "SELECT count(*) FROM measurements WHERE run_id = 2 AND M = N"), 0);
+  EXPECT_LE(sql_int(model_db, "SELECT count(*) FROM measurements WHERE run_id = 2"),
+            static_cast<std::int64_t>(2 * budget));
+
+  // Each new shape's line: the model run's fastest config, and its excess over the optimum of the warm run.
+  const std::string quality = file_text(out_ / "hopper_model_quality.txt");
+  double worst = 0;
+  for (const char* shape : {"512x256x256", "1024x256x512"}) {
+    const auto where = fmt::format("m.M || 'x' || m.N || 'x' || m.K = '{}' AND m.status = 'ok'", shape);
+    const std::string picked = sql_text(model_db,
+                                        "SELECT c.name FROM measurements m JOIN configs c ON c.id = "
+                                        "m.config_id WHERE m.run_id = 2 AND " +
+                                            where + " ORDER BY m.median_ms LIMIT 1");
+    ASSERT_FALSE(picked.empty()) << shape;
+    const auto warm_db = out_ / "hopper_warm.db";
+    const double best = std::stod(sql_text(warm_db, "SELECT MIN(median_ms) FROM measurements m WHERE " + where));
+    const double mine = std::stod(sql_text(warm_db,
+                                           "SELECT m.median_ms FROM measurements m JOIN configs c ON "
+                                           "c.id = m.config_id WHERE c.name = '" +
+                                               picked + "' AND " + where));
+    const double excess = 100 * (mine / best - 1);
+    worst = std::max(worst, excess);
+    EXPECT_NE(quality.find(fmt::format("{} {} {:+.2f}%", shape, picked, excess)), std::string::npos) << quality;
+  }
+  EXPECT_NE(table.find(fmt::format("(worst of 2 shapes: {:+.2f}%)", worst)), std::string::npos) << table;
+
+  // A third call reuses the exhaustive warm run too: only the model-guided run is run again, judged against it.
+  const std::string warm_log = file_text(out_ / "hopper_warm.log");
+  const std::string warm_row = table.substr(table.find("| hopper | warm (cached"));
+  r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_REUSE_WARM=1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(file_text(out_ / "hopper_warm.log"), warm_log);
+  EXPECT_EQ(sql_int(out_ / "hopper_warm.db", "SELECT count(*) FROM runs"), 1) << "the warm run ran again";
+  EXPECT_EQ(sql_int(model_db, "SELECT count(*) FROM runs"), 2) << "the model-guided run starts from the cold copy";
+  const std::string again = file_text(out_ / "tune_bench.md");
+  EXPECT_NE(again.find(warm_row.substr(0, warm_row.find('\n'))), std::string::npos) << again;
+  EXPECT_NE(again.find(model_row), std::string::npos) << again;
 }
 
 // tools/scale_bench.sh report: per shape, are the one-GPU and all-GPU runs' re-rank winners the same config, and
