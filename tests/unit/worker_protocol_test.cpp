@@ -457,7 +457,9 @@ TEST(WorkerProtocol, InterleavedOrderBalancesPositionsAndPredecessors) {
     for (std::size_t e = 0; e < n; ++e)
       for (std::size_t x = 0; x < n; ++x) {
         EXPECT_EQ(at[e][x], per_position) << entries << " entries: " << e << " at position " << x;
-        if (x != e) EXPECT_EQ(after[e][x], per_pair) << entries << " entries: " << e << " after " << x;
+        if (x != e) {
+          EXPECT_EQ(after[e][x], per_pair) << entries << " entries: " << e << " after " << x;
+        }
       }
   }
   // The first rounds of a wide re-rank (66 entries, 20 rounds): cuBLAS (64) never follows the same entry twice.
