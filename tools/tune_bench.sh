@@ -48,10 +48,10 @@ for p in "${parts[@]}"; do [ "$p" = sm86 ] || [ "$p" = hopper ] || die "unknown 
 command -v python3 >/dev/null || die "python3 is needed to rewrite the shapes of the warm run"
 mkdir -p "$out"
 
-# A copy of SPACE with new shapes of the same work for the warm runs: M doubled, N halved (kept a multiple of 256,
-# at least 256), K as it was; 2048^3 becomes 4096x1024x2048. Same work, so a warm pair differs from a cold one by
-# what the cache saves, not by how long its kernels run (until 2026-12-02 the sides were scaled by 3/2: 3.4x the
-# flops per pair).
+# A copy of SPACE with new shapes for the warm runs: M doubled, N halved (kept a multiple of 256, at least 256), K
+# as it was; 2048^3 becomes 4096x1024x2048. Where N is a multiple of 512 (every shape of the benchmark's spaces) the
+# flops are the same, so a warm pair does the work of a cold one (until 2026-12-02 the sides were scaled by 3/2:
+# 3.4x the flops per pair); a smaller N is kept at 256 and the work doubles.
 new_shapes() {
   python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -92,8 +92,10 @@ model_quality() {
     WHERE m.status = 'ok' AND m.run_id = (SELECT MAX(id) FROM runs) GROUP BY m.M, m.N, m.K"
   local q_all="SELECT m.M || 'x' || m.N || 'x' || m.K AS shape, c.name AS config, MIN(m.median_ms) AS ms
     FROM measurements m JOIN configs c ON c.id = m.config_id WHERE m.status = 'ok' GROUP BY m.M, m.N, m.K, c.name"
-  python3 - <("$bin/mpgemm-query" "$model_db" --sql "$q_model" --format csv) \
-    <("$bin/mpgemm-query" "$exhaustive_db" --sql "$q_all" --format csv) <<'PY'
+  local picked_csv="$model_db.picked.csv" times_csv="$exhaustive_db.times.csv"
+  "$bin/mpgemm-query" "$model_db" --sql "$q_model" --format csv >"$picked_csv" || return 1
+  "$bin/mpgemm-query" "$exhaustive_db" --sql "$q_all" --format csv >"$times_csv" || return 1
+  python3 - "$picked_csv" "$times_csv" <<'PY'
 import csv, sys
 picked = {r["shape"]: r["config"] for r in csv.DictReader(open(sys.argv[1]))}
 times = {}
@@ -108,7 +110,9 @@ for shape in sorted(set(picked) | set(times)):
     excess = 100 * (mine / best - 1) if best and mine else float("inf")
     print(f"{shape} {config} {excess:+.2f}%", file=sys.stderr)
     worst = excess if worst is None else max(worst, excess)
-print(len(set(picked) | set(times)), "inf" if worst is None else f"{worst:.2f}")
+if worst is None:
+    sys.exit("no shape with a verified config in either run")
+print(len(set(picked) | set(times)), f"{worst:.2f}")
 PY
 }
 
@@ -142,10 +146,14 @@ for part in "${parts[@]}"; do
     hopper) space="$hopper" ;;
   esac
   db="$out/$part.db" cache="${MPGEMM_BENCH_CACHE:-$out}/$part.cubins"
-  rm -rf "$out/${part}_model.db" "$out/${part}_model.db-claims"
+  # A database and everything SQLite or the tuner keeps beside it: a copy must not meet an earlier run's WAL.
+  drop_db() { rm -rf "$1" "$1-wal" "$1-shm" "$1-claims"; }
+  drop_db "$out/${part}_model.db"
   warm_result="$out/${part}_warm.result"
   reuse_warm="${MPGEMM_BENCH_REUSE_WARM:-0}"
-  [ "$reuse_warm" = 1 ] || rm -rf "$out/${part}_warm.db" "$out/${part}_warm.db-claims" "$warm_result"
+  [ "$reuse_warm" != 1 ] || [ "${MPGEMM_BENCH_REUSE_COLD:-0}" = 1 ] ||
+    die "$part: MPGEMM_BENCH_REUSE_WARM=1 needs MPGEMM_BENCH_REUSE_COLD=1 (a warm run is judged against its own cold run)"
+  [ "$reuse_warm" = 1 ] || { drop_db "$out/${part}_warm.db"; rm -f "$warm_result"; }
   cold_result="$out/${part}_cold.result"
   if [ "${MPGEMM_BENCH_REUSE_COLD:-0}" = 1 ]; then
     [ -f "$cold_result" ] && [ -f "$db" ] ||
@@ -154,7 +162,8 @@ for part in "${parts[@]}"; do
     read -r cold_s cold_pairs cold_idle cold_configs <"$cold_result"
     echo "tune_bench: $part: the cold run of $cold_result (earlier), not run again" >&2
   else
-    rm -rf "$db" "$db-claims" "$cache" "$cold_result"
+    drop_db "$db"
+    rm -rf "$cache" "$cold_result"
     read -r cold_s cold_pairs cold_idle cold_configs < <(tune "${part}_cold" "$space" "$db" "$cache")
     echo "$cold_s $cold_pairs $cold_idle $cold_configs" >"$cold_result"
   fi
@@ -164,7 +173,7 @@ for part in "${parts[@]}"; do
     # The model-guided run tunes the new shapes from a copy of the cold run's database: its measurements at the old
     # shapes are the model's prior. It runs before the exhaustive warm run, so its log and database are there even
     # when a device call's time runs out during the longer run.
-    for f in "" -wal; do [ ! -e "$db$f" ] || cp "$db$f" "$out/${part}_model.db$f"; done
+    for f in "" -wal; do [ ! -e "$db$f" ] || cp "$db$f" "$out/${part}_model.db$f"; done  # dropped above
     model_budget=$(python3 -c "print(max(1, int($cold_configs * ${MPGEMM_BENCH_MODEL_SHARE:-0.1})))")
     read -r model_s model_pairs model_idle _ < <(tune "${part}_model" "$out/${part}_warm.json" \
       "$out/${part}_model.db" "$cache" --strategy model --budget "$model_budget" --seed 1)
@@ -179,7 +188,8 @@ for part in "${parts[@]}"; do
       echo "$warm_s $warm_pairs $warm_idle" >"$warm_result"
     fi
     read -r model_shapes model_worst < <(model_quality "$out/${part}_model.db" "$out/${part}_warm.db" \
-      2>"$out/${part}_model_quality.txt") || die "${part}_model: could not compare its winners with the warm run's"
+      2>"$out/${part}_model_quality.txt") ||
+      die "${part}_model: could not compare its winners with the warm run's ($out/${part}_model_quality.txt)"
   fi
   verdicts=$(python3 - "$part" "$cold_s" "$cold_pairs" "$cold_idle" "$warm_s" "$warm_pairs" "$warm_idle" \
     "$model_s" "$model_pairs" "$model_idle" "$model_budget" "$cold_configs" "$model_shapes" "$model_worst" <<'PY'
@@ -194,7 +204,7 @@ print(f"| {part} | cold | {cp:.0f} | {cs:.1f} | {crate:.1f} | {ci:.0f}% | "
 if wp > 0:
     print(f"| {part} | warm (cached cubins, new shapes of the same work) | {wp:.0f} | {ws:.1f} | {wrate:.1f} | "
           f"{wi:.0f}% | >= 10x cold's pairs/s ({wrate / crate:.1f}x) | {'PASS' if wrate >= 10 * crate else 'MISS'} |")
-if mp > 0:
+if mp > 0 and ms > 0:
     # Time per shape tuned, cold (exhaustive) against model-guided: both runs tune every shape of their space.
     speedup = cs / ms
     share = mb / configs

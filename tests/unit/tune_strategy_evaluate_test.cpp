@@ -119,6 +119,7 @@ TEST(TuneStrategyEvaluateFile, ReadsAnOlderSchemaLeavingTheFileAsItWas) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
   const std::string before = bytes();
   const auto recordings = load_recordings(path, "wgmma");
   EXPECT_GT(recordings.size(), 100u);

@@ -146,6 +146,7 @@ TEST(TuneStrategy, ModelDrawsItsPoolFromTheListedAdmissibleConfigs) {
     EXPECT_TRUE(s->done());
     EXPECT_EQ(std::set<Params>(all.begin(), all.end()).size(), all.size()) << "a config was proposed twice";
     EXPECT_EQ(all.size(), admissible.size());
+    for (const Params& p : all) EXPECT_FALSE(failing_constraint(space, p)) << describe_config(space, p);
   }
 }
 

@@ -83,6 +83,11 @@ class Model final : public Strategy {
     while (out.size() < n && !budget_spent() && !exhausted_) {
       const std::size_t random_first = prior_.empty() ? initial_ : prior_initial_;
       const bool explore = proposed_.size() < random_first || rng_.uniform() < epsilon_ || !has_training_data();
+      // Every config of a listed space proposed: done, without a random walk over the whole product.
+      if (admissible_ && proposed_.size() >= admissible_->size()) {
+        exhausted_ = true;
+        break;
+      }
       std::optional<std::uint64_t> pick;
       if (!explore) pick = best_predicted();
       if (!pick) pick = draw_random();
@@ -281,7 +286,8 @@ StrategyInfo model_info() {
         "the same when there are prior measurements at other shapes (0: the first pick is the prior's best predicted)"},
        {"epsilon", "0.1", "share of later proposals that are uniform random picks (exploration)"},
        {"pool_size", "4000",
-        "unproposed configs scored per proposal; a space with at most this many admissible configs is scored whole"},
+        "unproposed configs scored per proposal; a listed space (product up to 2^22) with at most this many "
+        "admissible configs is scored whole"},
        {"trees", "60", "boosting rounds"},
        {"depth", "3", "splits per tree, root to leaf"},
        {"learning_rate", "0.15", "shrinkage of each tree, in (0, 1]"},
