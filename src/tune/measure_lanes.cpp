@@ -106,8 +106,11 @@ void MeasureLanes::run(std::size_t lane) {
         events_.push(ReferenceEvent{lane, item->shape, backend.prepare_shape(shape)});
         prepared = item->shape;
       }
-      static const CompileResult kNone;
       const PlannedConfig& c = *item->config;
+      // A replay compiles nothing; it finds the recording by the arch the config would be compiled for (sm_90a
+      // for the wgmma family on an sm_90 device).
+      CompileResult uncompiled;
+      uncompiled.arch = c.spec.arch;
       // The screen compares against the best so far on the shape: what the coordinator knew when it queued the
       // item (earlier runs included), or what any lane has measured since, whichever is faster.
       std::optional<double> best = item->screen_against_ms;
@@ -115,8 +118,8 @@ void MeasureLanes::run(std::size_t lane) {
         std::lock_guard lock(mutex_);
         if (auto it = best_.find(item->shape); it != best_.end() && (!best || it->second < *best)) best = it->second;
       }
-      std::optional<Measurement> m =
-          measure_steady(backend, c.candidate, c.compiled ? *c.compiled : kNone, shape, settings_.max_spread, best);
+      std::optional<Measurement> m = measure_steady(backend, c.candidate, c.compiled ? *c.compiled : uncompiled, shape,
+                                                    settings_.max_spread, best);
       {
         std::lock_guard lock(mutex_);
         busy_[lane] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -73,9 +73,12 @@ class ReplayBackend final : public MeasureBackend {
     return ref;
   }
 
-  std::optional<Measurement> measure(const Candidate& candidate, const CompileResult&, const Shape& shape) override {
+  // Looked up by the arch the config is compiled for (`compiled.arch`, set also when nothing was compiled), which
+  // is not the device's for an arch-specific family: wgmma configs are recorded as sm_90a on an sm_90 device.
+  std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,
+                                     const Shape& shape) override {
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
-    auto m = store_.find_measurement_by_config(candidate.name, device_.arch.str(), shape);
+    auto m = store_.find_measurement_by_config(candidate.name, compiled.arch.str(), shape);
     if (!m) return std::nullopt;
     return judged(m->measurement, settings_);
   }

@@ -75,6 +75,24 @@ TEST_F(ReliabilityReplay, ReproducesEveryRecordedOutcomeAndResumesToNothing) {
   EXPECT_EQ(sql_int(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), 2);
 }
 
+// The wgmma family compiles for sm_90a on an sm_90 device, and its measurements record that arch. A replay of
+// such a recording found none of them while it looked them up by the device's arch ("not in the recording").
+TEST_F(ReliabilityReplay, ReproducesARecordingOfAnArchSpecificFamily) {
+  const std::string space = source("tests/reliability/data/replay_space_sm90a.json");
+  const auto recorded = dir_ / "recorded_sm90a.db";
+  const RecordedDb rec = make_recorded_db(recorded, space);
+  ASSERT_EQ(rec.candidates, 6u);
+  EXPECT_EQ(sql_int(recorded, "SELECT count(*) FROM measurements WHERE arch = 'sm_90a'"),
+            static_cast<std::int64_t>(rec.pairs));
+
+  const auto db = dir_ / "new_sm90a.db";
+  auto r = run_command(
+      fmt::format("{} {} --replay {} --db {} --rerank 0", bin("mpgemm-tune"), space, recorded.string(), db.string()));
+  ASSERT_EQ(r.exit_code, 0) << without_progress(r.output);
+  EXPECT_EQ(r.output.find("not in the recording"), std::string::npos) << without_progress(r.output);
+  EXPECT_EQ(outcome_differences(outcomes(recorded), outcomes(db)), "");
+}
+
 // Issue item 10: a result is reused only when everything that determines it is unchanged.
 TEST_F(ReliabilityReplay, ChangedDeviceDriverCublasOrSettingsAreMeasuredAgain) {
   const auto db = dir_ / "work.db";
