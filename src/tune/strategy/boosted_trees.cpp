@@ -9,16 +9,25 @@ namespace mpgemm::gbt {
 
 namespace {
 
+// Row-major bins, so that one pass over a node's rows fills every feature's histogram: the features' sums are
+// independent chains, where a pass per feature made each add wait for the one before it in the same bin (rows
+// mostly share a few bins). Each bin still adds its rows in ascending order, so the sums are the same to the bit.
 struct Binned {
-  std::vector<std::vector<double>> cuts;         // per feature: ascending cut values
-  std::vector<std::vector<std::uint16_t>> bins;  // per feature, per row: index of the first cut >= value
+  std::size_t features = 0;
+  std::vector<std::vector<double>> cuts;  // per feature: ascending cut values
+  std::vector<std::size_t> offset;        // per feature: where its bins start in a node's histogram
+  std::size_t total_bins = 0;
+  std::vector<std::size_t> splittable;  // the features with at least two bins: the only ones a split can use
+  std::vector<std::uint16_t> bins;      // [row * features + feature]: index of the first cut >= value
+  std::uint16_t bin(std::size_t row, std::size_t feature) const { return bins[row * features + feature]; }
 };
 
 Binned bin_features(const std::vector<std::vector<double>>& rows, std::size_t max_bins) {
   const std::size_t features = rows.empty() ? 0 : rows[0].size();
   Binned b;
+  b.features = features;
   b.cuts.resize(features);
-  b.bins.resize(features);
+  b.bins.resize(rows.size() * features);
   for (std::size_t f = 0; f < features; ++f) {
     std::vector<double> values;
     values.reserve(rows.size());
@@ -32,9 +41,12 @@ Binned bin_features(const std::vector<std::vector<double>>& rows, std::size_t ma
       for (std::size_t i = 1; i <= max_bins; ++i) cuts.push_back(values[i * values.size() / max_bins - 1]);
       cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
     }
-    b.bins[f].reserve(rows.size());
-    for (const auto& r : rows)
-      b.bins[f].push_back(static_cast<std::uint16_t>(std::lower_bound(cuts.begin(), cuts.end(), r[f]) - cuts.begin()));
+    b.offset.push_back(b.total_bins);
+    b.total_bins += cuts.size();
+    if (cuts.size() >= 2) b.splittable.push_back(f);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      b.bins[i * features + f] =
+          static_cast<std::uint16_t>(std::lower_bound(cuts.begin(), cuts.end(), rows[i][f]) - cuts.begin());
   }
   return b;
 }
@@ -61,20 +73,24 @@ class TreeBuilder {
     double best_gain = 1e-12;
     int best_f = -1;
     std::size_t best_cut = 0;
-    std::vector<double> hw, hr;
-    for (std::size_t f = 0; f < b_.cuts.size(); ++f) {
-      const std::size_t nb = b_.cuts[f].size();
-      if (nb < 2) continue;
-      hw.assign(nb, 0);
-      hr.assign(nb, 0);
-      for (std::size_t i : rows) {
-        hw[b_.bins[f][i]] += w_[i];
-        hr[b_.bins[f][i]] += w_[i] * r_[i];
+    // Per bin: the sum of weights, then of weight x residual.
+    std::vector<double> h(2 * b_.total_bins, 0.0);
+    for (std::size_t i : rows) {
+      const double w = w_[i], wr = w_[i] * r_[i];
+      const std::uint16_t* bins = &b_.bins[i * b_.features];
+      for (std::size_t f : b_.splittable) {
+        double* at = &h[2 * (b_.offset[f] + bins[f])];
+        at[0] += w;
+        at[1] += wr;
       }
+    }
+    for (std::size_t f : b_.splittable) {
+      const std::size_t nb = b_.cuts[f].size();
+      const double* h_f = &h[2 * b_.offset[f]];
       double lw = 0, lr = 0;
       for (std::size_t c = 0; c + 1 < nb; ++c) {
-        lw += hw[c];
-        lr += hr[c];
+        lw += h_f[2 * c];
+        lr += h_f[2 * c + 1];
         const double rw = sw - lw, rr = swr - lr;
         if (lw < s_.min_leaf_weight || rw < s_.min_leaf_weight) continue;
         const double gain = lr * lr / (lw + s_.l2) + rr * rr / (rw + s_.l2) - parent;
@@ -87,7 +103,7 @@ class TreeBuilder {
     }
     if (best_f < 0) return id;
     std::vector<std::size_t> left, right;
-    for (std::size_t i : rows) (b_.bins[best_f][i] <= best_cut ? left : right).push_back(i);
+    for (std::size_t i : rows) (b_.bin(i, static_cast<std::size_t>(best_f)) <= best_cut ? left : right).push_back(i);
     nodes[id].feature = best_f;
     nodes[id].threshold = b_.cuts[best_f][best_cut];
     int l = build(nodes, left, depth + 1);
