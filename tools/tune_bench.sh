@@ -14,7 +14,7 @@
 #   $MPGEMM_BENCH_ARGS     more mpgemm-tune arguments for every run (e.g. "--no-screen")
 #   $MPGEMM_BENCH_CACHE    folder for the cubin caches (default $OUT)
 #   $MPGEMM_BENCH_WARM     0 skips the warm runs (exhaustive and model-guided; the Hopper space's take ~5 minutes)
-#   $MPGEMM_BENCH_MODEL_SHARE  the model-guided run's budget per shape, as a share of the space (default 0.1)
+#   $MPGEMM_BENCH_MODEL_SHARE  the model-guided run's budget per shape, as a share of the space (default 0.05)
 #   $MPGEMM_BENCH_AA_ROUNDS  timed rounds of each A/A re-rank (default 20)
 #   $MPGEMM_BENCH_AA       0 skips the A/A step
 #   $MPGEMM_BENCH_REUSE_COLD  1: take the cold run of an earlier call with the same $OUT (its database, cubin cache and
@@ -82,6 +82,33 @@ tune() {
   echo "$(python3 -c "print(round($end - $start, 1))") $pairs $idle $configs"
 }
 
+# A tuning step (KIND: cold or warm) that a later call may take over: with $MPGEMM_BENCH_REUSE_<KIND>=1 the earlier
+# call's $out/PART_KIND.result and DB stand for it; else `tune` runs (arguments after the fifth go to it) and the
+# result file is written once it has succeeded. Prints what `tune` prints.
+tune_step() {
+  local kind="$1" part="$2" space="$3" db="$4" cache="$5"
+  shift 5
+  local var="MPGEMM_BENCH_REUSE_${kind^^}" result="$out/${part}_$kind.result" line
+  if [ "${!var:-0}" = 1 ]; then
+    [ -f "$result" ] && [ -f "$db" ] || die "$part: $var=1 needs an earlier $kind run's $result and $db"
+    echo "tune_bench: $part: the $kind run of $result (earlier), not run again" >&2
+    cat "$result"
+  else
+    line=$(tune "${part}_$kind" "$space" "$db" "$cache" "$@") || exit 1
+    echo "$line" | tee "$result"
+  fi
+}
+
+# A database and everything SQLite or the tuner keeps beside it: a copy must not meet an earlier run's WAL.
+drop_db() { rm -rf "$1" "$1-wal" "$1-shm" "$1-claims"; }
+
+# Copies database SRC (with its WAL) to DST, dropping whatever DST had.
+copy_db() {
+  local f
+  drop_db "$2"
+  for f in "" -wal; do [ ! -e "$1$f" ] || cp "$1$f" "$2$f"; done
+}
+
 # Per new shape: the model-guided run's fastest config (its own first pass), and where that config stands in the
 # exhaustive warm run (same process as the optimum, so no cross-process drift): its median / the shape's best
 # median there. Prints "shapes worst_excess_percent" and one "shape config excess" line per shape to stderr.
@@ -122,9 +149,8 @@ PY
 # is recorded, so each process gets its own copy of the database: the tuned one keeps its own winner, and neither
 # process sees the other's re-rank. Prints "config ms ratio_to_cublas".
 winner_ms() {
-  local source="$1" size="$2" space="$3" db="$out/aa_$4.db" f
-  rm -f "$db" "$db-wal" "$db-shm"
-  for f in "" -wal; do [ ! -e "$source$f" ] || cp "$source$f" "$db$f"; done
+  local source="$1" size="$2" space="$3" db="$out/aa_$4.db"
+  copy_db "$source" "$db"
   "$bin/mpgemm-run" --db "$db" --rerank 1 --rounds "${MPGEMM_BENCH_AA_ROUNDS:-20}" --no-cublaslt --space "$space" \
     --M "$size" --N "$size" --K "$size" --format csv \
     --cubin-cache "${MPGEMM_BENCH_CACHE:-$out}/$aa_part.cubins" 2>>"$out/aa.log" | tee -a "$out/aa.csv" |
@@ -146,47 +172,29 @@ for part in "${parts[@]}"; do
     hopper) space="$hopper" ;;
   esac
   db="$out/$part.db" cache="${MPGEMM_BENCH_CACHE:-$out}/$part.cubins"
-  # A database and everything SQLite or the tuner keeps beside it: a copy must not meet an earlier run's WAL.
-  drop_db() { rm -rf "$1" "$1-wal" "$1-shm" "$1-claims"; }
   drop_db "$out/${part}_model.db"
-  warm_result="$out/${part}_warm.result"
-  reuse_warm="${MPGEMM_BENCH_REUSE_WARM:-0}"
-  [ "$reuse_warm" != 1 ] || [ "${MPGEMM_BENCH_REUSE_COLD:-0}" = 1 ] ||
+  [ "${MPGEMM_BENCH_REUSE_WARM:-0}" != 1 ] || [ "${MPGEMM_BENCH_REUSE_COLD:-0}" = 1 ] ||
     die "$part: MPGEMM_BENCH_REUSE_WARM=1 needs MPGEMM_BENCH_REUSE_COLD=1 (a warm run is judged against its own cold run)"
-  [ "$reuse_warm" = 1 ] || { drop_db "$out/${part}_warm.db"; rm -f "$warm_result"; }
-  cold_result="$out/${part}_cold.result"
+  [ "${MPGEMM_BENCH_REUSE_WARM:-0}" = 1 ] || { drop_db "$out/${part}_warm.db"; rm -f "$out/${part}_warm.result"; }
   if [ "${MPGEMM_BENCH_REUSE_COLD:-0}" = 1 ]; then
-    [ -f "$cold_result" ] && [ -f "$db" ] ||
-      die "$part: MPGEMM_BENCH_REUSE_COLD=1 needs an earlier cold run's $cold_result and $db"
     [ -d "$cache" ] || echo "tune_bench: $part: warning: no cubin cache at $cache; the warm runs will compile" >&2
-    read -r cold_s cold_pairs cold_idle cold_configs <"$cold_result"
-    echo "tune_bench: $part: the cold run of $cold_result (earlier), not run again" >&2
   else
     drop_db "$db"
-    rm -rf "$cache" "$cold_result"
-    read -r cold_s cold_pairs cold_idle cold_configs < <(tune "${part}_cold" "$space" "$db" "$cache")
-    echo "$cold_s $cold_pairs $cold_idle $cold_configs" >"$cold_result"
+    rm -rf "$cache" "$out/${part}_cold.result"
   fi
+  read -r cold_s cold_pairs cold_idle cold_configs < <(tune_step cold "$part" "$space" "$db" "$cache")
   warm_s=0 warm_pairs=0 warm_idle=0 model_s=0 model_pairs=0 model_idle=0 model_budget=0 model_shapes=0 model_worst=0
   if [ "${MPGEMM_BENCH_WARM:-1}" != 0 ]; then
     new_shapes "$space" "$out/${part}_warm.json"
     # The model-guided run tunes the new shapes from a copy of the cold run's database: its measurements at the old
     # shapes are the model's prior. It runs before the exhaustive warm run, so its log and database are there even
     # when a device call's time runs out during the longer run.
-    for f in "" -wal; do [ ! -e "$db$f" ] || cp "$db$f" "$out/${part}_model.db$f"; done  # dropped above
-    model_budget=$(python3 -c "print(max(1, int($cold_configs * ${MPGEMM_BENCH_MODEL_SHARE:-0.1})))")
+    copy_db "$db" "$out/${part}_model.db"
+    model_budget=$(python3 -c "print(max(1, int($cold_configs * ${MPGEMM_BENCH_MODEL_SHARE:-0.05})))")
     read -r model_s model_pairs model_idle _ < <(tune "${part}_model" "$out/${part}_warm.json" \
       "$out/${part}_model.db" "$cache" --strategy model --budget "$model_budget" --seed 1)
-    if [ "$reuse_warm" = 1 ]; then
-      [ -f "$warm_result" ] && [ -f "$out/${part}_warm.db" ] ||
-        die "$part: MPGEMM_BENCH_REUSE_WARM=1 needs an earlier warm run's $warm_result and $out/${part}_warm.db"
-      read -r warm_s warm_pairs warm_idle <"$warm_result"
-      echo "tune_bench: $part: the exhaustive warm run of $warm_result (earlier), not run again" >&2
-    else
-      read -r warm_s warm_pairs warm_idle _ < <(tune "${part}_warm" "$out/${part}_warm.json" "$out/${part}_warm.db" \
-        "$cache")
-      echo "$warm_s $warm_pairs $warm_idle" >"$warm_result"
-    fi
+    read -r warm_s warm_pairs warm_idle _ < <(tune_step warm "$part" "$out/${part}_warm.json" "$out/${part}_warm.db" \
+      "$cache")
     read -r model_shapes model_worst < <(model_quality "$out/${part}_model.db" "$out/${part}_warm.db" \
       2>"$out/${part}_model_quality.txt") ||
       die "${part}_model: could not compare its winners with the warm run's ($out/${part}_model_quality.txt)"
