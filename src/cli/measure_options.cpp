@@ -41,8 +41,27 @@ void add_measure_options(ArgParser& p) {
               "launches the screen times: with warm L2 one batch of them after as many untimed, with cold L2 one "
               "by one",
               "3")
-      .flag("--no-screen", "time every config through the full protocol");
+      .flag("--no-screen", "time every config through the full protocol")
+      .option("--settle-ms", "MS",
+              "when a shape is prepared, run cuBLAS on it untimed for this long before its references and "
+              "candidates are timed, so the first of them meet a clock nearer the one sustained load holds (after "
+              "the inputs are filled on the host the card is cool: an H200 timed a shape's first configs at "
+              "1815 MHz and the rest at ~1480; with 1000 ms of settling at 1650-1770); part of the result key "
+              "when set",
+              "0");
 }
+
+namespace {
+// About a second: on the H200 the power cap has brought the SM clock down within ~0.1-0.3 s of GEMM batches.
+constexpr int kDefaultRerankSettleMs = 1000;
+
+int settle_ms_from(const ParsedArgs& args, const std::string& option, int by_default) {
+  const auto ms = args.get_int(option);
+  if (!ms) return by_default;
+  if (*ms < 0 || *ms > kMaxSettleMs) throw UsageError(fmt::format("{} must be between 0 and {}", option, kMaxSettleMs));
+  return static_cast<int>(*ms);
+}
+}  // namespace
 
 MeasureSettings measure_settings_from(const ParsedArgs& args) {
   MeasureSettings s;
@@ -88,6 +107,7 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
     r.launches = static_cast<int>(args.get_positive_int("--screen-launches").value_or(r.launches));
     s.screen = r;
   }
+  s.settle_ms = settle_ms_from(args, "--settle-ms", 0);
   return s;
 }
 
@@ -96,11 +116,6 @@ std::optional<double> rerank_within_from(const ParsedArgs& args) {
   if (w && !(*w >= 0 && *w <= 1)) throw UsageError("--rerank-within must be between 0 and 1");
   return w;
 }
-
-namespace {
-// About a second: on the H200 the power cap has brought the SM clock down within ~0.1-0.3 s of GEMM batches.
-constexpr int kDefaultRerankSettleMs = 1000;
-}  // namespace
 
 void add_rerank_settle_option(ArgParser& parser) {
   parser.option("--rerank-settle-ms", "MS",
@@ -112,11 +127,7 @@ void add_rerank_settle_option(ArgParser& parser) {
 }
 
 int rerank_settle_ms_from(const ParsedArgs& args) {
-  const auto ms = args.get_int("--rerank-settle-ms");
-  if (!ms) return kDefaultRerankSettleMs;
-  if (*ms < 0 || *ms > kMaxSettleMs)
-    throw UsageError(fmt::format("--rerank-settle-ms must be between 0 and {}", kMaxSettleMs));
-  return static_cast<int>(*ms);
+  return settle_ms_from(args, "--rerank-settle-ms", kDefaultRerankSettleMs);
 }
 
 }  // namespace mpgemm::cli

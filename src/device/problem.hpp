@@ -52,6 +52,9 @@ class ProblemContext {
   TimingStats time_cublas(int warmup, int runs, int iters, L2Mode l2, BatchEnqueue batches = BatchEnqueue::stream);
   // One cublasGemmEx on the problem into cuBLAS's own output buffer, enqueued on the session's stream.
   void run_cublas();
+  // Untimed cuBLAS launches until `ms` of wall time have passed (none for 0), so what is timed next meets the
+  // clock that sustained load holds; returns the wall time they took (ms).
+  double settle_with_cublas(int ms);
 
   // Fills C with 0xFF bytes (a NaN in every float) on the session's stream.
   void poison_output();

@@ -34,6 +34,11 @@ struct MeasureSettings {
   // The quick screen against the best so far for the shape (--screen-threshold, --screen-launches); unset with
   // --no-screen. In the key too: a screened_out outcome depends on it.
   std::optional<ScreenRule> screen = ScreenRule{};
+  // --settle-ms: untimed cuBLAS launches when a shape is prepared, before its references and candidates are
+  // timed (PrepareShapeRequest::settle_ms); 0 (the default): none. After the host-side input fill the H200 ran the
+  // first configs of 8192x2048x4096 at 1815 MHz against ~1480 for the rest; with 1 s of settling at 1650-1770.
+  // In the key when set.
+  int settle_ms = 0;
 };
 
 // cuBLAS on one shape, timed with the same protocol as the candidates, and cuBLASLt's best of its heuristics

@@ -39,7 +39,8 @@ class GpuBackend final : public MeasureBackend {
                             settings_.atol,
                             settings_.rtol,
                             settings_.l2,
-                            settings_.batches};
+                            settings_.batches,
+                            settings_.settle_ms};
     PrepareShapeReply reply = client_.prepare_shape(req);
     return {reply.reference.timing, reply.reference.sm_clock_mhz, std::move(reply.cublaslt)};
   }

@@ -116,10 +116,12 @@ struct Encoder {
             {"atol", m.atol},
             {"rtol", m.rtol},
             {"l2", std::string(to_string(m.l2))},
-            {"batches", std::string(to_string(m.batches))}};
+            {"batches", std::string(to_string(m.batches))},
+            {"settle_ms", m.settle_ms}};
   }
   json operator()(const PrepareShapeReply& m) const {
     return {{"reference", wire::encode(m.reference)},
+            {"settled_ms", m.settled_ms},
             {"cublaslt", m.cublaslt ? wire::encode(*m.cublaslt) : json(nullptr)}};
   }
   json operator()(const MeasureRequest& m) const {
@@ -196,9 +198,10 @@ Message decode_body(std::string_view type, const json& j) {
         wire::decode_shape(j.at("shape")), j.at("seed").get<std::uint64_t>(), j.at("warmup").get<int>(),
         j.at("runs").get<int>(),           j.at("iters").get<int>(),          j.at("cublaslt").get<bool>(),
         j.at("atol").get<double>(),        j.at("rtol").get<double>(),        decode_l2(j.at("l2")),
-        decode_batches(j.at("batches"))};
+        decode_batches(j.at("batches")),   j.at("settle_ms").get<int>()};
   if (type == "cublas_reference") {
-    PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt};
+    PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt,
+                        j.at("settled_ms").get<double>()};
     if (!j.at("cublaslt").is_null()) r.cublaslt = wire::decode_cublaslt_reference(j.at("cublaslt"));
     return r;
   }

@@ -29,8 +29,9 @@ namespace mpgemm {
 // the noise and L2 mode of every timing; 5: time_interleaved (the top-K re-rank); 6: the GPU's identity in every
 // timing; 7: cuBLASLt's best algorithm in time_interleaved's rounds; 8: graph-replayed batches (time_interleaved's
 // `graphs`, `batches` in prepare_shape, measure and every timing); 9: time_interleaved's untimed rounds
-// (`settle_ms`, `settled_ms`); 10: their count (`settle_rounds`), and rounds ordered by a Williams square, not rotated
-inline constexpr int kProtocolVersion = 10;
+// (`settle_ms`, `settled_ms`); 10: their count (`settle_rounds`), and rounds ordered by a Williams square, not rotated;
+// 11: prepare_shape's untimed cuBLAS launches before its timings (`settle_ms`, `settled_ms`)
+inline constexpr int kProtocolVersion = 11;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -56,6 +57,10 @@ struct PrepareShapeRequest {
   double rtol = 1e-3;
   L2Mode l2 = L2Mode::warm;                     // cuBLAS is timed in the candidates' L2 mode (cuBLASLt always warm)
   BatchEnqueue batches = BatchEnqueue::stream;  // and with their warm batches enqueued the same way
+  // Untimed cuBLAS launches on the new problem for this long (ms, 0 to kMaxSettleMs) before anything is timed:
+  // the host-side input fill leaves the card cool, and the first timings would meet a clock that sustained load
+  // does not hold.
+  int settle_ms = 0;
 };
 
 struct PrepareShapeReply {
@@ -63,6 +68,7 @@ struct PrepareShapeReply {
   // Present when the request asked for it, also when cuBLASLt could not be timed (its message says why): a
   // failing cuBLASLt never fails prepare_shape.
   std::optional<CublasLtReference> cublaslt;
+  double settled_ms = 0;  // wall time of prepare's untimed launches (PrepareShapeRequest::settle_ms); 0: none
 };
 
 struct MeasureRequest {

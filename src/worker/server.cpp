@@ -119,6 +119,8 @@ class Server {
     if (!session_) return fail(ErrorKind::bad_request, 0, "prepare_shape before hello", 0);
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    if (m.settle_ms < 0 || m.settle_ms > kMaxSettleMs)
+      return fail(ErrorKind::bad_request, 0, fmt::format("settle_ms {} outside 0-{}", m.settle_ms, kMaxSettleMs), 0);
     const auto start = std::chrono::steady_clock::now();
     problem_.reset();  // free the previous shape's memory before allocating the next
     cublaslt_for_shape_ = false;
@@ -126,12 +128,13 @@ class Server {
     problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
     // The comparison kernel is compiled here, under prepare's limit, not within a candidate's verification limit.
     (void)session_->device_compare();
+    const double settled_ms = problem_->settle_with_cublas(m.settle_ms);
     CublasReference ref;
     ref.shape = m.shape;
     ref.seed = m.seed;
     ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2, m.batches);
     ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
-    PrepareShapeReply out{ref, std::nullopt};
+    PrepareShapeReply out{ref, std::nullopt, settled_ms};
     if (m.cublaslt) {
       out.cublaslt = time_cublaslt(m);
       cublaslt_for_shape_ = out.cublaslt->timing.has_value();

@@ -125,7 +125,7 @@ class DeviceWorkerTest : public ::testing::Test {
   // A worker that has answered hello and prepared a 256 x 192 x 320 problem (with cuBLASLt's reference when
   // asked; its reply goes to `prepared`).
   static std::unique_ptr<WorkerProcess> ready_worker(bool cublaslt = false, json* prepared = nullptr,
-                                                     const char* batches = "stream") {
+                                                     const char* batches = "stream", int settle_ms = 0) {
     auto w = std::make_unique<WorkerProcess>();
     w->send({{"type", "hello"}, {"protocol", kProtocolVersion}, {"device_ordinal", 0}});
     const auto hello = w->receive(120s);
@@ -140,7 +140,8 @@ class DeviceWorkerTest : public ::testing::Test {
              {"atol", 0.5},
              {"rtol", 1e-3},
              {"l2", "warm"},
-             {"batches", batches}});
+             {"batches", batches},
+             {"settle_ms", settle_ms}});
     const auto ref = w->receive(120s);
     EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
     if (ref && ref->contains("reference")) {
@@ -262,6 +263,17 @@ TEST_F(DeviceWorkerTest, PrepareShapeTimesCublasLtAndTheWorkerGoesOn) {
 
 // --graphs through the worker: cuBLAS's reference, the candidate's batches and its screen are graph replays and
 // the timings say so; a cold-L2 request for graphs is refused.
+// Asked to settle, prepare_shape runs cuBLAS untimed for at least that long before it times anything, and says so.
+TEST_F(DeviceWorkerTest, PrepareShapeSettlesWhenAsked) {
+  json prepared;
+  auto w = ready_worker(false, &prepared, "stream", 300);
+  EXPECT_GE(prepared["settled_ms"].get<double>(), 300) << prepared.dump();
+  EXPECT_LT(prepared["settled_ms"].get<double>(), 10'000) << prepared.dump();
+  json unsettled;
+  ready_worker(false, &unsettled);
+  EXPECT_EQ(unsettled["settled_ms"].get<double>(), 0) << unsettled.dump();
+}
+
 TEST_F(DeviceWorkerTest, GraphBatchesAreTimedAsGraphsAndSaySo) {
   json prepared;
   auto w = ready_worker(false, &prepared, "graph");

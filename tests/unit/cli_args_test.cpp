@@ -117,6 +117,23 @@ TEST(TuneArgs, TheRerankTakesTheWarmupAndItersOfTheRun) {
   EXPECT_EQ(o.rerank.protocol.iters, 40);
 }
 
+// A shape's preparation settles the card only when asked (--settle-ms); negative is refused.
+TEST(TuneArgs, ShapesSettleOnlyWhenAsked) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_tune_options(p);
+  const auto parse = [&](std::vector<const char*> argv) {
+    argv.insert(argv.begin(), {"mpgemm-tune", "s.json"});
+    return tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
+                             argv.data());
+  };
+  EXPECT_EQ(parse({}).settings.settle_ms, 0);
+  EXPECT_EQ(parse({"--settle-ms", "1000"}).settings.settle_ms, 1000);
+  EXPECT_EQ(parse({"--settle-ms", "250"}).settings.settle_ms, 250);
+  EXPECT_EQ(parse({"--settle-ms", "250"}).rerank.protocol.settle_ms, 1000) << "the re-rank has its own";
+  EXPECT_THROW(parse({"--settle-ms", "-1"}), UsageError);
+  EXPECT_NE(p.help_text().find("--settle-ms"), std::string::npos);
+}
+
 // The re-rank settles the card for about a second unless told otherwise; 0 turns it off; negative is refused.
 TEST(TuneArgs, TheRerankSettlesForASecondByDefault) {
   ArgParser p("mpgemm-tune", "", "");

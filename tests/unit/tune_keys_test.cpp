@@ -117,6 +117,8 @@ TEST(TuneKeys, EverythingThatDeterminesAResultChangesTheKey) {
   vary("no screen", [](Inputs& in) { in.settings.screen.reset(); });
   vary("the screen threshold", [](Inputs& in) { in.settings.screen = ScreenRule{2.0, 3}; });
   vary("the screen launches", [](Inputs& in) { in.settings.screen = ScreenRule{1.5, 5}; });
+  vary("settling", [](Inputs& in) { in.settings.settle_ms = 1000; });
+  vary("a longer settling", [](Inputs& in) { in.settings.settle_ms = 2000; });
 
   std::map<std::string, std::string> seen;  // key -> what produced it
   for (const auto& [what, in] : variants) {

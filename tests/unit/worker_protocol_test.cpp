@@ -120,6 +120,10 @@ TEST(WorkerProtocol, PrepareShape) {
   PrepareShapeRequest graphs;
   graphs.batches = BatchEnqueue::graph;
   EXPECT_EQ(round_trip(graphs).batches, BatchEnqueue::graph);
+  EXPECT_EQ(req.settle_ms, 0);  // no untimed launches unless asked for
+  PrepareShapeRequest settled;
+  settled.settle_ms = 1250;
+  EXPECT_EQ(round_trip(settled).settle_ms, 1250);
 
   CublasReference ref{Shape{64, 32, 16}, 99, sample_timing(), 1755};
   const auto reply = round_trip(PrepareShapeReply{ref, std::nullopt});
@@ -128,6 +132,8 @@ TEST(WorkerProtocol, PrepareShape) {
   expect_equal(reply.reference.timing, ref.timing);
   EXPECT_EQ(reply.reference.sm_clock_mhz, 1755);
   EXPECT_FALSE(reply.cublaslt);
+  EXPECT_EQ(reply.settled_ms, 0);
+  EXPECT_EQ(round_trip(PrepareShapeReply{ref, std::nullopt, 1003.25}).settled_ms, 1003.25);
 }
 
 TEST(WorkerProtocol, PrepareShapeReplyCarriesCublasLt) {
