@@ -95,7 +95,8 @@ tune_step() {
     cat "$result"
   else
     line=$(tune "${part}_$kind" "$space" "$db" "$cache" "$@") || exit 1
-    echo "$line" | tee "$result"
+    echo "$line" >"$result" || exit 1  # written before the line is read, and a failed write stops the script
+    echo "$line"
   fi
 }
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -88,7 +89,7 @@ void WorkerClient::start_worker() {
   device_ = reply->device;
   if (shape_) {
     // A replacement worker: give it the current problem before anything is measured on it.
-    const Message prepared = call(*shape_, options_.prepare_timeout);
+    const Message prepared = call(*shape_, prepare_limit(*shape_));
     const auto* ref = std::get_if<PrepareShapeReply>(&prepared);
     if (ref == nullptr) {
       end_worker(milliseconds(0));
@@ -162,11 +163,16 @@ DeviceInfo WorkerClient::hello() {
   return *device_;
 }
 
+// Preparing a shape may take prepare_timeout, plus the settling it asks for.
+milliseconds WorkerClient::prepare_limit(const PrepareShapeRequest& request) const {
+  return options_.prepare_timeout + milliseconds(std::max(0, request.settle_ms));
+}
+
 PrepareShapeReply WorkerClient::prepare_shape(const PrepareShapeRequest& request) {
   shape_.reset();  // a restart in between must not prepare the previous shape first
   reference_.reset();
   ensure_started();
-  const Message reply = call(request, options_.prepare_timeout);
+  const Message reply = call(request, prepare_limit(request));
   const auto* prepared = std::get_if<PrepareShapeReply>(&reply);
   if (prepared == nullptr) {
     end_worker(milliseconds(0));

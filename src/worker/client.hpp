@@ -5,7 +5,7 @@
 //
 // Time limits (each measured from sending the request):
 //   hello                  hello_timeout
-//   prepare_shape          prepare_timeout
+//   prepare_shape          prepare_timeout + the settling it asks for (settle_ms)
 //   measure, phase 1       verify_base + verify_cublas_factor x cuBLAS median of the current shape
 //     (load, resource check, poison, the verification launch, comparison; ends with the 'verified' reply)
 //   measure, phase 2       timing_base + timing_factor x (warmup + runs x iters) x first_launch_ms
@@ -78,6 +78,7 @@ class WorkerClient {
   // within the limit (it is killed: a hang cannot be pinned on one kernel) or dies.
   InterleavedReply time_interleaved(const TimeInterleavedRequest& request);
   std::chrono::milliseconds interleaved_limit(const TimeInterleavedRequest& request) const;
+  std::chrono::milliseconds prepare_limit(const PrepareShapeRequest& request) const;
 
   // Ends the worker (politely, then SIGKILL). The next call starts a new one. Never throws.
   void shutdown() noexcept;

@@ -261,8 +261,6 @@ TEST_F(DeviceWorkerTest, PrepareShapeTimesCublasLtAndTheWorkerGoesOn) {
   expect_ok_measurement(*w);  // cuBLASLt wrote into C; the candidate's poisoned C must not notice
 }
 
-// --graphs through the worker: cuBLAS's reference, the candidate's batches and its screen are graph replays and
-// the timings say so; a cold-L2 request for graphs is refused.
 // Asked to settle, prepare_shape runs cuBLAS untimed for at least that long before it times anything, and says so.
 TEST_F(DeviceWorkerTest, PrepareShapeSettlesWhenAsked) {
   json prepared;
@@ -274,6 +272,8 @@ TEST_F(DeviceWorkerTest, PrepareShapeSettlesWhenAsked) {
   EXPECT_EQ(unsettled["settled_ms"].get<double>(), 0) << unsettled.dump();
 }
 
+// --graphs through the worker: cuBLAS's reference, the candidate's batches and its screen are graph replays and
+// the timings say so; a cold-L2 request for graphs is refused.
 TEST_F(DeviceWorkerTest, GraphBatchesAreTimedAsGraphsAndSaySo) {
   json prepared;
   auto w = ready_worker(false, &prepared, "graph");

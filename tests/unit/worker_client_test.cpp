@@ -93,6 +93,11 @@ int run_fake_worker(const std::string& mode) {
       }
       PrepareShapeReply reply{CublasReference{p->shape, p->seed, TimingStats{kFakeCublasMs, 0.19, 0.21, 3, 5, 20}, 0},
                               std::nullopt};
+      // Settles as long as asked, as a real worker runs cuBLAS untimed for settle_ms.
+      if (p->settle_ms > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(p->settle_ms));
+        reply.settled_ms = p->settle_ms;
+      }
       if (p->cublaslt) {
         reply.cublaslt.emplace();
         reply.cublaslt->heuristics_returned = 8;
@@ -367,6 +372,19 @@ TEST_F(WorkerClientTest, NoDeviceIsReportedAsNoDeviceError) {
   WorkerClient client(options("no_device"));
   EXPECT_THROW(client.hello(), NoDeviceError);
   EXPECT_FALSE(client.running());
+}
+
+// The settling a prepare asks for is added to its limit: a settle longer than prepare_timeout is not a timeout.
+TEST_F(WorkerClientTest, PrepareWaitsForTheSettlingItAsksFor) {
+  WorkerOptions o = options("ok");
+  o.prepare_timeout = 1s;
+  WorkerClient client(o);
+  client.hello();
+  PrepareShapeRequest settled = shape();
+  settled.settle_ms = 2000;
+  const PrepareShapeReply reply = client.prepare_shape(settled);
+  EXPECT_EQ(reply.settled_ms, 2000);
+  EXPECT_TRUE(client.running());
 }
 
 TEST_F(WorkerClientTest, ShapeErrorsKeepTheWorker) {
