@@ -117,25 +117,9 @@ TEST(TuneArgs, TheRerankTakesTheWarmupAndItersOfTheRun) {
   EXPECT_EQ(o.rerank.protocol.iters, 40);
 }
 
-// A shape's preparation settles the card only when asked (--settle-ms); negative is refused.
-TEST(TuneArgs, ShapesSettleOnlyWhenAsked) {
-  ArgParser p("mpgemm-tune", "", "");
-  add_tune_options(p);
-  const auto parse = [&](std::vector<const char*> argv) {
-    argv.insert(argv.begin(), {"mpgemm-tune", "s.json"});
-    return tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
-                             argv.data());
-  };
-  EXPECT_EQ(parse({}).settings.settle_ms, 0);
-  EXPECT_EQ(parse({"--settle-ms", "1000"}).settings.settle_ms, 1000);
-  EXPECT_EQ(parse({"--settle-ms", "250"}).settings.settle_ms, 250);
-  EXPECT_EQ(parse({"--settle-ms", "250"}).rerank.protocol.settle_ms, 1000) << "the re-rank has its own";
-  EXPECT_THROW(parse({"--settle-ms", "-1"}), UsageError);
-  EXPECT_NE(p.help_text().find("--settle-ms"), std::string::npos);
-}
-
-// The re-rank settles the card for about a second unless told otherwise; 0 turns it off; negative is refused.
-TEST(TuneArgs, TheRerankSettlesForASecondByDefault) {
+// The re-rank settles the card for about a second unless told otherwise, a shape's preparation only when asked;
+// 0 turns either off; negative is refused.
+TEST(TuneArgs, TheRerankSettlesForASecondByDefaultShapesOnlyWhenAsked) {
   ArgParser p("mpgemm-tune", "", "");
   add_tune_options(p);
   const auto parse = [&](std::vector<const char*> argv) {
@@ -148,6 +132,14 @@ TEST(TuneArgs, TheRerankSettlesForASecondByDefault) {
   EXPECT_EQ(parse({"--rerank-settle-ms", "2500"}).rerank.protocol.settle_ms, 2500);
   EXPECT_THROW(parse({"--rerank-settle-ms", "-1"}), UsageError);
   EXPECT_NE(p.help_text().find("--rerank-settle-ms"), std::string::npos);
+
+  // A shape's preparation settles the card only when asked (--settle-ms), apart from the re-rank's.
+  EXPECT_EQ(parse({}).settings.settle_ms, 0);
+  EXPECT_EQ(parse({"--settle-ms", "250"}).settings.settle_ms, 250);
+  EXPECT_EQ(parse({"--settle-ms", "250"}).rerank.protocol.settle_ms, 1000);
+  EXPECT_EQ(parse({"--rerank-settle-ms", "0"}).settings.settle_ms, 0);
+  EXPECT_THROW(parse({"--settle-ms", "-1"}), UsageError);
+  EXPECT_NE(p.help_text().find("--settle-ms"), std::string::npos);
 }
 
 TEST(MeasureArgs, NoCublasLtTurnsTheSecondReferenceOff) {
