@@ -46,6 +46,20 @@ std::optional<double> ParsedArgs::get_double(const std::string& name) const {
   throw UsageError(fmt::format("{} expects a number, got '{}'", name, *text));
 }
 
+std::vector<std::string> ParsedArgs::get_list(const std::string& name) const {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : get_or(name, "") + ",") {
+    if (c == ',') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  return out;
+}
+
 ArgParser::ArgParser(std::string program, std::string summary, std::string description)
     : program_(std::move(program)), summary_(std::move(summary)), description_(std::move(description)) {}
 

@@ -33,6 +33,8 @@ class ParsedArgs {
   std::optional<std::int64_t> get_int(const std::string& name) const;
   std::optional<std::int64_t> get_positive_int(const std::string& name) const;
   std::optional<double> get_double(const std::string& name) const;
+  // A comma-separated value as its items, empty items dropped ("a,,b," -> a, b); empty when not given.
+  std::vector<std::string> get_list(const std::string& name) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
   bool help_requested() const { return help_; }
 

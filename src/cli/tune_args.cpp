@@ -26,20 +26,6 @@ std::string strategy_help() {
   return out;
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::string item;
-  for (char c : text + ",") {
-    if (c == ',') {
-      if (!item.empty()) out.push_back(item);
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 void add_tune_options(ArgParser& p) {
@@ -150,18 +136,17 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   o.m = args.get_positive_int("--M");
   o.n = args.get_positive_int("--N");
   o.k = args.get_positive_int("--K");
-  if (auto only = args.get("--only")) {
-    o.only = split_commas(*only);
+  if (args.has("--only")) {
+    o.only = args.get_list("--only");
     if (o.only.empty()) throw UsageError("--only needs at least one name or substring");
   }
   o.strategy = args.get_or("--strategy", o.strategy);
-  if (auto opts = args.get("--strategy-options"))
-    for (const auto& kv : split_commas(*opts)) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw UsageError(fmt::format("--strategy-options expects name=value pairs, got '{}'", kv));
-      o.strategy_options[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
+  for (const auto& kv : args.get_list("--strategy-options")) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError(fmt::format("--strategy-options expects name=value pairs, got '{}'", kv));
+    o.strategy_options[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
   if (auto b = args.get_positive_int("--budget")) o.budget = static_cast<std::size_t>(*b);
   if (auto t = args.get_positive_int("--time-budget")) o.time_budget = std::chrono::seconds(*t);
   if (auto seed = args.get_int("--seed")) {

@@ -42,6 +42,25 @@ std::function<CompileResult(const Candidate&, const Arch&)> default_compiler(con
   };
 }
 
+// Appends each config named in `names` that `ranked` lacks, at its fastest verified median of the shape (every
+// arch it was verified for).
+void add_named(const Store& store, std::string_view device_name, const Shape& shape,
+               const std::vector<std::string>& names, std::vector<RankedConfig>& ranked) {
+  if (names.empty()) return;
+  const std::vector<RankedConfig> all = store.ranked_configs(device_name, shape, std::numeric_limits<int>::max());
+  for (const auto& name : names) {
+    const auto named = [&](const RankedConfig& r) { return r.config.candidate.name == name; };
+    if (std::none_of(all.begin(), all.end(), named))
+      throw UsageError(fmt::format("--rerank-also {}: no verified measurement of it at {} on {} in the database", name,
+                                   shape.str(), device_name));
+    for (const auto& r : all)
+      if (named(r) && std::none_of(ranked.begin(), ranked.end(), [&](const RankedConfig& x) {
+            return x.config.candidate.name == name && x.arch == r.arch;
+          }))
+        ranked.push_back(r);
+  }
+}
+
 }  // namespace
 
 RerankPlacing apply_winner_rule(const std::vector<RerankContender>& contenders, double tie_band) {
@@ -86,6 +105,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
     while (keep < ranked.size() && ranked[keep].median_ms <= cut) ++keep;
     ranked.resize(keep);
   }
+  add_named(store, device.name, shape, options.also, ranked);
   if (ranked.empty()) {
     out.note = fmt::format("no verified config of {} on {} to re-rank", shape.str(), device.name);
     return out;

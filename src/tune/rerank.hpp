@@ -45,6 +45,10 @@ struct RerankOptions {
   // kRerankMaxConfigs, so the re-rank holds every config a first pass cannot tell from the best (on the H200 the
   // same config timed by two runs moves by +-3.5%). nullopt: the K fastest only.
   std::optional<double> within;
+  // --rerank-also: configs (by name) re-timed besides the ones above, e.g. another run's pick, so a pick and the
+  // best of a first pass are judged in the same rounds. Each needs a verified measurement of the shape on the
+  // device; rerank_shape throws UsageError naming the first one that has none.
+  std::vector<std::string> also;
   RerankProtocol protocol;    // warm-up, rounds, launches per batch
   double tie_band = 0.01;     // relative: medians within (1 + tie_band) x the fastest tie
   std::int64_t run_id = 0;    // the runs row the re-rank is recorded under
@@ -65,7 +69,8 @@ struct RerankOutcome {
 // Re-ranks one shape on the backend's device and records it in `store` (needs a read-write store and
 // options.run_id). Not run (recorded false, note saying why) when top_k is 0, the backend cannot re-rank, the
 // database has no verified config of the shape on this device, or the worker hung or died during the rounds.
-// Throws StoreError, and NvrtcError when compiling a cubin fails for a machinery reason.
+// Throws StoreError, NvrtcError when compiling a cubin fails for a machinery reason, and UsageError for a config
+// of options.also without a verified measurement of the shape.
 RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& shape, const RerankOptions& options);
 
 // What the rule reads of one config timed ok.

@@ -32,6 +32,14 @@ TEST(Args, ParsesOptionsFlagsAndPositionals) {
   EXPECT_FALSE(b.has("--dry"));
 }
 
+TEST(Args, AListDropsEmptyItems) {
+  auto p = make();
+  EXPECT_EQ(parse(p, {"x", "--n", ",a,,b c,"}).get_list("--n"), (std::vector<std::string>{"a", "b c"}));
+  EXPECT_EQ(parse(p, {"x", "--n", "a"}).get_list("--n"), (std::vector<std::string>{"a"}));
+  EXPECT_TRUE(parse(p, {"x", "--n", ","}).get_list("--n").empty());
+  EXPECT_TRUE(parse(p, {"x"}).get_list("--n").empty()) << "not given";
+}
+
 TEST(Args, RejectsUnknownMissingAndBadValues) {
   auto p = make();
   EXPECT_THROW(parse(p, {"x", "--bogus"}), UsageError);

@@ -44,6 +44,12 @@ TEST(CliErrors, GraphsWithColdL2IsAUsageError) {
   }
 }
 
+TEST(CliErrors, RerankAlsoNeedsARerank) {
+  auto r = run_command(bin("mpgemm-run") + " --db none.db --rerank-also wmma_a,wmma_b");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--rerank-also needs --rerank K"), std::string::npos) << r.output;
+}
+
 TEST(CliErrors, HelpExplainsEveryCommand) {
   for (const char* tool : {"mpgemm-tune", "mpgemm-query", "mpgemm-run"}) {
     auto r = run_command(bin(tool) + " --help");

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/wmma_family.hpp"
+#include "common/error.hpp"
 #include "store/store.hpp"
 #include "support/interleaved_position.hpp"
 #include "support/store_fixture.hpp"
@@ -80,11 +81,12 @@ class Rerank : public ::testing::Test {
   }
 
   RerankOutcome rerank(int top_k = 5, double tie_band = 0.01, std::optional<double> within = std::nullopt,
-                       MeasureSettings settings = {}) {
+                       MeasureSettings settings = {}, std::vector<std::string> also = {}) {
     auto backend = make_replay_backend(dir_ / "results.db", settings);
     RerankOptions o;
     o.top_k = top_k;
     o.within = within;
+    o.also = std::move(also);
     o.tie_band = tie_band;
     o.protocol = RerankProtocol{2, 6, 10};
     o.run_id = rerank_run_;
@@ -303,6 +305,34 @@ TEST_F(Rerank, WithinTakesEveryConfigTheFirstPassCannotTellApart) {
   EXPECT_EQ(names, expected);
   EXPECT_EQ(rerank(4, 0.01, 0.04).names.size(), 4u) << "K still takes the K fastest";
   EXPECT_EQ(rerank(1, 0.01, 0.0).names.size(), 1u);
+}
+
+// --rerank-also: a named config joins the K fastest wherever the first pass put it (another run's pick judged
+// beside this database's best); named twice or already among them, it is timed once.
+TEST_F(Rerank, AlsoAddsTheNamedConfigsBesideTheTopK) {
+  const auto a = measured(wmma(128, 64, 32), 1.00, 64);
+  measured(wmma(64, 64, 32), 1.05, 64);
+  const auto c = measured(wmma(64, 128, 32), 1.20, 64);
+  const RerankOutcome out = rerank(1, 0.01, std::nullopt, {}, {c, a, c});
+  ASSERT_TRUE(out.recorded) << out.note;
+  auto names = out.names;
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> expected{a, c};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(out.record.top_k, 2) << "the configs it timed";
+  EXPECT_EQ(out.names.front(), a) << "the replayed medians keep their order";
+}
+
+TEST_F(Rerank, AlsoRefusesAConfigWithoutAVerifiedMeasurement) {
+  measured(wmma(128, 64, 32), 1.00, 64);
+  try {
+    rerank(1, 0.01, std::nullopt, {}, {"wmma_not_measured"});
+    FAIL() << "a config the database never verified at the shape was re-ranked";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("wmma_not_measured"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(kShape.str()), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(Rerank, NothingToRerankIsNotRecorded) {

@@ -46,7 +46,10 @@ int main(int argc, char** argv) {
       .option("--tie-band", "X", "re-rank: medians within (1 + X) x the fastest tie, broken by the fixed rule", "0.01")
       .option("--rerank-within", "X",
               "re-rank also every config whose stored median is within (1 + X) x the fastest (up to 64)",
-              "the K fastest only");
+              "the K fastest only")
+      .option("--rerank-also", "NAME,...",
+              "re-rank these configs too (each needs a verified measurement of the shape in the database), e.g. "
+              "another run's pick beside this database's K fastest, so both are judged in the same rounds");
   cli::add_rerank_settle_option(parser);
   parser.option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--output", "FILE", "also write the table to FILE in --format")
@@ -59,7 +62,11 @@ int main(int argc, char** argv) {
       .example("mpgemm-run --config best --paired --runs 10 --M 4096 --N 4096 --K 4096",
                "the best config's ratio to cuBLAS timed side by side with it")
       .example("mpgemm-run --rerank 5 --M 4096 --N 4096 --K 4096 --db results/h200/sm90a.db",
-               "re-time the top 5 of a shape interleaved and record the winner (mpgemm-query DB winners)");
+               "re-time the top 5 of a shape interleaved and record the winner (mpgemm-query DB winners)")
+      .example(
+          "mpgemm-run --rerank 5 --rerank-also wgmma_bm128_bn256_bk64_s3_c2_coop_cl1x1_m8_tma4_bal --M 4096 "
+          "--N 4096 --K 4096 --db exhaustive.db",
+          "is another run's pick as fast as the exhaustive run's best? both timed in the same rounds");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     cli::RunOptions o;
     o.selector = args.get_or("--config", "best");
@@ -85,9 +92,11 @@ int main(int argc, char** argv) {
       r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
       if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
       r.within = cli::rerank_within_from(args);
+      r.also = args.get_list("--rerank-also");
       t = cli::run_rerank(o, r, std::vector<std::string>(argv, argv + argc), &notes);
     } else {
       if (top_k && *top_k < 0) throw UsageError("--rerank must not be negative");
+      if (args.has("--rerank-also")) throw UsageError("--rerank-also needs --rerank K (K >= 1)");
       t = cli::run_rows(o, &notes);
     }
     report::print(t, *format, std::cout);

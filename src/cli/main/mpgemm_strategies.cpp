@@ -16,18 +16,6 @@ using namespace mpgemm;
 
 namespace {
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(sep, start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 report::Table strategy_list() {
   report::Table t;
   t.columns = {"strategy", "option", "default", "description"};
@@ -88,10 +76,10 @@ int main(int argc, char** argv) {
     if (auto n = args.get_positive_int("--seeds")) settings.seeds = static_cast<std::size_t>(*n);
     if (auto n = args.get_positive_int("--budget")) settings.budget = static_cast<std::size_t>(*n);
     if (auto s = args.get("--shape")) settings.shapes = {parse_shape(*s)};
-    if (auto s = args.get("--strategy")) settings.strategies = split(*s, ',');
+    if (args.has("--strategy")) settings.strategies = args.get_list("--strategy");
     settings.prior = !args.has("--no-prior");
-    if (auto s = args.get("--set")) {
-      for (const std::string& item : split(*s, ',')) {
+    if (args.has("--set")) {
+      for (const std::string& item : args.get_list("--set")) {
         auto dot = item.find('.');
         auto eq = item.find('=');
         if (dot == std::string::npos || eq == std::string::npos || eq < dot)
