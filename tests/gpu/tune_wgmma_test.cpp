@@ -134,8 +134,10 @@ TEST_F(TuneWgmma, DependentLaunchesVerifyAtTheIssueShapes) {
 void TuneWgmma::expect_space_verifies(const std::string& space, std::span<const Shape> shapes, int min_ok) {
   for (const Shape& s : shapes) {
     auto db = (dir_ / fmt::format("space_{}.db", s.str())).string();
-    auto r = run_command(fmt::format("cd {} && {} {} --M {} --N {} --K {} --no-cublaslt --no-screen --rerank 0 --db {}",
-                                     MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), space, s.m, s.n, s.k, db));
+    // One cubin cache for every shape: each config is compiled once, not once per shape.
+    auto r = run_command(
+        fmt::format("cd {} && {} {} --M {} --N {} --K {} --no-cublaslt --no-screen --rerank 0 --db {} --cubin-cache {}",
+                    MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), space, s.m, s.n, s.k, db, (dir_ / "cubins").string()));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     Store st = Store::open(db, Store::Mode::read_only);
     auto t = st.query_sql(
