@@ -262,6 +262,44 @@ std::size_t evaluations_to_optimum(const Space& space, const std::string& name, 
   }
 }
 
+// With a prior, the model first measures each other shape's fastest configs (prior_seeds per shape): every shape's
+// fastest before any shape's second, the nearest shape first, a config named twice once; then its own picks.
+TEST(TuneStrategy, ModelMeasuresThePriorShapesWinnersFirst) {
+  Space space = load_space(kGoodSmall);
+  const std::vector<Params> configs = enumerate(space).configs;
+  ASSERT_GE(configs.size(), 8u);
+  const Shape here = space.shapes.at(0);
+  const Shape near{here.m, here.n, here.k * 2}, far{here.m * 16, here.n * 16, here.k * 16};
+  // At `shape`: `first` at 0.1 ms, `second` at 0.2 ms, every other config at 1 ms.
+  const auto prior_at = [&](const Shape& shape, std::size_t first, std::size_t second) {
+    std::vector<PriorObservation> out;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      PriorObservation p{shape, observe_objective(configs[i])};
+      p.observation.ms = i == first ? 0.1 : i == second ? 0.2 : 1.0;
+      out.push_back(p);
+    }
+    return out;
+  };
+  StrategyContext c = context_for(space, 1);
+  c.prior = prior_at(far, 7, 3);  // listed first, but farther
+  for (auto& p : prior_at(near, 3, 5)) c.prior.push_back(p);
+  const auto first = [&](std::map<std::string, std::string> options, std::size_t n) {
+    StrategyContext with = c;
+    with.options = std::move(options);
+    auto s = make_strategy("model", with);
+    return s->propose(n);
+  };
+  // The near shape's fastest (3), the far one's (7), the near one's second (5); the far one's second is 3 again.
+  EXPECT_EQ(first({}, 3), (std::vector<Params>{configs[3], configs[7], configs[5]}));
+  EXPECT_EQ(first({{"prior_seeds", "1"}}, 2), (std::vector<Params>{configs[3], configs[7]}));
+  // Not learning from the prior's times (weight 0), the model starts with random picks, unless seeded.
+  EXPECT_EQ(first({{"prior_weight", "0"}}, 1), (std::vector<Params>{configs[3]}));
+  EXPECT_NE(first({{"prior_weight", "0"}, {"prior_seeds", "0"}}, 1), (std::vector<Params>{configs[3]}));
+  EXPECT_NE(first({{"use_prior", "false"}}, 1), (std::vector<Params>{configs[3]}));
+  c.budget = 2;
+  EXPECT_EQ(first({}, 5).size(), 2u) << "the seeds count against the budget";
+}
+
 TEST(TuneStrategy, ModelFindsTheOptimumOfASmoothObjectiveSoonerThanRandom) {
   Space space = load_space(kGoodSmall);
   std::vector<std::size_t> model, random;

@@ -7,6 +7,8 @@
 // admissible configs, listed once: all of them, or a uniform pool_size; of a larger one, pool_size uniform draws
 // decoded lazily) and takes the best predicted; the first `initial` proposals
 // (`prior_initial` when there is a prior) and a share `epsilon` of the rest are uniform random picks instead.
+// With a prior, the `prior_seeds` fastest configs of each other shape are proposed before anything else
+// (prior_winners).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -58,6 +60,7 @@ class Model final : public Strategy {
         prior_weight_(option_double(c, kName, "prior_weight")),
         use_prior_(option_bool(c, kName, "use_prior")),
         resources_(option_bool(c, kName, "resources")) {
+    const std::size_t seeds_per_shape = option_size(c, kName, "prior_seeds");
     settings_.trees = option_size(c, kName, "trees");
     settings_.depth = option_size(c, kName, "depth");
     settings_.learning_rate = option_double(c, kName, "learning_rate");
@@ -76,10 +79,15 @@ class Model final : public Strategy {
         }
       }
     }
+    if (use_prior_) seeds_ = prior_winners(c.prior, seeds_per_shape);
   }
 
   std::vector<Params> propose(std::size_t n) override {
     std::vector<Params> out;
+    while (out.size() < n && !budget_spent() && next_seed_ < seeds_.size()) {
+      const std::uint64_t seed = seeds_[next_seed_++];
+      if (proposed_.insert(seed).second) out.push_back(index_.decode(seed));
+    }
     while (out.size() < n && !budget_spent() && !exhausted_) {
       const std::size_t random_first = prior_.empty() ? initial_ : prior_initial_;
       const bool explore = proposed_.size() < random_first || rng_.uniform() < epsilon_ || !has_training_data();
@@ -113,6 +121,49 @@ class Model final : public Strategy {
 
  private:
   bool budget_spent() const { return budget_ && proposed_.size() >= *budget_; }
+
+  // The `per_shape` fastest configs of each other shape of the prior that are admissible here, as indexes: every
+  // shape's fastest first (shapes nearest this one first, by the distance of their log2 sides), then every shape's
+  // second, and so on; each config once. A surrogate fitted mostly to other shapes predicts this shape by their
+  // structure (at 8192x2048x4096 a prior of three cubes kept 55 of 58 proposals on the 128 x 256 tiles that win
+  // the large cubes, while the 128 x 128 pingpong tiles that win 2048^3 won there): measuring each shape's
+  // winners first shows the model where, at this shape, those structures stand.
+  std::vector<std::uint64_t> prior_winners(const std::vector<PriorObservation>& prior, std::size_t per_shape) const {
+    std::map<std::array<std::int64_t, 3>, std::vector<std::pair<double, const Params*>>> by_shape;
+    for (const PriorObservation& p : prior)
+      if (p.shape != shape_ && p.observation.status == Status::ok && p.observation.ms)
+        by_shape[{p.shape.m, p.shape.n, p.shape.k}].emplace_back(*p.observation.ms, &p.observation.params);
+    const auto distance = [&](const std::array<std::int64_t, 3>& s) {
+      const std::array<std::int64_t, 3> here{shape_.m, shape_.n, shape_.k};
+      double d = 0;
+      for (std::size_t i = 0; i < 3; ++i)
+        d += std::abs(std::log2(static_cast<double>(s[i])) - std::log2(static_cast<double>(here[i])));
+      return d;
+    };
+    std::vector<std::pair<double, std::vector<std::pair<double, const Params*>>*>> shapes;
+    for (auto& [shape, rows] : by_shape) {
+      std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      shapes.emplace_back(distance(shape), &rows);
+    }
+    std::stable_sort(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::vector<std::uint64_t>> lists;  // per shape: its distinct admissible configs, fastest first
+    for (auto& [d, rows] : shapes) {
+      std::vector<std::uint64_t> list;
+      std::unordered_set<std::uint64_t> listed;
+      for (const auto& [ms, params] : *rows) {
+        if (list.size() >= per_shape) break;
+        const auto i = index_.index_of(*params);
+        if (i && index_.admissible(*i) && listed.insert(*i).second) list.push_back(*i);
+      }
+      lists.push_back(std::move(list));
+    }
+    std::vector<std::uint64_t> out;
+    std::unordered_set<std::uint64_t> taken;
+    for (std::size_t rank = 0; rank < per_shape; ++rank)
+      for (const auto& list : lists)
+        if (rank < list.size() && taken.insert(list[rank]).second) out.push_back(list[rank]);
+    return out;
+  }
 
   bool has_training_data() const {
     auto any_ok = [](const std::vector<Row>& rows) {
@@ -267,6 +318,8 @@ class Model final : public Strategy {
   gbt::BoostedTrees trees_;
   bool stale_ = true;
   std::vector<Row> prior_, own_;
+  std::vector<std::uint64_t> seeds_;  // the prior's winners, proposed first (prior_winners)
+  std::size_t next_seed_ = 0;
   std::unordered_set<std::uint64_t> proposed_;
   std::optional<std::vector<std::uint64_t>> admissible_;  // every admissible index, for a listed space
   std::unordered_map<std::uint64_t, std::optional<std::vector<double>>> feature_cache_;
@@ -284,6 +337,8 @@ StrategyInfo model_info() {
       {{"initial", "6", "uniform random configs measured before the model is trusted (no prior)"},
        {"prior_initial", "0",
         "the same when there are prior measurements at other shapes (0: the first pick is the prior's best predicted)"},
+       {"prior_seeds", "2",
+        "the fastest configs of each other shape of the prior proposed first, this many per shape (0: none)"},
        {"epsilon", "0.1", "share of later proposals that are uniform random picks (exploration)"},
        {"pool_size", "4000",
         "unproposed configs scored per proposal; a listed space (product up to 2^22) with at most this many "
