@@ -43,8 +43,9 @@ class ReliabilityBenchScript : public ::testing::Test {
 
   // tools/tune_bench.sh's tools in dir_/bin: the real mpgemm-tune, -query and -worker, and a stand-in mpgemm-run
   // that prints the re-rank a GPU would: the first call the winner at 0.500 ms, 1.050x cuBLAS, every later call
-  // `second` at 0.503 ms, 1.045x; a note like the real one's, commas and all, follows. An empty `second` prints the
-  // header alone, as a re-rank with nothing timed ok would. Each call appends its arguments to run_args.txt.
+  // `second` at 0.503 ms, 1.045x, and a config named by --rerank-also at 0.510 ms; a note like the real one's,
+  // commas and all, follows. An empty `second` prints the header alone (and the --rerank-also row), as a re-rank
+  // with nothing else timed ok would. Each call appends its arguments to run_args.txt.
   std::filesystem::path tune_bench_tools(const std::string& second) {
     const std::filesystem::path bin = dir_ / "bin";
     std::filesystem::create_directories(bin);
@@ -61,6 +62,8 @@ class ReliabilityBenchScript : public ::testing::Test {
         << "if [ $n -eq 1 ]; then echo '1,cfg_a,sm_90a,ok,0,0.500,1.050,,20,168,384,1000,'; "
         << "elif [ -n '" << second << "' ]; then echo '1," << second
         << ",sm_90a,ok,0,0.503,1.045,,20,168,384,1000,'; fi\n"
+        << "also=$(echo \"$*\" | sed -n 's/.*--rerank-also \\([^ ]*\\).*/\\1/p')\n"
+        << "[ -z \"$also\" ] || echo \"2,$also,sm_90a,ok,0,0.510,1.029,,20,168,384,1000,\"\n"
         << "echo 'note: re-rank of 512x512x512: cfg_a wins over 1 re-timed config(s), 1 within the 1% tie band'\n";
     run.close();
     std::filesystem::permissions(bin / "mpgemm-run", std::filesystem::perms::owner_all);
@@ -322,6 +325,7 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
             static_cast<std::int64_t>(2 * budget));
 
   // Each new shape's line: the model run's fastest config, and its excess over the optimum of the warm run.
+  EXPECT_EQ(sql_int(model_db, "SELECT count(*) FROM reranks"), 0) << "by default the model run re-ranks nothing";
   const std::string quality = file_text(out_ / "hopper_model_quality.txt");
   double worst = 0;
   for (const char* shape : {"512x256x256", "1024x256x512"}) {
@@ -341,23 +345,51 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
     worst = std::max(worst, excess);
     EXPECT_NE(quality.find(fmt::format("{} {} {:+.2f}%", shape, picked, excess)), std::string::npos) << quality;
   }
-  EXPECT_NE(table.find(fmt::format("(worst of 2 shapes: {:+.2f}%)", worst)), std::string::npos) << table;
+  // The verdict: each pick re-ranked beside the warm run's five fastest on a copy of its database (the stand-in
+  // times the pick at 0.510 ms against 0.500 ms, then 0.503 ms).
+  const std::string verdict = file_text(out_ / "hopper_model_verdict.txt");
+  EXPECT_NE(verdict.find("512x256x256 "), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find(" +2.00% place 2 of 2"), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find(" +1.39% place 2 of 2"), std::string::npos) << verdict;
+  EXPECT_NE(table.find(fmt::format("(worst of 2 shapes: +2.00%; placed in its first pass: {:+.2f}%)", worst)),
+            std::string::npos)
+      << table;
+  const std::string args = file_text(dir_ / "run_args.txt");
+  EXPECT_NE(args.find("--db " + (out_ / "hopper_verdict.db").string() + " --rerank 5 --rerank-also "),
+            std::string::npos)
+      << args;
+  EXPECT_NE(args.find("--M 1024 --N 256 --K 512 "), std::string::npos) << args;
+  EXPECT_EQ(sql_int(out_ / "hopper_verdict.db", "SELECT count(*) FROM measurements"),
+            sql_int(out_ / "hopper_warm.db", "SELECT count(*) FROM measurements"))
+      << "the re-ranks ran on a copy of the warm database";
 
   // Reusing the warm run but not its cold run is refused: a warm run is judged against its own cold run.
   r = tune_bench("MPGEMM_BENCH_REUSE_WARM=1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("MPGEMM_BENCH_REUSE_WARM=1 needs MPGEMM_BENCH_REUSE_COLD=1"), std::string::npos) << r.output;
-  // A third call reuses the exhaustive warm run too: only the model-guided run is run again, judged against it.
+  // A third call reuses the exhaustive warm run too: only the model-guided run is run again, judged against it;
+  // asked to, it re-ranks its top 3 and its pick is the re-rank's winner.
   const std::string warm_log = file_text(out_ / "hopper_warm.log");
   const std::string warm_row = table.substr(table.find("| hopper | warm (cached"));
-  r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_REUSE_WARM=1");
+  r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_REUSE_WARM=1 MPGEMM_BENCH_MODEL_RERANK=3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(file_text(out_ / "hopper_warm.log"), warm_log);
   EXPECT_EQ(sql_int(out_ / "hopper_warm.db", "SELECT count(*) FROM runs"), 1) << "the warm run ran again";
   EXPECT_EQ(sql_int(model_db, "SELECT count(*) FROM runs"), 2) << "the model-guided run starts from the cold copy";
   const std::string again = file_text(out_ / "tune_bench.md");
   EXPECT_NE(again.find(warm_row.substr(0, warm_row.find('\n'))), std::string::npos) << again;
-  EXPECT_NE(again.find(model_row), std::string::npos) << again;
+  std::string crowned_row = model_row;
+  crowned_row.replace(crowned_row.find("database)"), 9, "database; its top 3 re-ranked)");
+  EXPECT_NE(again.find(crowned_row), std::string::npos) << again;
+  const std::string crowned_quality = file_text(out_ / "hopper_model_quality.txt");
+  for (const char* shape : {"512x256x256", "1024x256x512"}) {
+    const std::string where = fmt::format("r.run_id = 2 AND r.M || 'x' || r.N || 'x' || r.K = '{}'", shape);
+    EXPECT_EQ(sql_int(model_db, "SELECT r.top_k FROM reranks r WHERE " + where), 3) << shape;
+    const std::string winner =
+        sql_text(model_db, "SELECT c.name FROM reranks r JOIN configs c ON c.id = r.winner_config_id WHERE " + where);
+    ASSERT_FALSE(winner.empty()) << shape;
+    EXPECT_NE(crowned_quality.find(fmt::format("{} {} ", shape, winner)), std::string::npos) << crowned_quality;
+  }
 }
 
 // tools/scale_bench.sh report: per shape, are the one-GPU and all-GPU runs' re-rank winners the same config, and
