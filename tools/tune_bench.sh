@@ -18,7 +18,8 @@
 #   $MPGEMM_BENCH_MODEL_RERANK  K > 0: the model-guided run re-ranks its top K and its pick is the re-rank's
 #                         winner (default 0: its pick is the fastest of its first pass; a re-rank re-prepares
 #                         each shape, which cost an H200 run 10 s of its 32.6)
-#   $MPGEMM_BENCH_AA_ROUNDS  timed rounds of each A/A re-rank (default 20)
+#   $MPGEMM_BENCH_AA_ROUNDS  timed rounds of each A/A re-rank and of each side-by-side re-rank of a model pick
+#                         (default 20)
 #   $MPGEMM_BENCH_AA       0 skips the A/A step
 #   $MPGEMM_BENCH_REUSE_COLD  1: take the cold run of an earlier call with the same $OUT (its database, cubin cache and
 #                         $OUT/PART_cold.result) instead of running it again, so a device call too short for the
@@ -157,17 +158,22 @@ print(len(set(picked) | set(times)), f"{worst:.2f}")
 PY
 }
 
-# Per new shape: the model-guided run's pick re-ranked beside the exhaustive warm run's five fastest in one
-# mpgemm-run process (balanced rounds after a settling second, as the tuner crowns a winner), on a copy of the
-# warm database. The pick's excess is its median over the fastest median of those rounds. Prints
-# "worst_excess_percent" and one "shape config excess place" line per shape to stderr; each re-rank's table is kept
-# in $out/PART_verdict_SHAPE.csv.
+# Per new shape of the exhaustive warm run: the model-guided run's pick re-ranked beside the warm run's five fastest
+# in one mpgemm-run process (balanced rounds after a settling second, as the tuner crowns a winner), on a copy of
+# the warm database. The pick's excess is its median over the fastest median of those rounds; a shape without a
+# pick, or whose pick the warm run did not verify (screened out, failed), misses without a re-rank. Prints
+# "worst_excess_percent" and one "shape config excess place" line per shape to stderr; each re-rank's table is
+# kept in $out/PART_verdict_SHAPE.csv.
 side_by_side() {
-  local picked_csv="$1" exhaustive_db="$2" part="$3" space="$4" cache="$5" db="$out/$3_verdict.db"
-  local shape config m n k table excesses=()
+  local picked_csv="$1" times_csv="$2" exhaustive_db="$3" part="$4" space="$5" cache="$6" db="$out/$4_verdict.db"
+  local shape config verified m n k table excesses=()
   copy_db "$exhaustive_db" "$db"
-  while IFS=, read -r shape config _; do
-    [ "$shape" != shape ] || continue
+  while read -r shape config verified; do
+    if [ "$verified" != 1 ]; then
+      echo "$shape $config +inf% (no pick, or one the warm run did not verify): not re-ranked" >&2
+      excesses+=(inf)
+      continue
+    fi
     IFS=x read -r m n k <<<"$shape"
     table="$out/${part}_verdict_$shape.csv"
     "$bin/mpgemm-run" --db "$db" --rerank 5 --rerank-also "$config" --rounds "${MPGEMM_BENCH_AA_ROUNDS:-20}" \
@@ -186,7 +192,15 @@ print(f"{shape} {pick} {excess:+.2f}% place {place} of {len(rows)}", file=sys.st
 print(f"{excess:.2f}")
 PY
 )") || return 1
-  done <"$picked_csv"
+  done < <(python3 - "$picked_csv" "$times_csv" <<'PY'
+import csv, sys
+picked = {r["shape"]: r["config"] for r in csv.DictReader(open(sys.argv[1]))}
+verified = {(r["shape"], r["config"]) for r in csv.DictReader(open(sys.argv[2]))}
+for shape in sorted({s for s, _ in verified} | set(picked)):
+    config = picked.get(shape, "none")
+    print(shape, config, 1 if (shape, config) in verified else 0)
+PY
+)
   ((${#excesses[@]})) || return 1
   python3 -c "import sys; print(f'{max(map(float, sys.argv[1:])):.2f}')" "${excesses[@]}"
 }
@@ -249,8 +263,8 @@ for part in "${parts[@]}"; do
     read -r model_shapes first_pass_worst < <(model_quality "$out/${part}_model.db" "$out/${part}_warm.db" \
       2>"$out/${part}_model_quality.txt") ||
       die "${part}_model: could not compare its winners with the warm run's ($out/${part}_model_quality.txt)"
-    read -r model_worst < <(side_by_side "$out/${part}_model.db.picked.csv" "$out/${part}_warm.db" "$part" \
-      "$out/${part}_warm.json" "$cache" 2>"$out/${part}_model_verdict.txt") ||
+    read -r model_worst < <(side_by_side "$out/${part}_model.db.picked.csv" "$out/${part}_warm.db.times.csv" \
+      "$out/${part}_warm.db" "$part" "$out/${part}_warm.json" "$cache" 2>"$out/${part}_model_verdict.txt") ||
       die "${part}_model: the side-by-side re-rank of its picks failed ($out/${part}_model_verdict.txt," \
         "$out/${part}_verdict.log)"
   fi

@@ -368,10 +368,14 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("MPGEMM_BENCH_REUSE_WARM=1 needs MPGEMM_BENCH_REUSE_COLD=1"), std::string::npos) << r.output;
   // A third call reuses the exhaustive warm run too: only the model-guided run is run again, judged against it;
-  // asked to, it re-ranks its top 3 and its pick is the re-rank's winner.
+  // asked to, it re-ranks its top 3 and its pick is the re-rank's winner. A wide tie band lets the winner rule's
+  // smallest footprint, not the fastest median, name it, so the pick can differ from the first pass's fastest.
   const std::string warm_log = file_text(out_ / "hopper_warm.log");
   const std::string warm_row = table.substr(table.find("| hopper | warm (cached"));
-  r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_REUSE_WARM=1 MPGEMM_BENCH_MODEL_RERANK=3");
+  r =
+      tune_bench(fmt::format("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_REUSE_WARM=1 MPGEMM_BENCH_MODEL_RERANK=3 "
+                             "MPGEMM_BENCH_ARGS='--replay {} --tie-band 0.5'",
+                             all_recorded.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(file_text(out_ / "hopper_warm.log"), warm_log);
   EXPECT_EQ(sql_int(out_ / "hopper_warm.db", "SELECT count(*) FROM runs"), 1) << "the warm run ran again";
@@ -382,6 +386,7 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
   crowned_row.replace(crowned_row.find("database)"), 9, "database; its top 3 re-ranked)");
   EXPECT_NE(again.find(crowned_row), std::string::npos) << again;
   const std::string crowned_quality = file_text(out_ / "hopper_model_quality.txt");
+  int crowned_not_fastest = 0;
   for (const char* shape : {"512x256x256", "1024x256x512"}) {
     const std::string where = fmt::format("r.run_id = 2 AND r.M || 'x' || r.N || 'x' || r.K = '{}'", shape);
     EXPECT_EQ(sql_int(model_db, "SELECT r.top_k FROM reranks r WHERE " + where), 3) << shape;
@@ -389,7 +394,35 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
         sql_text(model_db, "SELECT c.name FROM reranks r JOIN configs c ON c.id = r.winner_config_id WHERE " + where);
     ASSERT_FALSE(winner.empty()) << shape;
     EXPECT_NE(crowned_quality.find(fmt::format("{} {} ", shape, winner)), std::string::npos) << crowned_quality;
+    const std::string fastest =
+        sql_text(model_db, fmt::format("SELECT c.name FROM measurements m JOIN configs c ON c.id = m.config_id WHERE "
+                                       "m.run_id = 2 AND m.status = 'ok' AND m.M || 'x' || m.N || 'x' || m.K = '{}' "
+                                       "ORDER BY m.median_ms LIMIT 1",
+                                       shape));
+    crowned_not_fastest += winner != fastest;
   }
+  EXPECT_GT(crowned_not_fastest, 0) << "no re-rank winner differs from its first pass's fastest: the test cannot "
+                                       "tell the crowned pick from the fastest";
+
+  // A pick the warm run did not verify misses without a re-rank (here: nothing verified at 512x256x256).
+  const auto verdict_calls = [&] {
+    const std::string args = file_text(dir_ / "run_args.txt");
+    std::size_t n = 0;
+    for (auto at = args.find("--rerank-also"); at != std::string::npos; at = args.find("--rerank-also", at + 1)) ++n;
+    return n;
+  };
+  const std::size_t before = verdict_calls();
+  sql_exec(out_ / "hopper_warm.db",
+           "UPDATE measurements SET status = 'screened_out', ratio_to_cublas = NULL, ratio_to_cublaslt = NULL "
+           "WHERE status = 'ok' AND M = 512 AND N = 256");
+  r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_REUSE_WARM=1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(verdict_calls(), before + 1) << "only 1024x256x512's pick was re-ranked";
+  const std::string unverified = file_text(out_ / "hopper_model_verdict.txt");
+  EXPECT_NE(unverified.find("+inf% (no pick, or one the warm run did not verify): not re-ranked"), std::string::npos)
+      << unverified;
+  const std::string missed = file_text(out_ / "tune_bench.md");
+  EXPECT_NE(missed.find("(worst of 2 shapes: +inf%"), std::string::npos) << missed;
 }
 
 // tools/scale_bench.sh report: per shape, are the one-GPU and all-GPU runs' re-rank winners the same config, and

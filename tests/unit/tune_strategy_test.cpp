@@ -289,15 +289,19 @@ TEST(TuneStrategy, ModelMeasuresThePriorShapesWinnersFirst) {
     auto s = make_strategy("model", with);
     return s->propose(n);
   };
-  // The near shape's fastest (3), the far one's (7), the near one's second (5); the far one's second is 3 again.
-  EXPECT_EQ(first({}, 3), (std::vector<Params>{configs[3], configs[7], configs[5]}));
-  EXPECT_EQ(first({{"prior_seeds", "1"}}, 2), (std::vector<Params>{configs[3], configs[7]}));
-  // Not learning from the prior's times (weight 0), the model starts with random picks, unless seeded.
-  EXPECT_EQ(first({{"prior_weight", "0"}}, 1), (std::vector<Params>{configs[3]}));
+  // Learning nothing from the prior's times (weight 0), the model would start with random picks: what comes first
+  // is the seeds. The near shape's fastest (3), the far one's (7), the near one's second (5); the far one's second
+  // is 3 again.
+  const std::map<std::string, std::string> unweighted{{"prior_weight", "0"}};
+  EXPECT_EQ(first(unweighted, 3), (std::vector<Params>{configs[3], configs[7], configs[5]}));
+  EXPECT_EQ(first({{"prior_weight", "0"}, {"prior_seeds", "1"}}, 2), (std::vector<Params>{configs[3], configs[7]}));
   EXPECT_NE(first({{"prior_weight", "0"}, {"prior_seeds", "0"}}, 1), (std::vector<Params>{configs[3]}));
   EXPECT_NE(first({{"use_prior", "false"}}, 1), (std::vector<Params>{configs[3]}));
+  // With the prior's times learnt too, the seeds still come first.
+  EXPECT_EQ(first({}, 3), (std::vector<Params>{configs[3], configs[7], configs[5]}));
   c.budget = 2;
-  EXPECT_EQ(first({}, 5).size(), 2u) << "the seeds count against the budget";
+  EXPECT_EQ(first(unweighted, 5), (std::vector<Params>{configs[3], configs[7]}))
+      << "the seeds count against the budget";
 }
 
 TEST(TuneStrategy, ModelFindsTheOptimumOfASmoothObjectiveSoonerThanRandom) {

@@ -86,11 +86,16 @@ class Model final : public Strategy {
     std::vector<Params> out;
     while (out.size() < n && !budget_spent() && next_seed_ < seeds_.size()) {
       const std::uint64_t seed = seeds_[next_seed_++];
-      if (proposed_.insert(seed).second) out.push_back(index_.decode(seed));
+      if (proposed_.insert(seed).second) {
+        out.push_back(index_.decode(seed));
+        ++seeded_;
+      }
     }
     while (out.size() < n && !budget_spent() && !exhausted_) {
       const std::size_t random_first = prior_.empty() ? initial_ : prior_initial_;
-      const bool explore = proposed_.size() < random_first || rng_.uniform() < epsilon_ || !has_training_data();
+      // The random start counts the model's own proposals, not the seeds.
+      const bool explore =
+          proposed_.size() - seeded_ < random_first || rng_.uniform() < epsilon_ || !has_training_data();
       // Every config of a listed space proposed: done, without a random walk over the whole product.
       if (admissible_ && proposed_.size() >= admissible_->size()) {
         exhausted_ = true;
@@ -320,6 +325,7 @@ class Model final : public Strategy {
   std::vector<Row> prior_, own_;
   std::vector<std::uint64_t> seeds_;  // the prior's winners, proposed first (prior_winners)
   std::size_t next_seed_ = 0;
+  std::size_t seeded_ = 0;  // seeds proposed (each once)
   std::unordered_set<std::uint64_t> proposed_;
   std::optional<std::vector<std::uint64_t>> admissible_;  // every admissible index, for a listed space
   std::unordered_map<std::uint64_t, std::optional<std::vector<double>>> feature_cache_;
@@ -336,7 +342,8 @@ StrategyInfo model_info() {
       "predicted fastest; learns from the run and from the family's measurements at other shapes",
       {{"initial", "6", "uniform random configs measured before the model is trusted (no prior)"},
        {"prior_initial", "0",
-        "the same when there are prior measurements at other shapes (0: the first pick is the prior's best predicted)"},
+        "the same when there are prior measurements at other shapes, after the seeds (0: the first pick after them "
+        "is the prior's best predicted)"},
        {"prior_seeds", "2",
         "the fastest configs of each other shape of the prior proposed first, this many per shape (0: none)"},
        {"epsilon", "0.1", "share of later proposals that are uniform random picks (exploration)"},
