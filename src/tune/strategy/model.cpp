@@ -85,17 +85,16 @@ class Model final : public Strategy {
   std::vector<Params> propose(std::size_t n) override {
     std::vector<Params> out;
     while (out.size() < n && !budget_spent() && next_seed_ < seeds_.size()) {
+      // Distinct (prior_winners) and proposed before anything else, so each is new.
       const std::uint64_t seed = seeds_[next_seed_++];
-      if (proposed_.insert(seed).second) {
-        out.push_back(index_.decode(seed));
-        ++seeded_;
-      }
+      proposed_.insert(seed);
+      out.push_back(index_.decode(seed));
     }
     while (out.size() < n && !budget_spent() && !exhausted_) {
       const std::size_t random_first = prior_.empty() ? initial_ : prior_initial_;
       // The random start counts the model's own proposals, not the seeds.
       const bool explore =
-          proposed_.size() - seeded_ < random_first || rng_.uniform() < epsilon_ || !has_training_data();
+          proposed_.size() - next_seed_ < random_first || rng_.uniform() < epsilon_ || !has_training_data();
       // Every config of a listed space proposed: done, without a random walk over the whole product.
       if (admissible_ && proposed_.size() >= admissible_->size()) {
         exhausted_ = true;
@@ -324,8 +323,7 @@ class Model final : public Strategy {
   bool stale_ = true;
   std::vector<Row> prior_, own_;
   std::vector<std::uint64_t> seeds_;  // the prior's winners, proposed first (prior_winners)
-  std::size_t next_seed_ = 0;
-  std::size_t seeded_ = 0;  // seeds proposed (each once)
+  std::size_t next_seed_ = 0;         // seeds proposed so far
   std::unordered_set<std::uint64_t> proposed_;
   std::optional<std::vector<std::uint64_t>> admissible_;  // every admissible index, for a listed space
   std::unordered_map<std::uint64_t, std::optional<std::vector<double>>> feature_cache_;
