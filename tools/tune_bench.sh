@@ -18,9 +18,11 @@
 #   $MPGEMM_BENCH_MODEL_RERANK  K > 0: the model-guided run re-ranks its top K and its pick is the re-rank's
 #                         winner (default 0: its pick is the fastest of its first pass; a re-rank re-prepares
 #                         each shape, which cost an H200 run 10 s of its 32.6)
-#   $MPGEMM_BENCH_AA_ROUNDS  timed rounds of each A/A re-rank and of each side-by-side re-rank of a model pick
-#                         (default 20)
+#   $MPGEMM_BENCH_AA_ROUNDS  timed rounds of each A/A re-rank (default 200: on an H200 the winner at 4096^3 timed by
+#                         ten processes spread 2.0% with 20 rounds, 0.43% with 200; results/h200/settle/)
+#   $MPGEMM_BENCH_VERDICT_ROUNDS  timed rounds of each side-by-side re-rank of a model pick (default 20)
 #   $MPGEMM_BENCH_AA       0 skips the A/A step
+#   $MPGEMM_BENCH_AA_REST  seconds the card rests idle before each A/A process (default 10)
 #   $MPGEMM_BENCH_REUSE_COLD  1: take the cold run of an earlier call with the same $OUT (its database, cubin cache and
 #                         $OUT/PART_cold.result) instead of running it again, so a device call too short for the
 #                         whole benchmark can run the cold step, and the next call the warm ones
@@ -176,7 +178,7 @@ side_by_side() {
     fi
     IFS=x read -r m n k <<<"$shape"
     table="$out/${part}_verdict_$shape.csv"
-    "$bin/mpgemm-run" --db "$db" --rerank 5 --rerank-also "$config" --rounds "${MPGEMM_BENCH_AA_ROUNDS:-20}" \
+    "$bin/mpgemm-run" --db "$db" --rerank 5 --rerank-also "$config" --rounds "${MPGEMM_BENCH_VERDICT_ROUNDS:-20}" \
       --no-cublaslt --space "$space" --M "$m" --N "$n" --K "$k" --format csv --cubin-cache "$cache" \
       >"$table" 2>>"$out/${part}_verdict.log" || return 1
     excesses+=("$(python3 - "$table" "$shape" "$config" <<'PY'
@@ -211,9 +213,13 @@ PY
 # is recorded, so each process gets its own copy of the database: the tuned one keeps its own winner, and neither
 # process sees the other's re-rank. Prints "config ms ratio_to_cublas".
 winner_ms() {
-  local source="$1" size="$2" space="$3" db="$out/aa_$4.db"
+  local source="$1" size="$2" space="$3" db="$out/aa_$4.db" rest="${MPGEMM_BENCH_AA_REST:-10}"
   copy_db "$source" "$db"
-  "$bin/mpgemm-run" --db "$db" --rerank 1 --rounds "${MPGEMM_BENCH_AA_ROUNDS:-20}" --no-cublaslt --space "$space" \
+  # Both processes start from an idle card: the first would otherwise follow the heavy re-ranks before it and the
+  # second the first's lighter load, and the card holds a clock a 15 MHz step (0.85%) lower when warmer.
+  echo "tune_bench: A/A process $4: resting $rest s first" >>"$out/aa.log"
+  sleep "$rest"
+  "$bin/mpgemm-run" --db "$db" --rerank 1 --rounds "${MPGEMM_BENCH_AA_ROUNDS:-200}" --no-cublaslt --space "$space" \
     --M "$size" --N "$size" --K "$size" --format csv \
     --cubin-cache "${MPGEMM_BENCH_CACHE:-$out}/$aa_part.cubins" 2>>"$out/aa.log" | tee -a "$out/aa.csv" |
     python3 -c '

@@ -9,6 +9,14 @@
 
 namespace mpgemm::cli {
 
+namespace {
+// On an H200 the clock after an idle gap ran ~10% fast for 20-50 ms, dipped at 50-100 ms and was within 0.3% of
+// its sustained pace from 100-200 ms on (results/h200/settle/): 200 ms of cuBLAS settles it.
+constexpr int kDefaultIdleSettleMs = 200;
+// Longer than most compile waits of one config (a wgmma kernel takes NVRTC a few seconds).
+constexpr int kDefaultKeepWarmMs = 5000;
+}  // namespace
+
 void add_measure_options(ArgParser& p) {
   p.option("--atol", "X", "absolute tolerance against cuBLAS", "0.5")
       .option("--rtol", "X", "relative tolerance against cuBLAS", "1e-3")
@@ -44,11 +52,20 @@ void add_measure_options(ArgParser& p) {
       .flag("--no-screen", "time every config through the full protocol")
       .option("--settle-ms", "MS",
               "when a shape is prepared, run cuBLAS on it untimed for this long before its references and "
-              "candidates are timed, so the first of them meet a clock nearer the one sustained load holds (after "
-              "the inputs are filled on the host the card is cool: an H200 timed a shape's first configs at "
-              "1815 MHz and the rest at ~1480; with 1000 ms of settling at 1650-1770); part of the result key "
-              "when set",
-              "0");
+              "candidates are timed (at least --idle-settle-ms: after the host-side input fill the card is idle); "
+              "part of the result key when set",
+              "0")
+      .option("--keep-warm-ms", "MS",
+              "between measurements (a compile wait), keep running cuBLAS on the shape untimed until the next "
+              "request, for at most this long after the last one, so the next config meets the clock sustained "
+              "load holds, not a burst after idle; 0: let the card idle; part of the result key when set",
+              std::to_string(kDefaultKeepWarmMs))
+      .option("--idle-settle-ms", "MS",
+              "a measurement that finds the card idle (over 10 ms, e.g. after a wait longer than --keep-warm-ms), "
+              "and a shape's preparation (its inputs are filled on the host), first run cuBLAS untimed for this "
+              "long: after an idle gap an H200 ran the first 20-50 ms of load ~10% fast and was within 0.3% of "
+              "its sustained pace by 100-200 ms; 0: none; part of the result key when set",
+              std::to_string(kDefaultIdleSettleMs));
 }
 
 namespace {
@@ -59,6 +76,14 @@ int settle_ms_from(const ParsedArgs& args, const std::string& option, int by_def
   const auto ms = args.get_int(option);
   if (!ms) return by_default;
   if (*ms < 0 || *ms > kMaxSettleMs) throw UsageError(fmt::format("{} must be between 0 and {}", option, kMaxSettleMs));
+  return static_cast<int>(*ms);
+}
+
+int hold_ms_from(const ParsedArgs& args, const std::string& option, int by_default) {
+  const auto ms = args.get_int(option);
+  if (!ms) return by_default;
+  if (*ms < 0 || *ms > kMaxClockHoldMs)
+    throw UsageError(fmt::format("{} must be between 0 and {}", option, kMaxClockHoldMs));
   return static_cast<int>(*ms);
 }
 }  // namespace
@@ -108,6 +133,8 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
     s.screen = r;
   }
   s.settle_ms = settle_ms_from(args, "--settle-ms", 0);
+  s.hold.keep_warm_ms = hold_ms_from(args, "--keep-warm-ms", kDefaultKeepWarmMs);
+  s.hold.idle_settle_ms = hold_ms_from(args, "--idle-settle-ms", kDefaultIdleSettleMs);
   return s;
 }
 

@@ -28,4 +28,12 @@ bool screened_out(double screen_ms, std::optional<double> best_ms, const ScreenR
   return screen_ms > rule.threshold * *best_ms;
 }
 
+bool keep_warm_now(double since_request_ms, const ClockHold& hold) {
+  return hold.keep_warm_ms > 0 && since_request_ms < hold.keep_warm_ms;
+}
+
+int idle_settle_for(double idle_ms, const ClockHold& hold) {
+  return hold.idle_settle_ms > 0 && idle_ms > kIdleGapMs ? hold.idle_settle_ms : 0;
+}
+
 }  // namespace mpgemm

@@ -2,10 +2,12 @@
 // How many timed batches to take and whether to take them at all: the pure decisions of the timing protocol, kept
 // apart from the CUDA code that carries them out (device/timing.cpp, device/candidate.cpp) so they are unit-tested
 // without a GPU.
-//   L2Mode      (common/types.hpp) warm: launches back to back (the writeup's protocol); cold: L2 flushed before every
-//   timed launch NoiseStop   nvbench's rule: batches until their relative noise is under a target, with a minimum and a
-//   time cap ScreenRule  a config whose first launches are far slower than the best so far for its shape is not timed
-//   further
+//   L2Mode (common/types.hpp): warm: launches back to back (the writeup's protocol); cold: L2 flushed before every
+//     timed launch.
+//   NoiseStop: nvbench's rule: batches until their relative noise is under a target, with a minimum and a time cap.
+//   ScreenRule: a config whose first launches are far slower than the best so far for its shape is not timed
+//     further.
+//   ClockHold: the card kept at the clock sustained load holds between measurements.
 #include <optional>
 #include <span>
 
@@ -72,5 +74,26 @@ class ScreenBaseline {
  private:
   std::optional<double> fastest_screen_ms_;
 };
+
+// Holding the card at the clock sustained load holds while a shape is tuned (the worker, worker/server.cpp). After
+// an idle gap an H200 ran cuBLAS ~9-10% faster than its sustained pace for the first 20-50 ms (a clock burst; ~5%
+// after a gap of only 20 ms), 1.5-3.5% slower at 50-100 ms, and within 0.3% from 100-200 ms on
+// (results/h200/settle/), so a config timed right after a compile wait was timed fast.
+struct ClockHold {
+  // Between requests, untimed cuBLAS on the prepared shape until the next request arrives, for at most this long
+  // after the last one (ms); 0: never.
+  int keep_warm_ms = 0;
+  // A measurement that finds the card idle for longer than kIdleGapMs (the keep-warm window ran out, or there is
+  // none) first runs untimed cuBLAS for this long (ms); 0: never.
+  int idle_settle_ms = 0;
+  friend bool operator==(const ClockHold&, const ClockHold&) = default;
+};
+inline constexpr double kIdleGapMs = 10;
+inline constexpr int kMaxClockHoldMs = 600000;  // ten minutes: beyond that a setting is refused
+
+// Whether the worker keeps the card busy now, `since_request_ms` after it finished the last request.
+bool keep_warm_now(double since_request_ms, const ClockHold& hold);
+// How long (ms) to settle before a measurement that finds the card idle for `idle_ms`: 0 for none.
+int idle_settle_for(double idle_ms, const ClockHold& hold);
 
 }  // namespace mpgemm

@@ -39,6 +39,10 @@ struct MeasureSettings {
   // first configs of 8192x2048x4096 at 1815 MHz against ~1480 for the rest; with 1 s of settling at 1650-1770.
   // In the key when set.
   int settle_ms = 0;
+  // --keep-warm-ms, --idle-settle-ms: the worker keeps cuBLAS running between requests and settles the card before
+  // a measurement that finds it idle (measure/sampling.hpp ClockHold); off here, on by the command lines' defaults.
+  // In the key when set.
+  ClockHold hold = {};
 };
 
 // cuBLAS on one shape, timed with the same protocol as the candidates, and cuBLASLt's best of its heuristics

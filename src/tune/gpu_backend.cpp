@@ -40,7 +40,8 @@ class GpuBackend final : public MeasureBackend {
                             settings_.rtol,
                             settings_.l2,
                             settings_.batches,
-                            settings_.settle_ms};
+                            settings_.settle_ms,
+                            settings_.hold};
     PrepareShapeReply reply = client_.prepare_shape(req);
     return {reply.reference.timing, reply.reference.sm_clock_mhz, std::move(reply.cublaslt)};
   }

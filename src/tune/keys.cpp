@@ -30,6 +30,8 @@ std::string result_key(const Candidate& candidate, const std::string& compile_ke
     h.add(fmt::format("noise target {:.9g} min {} cap {:.9g} s", n->target, n->min_samples, n->max_time_s));
   if (const auto& r = settings.screen) h.add(fmt::format("screen {:.9g} x {}", r->threshold, r->launches));
   if (settings.settle_ms > 0) h.add(fmt::format("settle {} ms", settings.settle_ms));
+  if (const auto& c = settings.hold; c != ClockHold{})
+    h.add(fmt::format("keep warm {} ms, settle after idle {} ms", c.keep_warm_ms, c.idle_settle_ms));
   h.add(fmt::format("measure protocol {}", kMeasureProtocolVersion));
   return h.hex();
 }

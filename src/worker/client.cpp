@@ -51,7 +51,10 @@ int WorkerClient::pid() const {
 
 milliseconds WorkerClient::verify_limit() const {
   const double cublas_ms = reference_ ? reference_->timing.median_ms : 0.0;
-  return options_.verify_base + ms_ceil(options_.verify_cublas_factor * std::max(cublas_ms, 0.0));
+  // The worker may first finish a slice of keeping warm and settle after idle (PrepareShapeRequest::hold).
+  const int settle_ms = shape_ ? std::max(0, shape_->hold.idle_settle_ms) : 0;
+  return options_.verify_base + milliseconds(settle_ms) +
+         ms_ceil(options_.verify_cublas_factor * std::max(cublas_ms, 0.0));
 }
 
 milliseconds WorkerClient::timing_limit(const MeasureRequest& request, double first_launch_ms) const {
@@ -163,9 +166,10 @@ DeviceInfo WorkerClient::hello() {
   return *device_;
 }
 
-// Preparing a shape may take prepare_timeout, plus the settling it asks for.
+// Preparing a shape may take prepare_timeout, plus the settling it asks for (the longer of its own and that after
+// idle).
 milliseconds WorkerClient::prepare_limit(const PrepareShapeRequest& request) const {
-  return options_.prepare_timeout + milliseconds(std::max(0, request.settle_ms));
+  return options_.prepare_timeout + milliseconds(std::max({0, request.settle_ms, request.hold.idle_settle_ms}));
 }
 
 PrepareShapeReply WorkerClient::prepare_shape(const PrepareShapeRequest& request) {
@@ -187,6 +191,7 @@ PrepareShapeReply WorkerClient::prepare_shape(const PrepareShapeRequest& request
 Measurement WorkerClient::measure(const MeasureRequest& request) {
   if (!shape_) throw Error("WorkerClient::measure called before prepare_shape");
   ensure_started();
+  last_settled_ms_ = 0;
 
   // Phase 1: the request goes out and the verification comes back.
   const milliseconds limit1 = verify_limit();
@@ -212,6 +217,7 @@ Measurement WorkerClient::measure(const MeasureRequest& request) {
     end_worker(milliseconds(0));
     throw WorkerError(fmt::format("worker answered measure with {}", message_type(*verified.message)));
   }
+  last_settled_ms_ = v->settled_ms;
   if (v->status == Status::runtime_fault) {
     // The worker exits after a sticky fault; nothing more is taken from it.
     end_worker(options_.shutdown_grace);

@@ -6,8 +6,9 @@
 // Time limits (each measured from sending the request):
 //   hello                  hello_timeout
 //   prepare_shape          prepare_timeout + the settling it asks for (settle_ms)
-//   measure, phase 1       verify_base + verify_cublas_factor x cuBLAS median of the current shape
-//     (load, resource check, poison, the verification launch, comparison; ends with the 'verified' reply)
+//   measure, phase 1       verify_base + verify_cublas_factor x cuBLAS median of the current shape + the shape's
+//     settling after idle (the end of a keep-warm slice, settling, load, resource check, poison, the verification
+//     launch, comparison; ends with the 'verified' reply)
 //   measure, phase 2       timing_base + timing_factor x (warmup + runs x iters) x first_launch_ms
 //     with screening launches added; with a noise target, (min_samples + 1) x iters more launches plus its time
 //     cap; with cold L2, 1 ms more per launch for the flush
@@ -87,6 +88,9 @@ class WorkerClient {
   int pid() const;                        // the worker's pid, -1 when none runs
   int starts() const { return starts_; }  // workers started so far
   const std::optional<CublasReference>& reference() const { return reference_; }
+  // How long the worker settled the card before the last measure() because it found it idle (VerifiedReply::
+  // settled_ms); 0: it did not (or the measurement never got that far).
+  double last_settled_ms() const { return last_settled_ms_; }
 
   // The limits measure() applies with the current shape (see the top of this file).
   std::chrono::milliseconds verify_limit() const;
@@ -114,6 +118,7 @@ class WorkerClient {
   std::optional<PrepareShapeRequest> shape_;
   std::optional<CublasReference> reference_;
   int starts_ = 0;
+  double last_settled_ms_ = 0;
 };
 
 }  // namespace mpgemm

@@ -121,4 +121,14 @@ IoStatus read_message(int fd, FrameReader& reader, std::optional<Clock::time_poi
   return IoStatus::ok;
 }
 
+bool input_pending(int fd, const FrameReader& reader) {
+  if (reader.pending_bytes() > 0) return true;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int n = poll(&p, 1, 0);
+    if (n >= 0) return n > 0;
+    if (errno != EINTR) throw Error(fmt::format("poll on worker pipe fd {}: {}", fd, std::strerror(errno)));
+  }
+}
+
 }  // namespace mpgemm

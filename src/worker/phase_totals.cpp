@@ -16,6 +16,9 @@ std::string WorkerPhases::summary() const {
   if (reranks > 0)
     out +=
         fmt::format(", {} ({} re-rank(s)), {}", part("re-ranking", reranking_s), reranks, part("settling", settling_s));
+  if (keeping_warm_s > 0) out += fmt::format(", {}", part("keeping warm", keeping_warm_s));
+  if (idle_settles > 0)
+    out += fmt::format(", {} ({} time(s))", part("settling after idle", idle_settling_s), idle_settles);
   if (measurements > 0)
     out += fmt::format("; per measurement {:.1f} ms outside timing",
                        1e3 * (setup_s + verifying_s + waiting_s + replying_s) / measurements);

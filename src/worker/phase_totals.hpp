@@ -18,12 +18,16 @@ struct WorkerPhases {
   int reranks = 0;         // time_interleaved requests served
   double reranking_s = 0;  // their loading, verification, timed rounds and replies
   double settling_s = 0;   // their untimed rounds before the timed ones (settle_ms)
+  double keeping_warm_s = 0;   // untimed cuBLAS between requests (ClockHold::keep_warm_ms); not in waiting_s
+  int idle_settles = 0;        // measurements that found the card idle and settled it first
+  double idle_settling_s = 0;  // their untimed cuBLAS (ClockHold::idle_settle_ms)
 
   double total_s() const {
-    return waiting_s + setup_s + verifying_s + timing_s + replying_s + preparing_s + reranking_s + settling_s;
+    return waiting_s + setup_s + verifying_s + timing_s + replying_s + preparing_s + reranking_s + settling_s +
+           keeping_warm_s + idle_settling_s;
   }
   // One line: "N measurements, S shapes in T s: timing X s (P%), verifying ..., ...[, re-ranking ... (R re-ranks),
-  // settling ...]; per measurement ...".
+  // settling ...][, keeping warm ...][, settling after idle ... (N times)]; per measurement ...".
   std::string summary() const;
 };
 

@@ -117,7 +117,8 @@ struct Encoder {
             {"rtol", m.rtol},
             {"l2", std::string(to_string(m.l2))},
             {"batches", std::string(to_string(m.batches))},
-            {"settle_ms", m.settle_ms}};
+            {"settle_ms", m.settle_ms},
+            {"hold", {{"keep_warm_ms", m.hold.keep_warm_ms}, {"idle_settle_ms", m.hold.idle_settle_ms}}}};
   }
   json operator()(const PrepareShapeReply& m) const {
     return {{"reference", wire::encode(m.reference)},
@@ -146,7 +147,8 @@ struct Encoder {
     return {{"status", std::string(to_string(m.status))},
             {"error", m.error ? wire::encode(*m.error) : json(nullptr)},
             {"first_launch_ms", m.first_launch_ms},
-            {"message", m.message}};
+            {"message", m.message},
+            {"settled_ms", m.settled_ms}};
   }
   json operator()(const ResultReply& m) const { return {{"measurement", wire::encode(m.measurement)}}; }
   json operator()(const ErrorReply& m) const {
@@ -193,12 +195,21 @@ Message decode_body(std::string_view type, const json& j) {
   if (type == "hello") return HelloRequest{j.at("protocol").get<int>(), j.at("device_ordinal").get<int>()};
   if (type == "device")
     return HelloReply{j.at("protocol").get<int>(), wire::decode_device_info(j.at("device")), j.at("pid").get<int>()};
-  if (type == "prepare_shape")
-    return PrepareShapeRequest{
-        wire::decode_shape(j.at("shape")), j.at("seed").get<std::uint64_t>(), j.at("warmup").get<int>(),
-        j.at("runs").get<int>(),           j.at("iters").get<int>(),          j.at("cublaslt").get<bool>(),
-        j.at("atol").get<double>(),        j.at("rtol").get<double>(),        decode_l2(j.at("l2")),
-        decode_batches(j.at("batches")),   j.at("settle_ms").get<int>()};
+  if (type == "prepare_shape") {
+    const json& hold = j.at("hold");
+    return PrepareShapeRequest{wire::decode_shape(j.at("shape")),
+                               j.at("seed").get<std::uint64_t>(),
+                               j.at("warmup").get<int>(),
+                               j.at("runs").get<int>(),
+                               j.at("iters").get<int>(),
+                               j.at("cublaslt").get<bool>(),
+                               j.at("atol").get<double>(),
+                               j.at("rtol").get<double>(),
+                               decode_l2(j.at("l2")),
+                               decode_batches(j.at("batches")),
+                               j.at("settle_ms").get<int>(),
+                               ClockHold{hold.at("keep_warm_ms").get<int>(), hold.at("idle_settle_ms").get<int>()}};
+  }
   if (type == "cublas_reference") {
     PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt,
                         j.at("settled_ms").get<double>()};
@@ -232,6 +243,7 @@ Message decode_body(std::string_view type, const json& j) {
     if (!j.at("error").is_null()) v.error = wire::decode_error_stats(j.at("error"));
     v.first_launch_ms = j.at("first_launch_ms").get<double>();
     v.message = j.at("message").get<std::string>();
+    v.settled_ms = j.at("settled_ms").get<double>();
     return v;
   }
   if (type == "result") return ResultReply{wire::decode_measurement(j.at("measurement"))};

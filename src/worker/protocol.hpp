@@ -30,8 +30,9 @@ namespace mpgemm {
 // timing; 7: cuBLASLt's best algorithm in time_interleaved's rounds; 8: graph-replayed batches (time_interleaved's
 // `graphs`, `batches` in prepare_shape, measure and every timing); 9: time_interleaved's untimed rounds
 // (`settle_ms`, `settled_ms`); 10: their count (`settle_rounds`), and rounds ordered by a Williams square, not rotated;
-// 11: prepare_shape's untimed cuBLAS launches before its timings (`settle_ms`, `settled_ms`)
-inline constexpr int kProtocolVersion = 11;
+// 11: prepare_shape's untimed cuBLAS launches before its timings (`settle_ms`, `settled_ms`); 12: the clock hold
+// (prepare_shape's `hold`, verified's `settled_ms`)
+inline constexpr int kProtocolVersion = 12;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -61,6 +62,10 @@ struct PrepareShapeRequest {
   // the host-side input fill leaves the card cool, and the first timings would meet a clock that sustained load
   // does not hold.
   int settle_ms = 0;
+  // Until the next prepare_shape: cuBLAS kept running between requests, and settling before a measurement that
+  // finds the card idle (measure/sampling.hpp). Each field 0 to kMaxClockHoldMs. The shape itself settles for the
+  // longer of settle_ms and idle_settle_ms: the host-side fill left the card idle.
+  ClockHold hold = {};
 };
 
 struct PrepareShapeReply {
@@ -99,6 +104,9 @@ struct VerifiedReply {
   std::optional<ErrorStats> error;
   double first_launch_ms = 0;  // the verification launch (ms); the coordinator sizes the timing limit from it
   std::string message;
+  // Untimed cuBLAS run before this candidate because the card had sat idle (ClockHold::idle_settle_ms), wall time
+  // (ms); 0: none.
+  double settled_ms = 0;
 };
 
 struct ResultReply {

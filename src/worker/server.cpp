@@ -24,6 +24,10 @@ namespace mpgemm {
 
 namespace {
 
+// Keeping warm runs cuBLAS in slices of about this long (at least one batch of 8 launches), looking for a request
+// between them: the most a request waits for the card.
+constexpr int kKeepWarmSliceMs = 2;
+
 void log(const std::string& text) {
   fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text);
 }
@@ -43,17 +47,61 @@ class Server {
     for (;;) {
       std::optional<Message> request;
       const auto waiting = std::chrono::steady_clock::now();
+      double kept_warm_s = 0;
       try {
+        kept_warm_s = keep_warm_until_request();
         if (read_message(in_, reader_, std::nullopt, request) == IoStatus::closed) return kWorkerExitOk;
       } catch (const ProtocolError& e) {
         reply(ErrorReply{ErrorKind::protocol, 0, e.what(), true});
         return kWorkerExitProtocol;
       }
       // The wait before the first request is the coordinator starting up, not the pipeline.
-      if (phases_.measurements > 0 || phases_.shapes > 0) phases_.waiting_s += seconds_since(waiting);
+      if (phases_.measurements > 0 || phases_.shapes > 0)
+        phases_.waiting_s += std::max(0.0, seconds_since(waiting) - kept_warm_s);
       if (std::holds_alternative<ShutdownRequest>(*request)) return kWorkerExitOk;
-      if (auto exit_code = handle(*request)) return *exit_code;
+      auto exit_code = handle(*request);
+      last_busy_ = std::chrono::steady_clock::now();
+      if (exit_code) return *exit_code;
     }
+  }
+
+  // Untimed cuBLAS on the prepared shape while no request is readable, for at most hold_.keep_warm_ms after the last
+  // request: in a compile wait the card stays at the clock sustained load holds, instead of cooling and timing the
+  // next config in a burst. Returns the seconds spent. A CUDA failure stops it for this shape (the next request
+  // meets the failure itself).
+  double keep_warm_until_request() {
+    if (!problem_ || keep_warm_failed_) return 0;
+    const auto start = std::chrono::steady_clock::now();
+    const auto since_request_ms = [&] {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - last_busy_).count();
+    };
+    double kept_s = 0;
+    try {
+      while (!input_pending(in_, reader_) && keep_warm_now(since_request_ms(), hold_)) {
+        problem_->settle_with_cublas(kKeepWarmSliceMs);
+        kept_s = seconds_since(start);
+      }
+    } catch (const Error& e) {
+      keep_warm_failed_ = true;
+      log(fmt::format("keeping the card warm stopped: {}", e.what()));
+    }
+    if (kept_s > 0) {
+      last_kept_warm_ = std::chrono::steady_clock::now();
+      phases_.keeping_warm_s += kept_s;
+    }
+    return kept_s;
+  }
+
+  // Settling before a measurement that finds the card idle (hold_.idle_settle_ms): the wall time (ms), 0 for none.
+  double settle_if_idle() {
+    const auto busy = std::max(last_busy_, last_kept_warm_);
+    const double idle_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - busy).count();
+    const int ms = idle_settle_for(idle_ms, hold_);
+    if (ms == 0) return 0;
+    const double settled_ms = problem_->settle_with_cublas(ms);
+    phases_.idle_settling_s += settled_ms / 1e3;
+    ++phases_.idle_settles;
+    return settled_ms;
   }
 
   // An exit code when the worker must stop after this request.
@@ -121,14 +169,23 @@ class Server {
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (m.settle_ms < 0 || m.settle_ms > kMaxSettleMs)
       return fail(ErrorKind::bad_request, 0, fmt::format("settle_ms {} outside 0-{}", m.settle_ms, kMaxSettleMs), 0);
+    for (const int ms : {m.hold.keep_warm_ms, m.hold.idle_settle_ms})
+      if (ms < 0 || ms > kMaxClockHoldMs)
+        return fail(ErrorKind::bad_request, 0,
+                    fmt::format("clock hold of {} ms (keep warm {}, settle after idle {}) outside 0-{}", ms,
+                                m.hold.keep_warm_ms, m.hold.idle_settle_ms, kMaxClockHoldMs),
+                    0);
     const auto start = std::chrono::steady_clock::now();
+    hold_ = m.hold;
+    keep_warm_failed_ = false;
     problem_.reset();  // free the previous shape's memory before allocating the next
     cublaslt_for_shape_ = false;
     screen_baseline_.reset();
     problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
     // The comparison kernel is compiled here, under prepare's limit, not within a candidate's verification limit.
     (void)session_->device_compare();
-    const double settled_ms = problem_->settle_with_cublas(m.settle_ms);
+    // The inputs were filled on the host, so the card sat idle: it settles at least as long as after any idle gap.
+    const double settled_ms = problem_->settle_with_cublas(std::max(m.settle_ms, m.hold.idle_settle_ms));
     CublasReference ref;
     ref.shape = m.shape;
     ref.seed = m.seed;
@@ -195,6 +252,7 @@ class Server {
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_sampling(m)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    const double settled_ms = settle_if_idle();
     ArgsBuilder args = m.family.empty() ? standard_args() : family_args(family(m.family), m.params);
     CandidateRun run(*session_, *problem_, {m.cubin, m.lowered_name, m.geometry, std::move(args)});
 
@@ -203,7 +261,7 @@ class Server {
     phases_.setup_s += v.setup_s;
     phases_.verifying_s += seconds_since(mark) - v.setup_s;
     mark = std::chrono::steady_clock::now();
-    reply(VerifiedReply{v.status, v.error, v.first_launch_ms, v.message});
+    reply(VerifiedReply{v.status, v.error, v.first_launch_ms, v.message, settled_ms});
     phases_.replying_s += seconds_since(mark);
     const TimingPlan plan{m.warmup, m.runs, m.iters, m.l2, m.noise_stop, m.batches};
     mark = std::chrono::steady_clock::now();
@@ -259,6 +317,11 @@ class Server {
   std::unique_ptr<CublasLtSession> cublaslt_;  // made at the first prepare_shape that asks for cuBLASLt
   ScreenBaseline screen_baseline_;             // the prepared shape's fastest screen, for the next screens
   bool cublaslt_for_shape_ = false;            // the prepared shape has a cuBLASLt algorithm (time_interleaved runs it)
+  ClockHold hold_;                             // the prepared shape's (PrepareShapeRequest::hold)
+  bool keep_warm_failed_ = false;              // a keep-warm launch failed on this shape: no more of them
+  // When the last request was handled, and when keeping warm last ran: the card is idle since the later of them.
+  std::chrono::steady_clock::time_point last_busy_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_kept_warm_{};
   WorkerPhases phases_;
 };
 

@@ -125,7 +125,8 @@ class DeviceWorkerTest : public ::testing::Test {
   // A worker that has answered hello and prepared a 256 x 192 x 320 problem (with cuBLASLt's reference when
   // asked; its reply goes to `prepared`).
   static std::unique_ptr<WorkerProcess> ready_worker(bool cublaslt = false, json* prepared = nullptr,
-                                                     const char* batches = "stream", int settle_ms = 0) {
+                                                     const char* batches = "stream", int settle_ms = 0,
+                                                     int keep_warm_ms = 0, int idle_settle_ms = 0) {
     auto w = std::make_unique<WorkerProcess>();
     w->send({{"type", "hello"}, {"protocol", kProtocolVersion}, {"device_ordinal", 0}});
     const auto hello = w->receive(120s);
@@ -141,7 +142,8 @@ class DeviceWorkerTest : public ::testing::Test {
              {"rtol", 1e-3},
              {"l2", "warm"},
              {"batches", batches},
-             {"settle_ms", settle_ms}});
+             {"settle_ms", settle_ms},
+             {"hold", {{"keep_warm_ms", keep_warm_ms}, {"idle_settle_ms", idle_settle_ms}}}});
     const auto ref = w->receive(120s);
     EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
     if (ref && ref->contains("reference")) {
@@ -270,6 +272,36 @@ TEST_F(DeviceWorkerTest, PrepareShapeSettlesWhenAsked) {
   json unsettled;
   ready_worker(false, &unsettled);
   EXPECT_EQ(unsettled["settled_ms"].get<double>(), 0) << unsettled.dump();
+}
+
+// The clock hold: a measurement that finds the card idle longer than kIdleGapMs settles first and says how long;
+// with keep-warm the card is not idle when the request comes after a pause, so nothing settles; a prepare settles
+// for idle_settle_ms even without settle_ms (the host-side fill leaves the card idle).
+TEST_F(DeviceWorkerTest, ClockHoldSettlesAfterIdleAndKeepsTheCardBusyBetweenRequests) {
+  const auto settled_before = [](WorkerProcess& w) {
+    w.send(measure_request("test_gemm_naive"));
+    const auto verified = w.receive(60s);
+    EXPECT_TRUE(verified && (*verified)["status"] == "ok") << (verified ? verified->dump() : "no reply");
+    const auto result = w.receive(60s);
+    EXPECT_TRUE(result && (*result)["measurement"]["status"] == "ok") << (result ? result->dump() : "no reply");
+    return verified ? (*verified)["settled_ms"].get<double>() : -1.0;
+  };
+  json prepared;
+  auto idle = ready_worker(false, &prepared, "stream", 0, 0, 150);
+  EXPECT_GE(prepared["settled_ms"].get<double>(), 150) << prepared.dump();
+  std::this_thread::sleep_for(100ms);
+  EXPECT_GE(settled_before(*idle), 150);
+  EXPECT_EQ(settled_before(*idle), 0) << "right after a measurement the card is not idle";
+
+  auto warm = ready_worker(false, nullptr, "stream", 0, 3000, 150);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(settled_before(*warm), 0) << "kept warm through the pause, the card was never idle";
+  std::this_thread::sleep_for(3200ms);  // past the keep-warm window: idle again
+  EXPECT_GE(settled_before(*warm), 150);
+
+  auto off = ready_worker();
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(settled_before(*off), 0) << "no hold asked for, none given";
 }
 
 // --graphs through the worker: cuBLAS's reference, the candidate's batches and its screen are graph replays and

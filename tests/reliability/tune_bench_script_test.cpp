@@ -224,7 +224,7 @@ TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
   const auto tune_bench = [&] {
     return run_command(
         fmt::format("OUT={} MPGEMM_BIN={} MPGEMM_BENCH_HOPPER={} MPGEMM_BENCH_WARM=0 "
-                    "MPGEMM_BENCH_AA_ROUNDS=7 MPGEMM_BENCH_ARGS='--replay {}' {} hopper",
+                    "MPGEMM_BENCH_AA_ROUNDS=7 MPGEMM_BENCH_AA_REST=0 MPGEMM_BENCH_ARGS='--replay {}' {} hopper",
                     out_.string(), bin.string(), space_.string(), recorded_.string(), source("tools/tune_bench.sh")));
   };
   const auto r = tune_bench();
@@ -238,6 +238,9 @@ TEST_F(ReliabilityBenchScript, TuneBenchTimesTheWinnerInTwoRerankProcesses) {
   const std::string args = file_text(dir_ / "run_args.txt");
   for (const char* arg : {"--rerank 1 ", "--rounds 7 ", "--M 512 --N 512 --K 512 "})
     EXPECT_NE(args.find(arg), std::string::npos) << arg << "\n" << args;
+  const std::string aa_log = file_text(out_ / "aa.log");
+  for (const char* rest : {"A/A process 1: resting 0 s first", "A/A process 2: resting 0 s first"})
+    EXPECT_NE(aa_log.find(rest), std::string::npos) << aa_log;
   // Each process re-ranks its own copy of the tuned database, which keeps its own winner.
   EXPECT_NE(args.find("--db " + (out_ / "aa_1.db").string() + " "), std::string::npos) << args;
   EXPECT_NE(args.find("--db " + (out_ / "aa_2.db").string() + " "), std::string::npos) << args;
@@ -280,7 +283,8 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
   // A third of the space per shape: enough picks that some verified among the recording's failures.
   const auto tune_bench = [&](const std::string& env) {
     return run_command(fmt::format(
-        "OUT={} MPGEMM_BIN={} MPGEMM_BENCH_HOPPER={} MPGEMM_BENCH_AA_ROUNDS=7 "
+        "OUT={} MPGEMM_BIN={} MPGEMM_BENCH_HOPPER={} MPGEMM_BENCH_AA_ROUNDS=7 MPGEMM_BENCH_VERDICT_ROUNDS=9 "
+        "MPGEMM_BENCH_AA_REST=0 "
         "MPGEMM_BENCH_MODEL_SHARE=0.34 MPGEMM_BENCH_ARGS='--replay {}' {} {} hopper",
         out_.string(), bin.string(), space_.string(), all_recorded.string(), env, source("tools/tune_bench.sh")));
   };
@@ -359,6 +363,9 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
             std::string::npos)
       << args;
   EXPECT_NE(args.find("--M 1024 --N 256 --K 512 "), std::string::npos) << args;
+  // The verdict's re-ranks take their own rounds, the A/A's theirs.
+  EXPECT_NE(args.find(" --rounds 9 "), std::string::npos) << args;
+  EXPECT_NE(args.find(" --rounds 7 "), std::string::npos) << args;
   EXPECT_EQ(sql_int(out_ / "hopper_verdict.db", "SELECT count(*) FROM measurements"),
             sql_int(out_ / "hopper_warm.db", "SELECT count(*) FROM measurements"))
       << "the re-ranks ran on a copy of the warm database";
@@ -406,9 +413,10 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
 
   // A pick the warm run did not verify misses without a re-rank (here: nothing verified at 512x256x256).
   const auto verdict_calls = [&] {
-    const std::string args = file_text(dir_ / "run_args.txt");
+    const std::string logged = file_text(dir_ / "run_args.txt");
     std::size_t n = 0;
-    for (auto at = args.find("--rerank-also"); at != std::string::npos; at = args.find("--rerank-also", at + 1)) ++n;
+    for (auto pos = logged.find("--rerank-also"); pos != std::string::npos; pos = logged.find("--rerank-also", pos + 1))
+      ++n;
     return n;
   };
   const std::size_t before = verdict_calls();

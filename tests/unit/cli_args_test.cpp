@@ -148,6 +148,15 @@ TEST(TuneArgs, TheRerankSettlesForASecondByDefaultShapesOnlyWhenAsked) {
   EXPECT_EQ(parse({"--rerank-settle-ms", "0"}).settings.settle_ms, 0);
   EXPECT_THROW(parse({"--settle-ms", "-1"}), UsageError);
   EXPECT_NE(p.help_text().find("--settle-ms"), std::string::npos);
+
+  // The clock hold is on unless turned off: 5 s of keeping warm after a request, 200 ms of settling after idle.
+  EXPECT_EQ(parse({}).settings.hold, (ClockHold{5000, 200}));
+  EXPECT_EQ(parse({"--keep-warm-ms", "0"}).settings.hold, (ClockHold{0, 200}));
+  EXPECT_EQ(parse({"--idle-settle-ms", "0", "--keep-warm-ms", "750"}).settings.hold, (ClockHold{750, 0}));
+  EXPECT_THROW(parse({"--keep-warm-ms", "-1"}), UsageError);
+  EXPECT_THROW(parse({"--idle-settle-ms", "600001"}), UsageError);
+  EXPECT_NE(p.help_text().find("--keep-warm-ms"), std::string::npos);
+  EXPECT_NE(p.help_text().find("--idle-settle-ms"), std::string::npos);
 }
 
 TEST(MeasureArgs, NoCublasLtTurnsTheSecondReferenceOff) {

@@ -73,6 +73,19 @@ TEST(ScreenBaseline, ComparesScreensWithScreens) {
   EXPECT_EQ(b.against(2.0), 2.0);
 }
 
+// The worker keeps the card busy only inside the window after a request, and settles only after a real idle gap.
+TEST(ClockHold, KeepsWarmInsideTheWindowAndSettlesOnlyAfterAnIdleGap) {
+  const ClockHold hold{5000, 200};
+  EXPECT_TRUE(keep_warm_now(0, hold));
+  EXPECT_TRUE(keep_warm_now(4999, hold));
+  EXPECT_FALSE(keep_warm_now(5000, hold));
+  EXPECT_FALSE(keep_warm_now(1, ClockHold{0, 200}));
+  EXPECT_EQ(idle_settle_for(kIdleGapMs, hold), 0);  // the host's few ms between measurements are no idle gap
+  EXPECT_EQ(idle_settle_for(kIdleGapMs + 0.5, hold), 200);
+  EXPECT_EQ(idle_settle_for(60'000, hold), 200);
+  EXPECT_EQ(idle_settle_for(60'000, ClockHold{5000, 0}), 0);
+}
+
 TEST(L2Mode, NamesRoundTrip) {
   for (L2Mode m : {L2Mode::warm, L2Mode::cold}) EXPECT_EQ(l2_mode_from_string(to_string(m)), m);
   EXPECT_FALSE(l2_mode_from_string("hot"));

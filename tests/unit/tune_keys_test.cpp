@@ -119,6 +119,9 @@ TEST(TuneKeys, EverythingThatDeterminesAResultChangesTheKey) {
   vary("the screen launches", [](Inputs& in) { in.settings.screen = ScreenRule{1.5, 5}; });
   vary("settling", [](Inputs& in) { in.settings.settle_ms = 1000; });
   vary("a longer settling", [](Inputs& in) { in.settings.settle_ms = 2000; });
+  vary("keeping warm", [](Inputs& in) { in.settings.hold.keep_warm_ms = 5000; });
+  vary("settling after idle", [](Inputs& in) { in.settings.hold.idle_settle_ms = 200; });
+  vary("both", [](Inputs& in) { in.settings.hold = ClockHold{5000, 200}; });
 
   std::map<std::string, std::string> seen;  // key -> what produced it
   for (const auto& [what, in] : variants) {

@@ -41,6 +41,23 @@ TEST(WorkerPhases, ReranksAndTheirSettlingAreTheirOwnPhases) {
             "(60%) (2 re-rank(s)), settling 2.0 s (20%)");
 }
 
+// Keeping the card warm between requests is not waiting in the summary, and settling after idle says how often.
+TEST(WorkerPhases, KeepingWarmAndSettlingAfterIdleAreTheirOwnPhases) {
+  WorkerPhases p;
+  p.measurements = 10;
+  p.shapes = 1;
+  p.timing_s = 6;
+  p.waiting_s = 1;
+  p.keeping_warm_s = 2;
+  p.idle_settles = 3;
+  p.idle_settling_s = 1;
+  EXPECT_DOUBLE_EQ(p.total_s(), 10);
+  EXPECT_EQ(p.summary(),
+            "10 measurement(s), 1 shape(s) in 10.0 s: timing 6.0 s (60%), verifying 0.0 s (0%), loading 0.0 s (0%), "
+            "preparing shapes 0.0 s (0%), waiting for requests 1.0 s (10%), replying 0.0 s (0%), keeping warm 2.0 s "
+            "(20%), settling after idle 1.0 s (10%) (3 time(s)); per measurement 100.0 ms outside timing");
+}
+
 TEST(WorkerPhases, EmptyTotalsSayZeroWithoutDividingByZero) {
   const WorkerPhases p;
   EXPECT_EQ(p.summary(),

@@ -124,6 +124,10 @@ TEST(WorkerProtocol, PrepareShape) {
   PrepareShapeRequest settled;
   settled.settle_ms = 1250;
   EXPECT_EQ(round_trip(settled).settle_ms, 1250);
+  EXPECT_EQ(req.hold, ClockHold{});  // no clock hold unless asked for
+  PrepareShapeRequest held;
+  held.hold = ClockHold{4000, 150};
+  EXPECT_EQ(round_trip(held).hold, (ClockHold{4000, 150}));
 
   CublasReference ref{Shape{64, 32, 16}, 99, sample_timing(), 1755};
   const auto reply = round_trip(PrepareShapeReply{ref, std::nullopt});
@@ -292,8 +296,11 @@ TEST(WorkerProtocol, VerifiedAndResult) {
   EXPECT_EQ(v.first_launch_ms, 0.125);
   EXPECT_EQ(v.message, "3 elements differ");
 
+  EXPECT_EQ(v.settled_ms, 0);
+
   const auto bare = round_trip(VerifiedReply{Status::launch_failed, std::nullopt, 0, "refused"});
   EXPECT_FALSE(bare.error);
+  EXPECT_EQ(round_trip(VerifiedReply{Status::ok, std::nullopt, 0.5, "", 201.5}).settled_ms, 201.5);
 
   Measurement m;
   m.status = Status::ok;
