@@ -1,0 +1,27 @@
+#!/bin/bash
+# Session 2026-12-02d call 3: tune_bench's model-guided step with the clock hold, compiling (pass 1) then cached
+# (passes 2, 3), each with the A/A (200 rounds, 10 s of rest before each process), judged against call 11's warm run.
+set -u
+start=$(date +%s)
+bash build-rel/dev/prep.sh
+cd /work/main
+R=/tmp/c3; mkdir -p $R /tmp/hb
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > $R/gpu.txt
+D=results/h200/tune_bench_2026-12-02c
+xz -dc $D/call10_cold_tests/hopper.db.xz > /tmp/hb/hopper.db
+xz -dc $D/call11_warm_model_aa/hopper_warm.db.xz > /tmp/hb/hopper_warm.db
+cp $D/call10_cold_tests/hopper_cold.result $D/call11_warm_model_aa/hopper_warm.result /tmp/hb/
+for pass in 1 2 3; do
+  [ $(( $(date +%s) - start )) -lt 400 ] || { echo "pass $pass skipped: out of time" >> $R/summary.txt; break; }
+  s=$(date +%s)
+  OUT=/tmp/hb MPGEMM_BIN=build-rel/bin MPGEMM_BENCH_CACHE=/tmp/cubins MPGEMM_BENCH_REUSE_COLD=1 \
+    MPGEMM_BENCH_REUSE_WARM=1 timeout 160 tools/tune_bench.sh hopper > $R/bench_pass$pass.log 2>&1
+  echo "pass $pass rc=$? $(( $(date +%s) - s )) s" | tee -a $R/summary.txt
+  mkdir -p $R/pass$pass
+  cp /tmp/hb/*.log /tmp/hb/*.txt /tmp/hb/*.md /tmp/hb/*.csv $R/pass$pass/ 2>/dev/null
+  [ -f /tmp/hb/hopper_model.db ] && xz -T0 -6 -c /tmp/hb/hopper_model.db > $R/pass$pass/hopper_model.db.xz
+  grep "model-guided\|A/A" $R/pass$pass/tune_bench.md | cut -c1-420 >> $R/summary.txt
+  cat $R/pass$pass/hopper_model_verdict.txt >> $R/summary.txt
+done
+tar cf - -C /tmp c3 | xz -T0 -6 > "$OUT/c3.tar.xz"
+cat $R/summary.txt
