@@ -58,13 +58,15 @@ void add_measure_options(ArgParser& p) {
       .option("--keep-warm-ms", "MS",
               "between measurements (a compile wait), keep running cuBLAS on the shape untimed until the next "
               "request, for at most this long after the last one, so the next config meets the clock sustained "
-              "load holds, not a burst after idle; 0: let the card idle; part of the result key when set",
+              "load holds, not a burst after idle; 0: let the card idle; part of the result key unless 0 (as "
+              "--idle-settle-ms): a database measured without the hold is measured again unless both are 0",
               std::to_string(kDefaultKeepWarmMs))
       .option("--idle-settle-ms", "MS",
               "a measurement that finds the card idle (over 10 ms, e.g. after a wait longer than --keep-warm-ms), "
               "and a shape's preparation (its inputs are filled on the host), first run cuBLAS untimed for this "
               "long: after an idle gap an H200 ran the first 20-50 ms of load ~10% fast and was within 0.3% of "
-              "its sustained pace by 100-200 ms; 0: none; part of the result key when set",
+              "its sustained pace by 100-200 ms (apart from 15 MHz clock steps, ~0.9%); 0: none; part of the "
+              "result key unless 0 (as --keep-warm-ms)",
               std::to_string(kDefaultIdleSettleMs));
 }
 

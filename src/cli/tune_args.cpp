@@ -185,6 +185,12 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   if (!report::format_from_string(args.get_or("--format", "table")))
     throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
   if (o.replay_db && o.compile_only) throw UsageError("--replay and --compile-only exclude each other");
+  // A replay times nothing, so it holds no clock and its keys leave the hold out.
+  if (o.replay_db) {
+    if (args.has("--keep-warm-ms") || args.has("--idle-settle-ms"))
+      throw UsageError("--keep-warm-ms and --idle-settle-ms hold a GPU's clock; --replay times nothing");
+    o.settings.hold = ClockHold{};
+  }
   for (int i = 0; i < argc; ++i) o.argv.emplace_back(argv[i]);
   return o;
 }

@@ -124,10 +124,14 @@ double ProblemContext::settle_with_cublas(int ms) {
   };
   // Batches of launches with a wait after each, so the loop never runs far ahead of the GPU.
   do {
-    for (int i = 0; i < 8; ++i) run_cublas();
-    MPGEMM_CUDA(cudaStreamSynchronize(session_.stream()));
+    run_cublas_untimed(8);
   } while (elapsed_ms() < ms);
   return elapsed_ms();
+}
+
+void ProblemContext::run_cublas_untimed(int launches) {
+  for (int i = 0; i < launches; ++i) run_cublas();
+  MPGEMM_CUDA(cudaStreamSynchronize(session_.stream()));
 }
 
 TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters, L2Mode l2, BatchEnqueue batches) {

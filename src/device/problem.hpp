@@ -55,6 +55,8 @@ class ProblemContext {
   // Untimed cuBLAS launches until `ms` of wall time have passed (none for 0), so what is timed next meets the
   // clock that sustained load holds; returns the wall time they took (ms).
   double settle_with_cublas(int ms);
+  // `launches` untimed cuBLAS launches, then a wait for them.
+  void run_cublas_untimed(int launches);
 
   // Fills C with 0xFF bytes (a NaN in every float) on the session's stream.
   void poison_output();

@@ -21,7 +21,10 @@
 // ~1.3x a 20-launch one at 512^3 on the H200, so close configs were screened out: 36 of 1367 fully timed).
 // 5 = a graph batch is uploaded before its first timed replay (the first replay uploaded it: every 512^3 timing's
 // spread was ~30%, measured three times and flagged noisy); a capture's error is cleared when it is abandoned.
-// (--settle-ms, untimed cuBLAS launches when a shape is prepared, is off by default and enters the key when set.)
+// (--settle-ms, untimed cuBLAS launches when a shape is prepared, is off by default and enters the key when set.
+// The worker's clock hold, --keep-warm-ms and --idle-settle-ms, enters the key when set, and the command lines set
+// it by default: their keys from 2026-12-02 on differ from every earlier one, so an older database is measured
+// again unless both are 0.)
 namespace mpgemm {
 
 inline constexpr int kMeasureProtocolVersion = 5;

@@ -191,7 +191,6 @@ PrepareShapeReply WorkerClient::prepare_shape(const PrepareShapeRequest& request
 Measurement WorkerClient::measure(const MeasureRequest& request) {
   if (!shape_) throw Error("WorkerClient::measure called before prepare_shape");
   ensure_started();
-  last_settled_ms_ = 0;
 
   // Phase 1: the request goes out and the verification comes back.
   const milliseconds limit1 = verify_limit();
@@ -202,10 +201,10 @@ Measurement WorkerClient::measure(const MeasureRequest& request) {
   if (verified.status == IoStatus::timed_out) {
     const std::string how = end_worker(milliseconds(0));
     return failed(Status::timeout,
-                  fmt::format("verification did not finish within {} ms ({} ms + {} x cuBLAS median {:.4g} ms); "
-                              "the worker was killed ({})",
-                              limit1.count(), options_.verify_base.count(), options_.verify_cublas_factor,
-                              reference_ ? reference_->timing.median_ms : 0.0, how));
+                  fmt::format("verification did not finish within {} ms ({} ms + {} ms of settling after idle + {} "
+                              "x cuBLAS median {:.4g} ms); the worker was killed ({})",
+                              limit1.count(), options_.verify_base.count(), shape_->hold.idle_settle_ms,
+                              options_.verify_cublas_factor, reference_ ? reference_->timing.median_ms : 0.0, how));
   }
   if (verified.status == IoStatus::closed) {
     const std::string how = end_worker(options_.shutdown_grace);
@@ -217,7 +216,6 @@ Measurement WorkerClient::measure(const MeasureRequest& request) {
     end_worker(milliseconds(0));
     throw WorkerError(fmt::format("worker answered measure with {}", message_type(*verified.message)));
   }
-  last_settled_ms_ = v->settled_ms;
   if (v->status == Status::runtime_fault) {
     // The worker exits after a sticky fault; nothing more is taken from it.
     end_worker(options_.shutdown_grace);

@@ -5,7 +5,8 @@
 //
 // Time limits (each measured from sending the request):
 //   hello                  hello_timeout
-//   prepare_shape          prepare_timeout + the settling it asks for (settle_ms)
+//   prepare_shape          prepare_timeout + the settling it asks for (the longer of settle_ms and
+//                          hold.idle_settle_ms)
 //   measure, phase 1       verify_base + verify_cublas_factor x cuBLAS median of the current shape + the shape's
 //     settling after idle (the end of a keep-warm slice, settling, load, resource check, poison, the verification
 //     launch, comparison; ends with the 'verified' reply)
@@ -88,9 +89,6 @@ class WorkerClient {
   int pid() const;                        // the worker's pid, -1 when none runs
   int starts() const { return starts_; }  // workers started so far
   const std::optional<CublasReference>& reference() const { return reference_; }
-  // How long the worker settled the card before the last measure() because it found it idle (VerifiedReply::
-  // settled_ms); 0: it did not (or the measurement never got that far).
-  double last_settled_ms() const { return last_settled_ms_; }
 
   // The limits measure() applies with the current shape (see the top of this file).
   std::chrono::milliseconds verify_limit() const;
@@ -118,7 +116,6 @@ class WorkerClient {
   std::optional<PrepareShapeRequest> shape_;
   std::optional<CublasReference> reference_;
   int starts_ = 0;
-  double last_settled_ms_ = 0;
 };
 
 }  // namespace mpgemm

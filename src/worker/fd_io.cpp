@@ -1,5 +1,6 @@
 #include "worker/fd_io.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -51,18 +52,21 @@ class SigpipeBlock {
 };
 
 // Waits for `events` on fd until the deadline: true when ready (or hung up / errored: the next call says which).
+// The fd is polled at least once, so a deadline already past still sees what is ready now.
 bool wait_ready(int fd, short events, std::optional<Clock::time_point> deadline) {
   for (;;) {
     int timeout_ms = -1;
     if (deadline) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now()).count();
-      if (left <= 0) return false;
-      timeout_ms = static_cast<int>(std::min<long long>(left, 1 << 30));
+      timeout_ms = static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
     }
     pollfd p{fd, events, 0};
     const int n = poll(&p, 1, timeout_ms);
     if (n > 0) return true;
-    if (n == 0) continue;  // re-checks the deadline
+    if (n == 0) {
+      if (deadline && Clock::now() >= *deadline) return false;
+      continue;  // woke early: wait for the rest
+    }
     if (errno != EINTR) throw Error(fmt::format("poll on worker pipe fd {}: {}", fd, std::strerror(errno)));
   }
 }
@@ -121,14 +125,9 @@ IoStatus read_message(int fd, FrameReader& reader, std::optional<Clock::time_poi
   return IoStatus::ok;
 }
 
-bool input_pending(int fd, const FrameReader& reader) {
+bool input_pending(int fd, const FrameReader& reader, int wait_ms) {
   if (reader.pending_bytes() > 0) return true;
-  for (;;) {
-    pollfd p{fd, POLLIN, 0};
-    const int n = poll(&p, 1, 0);
-    if (n >= 0) return n > 0;
-    if (errno != EINTR) throw Error(fmt::format("poll on worker pipe fd {}: {}", fd, std::strerror(errno)));
-  }
+  return wait_ready(fd, POLLIN, Clock::now() + std::chrono::milliseconds(std::max(0, wait_ms)));
 }
 
 }  // namespace mpgemm

@@ -26,8 +26,8 @@ IoStatus write_frame(int fd, const Message& message, std::optional<Clock::time_p
 IoStatus read_message(int fd, FrameReader& reader, std::optional<Clock::time_point> deadline,
                       std::optional<Message>& out);
 
-// Whether a message can be read without waiting: bytes are buffered in `reader` or readable on fd now (or the fd is
-// at EOF or in error: read_message then says which). Never blocks.
-bool input_pending(int fd, const FrameReader& reader);
+// Whether a message can be read without waiting: bytes are buffered in `reader` or readable on fd (or the fd is at
+// EOF or in error: read_message then says which), waiting up to `wait_ms` for them.
+bool input_pending(int fd, const FrameReader& reader, int wait_ms = 0);
 
 }  // namespace mpgemm

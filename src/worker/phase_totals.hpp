@@ -27,7 +27,7 @@ struct WorkerPhases {
            keeping_warm_s + idle_settling_s;
   }
   // One line: "N measurements, S shapes in T s: timing X s (P%), verifying ..., ...[, re-ranking ... (R re-ranks),
-  // settling ...][, keeping warm ...][, settling after idle ... (N times)]; per measurement ...".
+  // settling ...][, keeping warm ...][, settling after idle ... (N time(s))]; per measurement ...".
   std::string summary() const;
 };
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -24,9 +25,11 @@ namespace mpgemm {
 
 namespace {
 
-// Keeping warm runs cuBLAS in slices of about this long (at least one batch of 8 launches), looking for a request
-// between them: the most a request waits for the card.
-constexpr int kKeepWarmSliceMs = 2;
+// Keeping warm starts this long after a request (a tuner measuring back to back sends the next one sooner; below
+// kIdleGapMs) and runs cuBLAS in slices of about kKeepWarmSliceMs (at least one launch, at most 8), looking for a
+// request between them.
+constexpr int kKeepWarmDelayMs = 2;
+constexpr double kKeepWarmSliceMs = 2;
 
 void log(const std::string& text) {
   fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text);
@@ -60,25 +63,35 @@ class Server {
         phases_.waiting_s += std::max(0.0, seconds_since(waiting) - kept_warm_s);
       if (std::holds_alternative<ShutdownRequest>(*request)) return kWorkerExitOk;
       auto exit_code = handle(*request);
-      last_busy_ = std::chrono::steady_clock::now();
+      if (runs_on_the_gpu(*request)) last_busy_ = std::chrono::steady_clock::now();
       if (exit_code) return *exit_code;
     }
   }
 
-  // Untimed cuBLAS on the prepared shape while no request is readable, for at most hold_.keep_warm_ms after the last
-  // request: in a compile wait the card stays at the clock sustained load holds, instead of cooling and timing the
-  // next config in a burst. Returns the seconds spent. A CUDA failure stops it for this shape (the next request
-  // meets the failure itself).
+  static bool runs_on_the_gpu(const Message& request) {
+    return std::holds_alternative<PrepareShapeRequest>(request) || std::holds_alternative<MeasureRequest>(request) ||
+           std::holds_alternative<TimeInterleavedRequest>(request);
+  }
+
+  // Untimed cuBLAS on the prepared shape while no request is readable, from kKeepWarmDelayMs after the last request
+  // (the next one of a run that is not waiting for compiles comes sooner) to hold_.keep_warm_ms after it: in a
+  // compile wait the card stays at the clock sustained load holds, instead of cooling and timing the next config
+  // in a burst. Returns the seconds spent. A CUDA failure stops it for this shape (the next request meets the
+  // failure itself).
   double keep_warm_until_request() {
-    if (!problem_ || keep_warm_failed_) return 0;
+    if (!problem_ || keep_warm_failed_ || hold_.keep_warm_ms <= 0) return 0;
+    if (input_pending(in_, reader_, kKeepWarmDelayMs)) return 0;
     const auto start = std::chrono::steady_clock::now();
     const auto since_request_ms = [&] {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - last_busy_).count();
     };
+    // Slices of about kKeepWarmSliceMs (at least one launch, at most 8), so a request waits little for the card.
+    const double cublas_ms = cublas_median_ms_ > 0 ? cublas_median_ms_ : kKeepWarmSliceMs;
+    const int launches = static_cast<int>(std::clamp(std::ceil(kKeepWarmSliceMs / cublas_ms), 1.0, 8.0));
     double kept_s = 0;
     try {
       while (!input_pending(in_, reader_) && keep_warm_now(since_request_ms(), hold_)) {
-        problem_->settle_with_cublas(kKeepWarmSliceMs);
+        problem_->run_cublas_untimed(launches);
         kept_s = seconds_since(start);
       }
     } catch (const Error& e) {
@@ -92,10 +105,15 @@ class Server {
     return kept_s;
   }
 
-  // Settling before a measurement that finds the card idle (hold_.idle_settle_ms): the wall time (ms), 0 for none.
-  double settle_if_idle() {
+  // How long the card has been idle (ms): since the last GPU request or keeping warm, whichever ended later.
+  double idle_ms() const {
     const auto busy = std::max(last_busy_, last_kept_warm_);
-    const double idle_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - busy).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - busy).count();
+  }
+
+  // Settling, right before a candidate is timed, when it found the card idle on arrival (`idle_ms`;
+  // hold_.idle_settle_ms): the wall time (ms), 0 for none.
+  double settle_if_idle(double idle_ms) {
     const int ms = idle_settle_for(idle_ms, hold_);
     if (ms == 0) return 0;
     const double settled_ms = problem_->settle_with_cublas(ms);
@@ -191,6 +209,7 @@ class Server {
     ref.seed = m.seed;
     ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2, m.batches);
     ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
+    cublas_median_ms_ = ref.timing.median_ms;
     PrepareShapeReply out{ref, std::nullopt, settled_ms};
     if (m.cublaslt) {
       out.cublaslt = time_cublaslt(m);
@@ -252,7 +271,7 @@ class Server {
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_sampling(m)) return fail(ErrorKind::bad_request, 0, *why, 0);
-    const double settled_ms = settle_if_idle();
+    const double idle_on_arrival_ms = idle_ms();
     ArgsBuilder args = m.family.empty() ? standard_args() : family_args(family(m.family), m.params);
     CandidateRun run(*session_, *problem_, {m.cubin, m.lowered_name, m.geometry, std::move(args)});
 
@@ -260,6 +279,8 @@ class Server {
     const VerifyOutcome v = run.verify(m.atol, m.rtol);
     phases_.setup_s += v.setup_s;
     phases_.verifying_s += seconds_since(mark) - v.setup_s;
+    // After the verification, so that nothing but the verified reply comes between the settling and the timing.
+    const double settled_ms = v.status == Status::ok ? settle_if_idle(idle_on_arrival_ms) : 0;
     mark = std::chrono::steady_clock::now();
     reply(VerifiedReply{v.status, v.error, v.first_launch_ms, v.message, settled_ms});
     phases_.replying_s += seconds_since(mark);
@@ -319,6 +340,7 @@ class Server {
   bool cublaslt_for_shape_ = false;            // the prepared shape has a cuBLASLt algorithm (time_interleaved runs it)
   ClockHold hold_;                             // the prepared shape's (PrepareShapeRequest::hold)
   bool keep_warm_failed_ = false;              // a keep-warm launch failed on this shape: no more of them
+  double cublas_median_ms_ = 0;                // the prepared shape's cuBLAS reference (ms): sizes keep-warm slices
   // When the last request was handled, and when keeping warm last ran: the card is idle since the later of them.
   std::chrono::steady_clock::time_point last_busy_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_kept_warm_{};

@@ -113,7 +113,8 @@ inline Measurement synthetic_outcome(std::size_t i, std::size_t s) {
 // Writes `path` as a GPU run on `device` over `space_path` would: a finished run, a compilation per candidate the
 // family accepts for the device (every 9th failed), a cuBLAS timing per shape and one measurement per (candidate,
 // shape) with a mix of statuses.
-// Keys are derived exactly as mpgemm-tune derives them, with the default measure settings.
+// Keys are derived exactly as mpgemm-tune --replay derives them with its default settings (MeasureSettings{}: a
+// replay holds no clock), or with `settings`.
 inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std::string& space_path = replay_space(),
                                    const DeviceDescription& device = recorded_h200(),
                                    const MeasureSettings& settings = {}) {

@@ -155,6 +155,8 @@ TEST(TuneArgs, TheRerankSettlesForASecondByDefaultShapesOnlyWhenAsked) {
   EXPECT_EQ(parse({"--idle-settle-ms", "0", "--keep-warm-ms", "750"}).settings.hold, (ClockHold{750, 0}));
   EXPECT_THROW(parse({"--keep-warm-ms", "-1"}), UsageError);
   EXPECT_THROW(parse({"--idle-settle-ms", "600001"}), UsageError);
+  EXPECT_EQ(parse({"--replay", "old.db"}).settings.hold, ClockHold{}) << "a replay times nothing";
+  EXPECT_THROW(parse({"--replay", "old.db", "--keep-warm-ms", "100"}), UsageError);
   EXPECT_NE(p.help_text().find("--keep-warm-ms"), std::string::npos);
   EXPECT_NE(p.help_text().find("--idle-settle-ms"), std::string::npos);
 }
