@@ -3,6 +3,9 @@
 // sampled every 5 ms on a thread. An experiment, not part of the build:
 //   nvcc -O2 -std=c++17 -arch=sm_90 clock_after_idle.cu -lcublas -ldl -o clock_after_idle
 //   ./clock_after_idle M N K OUT_PREFIX      (writes OUT_PREFIX_launches.csv and OUT_PREFIX_nvml.csv)
+//   ./clock_after_idle M N K OUT_PREFIX HM HN HK HEAVY_MS
+//       after a load: each phase of M N K follows HEAVY_MS of HM HN HK (phase -1 in the CSV) and an idle gap of
+//       0, 200, 1000 or 0 ms, as a tuner's next shape follows a power-capped one
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -52,28 +55,37 @@ struct Nvml {
 };
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: %s M N K OUT_PREFIX\n", argv[0]);
+  if (argc != 5 && argc != 9) {
+    std::fprintf(stderr, "usage: %s M N K OUT_PREFIX [HEAVY_M HEAVY_N HEAVY_K HEAVY_MS]\n", argv[0]);
     return 2;
   }
-  const int M = std::atoi(argv[1]), N = std::atoi(argv[2]), K = std::atoi(argv[3]);
   const std::string prefix = argv[4];
-  half *a, *b;
-  float* c;
-  CK(cudaMalloc(&a, sizeof(half) * M * K));
-  CK(cudaMalloc(&b, sizeof(half) * K * N));
-  CK(cudaMalloc(&c, sizeof(float) * M * N));
-  CK(cudaMemset(a, 0x3c, sizeof(half) * M * K));  // values near 1: the tensor cores do real work
-  CK(cudaMemset(b, 0x3c, sizeof(half) * K * N));
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   cublasHandle_t h;
   CK(cublasCreate(&h));
   CK(cublasSetStream(h, s));
+  // One problem's buffers and its launch.
+  struct Gemm {
+    int M, N, K;
+    half *a, *b;
+    float* c;
+  };
+  auto make_gemm = [](int M, int N, int K) {
+    Gemm g{M, N, K, nullptr, nullptr, nullptr};
+    CK(cudaMalloc(&g.a, sizeof(half) * M * K));
+    CK(cudaMalloc(&g.b, sizeof(half) * K * N));
+    CK(cudaMalloc(&g.c, sizeof(float) * M * N));
+    CK(cudaMemset(g.a, 0x3c, sizeof(half) * M * K));  // values near 1: the tensor cores do real work
+    CK(cudaMemset(g.b, 0x3c, sizeof(half) * K * N));
+    return g;
+  };
+  const Gemm target = make_gemm(std::atoi(argv[1]), std::atoi(argv[2]), std::atoi(argv[3]));
+  const Gemm heavy = argc == 9 ? make_gemm(std::atoi(argv[5]), std::atoi(argv[6]), std::atoi(argv[7])) : target;
   const float alpha = 1, beta = 0;
-  auto gemm = [&] {  // row-major C = A B as column-major C^T = B^T A^T
-    CK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b, CUDA_R_16F, N, a, CUDA_R_16F, K, &beta, c,
-                    CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  auto run = [&](const Gemm& g) {  // row-major C = A B as column-major C^T = B^T A^T
+    CK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.N, g.M, g.K, &alpha, g.b, CUDA_R_16F, g.N, g.a, CUDA_R_16F, g.K,
+                    &beta, g.c, CUDA_R_32F, g.N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   };
 
   Nvml nvml;
@@ -100,13 +112,13 @@ int main(int argc, char** argv) {
   for (auto& e : ev) CK(cudaEventCreate(&e));
   // One phase: launches back to back for `run_ms`, an event between each two, synchronised every kChunk
   // launches (the host stays at most one chunk ahead).
-  auto phase = [&](int id, int gap_ms, double run_ms) {
+  auto phase = [&](int id, int gap_ms, double run_ms, const Gemm& g) {
     const double start = now_ms();
     while (now_ms() - start < run_ms) {
       const double chunk_start = now_ms() - start;
       CK(cudaEventRecord(ev[0], s));
       for (int i = 0; i < kChunk; ++i) {
-        gemm();
+        run(g);
         CK(cudaEventRecord(ev[i + 1], s));
       }
       CK(cudaStreamSynchronize(s));
@@ -119,12 +131,23 @@ int main(int argc, char** argv) {
       }
     }
   };
-  phase(0, 0, 6000);  // from the start: the card idle before, then sustained load
-  const int gaps[] = {20, 100, 300, 1000, 3000, 100, 1000};
-  int id = 1;
-  for (int gap : gaps) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(gap));
-    phase(id++, gap, 2500);
+  if (argc == 5) {
+    phase(0, 0, 6000, target);  // from the start: the card idle before, then sustained load
+    const int gaps[] = {20, 100, 300, 1000, 3000, 100, 1000};
+    int id = 1;
+    for (int gap : gaps) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(gap));
+      phase(id++, gap, 2500, target);
+    }
+  } else {
+    const double heavy_ms = std::atof(argv[8]);
+    const int gaps[] = {0, 200, 1000, 0};
+    int id = 1;
+    for (int gap : gaps) {
+      phase(-1, 0, heavy_ms, heavy);
+      std::this_thread::sleep_for(std::chrono::milliseconds(gap));
+      phase(id++, gap, 3000, target);
+    }
   }
   stop = true;
   sampler.join();

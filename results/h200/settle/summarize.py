@@ -26,6 +26,24 @@ for shape in ("4096", "8192x2048x4096"):
             cells.append(f"{100 * (st.median(s) / steady - 1):+.2f}%" if s else "")
         print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
 
+# After a load: 8192x2048x4096 right after 10 s of 16384x4096x8192 (phase -1), with idle gaps between (call 6).
+phases = collections.defaultdict(list)
+with lzma.open("after_16384x4096x8192_8192x2048x4096_launches.csv.xz", "rt") as f:
+    for r in csv.DictReader(f):
+        if int(r["phase"]) >= 1:
+            phases[(int(r["phase"]), int(r["gap_ms"]))].append((float(r["t_ms"]), float(r["launch_ms"])))
+steady = st.median([x for v in phases.values() for t, x in v if t > 2000])
+print(f"\n8192x2048x4096 after 10 s of 16384x4096x8192: sustained median {steady:.4f} ms (2-3 s into each phase)")
+windows = WINDOWS[:-1] + [(2000, 3000)]
+print("| phase | idle gap (ms) | " + " | ".join(f"{a}-{b}" for a, b in windows) + " |")
+print("|--:|--:|" + "--:|" * len(windows))
+for key in sorted(phases):
+    cells = []
+    for a, b in windows:
+        s = [x for t, x in phases[key] if a <= t < b]
+        cells.append(f"{100 * (st.median(s) / steady - 1):+.2f}%" if s else "")
+    print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+
 rows = [r for r in csv.reader(open("aa_20_vs_200_rounds.csv")) if len(r) > 8 and r[2] == "1"]
 print("\nA/A: the 4096^3 winner re-ranked alone with cuBLAS by 20 separate processes (10 x 20 rounds, 10 x 200)")
 print("| rounds | medians (ms) | max/min - 1 | stdev/mean | ratio to cuBLAS max/min - 1 |")
