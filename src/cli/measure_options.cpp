@@ -80,14 +80,6 @@ int settle_ms_from(const ParsedArgs& args, const std::string& option, int by_def
   if (*ms < 0 || *ms > kMaxSettleMs) throw UsageError(fmt::format("{} must be between 0 and {}", option, kMaxSettleMs));
   return static_cast<int>(*ms);
 }
-
-int hold_ms_from(const ParsedArgs& args, const std::string& option, int by_default) {
-  const auto ms = args.get_int(option);
-  if (!ms) return by_default;
-  if (*ms < 0 || *ms > kMaxClockHoldMs)
-    throw UsageError(fmt::format("{} must be between 0 and {}", option, kMaxClockHoldMs));
-  return static_cast<int>(*ms);
-}
 }  // namespace
 
 MeasureSettings measure_settings_from(const ParsedArgs& args) {
@@ -135,8 +127,8 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
     s.screen = r;
   }
   s.settle_ms = settle_ms_from(args, "--settle-ms", 0);
-  s.hold.keep_warm_ms = hold_ms_from(args, "--keep-warm-ms", kDefaultKeepWarmMs);
-  s.hold.idle_settle_ms = hold_ms_from(args, "--idle-settle-ms", kDefaultIdleSettleMs);
+  s.hold.keep_warm_ms = settle_ms_from(args, "--keep-warm-ms", kDefaultKeepWarmMs);
+  s.hold.idle_settle_ms = settle_ms_from(args, "--idle-settle-ms", kDefaultIdleSettleMs);
   return s;
 }
 

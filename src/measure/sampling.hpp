@@ -84,12 +84,11 @@ struct ClockHold {
   // after the last one (ms); 0: never.
   int keep_warm_ms = 0;
   // A measurement that finds the card idle for longer than kIdleGapMs (the keep-warm window ran out, or there is
-  // none) first runs untimed cuBLAS for this long (ms); 0: never.
+  // none) runs untimed cuBLAS for this long between its verification and its timing (ms); 0: never.
   int idle_settle_ms = 0;
   friend bool operator==(const ClockHold&, const ClockHold&) = default;
 };
 inline constexpr double kIdleGapMs = 10;
-inline constexpr int kMaxClockHoldMs = 600000;  // ten minutes: beyond that a setting is refused
 
 // Whether the worker keeps the card busy now, `since_request_ms` after it finished the last request.
 bool keep_warm_now(double since_request_ms, const ClockHold& hold);

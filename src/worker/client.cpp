@@ -51,7 +51,8 @@ int WorkerClient::pid() const {
 
 milliseconds WorkerClient::verify_limit() const {
   const double cublas_ms = reference_ ? reference_->timing.median_ms : 0.0;
-  // The worker may first finish a slice of keeping warm and settle after idle (PrepareShapeRequest::hold).
+  // The worker may first finish a slice of keeping warm, and settle after idle once it has verified
+  // (PrepareShapeRequest::hold).
   const int settle_ms = shape_ ? std::max(0, shape_->hold.idle_settle_ms) : 0;
   return options_.verify_base + milliseconds(settle_ms) +
          ms_ceil(options_.verify_cublas_factor * std::max(cublas_ms, 0.0));

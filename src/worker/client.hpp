@@ -8,8 +8,8 @@
 //   prepare_shape          prepare_timeout + the settling it asks for (the longer of settle_ms and
 //                          hold.idle_settle_ms)
 //   measure, phase 1       verify_base + verify_cublas_factor x cuBLAS median of the current shape + the shape's
-//     settling after idle (the end of a keep-warm slice, settling, load, resource check, poison, the verification
-//     launch, comparison; ends with the 'verified' reply)
+//     settling after idle (the end of a keep-warm slice, load, resource check, poison, the verification launch,
+//     comparison, settling after idle; ends with the 'verified' reply)
 //   measure, phase 2       timing_base + timing_factor x (warmup + runs x iters) x first_launch_ms
 //     with screening launches added; with a noise target, (min_samples + 1) x iters more launches plus its time
 //     cap; with cold L2, 1 ms more per launch for the flush

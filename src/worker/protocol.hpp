@@ -63,7 +63,7 @@ struct PrepareShapeRequest {
   // does not hold.
   int settle_ms = 0;
   // Until the next prepare_shape: cuBLAS kept running between requests, and settling before a measurement that
-  // finds the card idle (measure/sampling.hpp). Each field 0 to kMaxClockHoldMs. The shape itself settles for the
+  // finds the card idle (measure/sampling.hpp). Each field 0 to kMaxSettleMs. The shape itself settles for the
   // longer of settle_ms and idle_settle_ms: the host-side fill left the card idle.
   ClockHold hold = {};
 };

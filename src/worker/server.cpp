@@ -188,10 +188,10 @@ class Server {
     if (m.settle_ms < 0 || m.settle_ms > kMaxSettleMs)
       return fail(ErrorKind::bad_request, 0, fmt::format("settle_ms {} outside 0-{}", m.settle_ms, kMaxSettleMs), 0);
     for (const int ms : {m.hold.keep_warm_ms, m.hold.idle_settle_ms})
-      if (ms < 0 || ms > kMaxClockHoldMs)
+      if (ms < 0 || ms > kMaxSettleMs)
         return fail(ErrorKind::bad_request, 0,
                     fmt::format("clock hold of {} ms (keep warm {}, settle after idle {}) outside 0-{}", ms,
-                                m.hold.keep_warm_ms, m.hold.idle_settle_ms, kMaxClockHoldMs),
+                                m.hold.keep_warm_ms, m.hold.idle_settle_ms, kMaxSettleMs),
                     0);
     const auto start = std::chrono::steady_clock::now();
     hold_ = m.hold;
