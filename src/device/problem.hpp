@@ -36,14 +36,16 @@ class DeviceBuffer {
 class ProblemContext {
  public:
   // Allocates A, B, C and cuBLAS's output, fills A (stream 0 of `seed`) and B (stream 1) on the host with values
-  // uniform in [-1, 1], uploads them and computes the reference with cublasGemmEx. Throws mpgemm::Error for a
-  // shape outside 1..INT_MAX, CudaError naming the sizes when the device memory is short, CublasError.
+  // uniform in [-1, 1] (on all its cores: fill_random_halves), uploads them and computes the reference with
+  // cublasGemmEx. Throws mpgemm::Error for a shape outside 1..INT_MAX, CudaError naming the sizes when the device
+  // memory is short, CublasError.
   ProblemContext(DeviceSession& session, const Shape& shape, std::uint64_t seed);
 
   const Shape& shape() const { return shape_; }
   std::uint64_t seed() const { return seed_; }
   ProblemBuffers buffers() const;                                  // device pointers, for the kernels' arguments
-  std::span<const float> reference() const { return reference_; }  // cuBLAS's C, M x N row-major
+  // cuBLAS's C, M x N row-major, downloaded at the first call (a tuner compares on the GPU and never needs it).
+  std::span<const float> reference();
 
   // cuBLAS under the timing protocol (it writes its own output buffer, never C).
   TimingStats time_cublas(int warmup, int runs, int iters);
@@ -74,7 +76,7 @@ class ProblemContext {
   DeviceBuffer a_, b_, c_, c_ref_;
   DeviceBuffer reference_device_;  // a copy of cuBLAS's C taken at construction: run_cublas() rewrites c_ref_
   DeviceBuffer workspace_;         // kWorkspaceBytes, zeroed (ProblemBuffers::workspace)
-  std::vector<float> reference_;
+  std::vector<float> reference_;   // reference_device_ on the host, once reference() asked for it
 };
 
 }  // namespace mpgemm

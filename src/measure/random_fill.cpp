@@ -1,5 +1,9 @@
 #include "measure/random_fill.hpp"
 
+#include <algorithm>
+#include <thread>
+#include <vector>
+
 #include "measure/fp16.hpp"
 
 namespace mpgemm {
@@ -9,7 +13,9 @@ std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
   return splitmix64(state);
 }
 
-void fill_random_halves(std::span<std::uint16_t> out, std::uint64_t seed) {
+namespace {
+
+void fill_block(std::span<std::uint16_t> out, std::uint64_t seed) {
   Xoshiro256 rng(seed);
   for (auto& h : out) {
     std::uint16_t bits = 0;
@@ -19,6 +25,28 @@ void fill_random_halves(std::span<std::uint16_t> out, std::uint64_t seed) {
     } while ((bits & 0x7fffu) == 0);
     h = bits;
   }
+}
+
+}  // namespace
+
+void fill_random_halves(std::span<std::uint16_t> out, std::uint64_t seed, unsigned threads) {
+  const std::size_t blocks = (out.size() + kRandomFillBlock - 1) / kRandomFillBlock;
+  const auto fill = [&](std::size_t b) {
+    fill_block(out.subspan(b * kRandomFillBlock, std::min(kRandomFillBlock, out.size() - b * kRandomFillBlock)),
+               derive_seed(seed, b));
+  };
+  if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+  const std::size_t workers = std::min<std::size_t>(threads, blocks);
+  if (workers <= 1) {
+    for (std::size_t b = 0; b < blocks; ++b) fill(b);
+    return;
+  }
+  // Block b goes to worker b % workers: every block is filled once, by its own generator.
+  std::vector<std::jthread> pool;
+  for (std::size_t w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      for (std::size_t b = w; b < blocks; b += workers) fill(b);
+    });
 }
 
 void fill_random_floats(std::span<float> out, std::uint64_t seed) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -92,6 +93,21 @@ TEST(RandomFill, DeterministicPerSeed) {
   EXPECT_EQ(first, again.next());
   std::uint64_t state = 0;
   EXPECT_EQ(splitmix64(state), 0xe220a8397b1dcdafull);
+}
+
+TEST(RandomFill, TheSameForEveryThreadCount) {
+  // Three whole blocks and part of a fourth.
+  const std::size_t count = 3 * kRandomFillBlock + 12345;
+  std::vector<std::uint16_t> one(count), two(count), seven(count), any(count);
+  fill_random_halves(one, 5, 1);
+  fill_random_halves(two, 5, 2);
+  fill_random_halves(seven, 5, 7);
+  fill_random_halves(any, 5);
+  EXPECT_EQ(one, two);
+  EXPECT_EQ(one, seven);
+  EXPECT_EQ(one, any);
+  // Blocks are drawn from different generators, not the same one restarted.
+  EXPECT_FALSE(std::equal(one.begin(), one.begin() + 1000, one.begin() + kRandomFillBlock));
 }
 
 TEST(RandomFill, UniformInRangeAndNeverZero) {
