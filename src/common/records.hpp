@@ -147,7 +147,7 @@ inline constexpr int kCublasLtHeuristics = 8;
 // or cuBLASLt failed), `message` says why.
 struct CublasLtReference {
   int heuristics_returned = 0;        // algorithms cublasLtMatmulAlgoGetHeuristic returned
-  int heuristics_valid = 0;           // of those, how many ran, verified and were timed
+  int heuristics_valid = 0;           // of those, how many ran and verified (the fastest screens timed in full)
   std::optional<TimingStats> timing;  // the fastest valid algorithm (ms)
   std::optional<CublasLtAlgo> algo;   // which one it was
   std::optional<ErrorStats> error;    // its comparison with cuBLAS

@@ -1,5 +1,6 @@
 #include "device/cublaslt.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -151,13 +152,24 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
   }
   out.heuristics_returned = returned;
 
+  // Each algorithm is verified and screened (one batch); those within kCublasLtScreenBand of the fastest screen are
+  // timed under the whole protocol, fastest screen first, and the fastest median is kept.
+  struct Screened {
+    std::size_t index;
+    CublasLtAlgo algo;
+    ErrorStats error;
+    double screen_ms;
+  };
+  std::vector<Screened> screened;
   std::vector<std::string> rejected;
+  const auto name = [](int i, const CublasLtAlgo& algo) {
+    return fmt::format("heuristic {} (algo {} tile {})", i + 1, algo.algo_id, algo.tile_id);
+  };
   for (int i = 0; i < returned; ++i) {
     const cublasLtMatmulHeuristicResult_t& r = results[static_cast<std::size_t>(i)];
     const CublasLtAlgo algo = describe_algo(r);
-    const std::string which = fmt::format("heuristic {} (algo {} tile {})", i + 1, algo.algo_id, algo.tile_id);
     if (r.state != CUBLAS_STATUS_SUCCESS) {
-      rejected.push_back(fmt::format("{}: {}", which, cublasGetStatusName(r.state)));
+      rejected.push_back(fmt::format("{}: {}", name(i, algo), cublasGetStatusName(r.state)));
       continue;
     }
     auto run = [&] { launch(*plan, r.algo, r.workspaceSize, buffers); };
@@ -166,31 +178,47 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
       run();
       const ErrorStats error = problem.compare_output(atol, rtol);
       if (error.bad_count > 0) {
-        rejected.push_back(fmt::format("{}: {} of {} elements differ from cuBLAS (max abs error {:.6g})", which,
+        rejected.push_back(fmt::format("{}: {} of {} elements differ from cuBLAS (max abs error {:.6g})", name(i, algo),
                                        error.bad_count, problem.output_elements(), error.max_abs));
         continue;
       }
-      const TimingStats timing = time_launches(
-          session_.stream(), TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt, batches}, nullptr, run);
-      const double clock = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
-      ++out.heuristics_valid;
-      if (!out.timing || timing.median_ms < out.timing->median_ms) {
-        out.timing = timing;
-        out.algo = algo;
-        out.error = error;
-        out.sm_clock_mhz = clock;
-        plan->algo = r.algo;
-        plan->algo_workspace_bytes = r.workspaceSize;
-      }
+      const TimingStats screen = time_launches(
+          session_.stream(), TimingPlan{1, 1, iters, L2Mode::warm, std::nullopt, BatchEnqueue::stream}, nullptr, run);
+      screened.push_back({static_cast<std::size_t>(i), algo, error, screen.median_ms});
     } catch (const CublasError& e) {
-      rejected.push_back(fmt::format("{}: {}", which, e.what()));
+      rejected.push_back(fmt::format("{}: {}", name(i, algo), e.what()));
+    }
+  }
+  std::sort(screened.begin(), screened.end(), [](auto& a, auto& b) { return a.screen_ms < b.screen_ms; });
+  out.heuristics_valid = static_cast<int>(screened.size());
+  int timed = 0;
+  for (const Screened& c : screened) {
+    if (c.screen_ms > screened.front().screen_ms * kCublasLtScreenBand) break;
+    const cublasLtMatmulHeuristicResult_t& r = results[c.index];
+    auto run = [&] { launch(*plan, r.algo, r.workspaceSize, buffers); };
+    const TimingStats timing = time_launches(
+        session_.stream(), TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt, batches}, nullptr, run);
+    const double clock = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
+    ++timed;
+    if (!out.timing || timing.median_ms < out.timing->median_ms) {
+      out.timing = timing;
+      out.algo = c.algo;
+      out.error = c.error;
+      out.sm_clock_mhz = clock;
+      plan->algo = r.algo;
+      plan->algo_workspace_bytes = r.workspaceSize;
     }
   }
   if (out.timing) best_ = std::move(plan);
-  if (!out.timing)
+  if (!out.timing) {
     out.message = fmt::format("none of the {} algorithms verified: {}", returned, join(rejected));
-  else if (!rejected.empty())
-    out.message = fmt::format("left out: {}", join(rejected));
+  } else {
+    if (timed < out.heuristics_valid)
+      out.message = fmt::format("{} of {} timed in full, the others' screens over {:g}x the fastest", timed,
+                                out.heuristics_valid, kCublasLtScreenBand);
+    if (!rejected.empty())
+      out.message += fmt::format("{}left out: {}", out.message.empty() ? "" : "; ", join(rejected));
+  }
   return out;
 }
 

@@ -15,6 +15,8 @@ namespace mpgemm {
 
 // Workspace offered to cuBLASLt's algorithms (bytes), allocated once per session.
 inline constexpr std::size_t kCublasLtWorkspaceBytes = std::size_t{64} << 20;
+// An algorithm whose screen (one batch) is over this multiple of the fastest screen is not timed in full.
+inline constexpr double kCublasLtScreenBand = 1.1;
 
 class CublasLtSession {
  public:
@@ -27,8 +29,10 @@ class CublasLtSession {
 
   // Asks the heuristic for up to kCublasLtHeuristics algorithms for `problem` (the same row-major layout as
   // the cuBLAS reference: C^T = B^T A^T in column-major terms), runs each once into the problem's C (poisoned
-  // first) and compares it with the cuBLAS reference (|c - ref| <= atol + rtol*|ref|), times each that agrees
-  // with time_launches (warm batches enqueued as `batches` asks), and keeps the fastest median. An algorithm that fails
+  // first) and compares it with the cuBLAS reference (|c - ref| <= atol + rtol*|ref|), screens each that agrees
+  // (one untimed launch, one batch of `iters`), times those within kCublasLtScreenBand of the fastest screen with
+  // time_launches (warm batches enqueued as `batches` asks), and keeps the fastest median; the message says how
+  // many were timed in full. An algorithm that fails
   // or disagrees is left out and named in the message. The fastest is also kept, with its descriptors, for run_best
   // (until the next call). Throws CublasError when the descriptors cannot be made, CudaError when the device fails (the
   // caller decides whether the context survived).

@@ -205,7 +205,7 @@ CREATE TABLE cublaslt_timings (
   tflops              REAL,                 -- 2*M*N*K / median time (TFLOP/s)
   sm_clock_mhz        REAL,                 -- SM clock read while timing (MHz); NULL when unknown
   heuristics_returned INTEGER NOT NULL,     -- algorithms the heuristic returned (at most 8)
-  heuristics_valid    INTEGER NOT NULL,     -- of those, how many ran, agreed with cuBLAS and were timed
+  heuristics_valid    INTEGER NOT NULL,     -- of those, how many ran and agreed with cuBLAS (the fastest timed)
   algo                TEXT,                 -- the fastest, in words: 'algo 66 tile 24 stages 35 splitk 1 ...'
   algo_id             INTEGER,              -- CUBLASLT_ALGO_CONFIG_ID
   tile_id             INTEGER,              -- cublasLtMatmulTile_t (cublasLt.h), e.g. 24 = 256x128

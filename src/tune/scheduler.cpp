@@ -350,11 +350,11 @@ class Coordinator {
                           s_.backends.size() > 1 ? fmt::format(" on lane {}", ev.lane) : ""));
     if (const auto& lt = ev.reference.cublaslt) {
       if (lt->timing && lt->timing->median_ms > 0)
-        obs_.note(
-            fmt::format("shape {}: cuBLASLt {:.4f} ms ({:.1f} TFLOP/s), best of {} verified of {} heuristic "
-                        "algorithms: {}",
-                        shape.str(), lt->timing->median_ms, shape.flops() / lt->timing->median_ms / 1e9,
-                        lt->heuristics_valid, lt->heuristics_returned, lt->algo ? describe(*lt->algo) : "?"));
+        obs_.note(fmt::format("shape {}: cuBLASLt {:.4f} ms ({:.1f} TFLOP/s), best of {} verified of {} heuristic "
+                              "algorithms: {}",
+                              shape.str(), lt->timing->median_ms, shape.flops() / lt->timing->median_ms / 1e9,
+                              lt->heuristics_valid, lt->heuristics_returned, lt->algo ? describe(*lt->algo) : "?") +
+                  (lt->message.empty() ? "" : " (" + lt->message + ")"));
       else
         obs_.note(fmt::format("shape {}: no cuBLASLt timing: {}", shape.str(), lt->message));
     }
