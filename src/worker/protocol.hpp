@@ -73,7 +73,8 @@ struct PrepareShapeReply {
   // Present when the request asked for it, also when cuBLASLt could not be timed (its message says why): a
   // failing cuBLASLt never fails prepare_shape.
   std::optional<CublasLtReference> cublaslt;
-  double settled_ms = 0;  // wall time of prepare's untimed launches (PrepareShapeRequest::settle_ms); 0: none
+  // Wall time of prepare's untimed launches (after the fill, and again after cuBLASLt's search); 0: none.
+  double settled_ms = 0;
 };
 
 struct MeasureRequest {

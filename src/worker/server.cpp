@@ -35,6 +35,14 @@ void log(const std::string& text) {
   fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text);
 }
 
+// A shape's preparation, step by step (seconds).
+struct PrepareSteps {
+  double inputs_s = 0;    // buffers allocated, inputs filled on the host and uploaded, cuBLAS's reference output
+  double compare_s = 0;   // the comparison kernel (compiled once per process)
+  double cublas_s = 0;    // cuBLAS timed
+  double cublaslt_s = 0;  // cuBLASLt's heuristics verified and timed
+};
+
 class Server {
  public:
   Server(int in_fd, int out_fd) : in_(in_fd), out_(out_fd) {}
@@ -199,26 +207,52 @@ class Server {
     problem_.reset();  // free the previous shape's memory before allocating the next
     cublaslt_for_shape_ = false;
     screen_baseline_.reset();
+    // Where the preparation's time goes, logged per shape (inputs filled on the host, cuBLAS's reference run).
+    PrepareSteps steps;
+    auto mark = std::chrono::steady_clock::now();
     problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
+    steps.inputs_s = seconds_since(mark);
+    mark = std::chrono::steady_clock::now();
     // The comparison kernel is compiled here, under prepare's limit, not within a candidate's verification limit.
     (void)session_->device_compare();
+    steps.compare_s = seconds_since(mark);
+    PrepareShapeReply out = time_references(m, steps);
+    phases_.preparing_s += seconds_since(start);
+    log(
+        fmt::format("prepared {} in {:.2f} s: inputs {:.2f} s, comparison kernel {:.2f} s, settling {:.2f} s, "
+                    "cuBLAS {:.2f} s{}",
+                    m.shape.str(), seconds_since(start), steps.inputs_s, steps.compare_s, out.settled_ms / 1e3,
+                    steps.cublas_s, m.cublaslt ? fmt::format(", cuBLASLt {:.2f} s", steps.cublaslt_s) : ""));
+    ++phases_.shapes;
+    reply(out);
+    return std::nullopt;
+  }
+
+  // The prepared shape's references, each after sustained load: settling, cuBLASLt's search when asked (and
+  // settling again), cuBLAS. Fills in the steps' times.
+  PrepareShapeReply time_references(const PrepareShapeRequest& m, PrepareSteps& steps) {
     // The inputs were filled on the host, so the card sat idle: it settles at least as long as after any idle gap.
-    const double settled_ms = problem_->settle_with_cublas(std::max(m.settle_ms, m.hold.idle_settle_ms));
+    double settled_ms = problem_->settle_with_cublas(std::max(m.settle_ms, m.hold.idle_settle_ms));
+    std::optional<CublasLtReference> lt;
+    if (m.cublaslt) {
+      const auto lt_start = std::chrono::steady_clock::now();
+      lt = time_cublaslt(m);
+      cublaslt_for_shape_ = lt->timing.has_value();
+      steps.cublaslt_s = seconds_since(lt_start);
+      // Its verifications and screens leave the card idle between short bursts, and the clock climbs (an H200
+      // timed the next kernel at 1890 MHz where sustained load held 1455): cuBLAS and the first candidate come after
+      // sustained load again.
+      settled_ms += problem_->settle_with_cublas(m.hold.idle_settle_ms);
+    }
+    auto mark = std::chrono::steady_clock::now();
     CublasReference ref;
     ref.shape = m.shape;
     ref.seed = m.seed;
     ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2, m.batches);
     ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
     cublas_median_ms_ = ref.timing.median_ms;
-    PrepareShapeReply out{ref, std::nullopt, settled_ms};
-    if (m.cublaslt) {
-      out.cublaslt = time_cublaslt(m);
-      cublaslt_for_shape_ = out.cublaslt->timing.has_value();
-    }
-    phases_.preparing_s += seconds_since(start);
-    ++phases_.shapes;
-    reply(out);
-    return std::nullopt;
+    steps.cublas_s = seconds_since(mark);
+    return PrepareShapeReply{ref, std::move(lt), settled_ms};
   }
 
   // cuBLASLt's reference on the prepared problem. Its failures are recorded, not raised: the sweep needs

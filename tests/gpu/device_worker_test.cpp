@@ -276,7 +276,8 @@ TEST_F(DeviceWorkerTest, PrepareShapeSettlesWhenAsked) {
 
 // The clock hold: a measurement that finds the card idle longer than kIdleGapMs settles first and says how long;
 // with keep-warm the card is not idle when the request comes after a pause, so nothing settles; a prepare settles
-// for idle_settle_ms even without settle_ms (the host-side fill leaves the card idle).
+// for idle_settle_ms even without settle_ms (the host-side fill leaves the card idle), and with cuBLASLt once more
+// after its search.
 TEST_F(DeviceWorkerTest, ClockHoldSettlesAfterIdleAndKeepsTheCardBusyBetweenRequests) {
   const auto settled_before = [](WorkerProcess& w) {
     w.send(measure_request("test_gemm_naive"));
@@ -289,6 +290,10 @@ TEST_F(DeviceWorkerTest, ClockHoldSettlesAfterIdleAndKeepsTheCardBusyBetweenRequ
   json prepared;
   auto idle = ready_worker(false, &prepared, "stream", 0, 0, 150);
   EXPECT_GE(prepared["settled_ms"].get<double>(), 150) << prepared.dump();
+  json prepared_lt;
+  ready_worker(true, &prepared_lt, "stream", 0, 0, 150);
+  EXPECT_GE(prepared_lt["settled_ms"].get<double>(), 300)
+      << "settles after the fill and again after cuBLASLt's search: " << prepared_lt.dump();
   std::this_thread::sleep_for(100ms);
   EXPECT_GE(settled_before(*idle), 150);
   EXPECT_EQ(settled_before(*idle), 0) << "right after a measurement the card is not idle";
