@@ -18,9 +18,12 @@
 #   $MPGEMM_BENCH_MODEL_RERANK  K > 0: the model-guided run re-ranks its top K and its pick is the re-rank's
 #                         winner (default 0: its pick is the fastest of its first pass; a re-rank re-prepares
 #                         each shape, which cost an H200 run 10 s of its 32.6)
+#   $MPGEMM_BENCH_MODEL_RERANK_SETTLE  ms of untimed rounds before that re-rank of each shape (default: mpgemm-tune's
+#                         --rerank-settle-ms)
 #   $MPGEMM_BENCH_AA_ROUNDS  timed rounds of each A/A re-rank (default 200: on an H200 the winner at 4096^3 timed by
 #                         ten processes spread 2.0% with 20 rounds, 0.43% with 200; results/h200/settle/)
-#   $MPGEMM_BENCH_VERDICT_ROUNDS  timed rounds of each side-by-side re-rank of a model pick (default 20)
+#   $MPGEMM_BENCH_VERDICT_ROUNDS  timed rounds of each side-by-side re-rank of a model pick (default 100: with 20, ten
+#                         processes timing one config spread 2.0%, as wide as the 2% the verdict judges; with 200, 0.43%)
 #   $MPGEMM_BENCH_AA       0 skips the A/A step
 #   $MPGEMM_BENCH_AA_REST  seconds the card rests idle before each A/A process (default 10)
 #   $MPGEMM_BENCH_REUSE_COLD  1: take the cold run of an earlier call with the same $OUT (its database, cubin cache and
@@ -178,7 +181,7 @@ side_by_side() {
     fi
     IFS=x read -r m n k <<<"$shape"
     table="$out/${part}_verdict_$shape.csv"
-    "$bin/mpgemm-run" --db "$db" --rerank 5 --rerank-also "$config" --rounds "${MPGEMM_BENCH_VERDICT_ROUNDS:-20}" \
+    "$bin/mpgemm-run" --db "$db" --rerank 5 --rerank-also "$config" --rounds "${MPGEMM_BENCH_VERDICT_ROUNDS:-100}" \
       --no-cublaslt --space "$space" --M "$m" --N "$n" --K "$k" --format csv --cubin-cache "$cache" \
       >"$table" 2>>"$out/${part}_verdict.log" || return 1
     excesses+=("$(python3 - "$table" "$shape" "$config" <<'PY'
@@ -263,7 +266,8 @@ for part in "${parts[@]}"; do
     # With MPGEMM_BENCH_MODEL_RERANK=K its winner is crowned as a tuner run crowns one, by re-ranking its top K.
     read -r model_s model_pairs model_idle _ < <(tune "${part}_model" "$out/${part}_warm.json" \
       "$out/${part}_model.db" "$cache" --strategy model --budget "$model_budget" --seed 1 \
-      --rerank "${MPGEMM_BENCH_MODEL_RERANK:-0}")
+      --rerank "${MPGEMM_BENCH_MODEL_RERANK:-0}" \
+      ${MPGEMM_BENCH_MODEL_RERANK_SETTLE:+--rerank-settle-ms "$MPGEMM_BENCH_MODEL_RERANK_SETTLE"})
     read -r warm_s warm_pairs warm_idle _ < <(tune_step warm "$part" "$out/${part}_warm.json" "$out/${part}_warm.db" \
       "$cache")
     read -r model_shapes first_pass_worst < <(model_quality "$out/${part}_model.db" "$out/${part}_warm.db" \
