@@ -1,0 +1,38 @@
+#!/bin/bash
+# Session 2026-12-02e call 1: the committed worker (4bbe23c) on a GPU for the first time: the worker tests, then
+# tune_bench's model-guided step (compiling, then cached, each with the A/A; then cached with the model run
+# re-ranking its top 5, no A/A), judged against call 11's warm run, while nvidia-smi samples the SM clock every few
+# ms (where does the first config after a shape's preparation meet a fast clock?). The worker logs each shape's
+# preparation step by step.
+set -u
+start=$(date +%s)
+bash build-rel/dev/prep.sh
+cd /work/main
+R=/tmp/e1; mkdir -p $R /tmp/hb
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > $R/gpu.txt
+for t in device_worker_test worker_interleaved_test; do
+  timeout 100 build-rel/bin/$t > $R/$t.log 2>&1; echo "$t rc=$? $(( $(date +%s) - start )) s" | tee -a $R/summary.txt
+done
+D=results/h200/tune_bench_2026-12-02c
+xz -dc $D/call10_cold_tests/hopper.db.xz > /tmp/hb/hopper.db
+xz -dc $D/call11_warm_model_aa/hopper_warm.db.xz > /tmp/hb/hopper_warm.db
+cp $D/call10_cold_tests/hopper_cold.result $D/call11_warm_model_aa/hopper_warm.result /tmp/hb/
+for pass in 1 2 3; do
+  [ $(( $(date +%s) - start )) -lt 420 ] || { echo "pass $pass skipped: out of time" >> $R/summary.txt; break; }
+  s=$(date +%s)
+  nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv,noheader -lms 5 > $R/clock_pass$pass.csv 2>&1 &
+  smi=$!
+  extra=""; [ $pass = 3 ] && extra="MPGEMM_BENCH_MODEL_RERANK=5 MPGEMM_BENCH_AA=0"
+  env $extra OUT=/tmp/hb MPGEMM_BIN=build-rel/bin MPGEMM_BENCH_CACHE=/tmp/cubins MPGEMM_BENCH_REUSE_COLD=1 \
+    MPGEMM_BENCH_REUSE_WARM=1 timeout 160 tools/tune_bench.sh hopper > $R/bench_pass$pass.log 2>&1
+  echo "pass $pass rc=$? $(( $(date +%s) - s )) s" | tee -a $R/summary.txt
+  kill $smi; xz -9 $R/clock_pass$pass.csv
+  mkdir -p $R/pass$pass
+  cp /tmp/hb/*.log /tmp/hb/*.txt /tmp/hb/*.md /tmp/hb/*.csv $R/pass$pass/ 2>/dev/null
+  rm -f $R/pass$pass/hopper_warm.db.times.csv
+  [ -f /tmp/hb/hopper_model.db ] && xz -T0 -6 -c /tmp/hb/hopper_model.db > $R/pass$pass/hopper_model.db.xz
+  grep "model-guided\|A/A" $R/pass$pass/tune_bench.md | cut -c1-420 >> $R/summary.txt
+  cat $R/pass$pass/hopper_model_verdict.txt >> $R/summary.txt
+done
+tar cf - -C /tmp e1 | xz -T0 -6 > "$OUT/e1.tar.xz"
+cat $R/summary.txt
