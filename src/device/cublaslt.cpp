@@ -182,36 +182,45 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
                                        error.bad_count, problem.output_elements(), error.max_abs));
         continue;
       }
-      const TimingStats screen = time_launches(
-          session_.stream(), TimingPlan{1, 1, iters, L2Mode::warm, std::nullopt, BatchEnqueue::stream}, nullptr, run);
+      const TimingStats screen =
+          time_launches(session_.stream(), TimingPlan{1, 1, iters, L2Mode::warm, std::nullopt, batches}, nullptr, run);
       screened.push_back({static_cast<std::size_t>(i), algo, error, screen.median_ms});
     } catch (const CublasError& e) {
       rejected.push_back(fmt::format("{}: {}", name(i, algo), e.what()));
     }
   }
-  std::sort(screened.begin(), screened.end(), [](auto& a, auto& b) { return a.screen_ms < b.screen_ms; });
+  std::stable_sort(screened.begin(), screened.end(),
+                   [](const auto& a, const auto& b) { return a.screen_ms < b.screen_ms; });
   out.heuristics_valid = static_cast<int>(screened.size());
   int timed = 0;
-  for (const Screened& c : screened) {
-    if (c.screen_ms > screened.front().screen_ms * kCublasLtScreenBand) break;
+  for (std::size_t k = 0; k < screened.size(); ++k) {
+    const Screened& c = screened[k];
+    // A screen is one batch, taken between verifications while the clock moves: the fastest few are always timed.
+    if (k >= kCublasLtTimedAtLeast && c.screen_ms > screened.front().screen_ms * kCublasLtScreenBand) break;
     const cublasLtMatmulHeuristicResult_t& r = results[c.index];
     auto run = [&] { launch(*plan, r.algo, r.workspaceSize, buffers); };
-    const TimingStats timing = time_launches(
-        session_.stream(), TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt, batches}, nullptr, run);
-    const double clock = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
-    ++timed;
-    if (!out.timing || timing.median_ms < out.timing->median_ms) {
-      out.timing = timing;
-      out.algo = c.algo;
-      out.error = c.error;
-      out.sm_clock_mhz = clock;
-      plan->algo = r.algo;
-      plan->algo_workspace_bytes = r.workspaceSize;
+    try {
+      const TimingStats timing = time_launches(
+          session_.stream(), TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt, batches}, nullptr, run);
+      const double clock = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
+      ++timed;
+      if (!out.timing || timing.median_ms < out.timing->median_ms) {
+        out.timing = timing;
+        out.algo = c.algo;
+        out.error = c.error;
+        out.sm_clock_mhz = clock;
+        plan->algo = r.algo;
+        plan->algo_workspace_bytes = r.workspaceSize;
+      }
+    } catch (const CublasError& e) {
+      rejected.push_back(fmt::format("{}: {}", name(static_cast<int>(c.index), c.algo), e.what()));
     }
   }
   if (out.timing) best_ = std::move(plan);
   if (!out.timing) {
-    out.message = fmt::format("none of the {} algorithms verified: {}", returned, join(rejected));
+    out.message = screened.empty() ? fmt::format("none of the {} algorithms verified: {}", returned, join(rejected))
+                                   : fmt::format("none of the {} verified algorithms could be timed: {}",
+                                                 screened.size(), join(rejected));
   } else {
     if (timed < out.heuristics_valid)
       out.message = fmt::format("{} of {} timed in full, the others' screens over {:g}x the fastest", timed,

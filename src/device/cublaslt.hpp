@@ -15,8 +15,10 @@ namespace mpgemm {
 
 // Workspace offered to cuBLASLt's algorithms (bytes), allocated once per session.
 inline constexpr std::size_t kCublasLtWorkspaceBytes = std::size_t{64} << 20;
-// An algorithm whose screen (one batch) is over this multiple of the fastest screen is not timed in full.
+// An algorithm whose screen (one batch) is over this multiple of the fastest screen is not timed in full, unless
+// it is among the kCublasLtTimedAtLeast fastest screens.
 inline constexpr double kCublasLtScreenBand = 1.1;
+inline constexpr std::size_t kCublasLtTimedAtLeast = 3;
 
 class CublasLtSession {
  public:
@@ -30,12 +32,12 @@ class CublasLtSession {
   // Asks the heuristic for up to kCublasLtHeuristics algorithms for `problem` (the same row-major layout as
   // the cuBLAS reference: C^T = B^T A^T in column-major terms), runs each once into the problem's C (poisoned
   // first) and compares it with the cuBLAS reference (|c - ref| <= atol + rtol*|ref|), screens each that agrees
-  // (one untimed launch, one batch of `iters`), times those within kCublasLtScreenBand of the fastest screen with
-  // time_launches (warm batches enqueued as `batches` asks), and keeps the fastest median; the message says how
-  // many were timed in full. An algorithm that fails
-  // or disagrees is left out and named in the message. The fastest is also kept, with its descriptors, for run_best
-  // (until the next call). Throws CublasError when the descriptors cannot be made, CudaError when the device fails (the
-  // caller decides whether the context survived).
+  // (one untimed launch, one batch of `iters`, enqueued as `batches` asks), times with time_launches the
+  // kCublasLtTimedAtLeast fastest screens and any other within kCublasLtScreenBand of the fastest, and keeps the
+  // fastest median; the message says how many were timed in full. An algorithm that fails or disagrees is left
+  // out and named in the message. The fastest is also kept, with its descriptors, for run_best (until the next
+  // call). Throws CublasError when the descriptors cannot be made, CudaError when the device fails (the caller
+  // decides whether the context survived).
   CublasLtReference best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters, double atol,
                                        double rtol, BatchEnqueue batches = BatchEnqueue::stream);
 

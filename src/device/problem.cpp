@@ -95,9 +95,11 @@ ProblemContext::ProblemContext(DeviceSession& session, const Shape& shape, std::
 
 std::span<const float> ProblemContext::reference() {
   if (reference_.empty()) {
-    reference_.resize(output_elements());
-    copy_and_wait(reference_.data(), reference_device_.get(), reference_device_.bytes(), cudaMemcpyDeviceToHost,
+    // Into a local first: a failed copy must not leave a reference of zeros behind.
+    std::vector<float> host(output_elements());
+    copy_and_wait(host.data(), reference_device_.get(), reference_device_.bytes(), cudaMemcpyDeviceToHost,
                   session_.stream());
+    reference_ = std::move(host);
   }
   return reference_;
 }

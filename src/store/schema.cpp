@@ -186,8 +186,9 @@ ALTER TABLE compilations ADD COLUMN perf_warnings INTEGER
 // --config best).
 constexpr std::string_view kVersion4 = R"sql(
 -- cuBLASLt (the second reference) on one shape: up to 8 algorithms from cublasLtMatmulAlgoGetHeuristic, each run
--- once and compared with cuBLAS at the candidates' tolerance, the ones that agree timed with the candidates'
--- protocol; the fastest is kept. Timing and algorithm columns are NULL when none could be timed (message says why).
+-- once and compared with cuBLAS at the candidates' tolerance, the ones that agree screened and the fastest timed
+-- with the candidates' protocol; the fastest is kept. Timing and algorithm columns are NULL when none could be
+-- timed (message says why).
 CREATE TABLE cublaslt_timings (
   id                  INTEGER PRIMARY KEY,
   run_id              INTEGER NOT NULL REFERENCES runs (id),

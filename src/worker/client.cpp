@@ -168,9 +168,10 @@ DeviceInfo WorkerClient::hello() {
 }
 
 // Preparing a shape may take prepare_timeout, plus the settling it asks for (the longer of its own and that after
-// idle).
+// idle, and the settling after cuBLASLt's search).
 milliseconds WorkerClient::prepare_limit(const PrepareShapeRequest& request) const {
-  return options_.prepare_timeout + milliseconds(std::max({0, request.settle_ms, request.hold.idle_settle_ms}));
+  return options_.prepare_timeout +
+         milliseconds(std::max({0, request.settle_ms, request.hold.idle_settle_ms}) + after_search_settle_ms(request));
 }
 
 PrepareShapeReply WorkerClient::prepare_shape(const PrepareShapeRequest& request) {

@@ -6,7 +6,7 @@
 // Time limits (each measured from sending the request):
 //   hello                  hello_timeout
 //   prepare_shape          prepare_timeout + the settling it asks for (the longer of settle_ms and
-//                          hold.idle_settle_ms)
+//                          hold.idle_settle_ms, and after cuBLASLt's search after_search_settle_ms)
 //   measure, phase 1       verify_base + verify_cublas_factor x cuBLAS median of the current shape + the shape's
 //     settling after idle (the end of a keep-warm slice, load, resource check, poison, the verification launch,
 //     comparison, settling after idle; ends with the 'verified' reply)

@@ -64,9 +64,15 @@ struct PrepareShapeRequest {
   int settle_ms = 0;
   // Until the next prepare_shape: cuBLAS kept running between requests, and settling before a measurement that
   // finds the card idle (measure/sampling.hpp). Each field 0 to kMaxSettleMs. The shape itself settles for the
-  // longer of settle_ms and idle_settle_ms: the host-side fill left the card idle.
+  // longer of settle_ms and idle_settle_ms: the host-side fill left the card idle; with cuBLASLt again after its
+  // search (after_search_settle_ms).
   ClockHold hold = {};
 };
+
+// The settling after cuBLASLt's search (ms): the hold's idle settling, else settle_ms; 0 without cuBLASLt.
+inline int after_search_settle_ms(const PrepareShapeRequest& m) {
+  return !m.cublaslt ? 0 : m.hold.idle_settle_ms > 0 ? m.hold.idle_settle_ms : m.settle_ms;
+}
 
 struct PrepareShapeReply {
   CublasReference reference;

@@ -206,6 +206,7 @@ class Server {
     keep_warm_failed_ = false;
     problem_.reset();  // free the previous shape's memory before allocating the next
     cublaslt_for_shape_ = false;
+    cublas_median_ms_ = 0;
     screen_baseline_.reset();
     // Where the preparation's time goes, logged per shape (inputs filled on the host, cuBLAS's reference run).
     PrepareSteps steps;
@@ -241,8 +242,8 @@ class Server {
       steps.cublaslt_s = seconds_since(lt_start);
       // Its verifications and screens leave the card idle between short bursts, and the clock climbs (an H200
       // timed the next kernel at 1890 MHz where sustained load held 1455): cuBLAS and the first candidate come after
-      // sustained load again.
-      settled_ms += problem_->settle_with_cublas(m.hold.idle_settle_ms);
+      // sustained load again (settle_ms when the hold is off).
+      settled_ms += problem_->settle_with_cublas(after_search_settle_ms(m));
     }
     auto mark = std::chrono::steady_clock::now();
     CublasReference ref;

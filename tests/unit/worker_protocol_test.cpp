@@ -140,6 +140,21 @@ TEST(WorkerProtocol, PrepareShape) {
   EXPECT_EQ(round_trip(PrepareShapeReply{ref, std::nullopt, 1003.25}).settled_ms, 1003.25);
 }
 
+// The settling after cuBLASLt's search: the hold's idle settling, else settle_ms, and none without cuBLASLt.
+TEST(WorkerProtocol, SettlingAfterTheCublasLtSearch) {
+  PrepareShapeRequest m;
+  m.settle_ms = 700;
+  m.hold.idle_settle_ms = 200;
+  m.cublaslt = false;
+  EXPECT_EQ(after_search_settle_ms(m), 0) << "without cuBLASLt there is no search";
+  m.cublaslt = true;
+  EXPECT_EQ(after_search_settle_ms(m), 200);
+  m.hold.idle_settle_ms = 0;
+  EXPECT_EQ(after_search_settle_ms(m), 700) << "the hold off, the shape's own settling";
+  m.settle_ms = 0;
+  EXPECT_EQ(after_search_settle_ms(m), 0);
+}
+
 TEST(WorkerProtocol, PrepareShapeReplyCarriesCublasLt) {
   CublasLtReference lt;
   lt.heuristics_returned = 8;
