@@ -162,6 +162,9 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
   };
   std::vector<Screened> screened;
   std::vector<std::string> rejected;
+  const auto runner = [&](const cublasLtMatmulHeuristicResult_t& r) {
+    return [this, &plan, &buffers, h = &r] { launch(*plan, h->algo, h->workspaceSize, buffers); };
+  };
   const auto name = [](int i, const CublasLtAlgo& algo) {
     return fmt::format("heuristic {} (algo {} tile {})", i + 1, algo.algo_id, algo.tile_id);
   };
@@ -172,7 +175,7 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
       rejected.push_back(fmt::format("{}: {}", name(i, algo), cublasGetStatusName(r.state)));
       continue;
     }
-    auto run = [&] { launch(*plan, r.algo, r.workspaceSize, buffers); };
+    const auto run = runner(r);
     try {
       problem.poison_output();
       run();
@@ -198,7 +201,7 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
     // A screen is one batch, taken between verifications while the clock moves: the fastest few are always timed.
     if (k >= kCublasLtTimedAtLeast && c.screen_ms > screened.front().screen_ms * kCublasLtScreenBand) break;
     const cublasLtMatmulHeuristicResult_t& r = results[c.index];
-    auto run = [&] { launch(*plan, r.algo, r.workspaceSize, buffers); };
+    const auto run = runner(r);
     try {
       const TimingStats timing = time_launches(
           session_.stream(), TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt, batches}, nullptr, run);

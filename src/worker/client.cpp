@@ -170,8 +170,7 @@ DeviceInfo WorkerClient::hello() {
 // Preparing a shape may take prepare_timeout, plus the settling it asks for (the longer of its own and that after
 // idle, and the settling after cuBLASLt's search).
 milliseconds WorkerClient::prepare_limit(const PrepareShapeRequest& request) const {
-  return options_.prepare_timeout +
-         milliseconds(std::max({0, request.settle_ms, request.hold.idle_settle_ms}) + after_search_settle_ms(request));
+  return options_.prepare_timeout + milliseconds(after_fill_settle_ms(request) + after_search_settle_ms(request));
 }
 
 PrepareShapeReply WorkerClient::prepare_shape(const PrepareShapeRequest& request) {

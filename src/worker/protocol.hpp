@@ -11,6 +11,7 @@
 //   shutdown                       (the worker exits)
 //
 // Pure: no I/O here, so every message round-trips in unit tests.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -68,6 +69,11 @@ struct PrepareShapeRequest {
   // search (after_search_settle_ms).
   ClockHold hold = {};
 };
+
+// The settling after the inputs' fill (ms): the longer of settle_ms and the hold's idle settling.
+inline int after_fill_settle_ms(const PrepareShapeRequest& m) {
+  return std::max({0, m.settle_ms, m.hold.idle_settle_ms});
+}
 
 // The settling after cuBLASLt's search (ms): the hold's idle settling, else settle_ms; 0 without cuBLASLt.
 inline int after_search_settle_ms(const PrepareShapeRequest& m) {

@@ -233,7 +233,7 @@ class Server {
   // settling again), cuBLAS. Fills in the steps' times.
   PrepareShapeReply time_references(const PrepareShapeRequest& m, PrepareSteps& steps) {
     // The inputs were filled on the host, so the card sat idle: it settles at least as long as after any idle gap.
-    double settled_ms = problem_->settle_with_cublas(std::max(m.settle_ms, m.hold.idle_settle_ms));
+    double settled_ms = problem_->settle_with_cublas(after_fill_settle_ms(m));
     std::optional<CublasLtReference> lt;
     if (m.cublaslt) {
       const auto lt_start = std::chrono::steady_clock::now();

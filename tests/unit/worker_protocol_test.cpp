@@ -140,6 +140,18 @@ TEST(WorkerProtocol, PrepareShape) {
   EXPECT_EQ(round_trip(PrepareShapeReply{ref, std::nullopt, 1003.25}).settled_ms, 1003.25);
 }
 
+// The settling after the fill: the longer of settle_ms and the hold's idle settling.
+TEST(WorkerProtocol, SettlingAfterTheFill) {
+  PrepareShapeRequest m;
+  m.settle_ms = 700;
+  m.hold.idle_settle_ms = 200;
+  EXPECT_EQ(after_fill_settle_ms(m), 700);
+  m.settle_ms = 0;
+  EXPECT_EQ(after_fill_settle_ms(m), 200);
+  m.hold.idle_settle_ms = 0;
+  EXPECT_EQ(after_fill_settle_ms(m), 0);
+}
+
 // The settling after cuBLASLt's search: the hold's idle settling, else settle_ms, and none without cuBLASLt.
 TEST(WorkerProtocol, SettlingAfterTheCublasLtSearch) {
   PrepareShapeRequest m;
