@@ -15,11 +15,11 @@
 #   $MPGEMM_BENCH_CACHE    folder for the cubin caches (default $OUT)
 #   $MPGEMM_BENCH_WARM     0 skips the warm runs (exhaustive and model-guided; the Hopper space's take ~5 minutes)
 #   $MPGEMM_BENCH_MODEL_SHARE  the model-guided run's budget per shape, as a share of the space (default 0.05)
-#   $MPGEMM_BENCH_MODEL_RERANK  K > 0: the model-guided run re-ranks its top K and its pick is the re-rank's
-#                         winner (default 0: its pick is the fastest of its first pass; a re-rank re-prepares
-#                         each shape, which cost an H200 run 10 s of its 32.6)
-#   $MPGEMM_BENCH_MODEL_RERANK_SETTLE  ms of untimed rounds before that re-rank of each shape (default: mpgemm-tune's
-#                         --rerank-settle-ms)
+#   $MPGEMM_BENCH_MODEL_RERANK  K: the model-guided run re-ranks its top K and its pick is the re-rank's winner, as
+#                         mpgemm-tune crowns one by default (default 5, mpgemm-tune's default; 0: its pick is the
+#                         fastest of its first pass, timed at whatever clock its predecessors left)
+#   $MPGEMM_BENCH_MODEL_RERANK_SETTLE  ms of untimed rounds before that re-rank of each shape (default 200; the
+#                         worker has just settled the shape it prepares again)
 #   $MPGEMM_BENCH_AA_ROUNDS  timed rounds of each A/A re-rank (default 200: on an H200 the winner at 4096^3 timed by
 #                         ten processes spread 2.0% with 20 rounds, 0.43% with 200; results/h200/settle/)
 #   $MPGEMM_BENCH_VERDICT_ROUNDS  timed rounds of each side-by-side re-rank of a model pick (default 100: with 20, ten
@@ -266,8 +266,7 @@ for part in "${parts[@]}"; do
     # With MPGEMM_BENCH_MODEL_RERANK=K its winner is crowned as a tuner run crowns one, by re-ranking its top K.
     read -r model_s model_pairs model_idle _ < <(tune "${part}_model" "$out/${part}_warm.json" \
       "$out/${part}_model.db" "$cache" --strategy model --budget "$model_budget" --seed 1 \
-      --rerank "${MPGEMM_BENCH_MODEL_RERANK:-0}" \
-      ${MPGEMM_BENCH_MODEL_RERANK_SETTLE:+--rerank-settle-ms "$MPGEMM_BENCH_MODEL_RERANK_SETTLE"})
+      --rerank "${MPGEMM_BENCH_MODEL_RERANK:-5}" --rerank-settle-ms "${MPGEMM_BENCH_MODEL_RERANK_SETTLE:-200}")
     read -r warm_s warm_pairs warm_idle _ < <(tune_step warm "$part" "$out/${part}_warm.json" "$out/${part}_warm.db" \
       "$cache")
     read -r model_shapes first_pass_worst < <(model_quality "$out/${part}_model.db" "$out/${part}_warm.db" \
@@ -280,7 +279,7 @@ for part in "${parts[@]}"; do
   fi
   verdicts=$(python3 - "$part" "$cold_s" "$cold_pairs" "$cold_idle" "$warm_s" "$warm_pairs" "$warm_idle" \
     "$model_s" "$model_pairs" "$model_idle" "$model_budget" "$cold_configs" "$model_shapes" "$model_worst" \
-    "$first_pass_worst" "${MPGEMM_BENCH_MODEL_RERANK:-0}" <<'PY'
+    "$first_pass_worst" "${MPGEMM_BENCH_MODEL_RERANK:-5}" <<'PY'
 import sys
 part = sys.argv[1]
 cs, cp, ci, ws, wp, wi, ms, mp, mi, mb, configs, mshapes, mworst, fworst, mk = map(float, sys.argv[2:])

@@ -71,6 +71,14 @@ void add_measure_options(ArgParser& p) {
 }
 
 namespace {
+// Each re-ranked kernel timed for at least 50 ms: on an H200, 10 rounds (5.6 ms) of a 28 us kernel let a
+// first-pass pick 3% behind the best tie with it, where 100 rounds (56 ms) put it 3% behind in every one of four
+// runs (results/h200/tune_bench_2026-12-02e). Batches of at most 5 ms: a 1.7 ms kernel's 20 launches took the
+// fixed 10 rounds to 2.4 s a shape.
+constexpr double kDefaultRerankMinKernelMs = 50;
+constexpr double kDefaultRerankMaxBatchMs = 5;
+constexpr double kMaxRerankSizingMs = 60'000;
+
 // About a second: on the H200 the power cap has brought the SM clock down within ~0.1-0.3 s of GEMM batches.
 constexpr int kDefaultRerankSettleMs = 1000;
 
@@ -149,6 +157,30 @@ void add_rerank_settle_option(ArgParser& parser) {
 
 int rerank_settle_ms_from(const ParsedArgs& args) {
   return settle_ms_from(args, "--rerank-settle-ms", kDefaultRerankSettleMs);
+}
+
+void add_rerank_sizing_options(ArgParser& parser) {
+  parser
+      .option("--rerank-min-ms", "MS",
+              "raise the re-rank's rounds (from the fastest first-pass median) until each kernel's timed launches "
+              "add up to at least this, so microsecond kernels are judged over more than one of the ~100 ms steps "
+              "in which a GPU whose power cap does not hold it moves its clock; 0: exactly the rounds asked for",
+              fmt::format("{:g}", kDefaultRerankMinKernelMs))
+      .option("--rerank-max-batch-ms", "MS",
+              "lower the re-rank's launches per batch (to no fewer than 1) so one batch takes at most this, so "
+              "millisecond kernels are not timed for seconds; 0: exactly the launches asked for",
+              fmt::format("{:g}", kDefaultRerankMaxBatchMs));
+}
+
+RerankSizing rerank_sizing_from(const ParsedArgs& args) {
+  const auto ms = [&](const std::string& option, double by_default) {
+    const auto v = args.get_double(option);
+    if (!v) return by_default;
+    if (!(*v >= 0 && *v <= kMaxRerankSizingMs))
+      throw UsageError(fmt::format("{} must be between 0 and {:g}", option, kMaxRerankSizingMs));
+    return *v;
+  };
+  return {ms("--rerank-min-ms", kDefaultRerankMinKernelMs), ms("--rerank-max-batch-ms", kDefaultRerankMaxBatchMs)};
 }
 
 }  // namespace mpgemm::cli

@@ -24,4 +24,14 @@ std::optional<double> rerank_within_from(const ParsedArgs& args);
 void add_rerank_settle_option(ArgParser& parser);
 int rerank_settle_ms_from(const ParsedArgs& args);
 
+// --rerank-min-ms and --rerank-max-batch-ms of the same commands: the re-rank sized by time
+// (RerankOptions::min_kernel_ms and max_batch_ms, sized_rerank_protocol). One declaration and one default for both;
+// throws UsageError for a value that is negative or over a minute.
+struct RerankSizing {
+  double min_kernel_ms = 0;
+  double max_batch_ms = 0;
+};
+void add_rerank_sizing_options(ArgParser& parser);
+RerankSizing rerank_sizing_from(const ParsedArgs& args);
+
 }  // namespace mpgemm::cli

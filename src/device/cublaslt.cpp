@@ -92,7 +92,7 @@ CublasLtSession::CublasLtSession(DeviceSession& session) : session_(session) {
 }
 
 CublasLtSession::~CublasLtSession() {
-  best_.reset();  // the descriptors before the handle
+  best_.clear();  // the descriptors before the handle
   if (handle_) (void)cublasLtDestroy(handle_);
 }
 
@@ -105,14 +105,24 @@ void CublasLtSession::launch(const Plan& plan, const cublasLtMatmulAlgo_t& algo,
                                algo_workspace_bytes, session_.stream()));
 }
 
+const CublasLtSession::Plan* CublasLtSession::kept(const Shape& shape) const {
+  for (const auto& p : best_)
+    if (p->shape == shape) return p.get();
+  return nullptr;
+}
+
 bool CublasLtSession::has_best(const Shape& shape) const {
-  return best_ && best_->shape == shape;
+  return kept(shape) != nullptr;
 }
 
 void CublasLtSession::run_best(ProblemContext& problem) {
-  if (!has_best(problem.shape()))
-    throw Error(fmt::format("no cuBLASLt algorithm was chosen for {}", problem.shape().str()));
-  launch(*best_, best_->algo, best_->algo_workspace_bytes, problem.buffers());
+  const Plan* plan = kept(problem.shape());
+  if (!plan) throw Error(fmt::format("no cuBLASLt algorithm was chosen for {}", problem.shape().str()));
+  launch(*plan, plan->algo, plan->algo_workspace_bytes, problem.buffers());
+}
+
+void CublasLtSession::forget(const Shape& shape) {
+  std::erase_if(best_, [&](const auto& p) { return p->shape == shape; });
 }
 
 CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters,
@@ -120,7 +130,7 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
   // Row-major C = A * B is column-major C^T = B^T * A^T, exactly as the cuBLAS reference is called:
   // cuBLASLt's "A" is our B (n x k, leading dimension n), its "B" is our A (k x m, leading dimension k), C^T
   // is n x m.
-  best_.reset();
+  forget(problem.shape());
   const Shape& s = problem.shape();
   const ProblemBuffers buffers = problem.buffers();
   auto plan = std::make_unique<Plan>();
@@ -219,7 +229,7 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
       rejected.push_back(fmt::format("{}: {}", name(static_cast<int>(c.index), c.algo), e.what()));
     }
   }
-  if (out.timing) best_ = std::move(plan);
+  if (out.timing) best_.push_back(std::move(plan));
   if (!out.timing) {
     out.message = screened.empty() ? fmt::format("none of the {} algorithms verified: {}", returned, join(rejected))
                                    : fmt::format("none of the {} verified algorithms could be timed: {}",

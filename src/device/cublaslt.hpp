@@ -6,6 +6,7 @@
 #include <cublasLt.h>
 
 #include <memory>
+#include <vector>
 
 #include "common/records.hpp"
 #include "device/problem.hpp"
@@ -35,18 +36,20 @@ class CublasLtSession {
   // (one untimed launch, one batch of `iters`, enqueued as `batches` asks), times with time_launches the
   // kCublasLtTimedAtLeast fastest screens and any other within kCublasLtScreenBand of the fastest, and keeps the
   // fastest median; the message says how many were timed in full. An algorithm that fails or disagrees is left
-  // out and named in the message. The fastest is also kept, with its descriptors, for run_best (until the next
-  // call). Throws CublasError when the descriptors cannot be made, CudaError when the device fails (the caller
-  // decides whether the context survived).
+  // out and named in the message. The fastest is also kept, with its descriptors, for run_best on any problem of
+  // the shape (until the shape is searched again or forgotten). Throws CublasError when the descriptors cannot be
+  // made, CudaError when the device fails (the caller decides whether the context survived).
   CublasLtReference best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters, double atol,
                                        double rtol, BatchEnqueue batches = BatchEnqueue::stream);
 
-  // Whether the last best_of_heuristics was for `shape` and kept an algorithm (one verified).
+  // Whether an algorithm is kept for `shape` (its last best_of_heuristics verified one).
   bool has_best(const Shape& shape) const;
-  // Launches the algorithm the last best_of_heuristics kept on `problem`'s buffers, on the session's stream
+  // Launches the algorithm kept for the problem's shape on `problem`'s buffers, on the session's stream
   // (asynchronous, as ProblemContext::run_cublas): the same call it timed. Throws Error when no algorithm is
   // kept for the problem's shape, CublasError when the launch fails.
   void run_best(ProblemContext& problem);
+  // Drops the algorithm kept for `shape`, if any.
+  void forget(const Shape& shape);
 
  private:
   struct Plan;  // the descriptors of one shape, and the algorithm chosen for it
@@ -57,7 +60,9 @@ class CublasLtSession {
   DeviceSession& session_;
   cublasLtHandle_t handle_ = nullptr;
   DeviceBuffer workspace_;
-  std::unique_ptr<Plan> best_;  // set by best_of_heuristics when an algorithm verified
+  const Plan* kept(const Shape& shape) const;
+
+  std::vector<std::unique_ptr<Plan>> best_;  // one per shape whose best_of_heuristics verified an algorithm
 };
 
 }  // namespace mpgemm

@@ -68,6 +68,10 @@ class ProblemContext {
   // kernel, or, where it is not available, downloaded and compared on the host. Waits for the stream.
   ErrorStats compare_output(double atol, double rtol);
   std::size_t output_elements() const { return c_.bytes() / sizeof(float); }
+  // The device memory it holds (bytes): inputs, outputs, the reference's copy and the workspace.
+  std::size_t device_bytes() const {
+    return a_.bytes() + b_.bytes() + c_.bytes() + c_ref_.bytes() + reference_device_.bytes() + workspace_.bytes();
+  }
 
  private:
   DeviceSession& session_;

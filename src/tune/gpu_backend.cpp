@@ -29,19 +29,9 @@ class GpuBackend final : public MeasureBackend {
   const DeviceDescription& device() const override { return device_; }
 
   ShapeReference prepare_shape(const Shape& shape) override {
-    // Fresh random inputs for every shape of every run: a kernel must compute the same function on any input.
-    PrepareShapeRequest req{shape,
-                            std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32),
-                            settings_.warmup,
-                            settings_.runs,
-                            settings_.iters,
-                            settings_.cublaslt,
-                            settings_.atol,
-                            settings_.rtol,
-                            settings_.l2,
-                            settings_.batches,
-                            settings_.settle_ms,
-                            settings_.hold};
+    PrepareShapeRequest req{shape,           seed_of(shape),     settings_.warmup,    settings_.runs,
+                            settings_.iters, settings_.cublaslt, settings_.atol,      settings_.rtol,
+                            settings_.l2,    settings_.batches,  settings_.settle_ms, settings_.hold};
     PrepareShapeReply reply = client_.prepare_shape(req);
     return {reply.reference.timing, reply.reference.sm_clock_mhz, std::move(reply.cublaslt)};
   }
@@ -100,6 +90,17 @@ class GpuBackend final : public MeasureBackend {
   int device_count() const { return device_count_; }
 
  private:
+  // Fresh random inputs for every shape of every run: a kernel must compute the same function on any input. A
+  // shape prepared again in the run (its re-rank) keeps its seed, so the worker can keep its inputs.
+  std::uint64_t seed_of(const Shape& shape) {
+    for (const auto& [s, seed] : seeds_)
+      if (s == shape) return seed;
+    const std::uint64_t seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
+    seeds_.emplace_back(shape, seed);
+    return seed;
+  }
+
+  std::vector<std::pair<Shape, std::uint64_t>> seeds_;
   WorkerClient client_;
   int device_count_ = 1;
   MeasureSettings settings_;

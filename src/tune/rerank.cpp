@@ -1,6 +1,7 @@
 #include "tune/rerank.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <tuple>
 
@@ -63,6 +64,17 @@ void add_named(const Store& store, std::string_view device_name, const Shape& sh
 
 }  // namespace
 
+RerankProtocol sized_rerank_protocol(RerankProtocol p, double fastest_ms, double min_kernel_ms, double max_batch_ms) {
+  if (!(fastest_ms > 0)) return p;
+  if (max_batch_ms > 0 && p.iters * fastest_ms > max_batch_ms)
+    p.iters = std::max(1, static_cast<int>(std::floor(max_batch_ms / fastest_ms)));
+  if (min_kernel_ms > 0) {
+    const double wanted = std::ceil(min_kernel_ms / (p.iters * fastest_ms));
+    if (wanted > p.rounds) p.rounds = static_cast<int>(std::min<double>(wanted, kRerankMaxSizedRounds));
+  }
+  return p;
+}
+
 RerankPlacing apply_winner_rule(const std::vector<RerankContender>& contenders, double tie_band) {
   RerankPlacing out;
   out.tied.assign(contenders.size(), false);
@@ -111,6 +123,12 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
     return out;
   }
 
+  double fastest_ms = 0;
+  for (const auto& c : ranked)
+    if (c.median_ms > 0 && (fastest_ms == 0 || c.median_ms < fastest_ms)) fastest_ms = c.median_ms;
+  const RerankProtocol protocol =
+      sized_rerank_protocol(options.protocol, fastest_ms, options.min_kernel_ms, options.max_batch_ms);
+
   RerankRecord& r = out.record;
   r.run_id = options.run_id;
   r.device_name = device.name;
@@ -118,9 +136,9 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
   r.device_cc = device.arch.str();
   r.shape = shape;
   r.top_k = std::max(options.top_k, static_cast<int>(ranked.size()));  // --rerank-within may take more than K
-  r.warmup = options.protocol.warmup;
-  r.rounds = options.protocol.rounds;
-  r.iters = options.protocol.iters;
+  r.warmup = protocol.warmup;
+  r.rounds = protocol.rounds;
+  r.iters = protocol.iters;
   r.tie_band = options.tie_band;
   r.rule = std::string(kRerankRule);
 
@@ -160,7 +178,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
   if (!kernels.empty()) {
     try {
       if (options.prepare_shape) backend.prepare_shape(shape);
-      reply = backend.time_interleaved(kernels, shape, options.protocol);
+      reply = backend.time_interleaved(kernels, shape, protocol);
     } catch (const WorkerError& e) {
       out.note = fmt::format("re-rank of {} not recorded: {}", shape.str(), e.what());
       return out;
@@ -173,9 +191,9 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
 
   if (reply) {
     r.cublas_samples = reply->cublas;
-    if (auto t = stats_of(reply->cublas, options.protocol)) r.cublas_median_ms = t->median_ms;
+    if (auto t = stats_of(reply->cublas, protocol)) r.cublas_median_ms = t->median_ms;
     r.cublaslt_samples = reply->cublaslt;
-    if (auto t = stats_of(reply->cublaslt, options.protocol)) r.cublaslt_median_ms = t->median_ms;
+    if (auto t = stats_of(reply->cublaslt, protocol)) r.cublaslt_median_ms = t->median_ms;
     r.sm_clock_mhz = reply->sm_clock_mhz;
     r.batches = reply->graphs ? BatchEnqueue::graph : BatchEnqueue::stream;
     r.settled_ms = reply->settled_ms;
@@ -185,7 +203,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
       e.status = got.status;
       e.message = got.message;
       e.samples = std::move(got.samples);
-      e.timing = stats_of(e.samples, options.protocol);
+      e.timing = stats_of(e.samples, protocol);
       if (e.timing && e.timing->median_ms > 0) {
         if (r.cublas_median_ms) e.ratio_to_cublas = *r.cublas_median_ms / e.timing->median_ms;
         if (r.cublaslt_median_ms) e.ratio_to_cublaslt = *r.cublaslt_median_ms / e.timing->median_ms;
@@ -235,6 +253,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
                  : fmt::format("re-rank of {}: no config was timed ok, no winner", shape.str());
   if (r.batches == BatchEnqueue::graph) out.note += " (batches replayed as CUDA graphs)";
   if (r.settled_ms > 0) out.note += fmt::format(" after {:.0f} ms of untimed rounds", r.settled_ms);
+  out.note += fmt::format("; {} rounds of {} launches", r.rounds, r.iters);
   if (reply && !reply->graphs_message.empty()) out.note += "; " + reply->graphs_message;
   return out;
 }

@@ -35,6 +35,8 @@ namespace mpgemm {
 
 // The most configs one re-rank takes (--rerank-within may ask for more).
 inline constexpr int kRerankMaxConfigs = 64;
+// The most rounds the sizing by time (RerankOptions::min_kernel_ms) asks for.
+inline constexpr int kRerankMaxSizedRounds = 2000;
 
 // The rule's name, stored in reranks.rule. A change of the rule is a new name.
 inline constexpr std::string_view kRerankRule = "median_tie_band_then_regs_x_threads_then_smem_then_name";
@@ -50,6 +52,11 @@ struct RerankOptions {
   // device; rerank_shape throws UsageError naming the first one that has none.
   std::vector<std::string> also;
   RerankProtocol protocol;    // warm-up, rounds, launches per batch
+  // The re-rank sized by time (each 0: off; sized_rerank_protocol). A fixed count of rounds is 5.6 ms of each
+  // 28 us kernel (10 rounds of 20 launches): one of the ~100 ms steps in which an H200 moves its clock when the
+  // power cap does not hold it, too little to tell 1% apart; at 1.7 ms a kernel the same count is 2.4 s a shape.
+  double min_kernel_ms = 0;   // rounds raised so that each kernel's timed launches add up to at least this
+  double max_batch_ms = 0;    // launches per batch lowered so that one batch takes at most this
   double tie_band = 0.01;     // relative: medians within (1 + tie_band) x the fastest tie
   std::int64_t run_id = 0;    // the runs row the re-rank is recorded under
   bool prepare_shape = true;  // call backend.prepare_shape first (false: the caller has just prepared it)
@@ -87,6 +94,12 @@ struct RerankPlacing {
   std::vector<std::size_t> order;  // indices into the contenders, the winner first
   std::vector<bool> tied;          // per contender: within the tie band of the fastest
 };
+
+// `p` sized by time from `fastest_ms`, the fastest stored median of the configs re-ranked (ms per launch): iters
+// lowered (to no fewer than 1) while a batch would take longer than max_batch_ms, then rounds raised (to at most
+// kRerankMaxSizedRounds, never lowered) until rounds x iters x fastest_ms reaches min_kernel_ms. A limit of 0, or
+// no positive fastest_ms, leaves that count as it is. Pure.
+RerankProtocol sized_rerank_protocol(RerankProtocol p, double fastest_ms, double min_kernel_ms, double max_batch_ms);
 
 // The winner rule above. Pure.
 RerankPlacing apply_winner_rule(const std::vector<RerankContender>& contenders, double tie_band);

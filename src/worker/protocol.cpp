@@ -123,6 +123,7 @@ struct Encoder {
   json operator()(const PrepareShapeReply& m) const {
     return {{"reference", wire::encode(m.reference)},
             {"settled_ms", m.settled_ms},
+            {"inputs_kept", m.inputs_kept},
             {"cublaslt", m.cublaslt ? wire::encode(*m.cublaslt) : json(nullptr)}};
   }
   json operator()(const MeasureRequest& m) const {
@@ -212,7 +213,7 @@ Message decode_body(std::string_view type, const json& j) {
   }
   if (type == "cublas_reference") {
     PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt,
-                        j.at("settled_ms").get<double>()};
+                        j.at("settled_ms").get<double>(), j.at("inputs_kept").get<bool>()};
     if (!j.at("cublaslt").is_null()) r.cublaslt = wire::decode_cublaslt_reference(j.at("cublaslt"));
     return r;
   }

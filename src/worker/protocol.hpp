@@ -32,8 +32,9 @@ namespace mpgemm {
 // `graphs`, `batches` in prepare_shape, measure and every timing); 9: time_interleaved's untimed rounds
 // (`settle_ms`, `settled_ms`); 10: their count (`settle_rounds`), and rounds ordered by a Williams square, not rotated;
 // 11: prepare_shape's untimed cuBLAS launches before its timings (`settle_ms`, `settled_ms`); 12: the clock hold
-// (prepare_shape's `hold`, verified's `settled_ms`)
-inline constexpr int kProtocolVersion = 12;
+// (prepare_shape's `hold`, verified's `settled_ms`); 13: shapes kept by the worker (cublas_reference's
+// `inputs_kept`)
+inline constexpr int kProtocolVersion = 13;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -87,6 +88,9 @@ struct PrepareShapeReply {
   std::optional<CublasLtReference> cublaslt;
   // Wall time of prepare's untimed launches (after the fill, and again after cuBLASLt's search); 0: none.
   double settled_ms = 0;
+  // The worker had kept the shape from an earlier prepare_shape with the same seed: its inputs, reference output
+  // and cuBLASLt's choice (`cublaslt` is that search's reply) were reused; it settled and timed cuBLAS again.
+  bool inputs_kept = false;
 };
 
 struct MeasureRequest {

@@ -35,6 +35,19 @@ void log(const std::string& text) {
   fmt::print(stderr, "mpgemm-worker[{}]: {}\n", getpid(), text);
 }
 
+// Shapes prepared earlier are kept, inputs and cuBLASLt's choice, while they take at most this share of the
+// device's memory and number at most kKeptShapesMost: preparing one again with the same seed (the tuner's re-rank
+// after its first pass, a lane coming back to a shape) then costs a settling and cuBLAS's timing, not the host's
+// fill and cuBLASLt's search (2.4 s of 16384x4096x8192's preparation on an H200).
+constexpr double kKeptShapesMemoryShare = 0.125;
+constexpr std::size_t kKeptShapesMost = 8;
+
+// A shape prepared earlier, its inputs still on the device.
+struct KeptShape {
+  std::unique_ptr<ProblemContext> problem;
+  std::optional<CublasLtReference> cublaslt;  // its search's result; nullopt: it was prepared without cuBLASLt
+};
+
 // A shape's preparation, step by step (seconds).
 struct PrepareSteps {
   double inputs_s = 0;    // buffers allocated, inputs filled on the host and uploaded, cuBLAS's reference output
@@ -204,14 +217,15 @@ class Server {
     const auto start = std::chrono::steady_clock::now();
     hold_ = m.hold;
     keep_warm_failed_ = false;
-    problem_.reset();  // free the previous shape's memory before allocating the next
     cublaslt_for_shape_ = false;
     cublas_median_ms_ = 0;
     screen_baseline_.reset();
+    keep_current_shape();
+    if (auto kept = take_kept_shape(m)) return prepare_again(m, std::move(*kept), start);
     // Where the preparation's time goes, logged per shape (inputs filled on the host, cuBLAS's reference run).
     PrepareSteps steps;
     auto mark = std::chrono::steady_clock::now();
-    problem_ = std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
+    problem_ = new_problem(m);
     steps.inputs_s = seconds_since(mark);
     mark = std::chrono::steady_clock::now();
     // The comparison kernel is compiled here, under prepare's limit, not within a candidate's verification limit.
@@ -229,6 +243,83 @@ class Server {
     return std::nullopt;
   }
 
+  // A shape prepared earlier with the request's seed, its inputs and cuBLASLt's choice kept: it settles (as after
+  // any idle gap) and cuBLAS is timed again; cuBLASLt's reference is the one its search gave.
+  std::optional<int> prepare_again(const PrepareShapeRequest& m, KeptShape kept,
+                                   std::chrono::steady_clock::time_point start) {
+    problem_ = std::move(kept.problem);
+    current_cublaslt_ = kept.cublaslt;
+    std::optional<CublasLtReference> lt;
+    if (m.cublaslt) {
+      lt = kept.cublaslt;
+      cublaslt_for_shape_ = lt->timing && cublaslt_ && cublaslt_->has_best(m.shape);
+    }
+    const double settled_ms = problem_->settle_with_cublas(after_fill_settle_ms(m));
+    const auto mark = std::chrono::steady_clock::now();
+    CublasReference ref;
+    ref.shape = m.shape;
+    ref.seed = m.seed;
+    ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2, m.batches);
+    ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
+    cublas_median_ms_ = ref.timing.median_ms;
+    phases_.preparing_s += seconds_since(start);
+    log(fmt::format("prepared {} again in {:.2f} s: inputs{} kept, settling {:.2f} s, cuBLAS {:.2f} s", m.shape.str(),
+                    seconds_since(start), m.cublaslt ? " and cuBLASLt's choice" : "", settled_ms / 1e3,
+                    seconds_since(mark)));
+    ++phases_.shapes;
+    reply(PrepareShapeReply{ref, std::move(lt), settled_ms, true});
+    return std::nullopt;
+  }
+
+  // The shape prepared until now joins the kept ones, the least recently prepared leaving while they hold more
+  // than kKeptShapesMemoryShare of the device's memory or number more than kKeptShapesMost.
+  void keep_current_shape() {
+    if (!problem_) return;
+    kept_.push_back({std::move(problem_), std::move(current_cublaslt_)});
+    current_cublaslt_.reset();
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    const bool known = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
+    const double limit = known ? kKeptShapesMemoryShare * static_cast<double>(total_bytes) : 0;
+    const auto held = [&] {
+      std::size_t bytes = 0;
+      for (const auto& k : kept_) bytes += k.problem->device_bytes();
+      return static_cast<double>(bytes);
+    };
+    while (!kept_.empty() && (kept_.size() > kKeptShapesMost || held() > limit)) {
+      if (cublaslt_) cublaslt_->forget(kept_.front().problem->shape());
+      kept_.erase(kept_.begin());
+    }
+  }
+
+  // The request's problem, allocated and filled; when the device's memory is short, again after the kept shapes
+  // are let go.
+  std::unique_ptr<ProblemContext> new_problem(const PrepareShapeRequest& m) {
+    try {
+      return std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
+    } catch (const CudaError&) {
+      if (kept_.empty() || !context_healthy()) throw;
+      log(fmt::format("device memory short for {}: letting {} kept shape(s) go", m.shape.str(), kept_.size()));
+      for (const auto& k : kept_)
+        if (cublaslt_) cublaslt_->forget(k.problem->shape());
+      kept_.clear();
+      return std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
+    }
+  }
+
+  // The kept shape the request prepares again (same shape and seed; cuBLASLt's choice kept when it asks for
+  // cuBLASLt), taken out of the kept ones; nullopt when there is none. A kept problem of the shape that does not
+  // serve is let go: the shape is prepared anew, and each shape is kept once.
+  std::optional<KeptShape> take_kept_shape(const PrepareShapeRequest& m) {
+    const auto it =
+        std::find_if(kept_.begin(), kept_.end(), [&](const auto& k) { return k.problem->shape() == m.shape; });
+    if (it == kept_.end()) return std::nullopt;
+    KeptShape k = std::move(*it);
+    kept_.erase(it);
+    if (k.problem->seed() != m.seed || (m.cublaslt && !k.cublaslt)) return std::nullopt;
+    return k;
+  }
+
   // The prepared shape's references, each after sustained load: settling, cuBLASLt's search when asked (and
   // settling again), cuBLAS. Fills in the steps' times.
   PrepareShapeReply time_references(const PrepareShapeRequest& m, PrepareSteps& steps) {
@@ -239,6 +330,7 @@ class Server {
       const auto lt_start = std::chrono::steady_clock::now();
       lt = time_cublaslt(m);
       cublaslt_for_shape_ = lt->timing.has_value();
+      current_cublaslt_ = lt;
       steps.cublaslt_s = seconds_since(lt_start);
       // Its verifications and screens leave the card idle between short bursts, and the clock climbs (an H200
       // timed the next kernel at 1890 MHz where sustained load held 1455): cuBLAS and the first candidate come after
@@ -370,6 +462,8 @@ class Server {
   FrameReader reader_;
   std::unique_ptr<DeviceSession> session_;
   std::unique_ptr<ProblemContext> problem_;
+  std::optional<CublasLtReference> current_cublaslt_;  // the prepared shape's cuBLASLt search, kept with it
+  std::vector<KeptShape> kept_;                        // shapes prepared before it, the least recent first
   std::unique_ptr<CublasLtSession> cublaslt_;  // made at the first prepare_shape that asks for cuBLASLt
   ScreenBaseline screen_baseline_;             // the prepared shape's fastest screen, for the next screens
   bool cublaslt_for_shape_ = false;            // the prepared shape has a cuBLASLt algorithm (time_interleaved runs it)

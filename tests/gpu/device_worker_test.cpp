@@ -309,6 +309,75 @@ TEST_F(DeviceWorkerTest, ClockHoldSettlesAfterIdleAndKeepsTheCardBusyBetweenRequ
   EXPECT_EQ(settled_before(*off), 0) << "no hold asked for, none given";
 }
 
+// A shape prepared again with its seed comes back from the worker's kept shapes: inputs, reference output and
+// cuBLASLt's choice as they were (the reply says so and carries the same cuBLASLt algorithm), cuBLAS timed again;
+// a candidate on it verifies against the kept reference, and cuBLASLt still runs in a re-rank's rounds. Another
+// seed, or asking for cuBLASLt where it was not searched, prepares the shape anew.
+TEST_F(DeviceWorkerTest, AShapePreparedAgainWithItsSeedKeepsItsInputsAndCublasLtChoice) {
+  const auto prepare = [](WorkerProcess& w, int m, std::uint64_t seed, bool cublaslt) {
+    w.send({{"type", "prepare_shape"},
+            {"shape", {{"m", m}, {"n", 192}, {"k", 320}}},
+            {"seed", seed},
+            {"warmup", 3},
+            {"runs", 5},
+            {"iters", 20},
+            {"cublaslt", cublaslt},
+            {"atol", 0.5},
+            {"rtol", 1e-3},
+            {"l2", "warm"},
+            {"batches", "stream"},
+            {"settle_ms", 0},
+            {"hold", {{"keep_warm_ms", 0}, {"idle_settle_ms", 0}}}});
+    const auto ref = w.receive(120s);
+    EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
+    return ref ? *ref : json();
+  };
+  json first;
+  auto w = ready_worker(true, &first);  // 256 x 192 x 320, seed 5, with cuBLASLt
+  EXPECT_FALSE(first["inputs_kept"].get<bool>()) << first.dump();
+  const json other = prepare(*w, 384, 6, true);
+  EXPECT_FALSE(other["inputs_kept"].get<bool>()) << other.dump();
+  const json again = prepare(*w, 256, 5, true);
+  EXPECT_TRUE(again["inputs_kept"].get<bool>()) << again.dump();
+  EXPECT_EQ(again["cublaslt"]["algo"], first["cublaslt"]["algo"]) << again.dump();
+  EXPECT_GT(again["reference"]["timing"]["median_ms"].get<double>(), 0);
+  expect_ok_measurement(*w);  // verified against the kept reference
+
+  // cuBLASLt's kept algorithm still runs in the rounds of a re-rank on the kept shape.
+  json rerank = measure_request("test_gemm_naive");
+  w->send({{"type", "time_interleaved"},
+           {"kernels",
+            {{{"family", ""},
+              {"params", json::object()},
+              {"cubin", rerank["cubin"]},
+              {"lowered_name", "test_gemm_naive"},
+              {"geometry", rerank["geometry"]},
+              {"expected_ms", 0.05}}}},
+           {"atol", 0.5},
+           {"rtol", 1e-3},
+           {"warmup", 2},
+           {"rounds", 4},
+           {"iters", 5},
+           {"cublaslt", true},
+           {"graphs", false},
+           {"settle_ms", 0}});
+  const auto rounds = w->receive(120s);
+  ASSERT_TRUE(rounds) << "no reply to time_interleaved";
+  EXPECT_EQ((*rounds)["cublaslt"].size(), 4u) << rounds->dump();
+  EXPECT_EQ((*rounds)["kernels"][0]["status"], "ok") << rounds->dump();
+
+  EXPECT_FALSE(prepare(*w, 256, 7, true)["inputs_kept"].get<bool>()) << "another seed is another problem";
+  EXPECT_TRUE(prepare(*w, 384, 6, false)["inputs_kept"].get<bool>()) << "less than was kept is served from it";
+  EXPECT_FALSE(prepare(*w, 512, 8, false)["inputs_kept"].get<bool>());
+  EXPECT_FALSE(prepare(*w, 256, 7, false)["cublaslt"].is_object()) << "kept, and asked for without cuBLASLt";
+  EXPECT_FALSE(prepare(*w, 512, 8, true)["inputs_kept"].get<bool>()) << "kept without cuBLASLt's search";
+  // 256 x 192 x 320 with seed 7 was kept through a preparation without cuBLASLt, its search with it.
+  const json kept_through = prepare(*w, 256, 7, true);
+  EXPECT_TRUE(kept_through["inputs_kept"].get<bool>()) << kept_through.dump();
+  EXPECT_TRUE(kept_through["cublaslt"].is_object()) << kept_through.dump();
+  expect_ok_measurement(*w);  // the test kernel's grid covers 256 x 192
+}
+
 // --graphs through the worker: cuBLAS's reference, the candidate's batches and its screen are graph replays and
 // the timings say so; a cold-L2 request for graphs is refused.
 TEST_F(DeviceWorkerTest, GraphBatchesAreTimedAsGraphsAndSaySo) {

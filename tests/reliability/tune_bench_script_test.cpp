@@ -299,7 +299,7 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
   EXPECT_EQ(cold_table.find("warm"), std::string::npos) << cold_table;
   EXPECT_FALSE(std::filesystem::exists(out_ / "aa.csv")) << "MPGEMM_BENCH_AA=0 runs no A/A";
   const std::string cold_log = file_text(out_ / "hopper_cold.log");
-  r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1");
+  r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_MODEL_RERANK=0");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(sql_int(out_ / "hopper.db", "SELECT count(*) FROM runs"), 1) << "the cold run ran again";
   EXPECT_EQ(file_text(out_ / "hopper_cold.log"), cold_log);
@@ -329,7 +329,7 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
             static_cast<std::int64_t>(2 * budget));
 
   // Each new shape's line: the model run's fastest config, and its excess over the optimum of the warm run.
-  EXPECT_EQ(sql_int(model_db, "SELECT count(*) FROM reranks"), 0) << "by default the model run re-ranks nothing";
+  EXPECT_EQ(sql_int(model_db, "SELECT count(*) FROM reranks"), 0) << "with MPGEMM_BENCH_MODEL_RERANK=0 it re-ranks nothing";
   const std::string quality = file_text(out_ / "hopper_model_quality.txt");
   double worst = 0;
   for (const char* shape : {"512x256x256", "1024x256x512"}) {
@@ -425,6 +425,10 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
            "WHERE status = 'ok' AND M = 512 AND N = 256");
   r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_REUSE_WARM=1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  // By default the model run crowns its picks as mpgemm-tune does: its top 5 re-ranked, after 200 ms of settling.
+  EXPECT_GE(sql_int(model_db, "SELECT count(*) FROM reranks WHERE run_id = 2 AND top_k = 5"), 1);
+  EXPECT_EQ(sql_int(model_db, "SELECT count(*) FROM reranks WHERE run_id = 2 AND top_k != 5"), 0);
+  EXPECT_NE(file_text(out_ / "tune_bench.md").find("; its top 5 re-ranked)"), std::string::npos);
   EXPECT_EQ(verdict_calls(), before + 1) << "only 1024x256x512's pick was re-ranked";
   const std::string unverified = file_text(out_ / "hopper_model_verdict.txt");
   EXPECT_NE(unverified.find("+inf% (no pick, or one the warm run did not verify): not re-ranked"), std::string::npos)

@@ -125,6 +125,27 @@ TEST(TuneArgs, TheRerankTakesTheWarmupAndItersOfTheRun) {
   EXPECT_EQ(o.rerank.protocol.iters, 40);
 }
 
+// The re-rank is sized by time unless told otherwise (each kernel timed for 50 ms in all, batches of at most
+// 5 ms); 0 turns either off; negative or over a minute is refused.
+TEST(TuneArgs, TheRerankIsSizedByTimeByDefault) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_tune_options(p);
+  const auto parse = [&](std::vector<const char*> argv) {
+    argv.insert(argv.begin(), {"mpgemm-tune", "s.json"});
+    return tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
+                             argv.data());
+  };
+  EXPECT_EQ(parse({}).rerank.min_kernel_ms, 50);
+  EXPECT_EQ(parse({}).rerank.max_batch_ms, 5);
+  EXPECT_EQ(parse({"--rerank-min-ms", "0"}).rerank.min_kernel_ms, 0);
+  EXPECT_EQ(parse({"--rerank-max-batch-ms", "0"}).rerank.max_batch_ms, 0);
+  EXPECT_EQ(parse({"--rerank-min-ms", "120.5"}).rerank.min_kernel_ms, 120.5);
+  EXPECT_THROW(parse({"--rerank-min-ms", "-1"}), UsageError);
+  EXPECT_THROW(parse({"--rerank-max-batch-ms", "60001"}), UsageError);
+  EXPECT_NE(p.help_text().find("--rerank-min-ms"), std::string::npos);
+  EXPECT_NE(p.help_text().find("--rerank-max-batch-ms"), std::string::npos);
+}
+
 // The re-rank settles the card for about a second unless told otherwise, a shape's preparation only when asked;
 // 0 turns either off; negative is refused.
 TEST(TuneArgs, TheRerankSettlesForASecondByDefaultShapesOnlyWhenAsked) {

@@ -89,6 +89,8 @@ class Rerank : public ::testing::Test {
     o.also = std::move(also);
     o.tie_band = tie_band;
     o.protocol = RerankProtocol{2, 6, 10};
+    o.min_kernel_ms = min_kernel_ms_;
+    o.max_batch_ms = max_batch_ms_;
     o.run_id = rerank_run_;
     o.compile = [](const Candidate&, const Arch& arch) {  // replay needs no cubin
       CompileResult c;
@@ -110,7 +112,40 @@ class Rerank : public ::testing::Test {
   std::optional<Store> store_;
   std::int64_t run_ = 0;
   std::int64_t rerank_run_ = 0;
+  double min_kernel_ms_ = 0;  // rerank()'s sizing by time (0: off)
+  double max_batch_ms_ = 0;
 };
+
+// Sizing by time, worked by hand from the H200's shapes: 28 us kernels get the rounds that add up to 50 ms each
+// (10 rounds of 20 launches were 5.6 ms), 1.75 ms kernels batches of 2 launches (3.5 ms, not 35), and neither
+// count moves when the limits are off or already met.
+TEST(RerankSizing, RoundsAddUpToTheMinimumAndBatchesStayUnderTheirLimit) {
+  const RerankProtocol fixed{3, 10, 20, false, 200};
+  const auto small = sized_rerank_protocol(fixed, 0.028, 50, 5);
+  EXPECT_EQ(small.iters, 20);   // 0.56 ms a batch: under 5
+  EXPECT_EQ(small.rounds, 90);  // ceil(50 / 0.56)
+  EXPECT_EQ(small.warmup, 3);
+  EXPECT_EQ(small.settle_ms, 200);
+  const auto big = sized_rerank_protocol(fixed, 1.75, 50, 5);
+  EXPECT_EQ(big.iters, 2);    // floor(5 / 1.75)
+  EXPECT_EQ(big.rounds, 15);  // ceil(50 / 3.5)
+  const auto huge = sized_rerank_protocol(fixed, 12.0, 50, 5);
+  EXPECT_EQ(huge.iters, 1);    // never below one launch
+  EXPECT_EQ(huge.rounds, 10);  // 10 x 12 ms already over 50: rounds are never lowered
+  const auto tiny = sized_rerank_protocol(fixed, 0.000001, 50, 5);
+  EXPECT_EQ(tiny.rounds, kRerankMaxSizedRounds);
+  for (const double fastest : {0.0, -1.0}) {  // nothing known: as asked
+    const auto p = sized_rerank_protocol(fixed, fastest, 50, 5);
+    EXPECT_EQ(p.rounds, 10);
+    EXPECT_EQ(p.iters, 20);
+  }
+  const auto off = sized_rerank_protocol(fixed, 0.028, 0, 0);
+  EXPECT_EQ(off.rounds, 10);
+  EXPECT_EQ(off.iters, 20);
+  const auto rounds_only = sized_rerank_protocol(fixed, 1.75, 50, 0);
+  EXPECT_EQ(rounds_only.iters, 20);
+  EXPECT_EQ(rounds_only.rounds, 10);  // 10 x 20 x 1.75 = 350 ms
+}
 
 TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
   // 128x64 tiles with 32-wide warp tiles: 8 warps, 256 threads each.
@@ -153,6 +188,27 @@ TEST_F(Rerank, TheFastestWinsWhenNoneTie) {
   for (const auto& row : cublas.rows)
     EXPECT_EQ(std::get<std::int64_t>(row[1]),
               testing::interleaved_position(static_cast<int>(std::get<std::int64_t>(row[0])), all_five, 4));
+}
+
+// The re-rank sizes its rounds and batches from the fastest stored median (1.0 ms here), records the counts it
+// used, takes that many samples of every entry and says so in its note.
+TEST_F(Rerank, SizedByTimeFromTheFastestStoredMedian) {
+  measured(wmma(128, 64, 32), 1.00, 128);
+  measured(wmma(64, 64, 32), 1.05, 64);
+  min_kernel_ms_ = 100;
+  max_batch_ms_ = 5;
+  const RerankOutcome out = rerank();
+  ASSERT_TRUE(out.recorded) << out.note;
+  EXPECT_EQ(out.record.iters, 5);    // 10 launches of 1 ms over the 5 ms batch limit
+  EXPECT_EQ(out.record.rounds, 20);  // 100 ms / (5 x 1 ms), over the 6 asked for
+  for (const auto& e : out.record.entries) EXPECT_EQ(e.samples.size(), 20u);
+  EXPECT_EQ(out.record.cublas_samples.size(), 20u);
+  EXPECT_NE(out.note.find("20 rounds of 5 launches"), std::string::npos) << out.note;
+  Store reader = Store::open(dir_ / "results.db", Store::Mode::read_only);
+  const auto stored = reader.query_sql("SELECT rounds, iters FROM reranks");
+  ASSERT_EQ(stored.rows.size(), 1u);
+  EXPECT_EQ(std::get<std::int64_t>(stored.rows[0][0]), 20);
+  EXPECT_EQ(std::get<std::int64_t>(stored.rows[0][1]), 5);
 }
 
 // Within 1% of the fastest, the smaller register footprint (registers x threads) wins; outside it, speed does.

@@ -138,6 +138,8 @@ TEST(WorkerProtocol, PrepareShape) {
   EXPECT_FALSE(reply.cublaslt);
   EXPECT_EQ(reply.settled_ms, 0);
   EXPECT_EQ(round_trip(PrepareShapeReply{ref, std::nullopt, 1003.25}).settled_ms, 1003.25);
+  EXPECT_FALSE(round_trip(PrepareShapeReply{ref, std::nullopt, 1003.25}).inputs_kept);
+  EXPECT_TRUE(round_trip(PrepareShapeReply{ref, std::nullopt, 0, true}).inputs_kept);
 }
 
 // The settling after the fill: the longer of settle_ms and the hold's idle settling.
