@@ -24,6 +24,9 @@
 #                         (1 + X) x the fastest (--rerank-within; default 0.04; empty: the top K only). At
 #                         4096x1024x2048 an H200's clock drifted 1740 -> 1935 MHz through the first pass and the
 #                         configs timed early (the prior's seeds) came out 2-3% behind, out of the top 5
+#   $MPGEMM_BENCH_MODEL_RERANK_CYCLES  1: that re-rank also takes the K fewest by cycles (median x the clock read while
+#                         timing) and those within X of them (--rerank-cycles; default 1; 0: by time only): the
+#                         same drift put the prior's seeds 5% behind by time and third by cycles
 #   $MPGEMM_BENCH_AA_ROUNDS  timed rounds of each A/A re-rank (default 200: on an H200 the winner at 4096^3 timed by
 #                         ten processes spread 2.0% with 20 rounds, 0.43% with 200; results/h200/settle/)
 #   $MPGEMM_BENCH_VERDICT_ROUNDS  timed rounds of each side-by-side re-rank of a model pick (default 100: with 20, ten
@@ -268,12 +271,13 @@ for part in "${parts[@]}"; do
     copy_db "$db" "$out/${part}_model.db"
     model_budget=$(python3 -c "print(max(1, int($cold_configs * ${MPGEMM_BENCH_MODEL_SHARE:-0.05})))")
     # Its winner is crowned as a tuner run crowns one, by re-ranking its top K (MPGEMM_BENCH_MODEL_RERANK) and every
-    # config within MPGEMM_BENCH_MODEL_RERANK_WITHIN of its fastest.
+    # config within MPGEMM_BENCH_MODEL_RERANK_WITHIN of its fastest, by time and by cycles.
     model_within="${MPGEMM_BENCH_MODEL_RERANK_WITHIN-0.04}"
+    model_cycles=$([ "${MPGEMM_BENCH_MODEL_RERANK_CYCLES:-1}" = 1 ] && echo 1 || true)
     read -r model_s model_pairs model_idle _ < <(tune "${part}_model" "$out/${part}_warm.json" \
       "$out/${part}_model.db" "$cache" --strategy model --budget "$model_budget" --seed 1 \
       --rerank "${MPGEMM_BENCH_MODEL_RERANK:-5}" --rerank-settle-ms "${MPGEMM_BENCH_MODEL_RERANK_SETTLE:-200}" \
-      ${model_within:+--rerank-within "$model_within"})
+      ${model_within:+--rerank-within "$model_within"} ${model_cycles:+--rerank-cycles})
     read -r warm_s warm_pairs warm_idle _ < <(tune_step warm "$part" "$out/${part}_warm.json" "$out/${part}_warm.db" \
       "$cache")
     read -r model_shapes first_pass_worst < <(model_quality "$out/${part}_model.db" "$out/${part}_warm.db" \
@@ -286,11 +290,12 @@ for part in "${parts[@]}"; do
   fi
   verdicts=$(python3 - "$part" "$cold_s" "$cold_pairs" "$cold_idle" "$warm_s" "$warm_pairs" "$warm_idle" \
     "$model_s" "$model_pairs" "$model_idle" "$model_budget" "$cold_configs" "$model_shapes" "$model_worst" \
-    "$first_pass_worst" "${MPGEMM_BENCH_MODEL_RERANK:-5}" "${model_within:-}" <<'PY'
+    "$first_pass_worst" "${MPGEMM_BENCH_MODEL_RERANK:-5}" "${model_within:-}" "${model_cycles:-}" <<'PY'
 import sys
 part = sys.argv[1]
 cs, cp, ci, ws, wp, wi, ms, mp, mi, mb, configs, mshapes, mworst, fworst, mk = map(float, sys.argv[2:17])
 within = sys.argv[17] if len(sys.argv) > 17 else ""
+cycles = sys.argv[18] if len(sys.argv) > 18 else ""
 crate, wrate = cp / cs, (wp / ws if ws > 0 else 0)
 speed_ok = cp < 3000 or cs <= 300
 print(f"| {part} | cold | {cp:.0f} | {cs:.1f} | {crate:.1f} | {ci:.0f}% | "
@@ -306,7 +311,8 @@ if mp > 0 and ms > 0:
     ok = speedup >= 10 and share <= 0.10 + 1e-9 and mworst <= 2
     print(f"| {part} | warm, model-guided ({mb:.0f} configs per shape, {100 * share:.0f}% of the space; prior: the "
           f"cold run's database{f'; its top {mk:.0f} re-ranked' if mk > 0 else ''}"
-          f"{f' with those within {100 * float(within):g}%' if mk > 0 and within else ''}) | {mp:.0f} | {ms:.1f} | {mp / ms:.1f} | {mi:.0f}% | >= 10x faster than cold per "
+          f"{f' with those within {100 * float(within):g}%' if mk > 0 and within else ''}"
+          f"{', by time and by cycles' if mk > 0 and cycles else ''}) | {mp:.0f} | {ms:.1f} | {mp / ms:.1f} | {mi:.0f}% | >= 10x faster than cold per "
           f"shape ({speedup:.1f}x), winner within 2% of the warm exhaustive optimum, re-ranked side by side with "
           f"its top 5 (worst of {mshapes:.0f} shapes: {mworst:+.2f}%; placed in its first pass: {fworst:+.2f}%) | "
           f"{'PASS' if ok else 'MISS'} |")

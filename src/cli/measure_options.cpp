@@ -172,6 +172,14 @@ void add_rerank_sizing_options(ArgParser& parser) {
               fmt::format("{:g}", kDefaultRerankMaxBatchMs));
 }
 
+void add_rerank_cycles_flag(ArgParser& parser) {
+  parser.flag("--rerank-cycles",
+              "re-rank also the K fewest by cycles (first-pass median x the SM clock read while it was timed; "
+              "with --rerank-within, those within it too): where the power cap does not hold a shape its clock "
+              "drifts through a first pass (1725 -> 1935 MHz on an H200), and the configs timed in a low step fall "
+              "out of a ranking by time");
+}
+
 RerankSizing rerank_sizing_from(const ParsedArgs& args) {
   const auto ms = [&](const std::string& option, double by_default) {
     const auto v = args.get_double(option);

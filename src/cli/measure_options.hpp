@@ -34,4 +34,7 @@ struct RerankSizing {
 void add_rerank_sizing_options(ArgParser& parser);
 RerankSizing rerank_sizing_from(const ParsedArgs& args);
 
+// --rerank-cycles of the same commands (RerankOptions::by_cycles_too): one declaration for both.
+void add_rerank_cycles_flag(ArgParser& parser);
+
 }  // namespace mpgemm::cli

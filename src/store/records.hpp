@@ -155,10 +155,15 @@ struct ProfileRecord {
 };
 
 // A verified config among the fastest of a shape (Store::ranked_configs): what the re-rank starts from.
+// What ranks the configs a re-rank starts from (Store::ranked_configs): their fastest median, or its cycles (the
+// median x the SM clock read while it was timed).
+enum class RankBy { time, cycles };
+
 struct RankedConfig {
   StoredConfig config;
   Arch arch;                      // compiled for
   double median_ms = 0;           // its fastest 'ok' median on the shape (ms)
+  double sm_clock_mhz = 0;        // the SM clock read while that median was timed (MHz); 0 when unknown
   int registers = -1;             // per thread, from its latest ok compilation for `arch`; -1 when unknown
   int shared_bytes = -1;          // static shared memory per block (bytes); -1 when unknown
   int dynamic_shared_bytes = -1;  // dynamic shared memory per block at launch (bytes); -1 when unknown

@@ -80,10 +80,12 @@ class Store {
 
   // The top-K re-rank (tune/rerank.hpp). ranked_configs: the configs with an 'ok' measurement of `shape` on
   // `device_name`, one per (config name, arch) at its fastest median, fastest first, equal medians in config
-  // name order, then arch; at most `limit`. record_rerank writes the re-rank, its configs and every sample in
+  // name order, then arch; at most `limit`. By cycles (RankBy::cycles): fewest median x clock first, the configs
+  // whose clock is unknown after them by median. record_rerank writes the re-rank, its configs and every sample in
   // one transaction. find_latest_rerank: the newest re-rank of the shape on the device, with its entries (in
   // place order, unplaced last) and samples.
-  std::vector<RankedConfig> ranked_configs(std::string_view device_name, const Shape& shape, int limit) const;
+  std::vector<RankedConfig> ranked_configs(std::string_view device_name, const Shape& shape, int limit,
+                                           RankBy by = RankBy::time) const;
   std::int64_t record_rerank(const RerankRecord& record);
   std::optional<StoredRerank> find_latest_rerank(std::string_view device_name, const Shape& shape) const;
 

@@ -1,4 +1,5 @@
 // The top-K re-rank's tables: the ranked configs it starts from, and the re-ranks with every sample.
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -9,18 +10,25 @@
 
 namespace mpgemm {
 
-std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, const Shape& shape, int limit) const {
+std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, const Shape& shape, int limit,
+                                                RankBy by) const {
   auto& s = state();
+  // SQLite takes the bare column sm_clock_mhz from the row that holds the min(): the fastest median's clock.
+  const std::string order =
+      by == RankBy::time ? "f.median_ms" : "coalesce(f.clock, 0) <= 0, f.median_ms * coalesce(f.clock, 1), f.median_ms";
   sqlite::Statement q(
       s.conn,
-      "WITH fastest AS (SELECT config_id, arch, min(median_ms) AS median_ms FROM measurements "
+      "WITH fastest AS (SELECT config_id, arch, min(median_ms) AS median_ms, sm_clock_mhz AS clock "
+      "                 FROM measurements "
       "                 WHERE status = 'ok' AND device_name = ?1 AND M = ?2 AND N = ?3 AND K = ?4 "
       "                 GROUP BY config_id, arch) "
-      "SELECT f.config_id, f.arch, f.median_ms, c.name, cp.registers, cp.shared_bytes, cp.dynamic_shared_bytes "
+      "SELECT f.config_id, f.arch, f.median_ms, c.name, cp.registers, cp.shared_bytes, cp.dynamic_shared_bytes, "
+      "       f.clock "
       "FROM fastest AS f JOIN configs AS c ON c.id = f.config_id "
       "LEFT JOIN compilations AS cp ON cp.id = (SELECT max(id) FROM compilations "
       "                                         WHERE config_id = f.config_id AND arch = f.arch AND status = 'ok') "
-      "ORDER BY f.median_ms, c.name, f.arch, f.config_id DESC",
+      "ORDER BY " +
+          order + ", c.name, f.arch, f.config_id DESC",
       fmt::format("ranking the configs of {} on {}", shape.str(), device_name));
   q.bind(device_name, shape.m, shape.n, shape.k);
   std::vector<std::pair<RankedConfig, std::int64_t>> picked;  // config, its id
@@ -35,6 +43,7 @@ std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, co
     r.registers = static_cast<int>(q.opt_int64(4).value_or(-1));
     r.shared_bytes = static_cast<int>(q.opt_int64(5).value_or(-1));
     r.dynamic_shared_bytes = static_cast<int>(q.opt_int64(6).value_or(-1));
+    r.sm_clock_mhz = std::max(0.0, q.opt_real(7).value_or(0));
     picked.emplace_back(std::move(r), q.int64(0));
   }
   std::vector<RankedConfig> out;

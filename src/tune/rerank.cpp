@@ -43,6 +43,26 @@ std::function<CompileResult(const Candidate&, const Arch&)> default_compiler(con
   };
 }
 
+// The K leading configs by `by` and, with options.within, every other within (1 + X) of the leader by the same
+// measure (up to kRerankMaxConfigs). A config whose clock is unknown has no cycles: it leads no cut by cycles.
+std::vector<RankedConfig> leading_configs(const Store& store, std::string_view device_name, const Shape& shape,
+                                          const RerankOptions& options, RankBy by) {
+  std::vector<RankedConfig> ranked = store.ranked_configs(
+      device_name, shape, options.within ? std::max(options.top_k, kRerankMaxConfigs) : options.top_k, by);
+  if (options.within && static_cast<int>(ranked.size()) > options.top_k) {
+    const auto measure = [&](const RankedConfig& r) {
+      return by == RankBy::time   ? r.median_ms
+             : r.sm_clock_mhz > 0 ? r.median_ms * r.sm_clock_mhz
+                                  : std::numeric_limits<double>::infinity();
+    };
+    const double cut = measure(ranked.front()) * (1 + *options.within);
+    std::size_t keep = static_cast<std::size_t>(options.top_k);
+    while (keep < ranked.size() && measure(ranked[keep]) <= cut) ++keep;
+    ranked.resize(keep);
+  }
+  return ranked;
+}
+
 // Appends each config named in `names` that `ranked` lacks, at its fastest verified median of the shape (every
 // arch it was verified for).
 void add_named(const Store& store, std::string_view device_name, const Shape& shape,
@@ -109,14 +129,14 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
     return out;
   }
   const DeviceDescription& device = backend.device();
-  std::vector<RankedConfig> ranked = store.ranked_configs(
-      device.name, shape, options.within ? std::max(options.top_k, kRerankMaxConfigs) : options.top_k);
-  if (options.within && static_cast<int>(ranked.size()) > options.top_k) {
-    const double cut = ranked.front().median_ms * (1 + *options.within);
-    std::size_t keep = static_cast<std::size_t>(options.top_k);
-    while (keep < ranked.size() && ranked[keep].median_ms <= cut) ++keep;
-    ranked.resize(keep);
-  }
+  std::vector<RankedConfig> ranked = leading_configs(store, device.name, shape, options, RankBy::time);
+  if (options.by_cycles_too)
+    for (auto& r : leading_configs(store, device.name, shape, options, RankBy::cycles))
+      if (static_cast<int>(ranked.size()) < std::max(options.top_k, kRerankMaxConfigs) &&
+          std::none_of(ranked.begin(), ranked.end(), [&](const RankedConfig& x) {
+            return x.config.candidate.name == r.config.candidate.name && x.arch == r.arch;
+          }))
+        ranked.push_back(std::move(r));
   add_named(store, device.name, shape, options.also, ranked);
   if (ranked.empty()) {
     out.note = fmt::format("no verified config of {} on {} to re-rank", shape.str(), device.name);

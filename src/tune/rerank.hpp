@@ -47,6 +47,13 @@ struct RerankOptions {
   // kRerankMaxConfigs, so the re-rank holds every config a first pass cannot tell from the best (on the H200 the
   // same config timed by two runs moves by +-3.5%). nullopt: the K fastest only.
   std::optional<double> within;
+  // --rerank-cycles: also the K fastest by cycles (the first-pass median x the SM clock read while it was timed;
+  // with `within`, those within (1 + X) x the fewest cycles too), so a config timed in a low clock step makes the
+  // re-rank: on an H200 at 4096x1024x2048, which the power cap does not hold, the clock rose 1725 -> 1935 MHz
+  // through a first pass, and the configs timed first came out 5% behind by time and third by cycles, and were 3%
+  // faster side by side. A ranking by cycles alone misleads where the cap holds (the kernel sets its own clock:
+  // 128 x 128 pingpong tiles ran at ~1250 MHz, 128 x 256 cooperative ones at ~1420), hence both, the union re-timed.
+  bool by_cycles_too = false;
   // --rerank-also: configs (by name) re-timed besides the ones above, e.g. another run's pick, so a pick and the
   // best of a first pass are judged in the same rounds. Each needs a verified measurement of the shape on the
   // device; rerank_shape throws UsageError naming the first one that has none.

@@ -382,7 +382,7 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
   const std::string warm_row = table.substr(table.find("| hopper | warm (cached"));
   r =
       tune_bench(fmt::format("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_REUSE_WARM=1 MPGEMM_BENCH_MODEL_RERANK=3 "
-                             "MPGEMM_BENCH_MODEL_RERANK_WITHIN= "
+                             "MPGEMM_BENCH_MODEL_RERANK_WITHIN= MPGEMM_BENCH_MODEL_RERANK_CYCLES=0 "
                              "MPGEMM_BENCH_ARGS='--replay {} --tie-band 0.5'",
                              all_recorded.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -428,13 +428,16 @@ TEST_F(ReliabilityBenchScript, TuneBenchTunesNewShapesOfTheSameWorkWarmAndModelG
   r = tune_bench("MPGEMM_BENCH_REUSE_COLD=1 MPGEMM_BENCH_REUSE_WARM=1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // By default the model run crowns its picks as mpgemm-tune does, its top 5 re-ranked (with every config within
-  // 4% of its fastest), after 200 ms of settling.
+  // 4% of its fastest, by time and by cycles), after 200 ms of settling.
   EXPECT_GE(sql_int(model_db, "SELECT count(*) FROM reranks WHERE run_id = 2"), 1);
   EXPECT_EQ(sql_int(model_db, "SELECT count(*) FROM reranks WHERE run_id = 2 AND top_k < 5"), 0);
-  EXPECT_NE(file_text(out_ / "tune_bench.md").find("; its top 5 re-ranked with those within 4%)"), std::string::npos)
+  EXPECT_NE(
+      file_text(out_ / "tune_bench.md").find("; its top 5 re-ranked with those within 4%, by time and by cycles)"),
+      std::string::npos)
       << file_text(out_ / "tune_bench.md");
   const std::string model_argv = sql_text(model_db, "SELECT argv FROM runs WHERE id = 2");
   EXPECT_NE(model_argv.find(R"("--rerank-within","0.04")"), std::string::npos) << model_argv;
+  EXPECT_NE(model_argv.find(R"("--rerank-cycles")"), std::string::npos) << model_argv;
   EXPECT_EQ(verdict_calls(), before + 1) << "only 1024x256x512's pick was re-ranked";
   const std::string unverified = file_text(out_ / "hopper_model_verdict.txt");
   EXPECT_NE(unverified.find("+inf% (no pick, or one the warm run did not verify): not re-ranked"), std::string::npos)

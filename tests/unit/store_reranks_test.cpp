@@ -20,7 +20,7 @@ const Shape kShape{256, 128, 64};
 
 // An 'ok' measurement of `config` at `median_ms` with its compilation (registers), in one call.
 void measured(Store& store, std::int64_t run, std::int64_t config, double median_ms, int registers,
-              const std::string& key, const std::string& arch = "sm_90a") {
+              const std::string& key, const std::string& arch = "sm_90a", double sm_clock_mhz = 0) {
   CompileResult c;
   c.status = Status::ok;
   c.arch = *Arch::parse(arch);
@@ -40,6 +40,7 @@ void measured(Store& store, std::int64_t run, std::int64_t config, double median
   m.shape = kShape;
   m.measurement.status = Status::ok;
   m.measurement.timing = TimingStats{median_ms, median_ms, median_ms, 3, 5, 20};
+  m.measurement.sm_clock_mhz = sm_clock_mhz;
   store.record_measurement(m);
 }
 
@@ -135,6 +136,30 @@ TEST_F(StoreRerankRows, RankedConfigsAreTheFastestPerKernelInAFixedOrder) {
   EXPECT_EQ(store_->ranked_configs("NVIDIA H200", kShape, 2).size(), 2u);
   EXPECT_TRUE(store_->ranked_configs("NVIDIA H200", Shape{1, 2, 3}, 5).empty());
   EXPECT_TRUE(store_->ranked_configs("NVIDIA A100", kShape, 5).empty());
+}
+
+// By cycles: fewest median x clock first, each config at its fastest median's clock; a config whose clock is
+// unknown follows the others, by median.
+TEST_F(StoreRerankRows, RankedConfigsByCyclesUseTheClockOfTheFastestMedian) {
+  const auto a = config("wmma_a"), b = config("wmma_b"), c = config("wmma_c"), d = config("wmma_d");
+  measured(*store_, run_, a, 0.100, 100, "a1", "sm_90a", 1935);  // 193.5: fastest by time
+  measured(*store_, run_, b, 0.105, 100, "b1", "sm_90a", 1725);  // 181.1: fewest cycles
+  measured(*store_, run_, b, 0.110, 100, "b2", "sm_90a", 1000);  // slower: its clock is not b's
+  measured(*store_, run_, c, 0.090, 100, "c1");                  // no clock: last by cycles, first by time
+  measured(*store_, run_, d, 0.102, 100, "d1", "sm_90a", 1800);  // 183.6
+  const auto by_cycles = store_->ranked_configs("NVIDIA H200", kShape, 5, RankBy::cycles);
+  ASSERT_EQ(by_cycles.size(), 4u);
+  EXPECT_EQ(by_cycles[0].config.candidate.name, "wmma_b");
+  EXPECT_EQ(by_cycles[0].median_ms, 0.105);
+  EXPECT_EQ(by_cycles[0].sm_clock_mhz, 1725);
+  EXPECT_EQ(by_cycles[1].config.candidate.name, "wmma_d");
+  EXPECT_EQ(by_cycles[2].config.candidate.name, "wmma_a");
+  EXPECT_EQ(by_cycles[3].config.candidate.name, "wmma_c");
+  EXPECT_EQ(by_cycles[3].sm_clock_mhz, 0);
+  const auto by_time = store_->ranked_configs("NVIDIA H200", kShape, 5);
+  ASSERT_EQ(by_time.size(), 4u);
+  EXPECT_EQ(by_time[0].config.candidate.name, "wmma_c");
+  EXPECT_EQ(by_time[1].config.candidate.name, "wmma_a");
 }
 
 TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {

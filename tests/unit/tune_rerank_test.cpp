@@ -56,7 +56,8 @@ class Rerank : public ::testing::Test {
   }
 
   // Records `c` measured ok at `median_ms`, compiled with `registers` per thread.
-  std::string measured(const Candidate& c, double median_ms, int registers, int shared_bytes = 0) {
+  std::string measured(const Candidate& c, double median_ms, int registers, int shared_bytes = 0,
+                       double sm_clock_mhz = 0) {
     const auto id = store_->upsert_config(c, "source");
     CompileResult compiled;
     compiled.status = Status::ok;
@@ -76,6 +77,7 @@ class Rerank : public ::testing::Test {
     m.shape = kShape;
     m.measurement.status = Status::ok;
     m.measurement.timing = TimingStats{median_ms, median_ms, median_ms, 3, 5, 20};
+    m.measurement.sm_clock_mhz = sm_clock_mhz;
     store_->record_measurement(m);
     return c.name;
   }
@@ -91,6 +93,7 @@ class Rerank : public ::testing::Test {
     o.protocol = RerankProtocol{2, 6, 10};
     o.min_kernel_ms = min_kernel_ms_;
     o.max_batch_ms = max_batch_ms_;
+    o.by_cycles_too = by_cycles_too_;
     o.run_id = rerank_run_;
     o.compile = [](const Candidate&, const Arch& arch) {  // replay needs no cubin
       CompileResult c;
@@ -114,6 +117,7 @@ class Rerank : public ::testing::Test {
   std::int64_t rerank_run_ = 0;
   double min_kernel_ms_ = 0;  // rerank()'s sizing by time (0: off)
   double max_batch_ms_ = 0;
+  bool by_cycles_too_ = false;
 };
 
 // Sizing by time, worked by hand from the H200's shapes: 28 us kernels get the rounds that add up to 50 ms each
@@ -209,6 +213,30 @@ TEST_F(Rerank, SizedByTimeFromTheFastestStoredMedian) {
   ASSERT_EQ(stored.rows.size(), 1u);
   EXPECT_EQ(std::get<std::int64_t>(stored.rows[0][0]), 20);
   EXPECT_EQ(std::get<std::int64_t>(stored.rows[0][1]), 5);
+}
+
+// With by_cycles_too the re-rank takes the K fastest by time and the K fewest by cycles (median x clock), and,
+// with `within`, every config within it of either leader: a config timed in a low clock step joins the rounds.
+TEST_F(Rerank, ByCyclesTooAddsWhatALowClockStepPushedDown) {
+  const auto fast = measured(wmma(128, 64, 32), 1.00, 128, 0, 1935);      // 1935 cycles: first by time
+  const auto second = measured(wmma(64, 64, 32), 1.01, 64, 0, 1935);      // within 1% by time
+  const auto low_step = measured(wmma(128, 128, 32), 1.05, 64, 0, 1725);  // 1811: fewest cycles
+  const auto slow = measured(wmma(64, 128, 32), 1.20, 64, 0, 1935);       // far by both
+  const auto names = [](const RerankOutcome& out) {
+    auto n = out.names;
+    std::sort(n.begin(), n.end());
+    return n;
+  };
+  const auto sorted = [](std::vector<std::string> n) {
+    std::sort(n.begin(), n.end());
+    return n;
+  };
+  EXPECT_EQ(names(rerank(1, 0.01, 0.02)), sorted({fast, second}));  // by time: within 2% of the fastest
+  by_cycles_too_ = true;
+  EXPECT_EQ(names(rerank(1, 0.01, 0.02)), sorted({fast, second, low_step}));
+  EXPECT_EQ(names(rerank(1, 0.01)), sorted({fast, low_step}));  // the leader of each, K = 1
+  const auto all_four = names(rerank(4, 0.01));                 // both rankings hold all four: each is taken once
+  EXPECT_EQ(all_four, sorted({fast, second, low_step, slow}));
 }
 
 // Within 1% of the fastest, the smaller register footprint (registers x threads) wins; outside it, speed does.
