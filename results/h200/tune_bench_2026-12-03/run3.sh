@@ -1,0 +1,33 @@
+#!/bin/bash
+# Session 2026-12-03 call 3: the re-rank by cycles too (19b2a86: --rerank-cycles, which tune_bench's model run now
+# passes beside --rerank-within 0.04): passes of the model-guided step (the first compiling, the others cached, no
+# A/A: its code did not change and it passed in calls 1-2) against 12-02c call 11's warm run, until 330 s.
+set -u
+start=$(date +%s)
+bash build-rel/dev/prep.sh
+cd /work/main
+R=/tmp/f3; mkdir -p $R /tmp/hb
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > $R/gpu.txt
+D=results/h200/tune_bench_2026-12-02c
+xz -dc $D/call10_cold_tests/hopper.db.xz > /tmp/hb/hopper.db
+xz -dc $D/call11_warm_model_aa/hopper_warm.db.xz > /tmp/hb/hopper_warm.db
+cp $D/call10_cold_tests/hopper_cold.result $D/call11_warm_model_aa/hopper_warm.result /tmp/hb/
+for pass in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  [ $(( $(date +%s) - start )) -lt 330 ] || { echo "pass $pass skipped: out of time" >> $R/summary.txt; break; }
+  s=$(date +%s)
+  aa=0
+  nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv,noheader -lms 5 > $R/clock_pass$pass.csv 2>&1 &
+  smi=$!
+  MPGEMM_BENCH_AA=$aa OUT=/tmp/hb MPGEMM_BIN=build-rel/bin MPGEMM_BENCH_CACHE=/tmp/cubins MPGEMM_BENCH_REUSE_COLD=1 \
+    MPGEMM_BENCH_REUSE_WARM=1 timeout 150 tools/tune_bench.sh hopper > $R/bench_pass$pass.log 2>&1
+  echo "pass $pass rc=$? $(( $(date +%s) - s )) s" | tee -a $R/summary.txt
+  kill $smi; xz -9 $R/clock_pass$pass.csv
+  mkdir -p $R/pass$pass
+  cp /tmp/hb/*.log /tmp/hb/*.txt /tmp/hb/*.md /tmp/hb/*.csv $R/pass$pass/ 2>/dev/null
+  rm -f $R/pass$pass/hopper_warm.db.times.csv
+  [ -f /tmp/hb/hopper_model.db ] && xz -T0 -6 -c /tmp/hb/hopper_model.db > $R/pass$pass/hopper_model.db.xz
+  grep "model-guided\|A/A" $R/pass$pass/tune_bench.md | cut -c1-420 >> $R/summary.txt
+  cat $R/pass$pass/hopper_model_verdict.txt >> $R/summary.txt
+done
+tar cf - -C /tmp f3 | xz -T0 -6 > "$OUT/f3.tar.xz"
+cat $R/summary.txt
