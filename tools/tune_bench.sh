@@ -263,6 +263,7 @@ for part in "${parts[@]}"; do
   read -r cold_s cold_pairs cold_idle cold_configs < <(tune_step cold "$part" "$space" "$db" "$cache")
   warm_s=0 warm_pairs=0 warm_idle=0 model_s=0 model_pairs=0 model_idle=0 model_budget=0 model_shapes=0 model_worst=0
   first_pass_worst=0
+  model_rerank="${MPGEMM_BENCH_MODEL_RERANK:-5}" model_within="" model_cycles=""
   if [ "${MPGEMM_BENCH_WARM:-1}" != 0 ]; then
     new_shapes "$space" "$out/${part}_warm.json"
     # The model-guided run tunes the new shapes from a copy of the cold run's database: its measurements at the old
@@ -276,7 +277,7 @@ for part in "${parts[@]}"; do
     model_cycles=$([ "${MPGEMM_BENCH_MODEL_RERANK_CYCLES:-1}" = 1 ] && echo 1 || true)
     read -r model_s model_pairs model_idle _ < <(tune "${part}_model" "$out/${part}_warm.json" \
       "$out/${part}_model.db" "$cache" --strategy model --budget "$model_budget" --seed 1 \
-      --rerank "${MPGEMM_BENCH_MODEL_RERANK:-5}" --rerank-settle-ms "${MPGEMM_BENCH_MODEL_RERANK_SETTLE:-200}" \
+      --rerank "$model_rerank" --rerank-settle-ms "${MPGEMM_BENCH_MODEL_RERANK_SETTLE:-200}" \
       ${model_within:+--rerank-within "$model_within"} ${model_cycles:+--rerank-cycles})
     read -r warm_s warm_pairs warm_idle _ < <(tune_step warm "$part" "$out/${part}_warm.json" "$out/${part}_warm.db" \
       "$cache")
@@ -290,7 +291,7 @@ for part in "${parts[@]}"; do
   fi
   verdicts=$(python3 - "$part" "$cold_s" "$cold_pairs" "$cold_idle" "$warm_s" "$warm_pairs" "$warm_idle" \
     "$model_s" "$model_pairs" "$model_idle" "$model_budget" "$cold_configs" "$model_shapes" "$model_worst" \
-    "$first_pass_worst" "${MPGEMM_BENCH_MODEL_RERANK:-5}" "${model_within:-}" "${model_cycles:-}" <<'PY'
+    "$first_pass_worst" "$model_rerank" "$model_within" "$model_cycles" <<'PY'
 import sys
 part = sys.argv[1]
 cs, cp, ci, ws, wp, wi, ms, mp, mi, mb, configs, mshapes, mworst, fworst, mk = map(float, sys.argv[2:17])

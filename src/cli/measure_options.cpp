@@ -71,10 +71,7 @@ void add_measure_options(ArgParser& p) {
 }
 
 namespace {
-// Each re-ranked kernel timed for at least 50 ms: on an H200, 10 rounds (5.6 ms) of a 28 us kernel let a
-// first-pass pick 3% behind the best tie with it, where 100 rounds (56 ms) put it 3% behind in every one of four
-// runs (results/h200/tune_bench_2026-12-02e). Batches of at most 5 ms: a 1.7 ms kernel's 20 launches took the
-// fixed 10 rounds to 2.4 s a shape.
+// Each re-ranked kernel timed for at least 50 ms, in batches of at most 5 ms (why: RerankOptions::min_kernel_ms).
 constexpr double kDefaultRerankMinKernelMs = 50;
 constexpr double kDefaultRerankMaxBatchMs = 5;
 constexpr double kMaxRerankSizingMs = 60'000;
@@ -159,7 +156,7 @@ int rerank_settle_ms_from(const ParsedArgs& args) {
   return settle_ms_from(args, "--rerank-settle-ms", kDefaultRerankSettleMs);
 }
 
-void add_rerank_sizing_options(ArgParser& parser) {
+void add_rerank_choice_options(ArgParser& parser) {
   parser
       .option("--rerank-min-ms", "MS",
               "raise the re-rank's rounds (from the fastest first-pass median) until each kernel's timed launches "
@@ -169,18 +166,15 @@ void add_rerank_sizing_options(ArgParser& parser) {
       .option("--rerank-max-batch-ms", "MS",
               "lower the re-rank's launches per batch (to no fewer than 1) so one batch takes at most this, so "
               "millisecond kernels are not timed for seconds; 0: exactly the launches asked for",
-              fmt::format("{:g}", kDefaultRerankMaxBatchMs));
+              fmt::format("{:g}", kDefaultRerankMaxBatchMs))
+      .flag("--rerank-cycles",
+            "re-rank also the K fewest by cycles (first-pass median x the SM clock read while it was timed; "
+            "with --rerank-within, those within it too): where the power cap does not hold a shape its clock "
+            "drifts through a first pass (1725 -> 1935 MHz on an H200), and the configs timed in a low step fall "
+            "out of a ranking by time");
 }
 
-void add_rerank_cycles_flag(ArgParser& parser) {
-  parser.flag("--rerank-cycles",
-              "re-rank also the K fewest by cycles (first-pass median x the SM clock read while it was timed; "
-              "with --rerank-within, those within it too): where the power cap does not hold a shape its clock "
-              "drifts through a first pass (1725 -> 1935 MHz on an H200), and the configs timed in a low step fall "
-              "out of a ranking by time");
-}
-
-RerankSizing rerank_sizing_from(const ParsedArgs& args) {
+void rerank_choices_from(const ParsedArgs& args, RerankOptions& options) {
   const auto ms = [&](const std::string& option, double by_default) {
     const auto v = args.get_double(option);
     if (!v) return by_default;
@@ -188,7 +182,9 @@ RerankSizing rerank_sizing_from(const ParsedArgs& args) {
       throw UsageError(fmt::format("{} must be between 0 and {:g}", option, kMaxRerankSizingMs));
     return *v;
   };
-  return {ms("--rerank-min-ms", kDefaultRerankMinKernelMs), ms("--rerank-max-batch-ms", kDefaultRerankMaxBatchMs)};
+  options.min_kernel_ms = ms("--rerank-min-ms", kDefaultRerankMinKernelMs);
+  options.max_batch_ms = ms("--rerank-max-batch-ms", kDefaultRerankMaxBatchMs);
+  options.by_cycles_too = args.has("--rerank-cycles");
 }
 
 }  // namespace mpgemm::cli

@@ -6,6 +6,7 @@
 
 #include "cli/args.hpp"
 #include "tune/backend.hpp"
+#include "tune/rerank.hpp"
 
 namespace mpgemm::cli {
 
@@ -24,17 +25,11 @@ std::optional<double> rerank_within_from(const ParsedArgs& args);
 void add_rerank_settle_option(ArgParser& parser);
 int rerank_settle_ms_from(const ParsedArgs& args);
 
-// --rerank-min-ms and --rerank-max-batch-ms of the same commands: the re-rank sized by time
-// (RerankOptions::min_kernel_ms and max_batch_ms, sized_rerank_protocol). One declaration and one default for both;
-// throws UsageError for a value that is negative or over a minute.
-struct RerankSizing {
-  double min_kernel_ms = 0;
-  double max_batch_ms = 0;
-};
-void add_rerank_sizing_options(ArgParser& parser);
-RerankSizing rerank_sizing_from(const ParsedArgs& args);
-
-// --rerank-cycles of the same commands (RerankOptions::by_cycles_too): one declaration for both.
-void add_rerank_cycles_flag(ArgParser& parser);
+// --rerank-min-ms, --rerank-max-batch-ms and --rerank-cycles of the same commands: the re-rank sized by time
+// (RerankOptions::min_kernel_ms, max_batch_ms; sized_rerank_protocol) and ranked by cycles too (by_cycles_too).
+// One declaration and one default for both; rerank_choices_from sets those fields of `options` and throws
+// UsageError for a time that is negative or over a minute.
+void add_rerank_choice_options(ArgParser& parser);
+void rerank_choices_from(const ParsedArgs& args, RerankOptions& options);
 
 }  // namespace mpgemm::cli

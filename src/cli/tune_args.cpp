@@ -81,8 +81,7 @@ void add_tune_options(ArgParser& p) {
               "one pass cannot tell apart (e.g. 0.04 on the H200, where a config's time moves +-3.5% between runs)",
               "the K fastest only");
   add_rerank_settle_option(p);
-  add_rerank_sizing_options(p);
-  add_rerank_cycles_flag(p);
+  add_rerank_choice_options(p);
   p.option("--gpus", "all|0,1,...",
            "the GPUs of this host to measure on: one worker and one measuring thread each, fed by one compile "
            "service; every measurement records its GPU's UUID and ordinal. GPUs of different models are refused "
@@ -169,10 +168,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   o.rerank.protocol.graphs = args.has("--rerank-graphs") || o.settings.batches == BatchEnqueue::graph;
   o.rerank.within = rerank_within_from(args);
   o.rerank.protocol.settle_ms = rerank_settle_ms_from(args);
-  const RerankSizing sizing = rerank_sizing_from(args);
-  o.rerank.min_kernel_ms = sizing.min_kernel_ms;
-  o.rerank.max_batch_ms = sizing.max_batch_ms;
-  o.rerank.by_cycles_too = args.has("--rerank-cycles");
+  rerank_choices_from(args, o.rerank);
   if (auto t = args.get_double("--tie-band")) {
     if (*t < 0 || *t > 0.5) throw UsageError("--tie-band must be between 0 and 0.5");
     o.rerank.tie_band = *t;

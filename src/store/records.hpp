@@ -154,11 +154,11 @@ struct ProfileRecord {
   std::optional<std::string> source_file;
 };
 
-// A verified config among the fastest of a shape (Store::ranked_configs): what the re-rank starts from.
-// What ranks the configs a re-rank starts from (Store::ranked_configs): their fastest median, or its cycles (the
-// median x the SM clock read while it was timed).
+// What ranks the configs a re-rank starts from (Store::ranked_configs): their fastest median, or its cycles
+// (RankedConfig::cycles).
 enum class RankBy { time, cycles };
 
+// A verified config among the fastest of a shape (Store::ranked_configs): what the re-rank starts from.
 struct RankedConfig {
   StoredConfig config;
   Arch arch;                      // compiled for
@@ -167,6 +167,10 @@ struct RankedConfig {
   int registers = -1;             // per thread, from its latest ok compilation for `arch`; -1 when unknown
   int shared_bytes = -1;          // static shared memory per block (bytes); -1 when unknown
   int dynamic_shared_bytes = -1;  // dynamic shared memory per block at launch (bytes); -1 when unknown
+
+  // The median x the SM clock read while it was timed (ms x MHz); 0 when the clock is unknown. Ranked by cycles,
+  // such configs follow the others, by median.
+  double cycles() const { return sm_clock_mhz > 0 ? median_ms * sm_clock_mhz : 0; }
 };
 
 // One config of a re-rank (table rerank_configs) with its samples (rerank_samples).

@@ -51,6 +51,9 @@ struct ShapeReference {
   TimingStats timing;
   double sm_clock_mhz = 0;  // SM clock read right after timing (MHz); 0 when unknown
   std::optional<CublasLtReference> cublaslt;
+  // The shape was prepared before by this backend and kept (PrepareShapeReply::inputs_kept): `cublaslt` is that
+  // preparation's search, not a new one.
+  bool kept = false;
 };
 
 // One already-measured config to re-time side by side with others (MeasureBackend::time_interleaved).

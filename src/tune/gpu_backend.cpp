@@ -33,7 +33,7 @@ class GpuBackend final : public MeasureBackend {
                             settings_.iters, settings_.cublaslt, settings_.atol,      settings_.rtol,
                             settings_.l2,    settings_.batches,  settings_.settle_ms, settings_.hold};
     PrepareShapeReply reply = client_.prepare_shape(req);
-    return {reply.reference.timing, reply.reference.sm_clock_mhz, std::move(reply.cublaslt)};
+    return {reply.reference.timing, reply.reference.sm_clock_mhz, std::move(reply.cublaslt), reply.inputs_kept};
   }
 
   std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,

@@ -2,13 +2,16 @@
 
 namespace mpgemm {
 
-RecordedReferences Recorder::references(const DeviceDescription& device, const Shape& shape,
-                                        const ShapeReference& ref) {
+RecordedReferences Recorder::references(const DeviceDescription& device, const Shape& shape, const ShapeReference& ref,
+                                        const RecordedReferences* earlier) {
   RecordedReferences ids;
   ids.cublas_id = store_.record_cublas(
       run_id_, CublasRecord{device.name, device.arch.str(), shape, ref.timing, ref.sm_clock_mhz, device.gpu});
   ids.cublas_ms = ref.timing.median_ms;
-  if (ref.cublaslt) {
+  if (ref.cublaslt && ref.kept && earlier && earlier->cublaslt_id) {
+    ids.cublaslt_id = earlier->cublaslt_id;
+    ids.cublaslt_ms = earlier->cublaslt_ms;
+  } else if (ref.cublaslt) {
     ids.cublaslt_id = store_.record_cublaslt(
         run_id_, CublasLtRecord{device.name, device.arch.str(), shape, *ref.cublaslt, device.gpu});
     if (ref.cublaslt->timing && ref.cublaslt->timing->median_ms > 0) ids.cublaslt_ms = ref.cublaslt->timing->median_ms;

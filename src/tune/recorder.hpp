@@ -29,7 +29,10 @@ class Recorder {
   std::int64_t compilation(std::int64_t config_id, const CompileResult& compiled) {
     return store_.record_compilation(config_id, run_id_, compiled);
   }
-  RecordedReferences references(const DeviceDescription& device, const Shape& shape, const ShapeReference& ref);
+  // cuBLAS's reference is recorded each time; cuBLASLt's too, unless the shape was kept (ref.kept) and `earlier`
+  // (what this run recorded when the shape was first prepared) holds it: its search is not recorded twice.
+  RecordedReferences references(const DeviceDescription& device, const Shape& shape, const ShapeReference& ref,
+                                const RecordedReferences* earlier = nullptr);
   // `record` without its ratios: they are filled in from `refs` when the measurement was timed.
   void measurement(MeasurementRecord record, const std::optional<RecordedReferences>& refs);
 

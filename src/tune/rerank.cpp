@@ -43,23 +43,26 @@ std::function<CompileResult(const Candidate&, const Arch&)> default_compiler(con
   };
 }
 
+// The most configs one re-rank takes from the rankings (K may be up to 64 itself).
+int rerank_limit(const RerankOptions& options) {
+  return std::max(options.top_k, kRerankMaxConfigs);
+}
+
 // The K leading configs by `by` and, with options.within, every other within (1 + X) of the leader by the same
-// measure (up to kRerankMaxConfigs). A config whose clock is unknown has no cycles: it leads no cut by cycles.
+// measure (up to rerank_limit). By cycles, only configs whose clock is known join the cut, and a leader whose
+// clock is unknown (so is every other's: they rank last) makes none.
 std::vector<RankedConfig> leading_configs(const Store& store, std::string_view device_name, const Shape& shape,
                                           const RerankOptions& options, RankBy by) {
-  std::vector<RankedConfig> ranked = store.ranked_configs(
-      device_name, shape, options.within ? std::max(options.top_k, kRerankMaxConfigs) : options.top_k, by);
-  if (options.within && static_cast<int>(ranked.size()) > options.top_k) {
-    const auto measure = [&](const RankedConfig& r) {
-      return by == RankBy::time   ? r.median_ms
-             : r.sm_clock_mhz > 0 ? r.median_ms * r.sm_clock_mhz
-                                  : std::numeric_limits<double>::infinity();
-    };
+  std::vector<RankedConfig> ranked =
+      store.ranked_configs(device_name, shape, options.within ? rerank_limit(options) : options.top_k, by);
+  if (static_cast<int>(ranked.size()) <= options.top_k) return ranked;
+  std::size_t keep = static_cast<std::size_t>(options.top_k);
+  const auto measure = [&](const RankedConfig& r) { return by == RankBy::time ? r.median_ms : r.cycles(); };
+  if (options.within && measure(ranked.front()) > 0) {
     const double cut = measure(ranked.front()) * (1 + *options.within);
-    std::size_t keep = static_cast<std::size_t>(options.top_k);
-    while (keep < ranked.size() && measure(ranked[keep]) <= cut) ++keep;
-    ranked.resize(keep);
+    while (keep < ranked.size() && measure(ranked[keep]) > 0 && measure(ranked[keep]) <= cut) ++keep;
   }
+  ranked.resize(keep);
   return ranked;
 }
 
@@ -90,7 +93,8 @@ RerankProtocol sized_rerank_protocol(RerankProtocol p, double fastest_ms, double
     p.iters = std::max(1, static_cast<int>(std::floor(max_batch_ms / fastest_ms)));
   if (min_kernel_ms > 0) {
     const double wanted = std::ceil(min_kernel_ms / (p.iters * fastest_ms));
-    if (wanted > p.rounds) p.rounds = static_cast<int>(std::min<double>(wanted, kRerankMaxSizedRounds));
+    if (wanted > p.rounds)
+      p.rounds = std::max(p.rounds, static_cast<int>(std::min<double>(wanted, kRerankMaxSizedRounds)));
   }
   return p;
 }
@@ -132,7 +136,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
   std::vector<RankedConfig> ranked = leading_configs(store, device.name, shape, options, RankBy::time);
   if (options.by_cycles_too)
     for (auto& r : leading_configs(store, device.name, shape, options, RankBy::cycles))
-      if (static_cast<int>(ranked.size()) < std::max(options.top_k, kRerankMaxConfigs) &&
+      if (static_cast<int>(ranked.size()) < rerank_limit(options) &&
           std::none_of(ranked.begin(), ranked.end(), [&](const RankedConfig& x) {
             return x.config.candidate.name == r.config.candidate.name && x.arch == r.arch;
           }))

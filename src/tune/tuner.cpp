@@ -288,12 +288,18 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
       pool.cache = &cache;
       return compile_cached(family(c.family).kernel_spec(c.params, a), pool).result;
     };
-    for (const Shape& shape : shapes) {
+    // The last shape measured first: the worker still holds it, and keeps the ones before it from the most recent
+    // back (it lets the least recently prepared go first), so each re-rank finds its shape's inputs kept.
+    std::vector<std::pair<Shape, std::string>> recorded;
+    for (auto shape = settings.shapes.rbegin(); shape != settings.shapes.rend(); ++shape) {
       if (g_stop_requested) break;
-      const RerankOutcome out = rerank_shape(store, *backend, shape, ro);
-      obs.note(fmt::format("shape {}: re-rank: {}", shape.str(), out.note));
-      if (out.recorded) summary.reranks.push_back(fmt::format("{}: {}", shape.str(), out.note));
+      const RerankOutcome out = rerank_shape(store, *backend, *shape, ro);
+      obs.note(fmt::format("shape {}: re-rank: {}", shape->str(), out.note));
+      if (out.recorded) recorded.emplace_back(*shape, fmt::format("{}: {}", shape->str(), out.note));
     }
+    for (const Shape& shape : shapes)  // the summary lists them in the space's order
+      for (const auto& [s, note] : recorded)
+        if (s == shape) summary.reranks.push_back(note);
     summary.interrupted = g_stop_requested;
   }
   scope.finish(summary.interrupted);

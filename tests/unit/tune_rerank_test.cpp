@@ -146,6 +146,8 @@ TEST(RerankSizing, RoundsAddUpToTheMinimumAndBatchesStayUnderTheirLimit) {
   const auto off = sized_rerank_protocol(fixed, 0.028, 0, 0);
   EXPECT_EQ(off.rounds, 10);
   EXPECT_EQ(off.iters, 20);
+  // Asked for more rounds than the sizing's cap: never fewer than asked.
+  EXPECT_EQ(sized_rerank_protocol(RerankProtocol{3, 5000, 20}, 0.001, 500, 5).rounds, 5000);
   const auto rounds_only = sized_rerank_protocol(fixed, 1.75, 50, 0);
   EXPECT_EQ(rounds_only.iters, 20);
   EXPECT_EQ(rounds_only.rounds, 10);  // 10 x 20 x 1.75 = 350 ms
@@ -237,6 +239,21 @@ TEST_F(Rerank, ByCyclesTooAddsWhatALowClockStepPushedDown) {
   EXPECT_EQ(names(rerank(1, 0.01)), sorted({fast, low_step}));  // the leader of each, K = 1
   const auto all_four = names(rerank(4, 0.01));                 // both rankings hold all four: each is taken once
   EXPECT_EQ(all_four, sorted({fast, second, low_step, slow}));
+}
+
+// Without clocks there are no cycles: ranked by cycles the configs follow by median, and no cut by cycles takes
+// more than K (the leader's cycles are unknown), so --rerank-cycles adds nothing to the cut by time.
+TEST_F(Rerank, ByCyclesTooWithoutClocksAddsNothing) {
+  const auto fast = measured(wmma(128, 64, 32), 1.00, 128);
+  const auto second = measured(wmma(64, 64, 32), 1.01, 64);
+  measured(wmma(128, 128, 32), 1.05, 64);
+  measured(wmma(64, 128, 32), 1.50, 64);
+  by_cycles_too_ = true;
+  auto n = rerank(1, 0.01, 0.02).names;
+  std::sort(n.begin(), n.end());
+  std::vector<std::string> expected{fast, second};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(n, expected);
 }
 
 // Within 1% of the fastest, the smaller register footprint (registers x threads) wins; outside it, speed does.

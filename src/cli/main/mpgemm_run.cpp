@@ -51,8 +51,7 @@ int main(int argc, char** argv) {
               "re-rank these configs too (each needs a verified measurement of the shape in the database), e.g. "
               "another run's pick beside this database's K fastest, so both are judged in the same rounds");
   cli::add_rerank_settle_option(parser);
-  cli::add_rerank_sizing_options(parser);
-  cli::add_rerank_cycles_flag(parser);
+  cli::add_rerank_choice_options(parser);
   parser.option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--output", "FILE", "also write the table to FILE in --format")
       .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-run")
@@ -91,10 +90,7 @@ int main(int argc, char** argv) {
       r.top_k = static_cast<int>(*top_k);
       r.protocol = {o.settings.warmup, static_cast<int>(args.get_positive_int("--rounds").value_or(10)),
                     o.settings.iters, o.settings.batches == BatchEnqueue::graph, cli::rerank_settle_ms_from(args)};
-      const cli::RerankSizing sizing = cli::rerank_sizing_from(args);
-      r.min_kernel_ms = sizing.min_kernel_ms;
-      r.max_batch_ms = sizing.max_batch_ms;
-      r.by_cycles_too = args.has("--rerank-cycles");
+      cli::rerank_choices_from(args, r);
       r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
       if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
       r.within = cli::rerank_within_from(args);
