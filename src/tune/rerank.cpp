@@ -43,6 +43,13 @@ std::function<CompileResult(const Candidate&, const Arch&)> default_compiler(con
   };
 }
 
+// Whether `ranked` holds the kernel `r` is (its config name and arch).
+bool holds(const std::vector<RankedConfig>& ranked, const RankedConfig& r) {
+  return std::any_of(ranked.begin(), ranked.end(), [&](const RankedConfig& x) {
+    return x.config.candidate.name == r.config.candidate.name && x.arch == r.arch;
+  });
+}
+
 // The most configs one re-rank takes from the rankings (K may be up to 64 itself).
 int rerank_limit(const RerankOptions& options) {
   return std::max(options.top_k, kRerankMaxConfigs);
@@ -78,10 +85,7 @@ void add_named(const Store& store, std::string_view device_name, const Shape& sh
       throw UsageError(fmt::format("--rerank-also {}: no verified measurement of it at {} on {} in the database", name,
                                    shape.str(), device_name));
     for (const auto& r : all)
-      if (named(r) && std::none_of(ranked.begin(), ranked.end(), [&](const RankedConfig& x) {
-            return x.config.candidate.name == name && x.arch == r.arch;
-          }))
-        ranked.push_back(r);
+      if (named(r) && !holds(ranked, r)) ranked.push_back(r);
   }
 }
 
@@ -93,8 +97,7 @@ RerankProtocol sized_rerank_protocol(RerankProtocol p, double fastest_ms, double
     p.iters = std::max(1, static_cast<int>(std::floor(max_batch_ms / fastest_ms)));
   if (min_kernel_ms > 0) {
     const double wanted = std::ceil(min_kernel_ms / (p.iters * fastest_ms));
-    if (wanted > p.rounds)
-      p.rounds = std::max(p.rounds, static_cast<int>(std::min<double>(wanted, kRerankMaxSizedRounds)));
+    p.rounds = std::max(p.rounds, static_cast<int>(std::min<double>(wanted, kRerankMaxSizedRounds)));
   }
   return p;
 }
@@ -136,11 +139,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
   std::vector<RankedConfig> ranked = leading_configs(store, device.name, shape, options, RankBy::time);
   if (options.by_cycles_too)
     for (auto& r : leading_configs(store, device.name, shape, options, RankBy::cycles))
-      if (static_cast<int>(ranked.size()) < rerank_limit(options) &&
-          std::none_of(ranked.begin(), ranked.end(), [&](const RankedConfig& x) {
-            return x.config.candidate.name == r.config.candidate.name && x.arch == r.arch;
-          }))
-        ranked.push_back(std::move(r));
+      if (static_cast<int>(ranked.size()) < rerank_limit(options) && !holds(ranked, r)) ranked.push_back(std::move(r));
   add_named(store, device.name, shape, options.also, ranked);
   if (ranked.empty()) {
     out.note = fmt::format("no verified config of {} on {} to re-rank", shape.str(), device.name);
