@@ -13,9 +13,9 @@ namespace mpgemm {
 std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, const Shape& shape, int limit,
                                                 RankBy by) const {
   auto& s = state();
-  // SQLite takes the bare column sm_clock_mhz from the row that holds the min(): the fastest median's clock.
-  const std::string order =
-      by == RankBy::time ? "f.median_ms" : "coalesce(f.clock, 0) <= 0, f.median_ms * coalesce(f.clock, 1), f.median_ms";
+  // SQLite takes the bare column sm_clock_mhz from the row that holds the min(): the fastest median's clock. The
+  // rows come by time; by cycles they are sorted again here, by RankedConfig::cycles (its one definition), the
+  // order by time breaking ties.
   sqlite::Statement q(
       s.conn,
       "WITH fastest AS (SELECT config_id, arch, min(median_ms) AS median_ms, sm_clock_mhz AS clock "
@@ -27,24 +27,45 @@ std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, co
       "FROM fastest AS f JOIN configs AS c ON c.id = f.config_id "
       "LEFT JOIN compilations AS cp ON cp.id = (SELECT max(id) FROM compilations "
       "                                         WHERE config_id = f.config_id AND arch = f.arch AND status = 'ok') "
-      "ORDER BY " +
-          order + ", c.name, f.arch, f.config_id DESC",
+      "ORDER BY f.median_ms, c.name, f.arch, f.config_id DESC",
       fmt::format("ranking the configs of {} on {}", shape.str(), device_name));
   q.bind(device_name, shape.m, shape.n, shape.k);
-  std::vector<std::pair<RankedConfig, std::int64_t>> picked;  // config, its id
-  std::set<std::pair<std::string, std::string>> seen;         // (name, arch): one row per kernel
-  while (static_cast<int>(picked.size()) < limit && q.step()) {
-    if (!seen.emplace(q.text(3), q.text(1)).second) continue;  // an older source of a config already picked
-    RankedConfig r;
+  struct Row {
+    RankedConfig config;
+    std::string name;
+    std::int64_t id;
+  };
+  std::vector<Row> rows;
+  // By time the first `limit` distinct kernels are all that is needed; by cycles every row is.
+  std::set<std::pair<std::string, std::string>> seen_by_time;
+  while (q.step()) {
+    if (by == RankBy::time && static_cast<int>(seen_by_time.size()) >= limit) break;
+    Row row{RankedConfig{}, q.text(3), q.int64(0)};
+    RankedConfig& r = row.config;
     const auto arch = Arch::parse(q.text(1));
-    if (!arch) s.bad_row(fmt::format("measurement of config {} has arch '{}'", q.int64(0), q.text(1)));
+    if (!arch) s.bad_row(fmt::format("measurement of config {} has arch '{}'", row.id, q.text(1)));
     r.arch = *arch;
     r.median_ms = q.real(2);
     r.registers = static_cast<int>(q.opt_int64(4).value_or(-1));
     r.shared_bytes = static_cast<int>(q.opt_int64(5).value_or(-1));
     r.dynamic_shared_bytes = static_cast<int>(q.opt_int64(6).value_or(-1));
     r.sm_clock_mhz = std::max(0.0, q.opt_real(7).value_or(0));
-    picked.emplace_back(std::move(r), q.int64(0));
+    if (by == RankBy::time) seen_by_time.emplace(row.name, q.text(1));
+    rows.push_back(std::move(row));
+  }
+  if (by == RankBy::cycles)  // the configs with a known clock first, fewest cycles first
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      const double ca = a.config.cycles(), cb = b.config.cycles();
+      if ((ca <= 0) != (cb <= 0)) return cb <= 0;
+      return ca < cb;
+    });
+  std::vector<std::pair<RankedConfig, std::int64_t>> picked;  // config, its id
+  std::set<std::pair<std::string, std::string>> seen;         // (name, arch): one row per kernel
+  for (auto& row : rows) {
+    if (static_cast<int>(picked.size()) >= limit) break;
+    // An older source of a config already picked.
+    if (!seen.emplace(row.name, std::string(row.config.arch.str())).second) continue;
+    picked.emplace_back(std::move(row.config), row.id);
   }
   std::vector<RankedConfig> out;
   for (auto& [r, id] : picked) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,6 +21,7 @@
 #include "measure/fault.hpp"
 #include "worker/fd_io.hpp"
 #include "worker/interleaved.hpp"
+#include "worker/kept_shapes.hpp"
 #include "worker/phase_totals.hpp"
 
 namespace mpgemm {
@@ -40,7 +43,7 @@ void log(const std::string& text) {
 // after its first pass, a lane coming back to a shape) then costs a settling and cuBLAS's timing, not the host's
 // fill and cuBLASLt's search (2.4 s of 16384x4096x8192's preparation on an H200).
 constexpr double kKeptShapesMemoryShare = 0.125;
-constexpr std::size_t kKeptShapesMost = 8;
+constexpr std::size_t kKeptShapesMost = 16;
 
 // A shape prepared earlier, its inputs still on the device.
 struct KeptShape {
@@ -220,8 +223,13 @@ class Server {
     cublaslt_for_shape_ = false;
     cublas_median_ms_ = 0;
     screen_baseline_.reset();
+    // The request's shape is taken out of the kept ones before any is let go: with more shapes than are kept, the
+    // one asked for (the least recent, when a re-rank walks the shapes back) would otherwise go first. The shape
+    // prepared until now joins them first, so that preparing it twice in a row reuses it too.
     keep_current_shape();
-    if (auto kept = take_kept_shape(m)) return prepare_again(m, std::move(*kept), start);
+    std::optional<KeptShape> again = take_kept_shape(m);
+    let_kept_shapes_go();
+    if (again) return prepare_again(m, std::move(*again), start);
     // Where the preparation's time goes, logged per shape (inputs filled on the host, cuBLAS's reference run).
     PrepareSteps steps;
     auto mark = std::chrono::steady_clock::now();
@@ -256,12 +264,7 @@ class Server {
     }
     const double settled_ms = problem_->settle_with_cublas(after_fill_settle_ms(m));
     const auto mark = std::chrono::steady_clock::now();
-    CublasReference ref;
-    ref.shape = m.shape;
-    ref.seed = m.seed;
-    ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2, m.batches);
-    ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
-    cublas_median_ms_ = ref.timing.median_ms;
+    CublasReference ref = time_cublas_reference(m);
     phases_.preparing_s += seconds_since(start);
     log(fmt::format("prepared {} again in {:.2f} s: inputs{} kept, settling {:.2f} s, cuBLAS {:.2f} s", m.shape.str(),
                     seconds_since(start), m.cublaslt ? " and cuBLASLt's choice" : "", settled_ms / 1e3,
@@ -271,25 +274,27 @@ class Server {
     return std::nullopt;
   }
 
-  // The shape prepared until now joins the kept ones, the least recently prepared leaving while they hold more
-  // than kKeptShapesMemoryShare of the device's memory or number more than kKeptShapesMost.
+  // The shape prepared until now joins the kept ones, as the most recent.
   void keep_current_shape() {
     if (!problem_) return;
     kept_.push_back({std::move(problem_), std::move(current_cublaslt_)});
     current_cublaslt_.reset();
+  }
+
+  // The least recently prepared kept shapes leave while the kept ones hold more than kKeptShapesMemoryShare of the
+  // device's memory or number more than kKeptShapesMost (all of them when the memory's size cannot be read).
+  void let_kept_shapes_go() {
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     const bool known = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
+    if (!known) (void)cudaGetLastError();  // not left pending for the next call that checks for errors
     const double limit = known ? kKeptShapesMemoryShare * static_cast<double>(total_bytes) : 0;
-    const auto held = [&] {
-      std::size_t bytes = 0;
-      for (const auto& k : kept_) bytes += k.problem->device_bytes();
-      return static_cast<double>(bytes);
-    };
-    while (!kept_.empty() && (kept_.size() > kKeptShapesMost || held() > limit)) {
-      if (cublaslt_) cublaslt_->forget(kept_.front().problem->shape());
-      kept_.erase(kept_.begin());
-    }
+    std::vector<std::size_t> bytes;
+    for (const auto& k : kept_) bytes.push_back(k.problem->device_bytes());
+    const std::size_t go = kept_shapes_to_let_go(bytes, limit, kKeptShapesMost);
+    for (std::size_t i = 0; i < go; ++i)
+      if (cublaslt_) cublaslt_->forget(kept_[i].problem->shape());
+    kept_.erase(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(go));
   }
 
   // The request's problem, allocated and filled; when the device's memory is short, again after the kept shapes
@@ -297,8 +302,9 @@ class Server {
   std::unique_ptr<ProblemContext> new_problem(const PrepareShapeRequest& m) {
     try {
       return std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
-    } catch (const CudaError&) {
-      if (kept_.empty() || !context_healthy()) throw;
+    } catch (const CudaError& e) {
+      // Only a shortage of memory is what letting the kept shapes go can cure.
+      if (e.code() != static_cast<int>(cudaErrorMemoryAllocation) || kept_.empty() || !context_healthy()) throw;
       log(fmt::format("device memory short for {}: letting {} kept shape(s) go", m.shape.str(), kept_.size()));
       for (const auto& k : kept_)
         if (cublaslt_) cublaslt_->forget(k.problem->shape());
@@ -337,15 +343,22 @@ class Server {
       // sustained load again (settle_ms when the hold is off).
       settled_ms += problem_->settle_with_cublas(after_search_settle_ms(m));
     }
-    auto mark = std::chrono::steady_clock::now();
+    const auto mark = std::chrono::steady_clock::now();
+    CublasReference ref = time_cublas_reference(m);
+    steps.cublas_s = seconds_since(mark);
+    return PrepareShapeReply{ref, std::move(lt), settled_ms};
+  }
+
+  // cuBLAS timed on the prepared problem, with the SM clock read after it; its median is the shape's yardstick
+  // for the measurements that follow.
+  CublasReference time_cublas_reference(const PrepareShapeRequest& m) {
     CublasReference ref;
     ref.shape = m.shape;
     ref.seed = m.seed;
     ref.timing = problem_->time_cublas(m.warmup, m.runs, m.iters, m.l2, m.batches);
     ref.sm_clock_mhz = read_sm_clock_mhz(session_->info().pci_bus_id, session_->info().ordinal);
     cublas_median_ms_ = ref.timing.median_ms;
-    steps.cublas_s = seconds_since(mark);
-    return PrepareShapeReply{ref, std::move(lt), settled_ms};
+    return ref;
   }
 
   // cuBLASLt's reference on the prepared problem. Its failures are recorded, not raised: the sweep needs

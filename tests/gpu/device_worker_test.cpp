@@ -376,6 +376,17 @@ TEST_F(DeviceWorkerTest, AShapePreparedAgainWithItsSeedKeepsItsInputsAndCublasLt
   EXPECT_TRUE(kept_through["inputs_kept"].get<bool>()) << kept_through.dump();
   EXPECT_TRUE(kept_through["cublaslt"].is_object()) << kept_through.dump();
   expect_ok_measurement(*w);  // the test kernel's grid covers 256 x 192
+
+  // The same shape prepared twice in a row is served from itself.
+  EXPECT_TRUE(prepare(*w, 256, 7, true)["inputs_kept"].get<bool>()) << "prepared twice in a row";
+  // Sixteen more shapes: 256 x 192 x 320 is now the least recent of the sixteen kept, and still found, since the
+  // shape asked for is taken out before the least recent ones are let go (the re-rank walks its shapes back).
+  for (int i = 0; i < 16; ++i) EXPECT_FALSE(prepare(*w, 576 + 64 * i, 9, false)["inputs_kept"].get<bool>()) << i;
+  const json least_recent = prepare(*w, 256, 7, true);
+  EXPECT_TRUE(least_recent["inputs_kept"].get<bool>()) << least_recent.dump();
+  expect_ok_measurement(*w);
+  // 384 x 192 x 320 was less recent and had to go to make room for them.
+  EXPECT_FALSE(prepare(*w, 384, 6, false)["inputs_kept"].get<bool>());
 }
 
 // --graphs through the worker: cuBLAS's reference, the candidate's batches and its screen are graph replays and

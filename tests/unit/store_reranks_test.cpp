@@ -160,6 +160,13 @@ TEST_F(StoreRerankRows, RankedConfigsByCyclesUseTheClockOfTheFastestMedian) {
   ASSERT_EQ(by_time.size(), 4u);
   EXPECT_EQ(by_time[0].config.candidate.name, "wmma_c");
   EXPECT_EQ(by_time[1].config.candidate.name, "wmma_a");
+  // The limit takes the first of each ranking.
+  const auto two_by_cycles = store_->ranked_configs("NVIDIA H200", kShape, 2, RankBy::cycles);
+  ASSERT_EQ(two_by_cycles.size(), 2u);
+  EXPECT_EQ(two_by_cycles[1].config.candidate.name, "wmma_d");
+  const auto one_by_time = store_->ranked_configs("NVIDIA H200", kShape, 1);
+  ASSERT_EQ(one_by_time.size(), 1u);
+  EXPECT_EQ(one_by_time[0].config.candidate.name, "wmma_c");
 }
 
 TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
