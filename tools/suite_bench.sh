@@ -16,7 +16,8 @@
 #                         times most configs before the power cap has brought the clock down, and a config's first-
 #                         pass median moves +-5% between runs: at 4096^3 the pingpong configs that win the capped
 #                         re-rank by 3-8% stood 3-12% behind the first pass's best (2026-12-01, results/h200/hopper/)
-#   $MPGEMM_SUITE_ROUNDS  re-rank rounds (--rerank-rounds; default 20)
+#   $MPGEMM_SUITE_ROUNDS  re-rank rounds at least (--rerank-rounds; default 20): mpgemm-tune raises them until each
+#                         kernel is timed for --rerank-min-ms (50) in all
 #   $MPGEMM_SUITE_GRAPHS  2 (default): every warm batch, the first pass's and the re-rank's, is a replay of a CUDA
 #                         graph (--graphs), so the microsecond shapes are timed at the GPU's pace for every entry,
 #                         cuBLAS's host cost per call aside, and the first pass ranks kernels, not host costs;
