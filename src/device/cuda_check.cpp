@@ -17,6 +17,13 @@ std::string detail_site(const char* file, int line) {
   return fmt::format(" (at {}:{})", slash ? slash + 1 : file, line);
 }
 
+std::optional<DeviceMemory> device_memory() {
+  DeviceMemory m;
+  if (cudaMemGetInfo(&m.free_bytes, &m.total_bytes) == cudaSuccess) return m;
+  (void)cudaGetLastError();  // not left pending for the next call that checks for errors
+  return std::nullopt;
+}
+
 void check_cuda(cudaError_t error, std::string_view call, std::string_view context) {
   if (error == cudaSuccess) return;
   (void)cudaGetLastError();  // a non-sticky error must not be reported again by the next check of the last error

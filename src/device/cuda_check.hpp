@@ -1,6 +1,8 @@
 #pragma once
 // Checked CUDA calls. Every runtime, driver and cuBLAS return code goes through one of these; a failure throws the
 // layer's typed error carrying the code (for classification) and the call site (for people).
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +35,13 @@ void check_cu(CUresult result, std::string_view call, std::string_view context =
 
 // Throws CublasError unless status is CUBLAS_STATUS_SUCCESS.
 void check_cublas(cublasStatus_t status, std::string_view call);
+
+// The current device's memory (cudaMemGetInfo); nullopt when it cannot be read, its error not left pending.
+struct DeviceMemory {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+};
+std::optional<DeviceMemory> device_memory();
 
 }  // namespace mpgemm
 

@@ -20,12 +20,11 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes, const std::string& what) : bytes_(
   if (error == cudaSuccess) return;
   ptr_ = nullptr;
   (void)cudaGetLastError();
-  std::size_t free_bytes = 0, total_bytes = 0;
-  const bool known = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
-  (void)cudaGetLastError();
-  throw CudaError("cudaMalloc", static_cast<int>(error),
-                  fmt::format("{} bytes for {}: {}{}", bytes, what, describe(error),
-                              known ? fmt::format(" ({} of {} bytes free)", free_bytes, total_bytes) : ""));
+  const std::optional<DeviceMemory> memory = device_memory();
+  throw CudaError(
+      "cudaMalloc", static_cast<int>(error),
+      fmt::format("{} bytes for {}: {}{}", bytes, what, describe(error),
+                  memory ? fmt::format(" ({} of {} bytes free)", memory->free_bytes, memory->total_bytes) : ""));
 }
 
 DeviceBuffer::~DeviceBuffer() {

@@ -32,7 +32,7 @@ std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, co
   q.bind(device_name, shape.m, shape.n, shape.k);
   struct Row {
     RankedConfig config;
-    std::string name;
+    std::pair<std::string, std::string> kernel;  // (config name, arch as stored): one kernel, whatever its source
     std::int64_t id;
   };
   std::vector<Row> rows;
@@ -40,7 +40,7 @@ std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, co
   std::set<std::pair<std::string, std::string>> seen_by_time;
   while (q.step()) {
     if (by == RankBy::time && static_cast<int>(seen_by_time.size()) >= limit) break;
-    Row row{RankedConfig{}, q.text(3), q.int64(0)};
+    Row row{RankedConfig{}, {q.text(3), q.text(1)}, q.int64(0)};
     RankedConfig& r = row.config;
     const auto arch = Arch::parse(q.text(1));
     if (!arch) s.bad_row(fmt::format("measurement of config {} has arch '{}'", row.id, q.text(1)));
@@ -50,7 +50,7 @@ std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, co
     r.shared_bytes = static_cast<int>(q.opt_int64(5).value_or(-1));
     r.dynamic_shared_bytes = static_cast<int>(q.opt_int64(6).value_or(-1));
     r.sm_clock_mhz = std::max(0.0, q.opt_real(7).value_or(0));
-    if (by == RankBy::time) seen_by_time.emplace(row.name, q.text(1));
+    if (by == RankBy::time) seen_by_time.insert(row.kernel);
     rows.push_back(std::move(row));
   }
   if (by == RankBy::cycles)  // the configs with a known clock first, fewest cycles first
@@ -63,8 +63,7 @@ std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, co
   std::set<std::pair<std::string, std::string>> seen;         // (name, arch): one row per kernel
   for (auto& row : rows) {
     if (static_cast<int>(picked.size()) >= limit) break;
-    // An older source of a config already picked.
-    if (!seen.emplace(row.name, std::string(row.config.arch.str())).second) continue;
+    if (!seen.insert(row.kernel).second) continue;  // an older source of a config already picked
     picked.emplace_back(std::move(row.config), row.id);
   }
   std::vector<RankedConfig> out;

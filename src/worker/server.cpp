@@ -223,9 +223,10 @@ class Server {
     cublaslt_for_shape_ = false;
     cublas_median_ms_ = 0;
     screen_baseline_.reset();
-    // The request's shape is taken out of the kept ones before any is let go: with more shapes than are kept, the
-    // one asked for (the least recent, when a re-rank walks the shapes back) would otherwise go first. The shape
-    // prepared until now joins them first, so that preparing it twice in a row reuses it too.
+    // The shape prepared until now joins the kept ones, and the request's shape is taken out of them before any is
+    // let go, so the one asked for does not count against kKeptShapesMost or the memory share. Before, a re-rank
+    // walking back over kKeptShapesMost + 1 shapes let the least recent go at its first request, and the walk
+    // needs that one last.
     keep_current_shape();
     std::optional<KeptShape> again = take_kept_shape(m);
     let_kept_shapes_go();
@@ -284,17 +285,18 @@ class Server {
   // The least recently prepared kept shapes leave while the kept ones hold more than kKeptShapesMemoryShare of the
   // device's memory or number more than kKeptShapesMost (all of them when the memory's size cannot be read).
   void let_kept_shapes_go() {
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    const bool known = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
-    if (!known) (void)cudaGetLastError();  // not left pending for the next call that checks for errors
-    const double limit = known ? kKeptShapesMemoryShare * static_cast<double>(total_bytes) : 0;
+    const std::optional<DeviceMemory> memory = device_memory();
+    const double limit = memory ? kKeptShapesMemoryShare * static_cast<double>(memory->total_bytes) : 0;
     std::vector<std::size_t> bytes;
     for (const auto& k : kept_) bytes.push_back(k.problem->device_bytes());
-    const std::size_t go = kept_shapes_to_let_go(bytes, limit, kKeptShapesMost);
-    for (std::size_t i = 0; i < go; ++i)
+    let_go(kept_shapes_to_let_go(bytes, limit, kKeptShapesMost));
+  }
+
+  // The `n` least recently prepared kept shapes leave, and cuBLASLt forgets their algorithms.
+  void let_go(std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
       if (cublaslt_) cublaslt_->forget(kept_[i].problem->shape());
-    kept_.erase(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(go));
+    kept_.erase(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(n));
   }
 
   // The request's problem, allocated and filled; when the device's memory is short, again after the kept shapes
@@ -306,9 +308,7 @@ class Server {
       // Only a shortage of memory is what letting the kept shapes go can cure.
       if (e.code() != static_cast<int>(cudaErrorMemoryAllocation) || kept_.empty() || !context_healthy()) throw;
       log(fmt::format("device memory short for {}: letting {} kept shape(s) go", m.shape.str(), kept_.size()));
-      for (const auto& k : kept_)
-        if (cublaslt_) cublaslt_->forget(k.problem->shape());
-      kept_.clear();
+      let_go(kept_.size());
       return std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
     }
   }

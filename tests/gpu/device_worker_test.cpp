@@ -312,7 +312,8 @@ TEST_F(DeviceWorkerTest, ClockHoldSettlesAfterIdleAndKeepsTheCardBusyBetweenRequ
 // A shape prepared again with its seed comes back from the worker's kept shapes: inputs, reference output and
 // cuBLASLt's choice as they were (the reply says so and carries the same cuBLASLt algorithm), cuBLAS timed again;
 // a candidate on it verifies against the kept reference, and cuBLASLt still runs in a re-rank's rounds. Another
-// seed, or asking for cuBLASLt where it was not searched, prepares the shape anew.
+// seed, or asking for cuBLASLt where it was not searched, prepares the shape anew. The shape asked for does not
+// count against the number kept: with sixteen kept besides it, the least recent is still found.
 TEST_F(DeviceWorkerTest, AShapePreparedAgainWithItsSeedKeepsItsInputsAndCublasLtChoice) {
   const auto prepare = [](WorkerProcess& w, int m, std::uint64_t seed, bool cublaslt) {
     w.send({{"type", "prepare_shape"},
@@ -377,7 +378,7 @@ TEST_F(DeviceWorkerTest, AShapePreparedAgainWithItsSeedKeepsItsInputsAndCublasLt
   EXPECT_TRUE(kept_through["cublaslt"].is_object()) << kept_through.dump();
   expect_ok_measurement(*w);  // the test kernel's grid covers 256 x 192
 
-  // The same shape prepared twice in a row is served from itself.
+  // The same shape prepared twice in a row is served from itself (a regression check: it was before too).
   EXPECT_TRUE(prepare(*w, 256, 7, true)["inputs_kept"].get<bool>()) << "prepared twice in a row";
   // Sixteen more shapes: 256 x 192 x 320 is now the least recent of the sixteen kept, and still found, since the
   // shape asked for is taken out before the least recent ones are let go (the re-rank walks its shapes back).

@@ -160,10 +160,21 @@ TEST_F(StoreRerankRows, RankedConfigsByCyclesUseTheClockOfTheFastestMedian) {
   ASSERT_EQ(by_time.size(), 4u);
   EXPECT_EQ(by_time[0].config.candidate.name, "wmma_c");
   EXPECT_EQ(by_time[1].config.candidate.name, "wmma_a");
+  // An older source of d (another hash) is slower by time but fewer cycles: by cycles it stands for d, by time the
+  // newer row does.
+  const auto old_d = store_->upsert_config(Candidate{"wmma", {}, "wmma_d", std::nullopt}, "0ld");
+  measured(*store_, run_, old_d, 0.104, 100, "d_old", "sm_90a", 1500);  // 156.0: fewest cycles of all
+  const auto with_old = store_->ranked_configs("NVIDIA H200", kShape, 5, RankBy::cycles);
+  ASSERT_EQ(with_old.size(), 4u);
+  EXPECT_EQ(with_old[0].config.id, old_d);
+  EXPECT_EQ(with_old[1].config.candidate.name, "wmma_b");
+  const auto by_time_with_old = store_->ranked_configs("NVIDIA H200", kShape, 5);
+  ASSERT_EQ(by_time_with_old.size(), 4u);
+  EXPECT_EQ(by_time_with_old[2].config.id, d);  // 0.102 (d) ahead of 0.104 (its older source)
   // The limit takes the first of each ranking.
   const auto two_by_cycles = store_->ranked_configs("NVIDIA H200", kShape, 2, RankBy::cycles);
   ASSERT_EQ(two_by_cycles.size(), 2u);
-  EXPECT_EQ(two_by_cycles[1].config.candidate.name, "wmma_d");
+  EXPECT_EQ(two_by_cycles[1].config.candidate.name, "wmma_b");
   const auto one_by_time = store_->ranked_configs("NVIDIA H200", kShape, 1);
   ASSERT_EQ(one_by_time.size(), 1u);
   EXPECT_EQ(one_by_time[0].config.candidate.name, "wmma_c");
