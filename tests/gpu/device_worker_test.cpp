@@ -122,6 +122,24 @@ class DeviceWorkerTest : public ::testing::Test {
     ASSERT_TRUE(std::filesystem::exists(kWorker)) << "build mpgemm-worker first: " << kWorker;
   }
 
+  // A prepare_shape request for m x 192 x 320 with the tests' timing protocol and tolerances.
+  static json prepare_request(int m, std::uint64_t seed, bool cublaslt, const char* batches = "stream",
+                              int settle_ms = 0, int keep_warm_ms = 0, int idle_settle_ms = 0) {
+    return {{"type", "prepare_shape"},
+            {"shape", {{"m", m}, {"n", 192}, {"k", 320}}},
+            {"seed", seed},
+            {"warmup", 3},
+            {"runs", 5},
+            {"iters", 20},
+            {"cublaslt", cublaslt},
+            {"atol", 0.5},
+            {"rtol", 1e-3},
+            {"l2", "warm"},
+            {"batches", batches},
+            {"settle_ms", settle_ms},
+            {"hold", {{"keep_warm_ms", keep_warm_ms}, {"idle_settle_ms", idle_settle_ms}}}};
+  }
+
   // A worker that has answered hello and prepared a 256 x 192 x 320 problem (with cuBLASLt's reference when
   // asked; its reply goes to `prepared`).
   static std::unique_ptr<WorkerProcess> ready_worker(bool cublaslt = false, json* prepared = nullptr,
@@ -131,19 +149,7 @@ class DeviceWorkerTest : public ::testing::Test {
     w->send({{"type", "hello"}, {"protocol", kProtocolVersion}, {"device_ordinal", 0}});
     const auto hello = w->receive(120s);
     EXPECT_TRUE(hello && (*hello)["type"] == "device") << (hello ? hello->dump() : "no reply");
-    w->send({{"type", "prepare_shape"},
-             {"shape", {{"m", 256}, {"n", 192}, {"k", 320}}},
-             {"seed", 5},
-             {"warmup", 3},
-             {"runs", 5},
-             {"iters", 20},
-             {"cublaslt", cublaslt},
-             {"atol", 0.5},
-             {"rtol", 1e-3},
-             {"l2", "warm"},
-             {"batches", batches},
-             {"settle_ms", settle_ms},
-             {"hold", {{"keep_warm_ms", keep_warm_ms}, {"idle_settle_ms", idle_settle_ms}}}});
+    w->send(prepare_request(256, 5, cublaslt, batches, settle_ms, keep_warm_ms, idle_settle_ms));
     const auto ref = w->receive(120s);
     EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
     if (ref && ref->contains("reference")) {
@@ -316,19 +322,7 @@ TEST_F(DeviceWorkerTest, ClockHoldSettlesAfterIdleAndKeepsTheCardBusyBetweenRequ
 // count against the number kept: with sixteen kept besides it, the least recent is still found.
 TEST_F(DeviceWorkerTest, AShapePreparedAgainWithItsSeedKeepsItsInputsAndCublasLtChoice) {
   const auto prepare = [](WorkerProcess& w, int m, std::uint64_t seed, bool cublaslt) {
-    w.send({{"type", "prepare_shape"},
-            {"shape", {{"m", m}, {"n", 192}, {"k", 320}}},
-            {"seed", seed},
-            {"warmup", 3},
-            {"runs", 5},
-            {"iters", 20},
-            {"cublaslt", cublaslt},
-            {"atol", 0.5},
-            {"rtol", 1e-3},
-            {"l2", "warm"},
-            {"batches", "stream"},
-            {"settle_ms", 0},
-            {"hold", {{"keep_warm_ms", 0}, {"idle_settle_ms", 0}}}});
+    w.send(prepare_request(m, seed, cublaslt));
     const auto ref = w.receive(120s);
     EXPECT_TRUE(ref && (*ref)["type"] == "cublas_reference") << (ref ? ref->dump() : "no reply");
     return ref ? *ref : json();

@@ -19,6 +19,17 @@ ParsedArgs parse(const ArgParser& p, std::vector<const char*> argv) {
   argv.insert(argv.begin(), "prog");
   return p.parse(static_cast<int>(argv.size()), argv.data());
 }
+// mpgemm-tune's options, and what they make of `argv` after "mpgemm-tune s.json".
+ArgParser tune_parser() {
+  ArgParser p("mpgemm-tune", "", "");
+  add_tune_options(p);
+  return p;
+}
+TuneOptions tune_args(const ArgParser& p, std::vector<const char*> argv) {
+  argv.insert(argv.begin(), {"mpgemm-tune", "s.json"});
+  return tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
+                           argv.data());
+}
 }  // namespace
 
 TEST(Args, ParsesOptionsFlagsAndPositionals) {
@@ -128,13 +139,8 @@ TEST(TuneArgs, TheRerankTakesTheWarmupAndItersOfTheRun) {
 // The re-rank is sized by time unless told otherwise (each kernel timed for 50 ms in all, batches of at most
 // 5 ms); 0 turns either off; negative or over a minute is refused.
 TEST(TuneArgs, TheRerankIsSizedByTimeByDefault) {
-  ArgParser p("mpgemm-tune", "", "");
-  add_tune_options(p);
-  const auto parse = [&](std::vector<const char*> argv) {
-    argv.insert(argv.begin(), {"mpgemm-tune", "s.json"});
-    return tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
-                             argv.data());
-  };
+  const ArgParser p = tune_parser();
+  const auto parse = [&](std::vector<const char*> argv) { return tune_args(p, std::move(argv)); };
   EXPECT_EQ(parse({}).rerank.min_kernel_ms, 50);
   EXPECT_EQ(parse({}).rerank.max_batch_ms, 5);
   EXPECT_EQ(parse({"--rerank-min-ms", "0"}).rerank.min_kernel_ms, 0);
@@ -149,13 +155,8 @@ TEST(TuneArgs, TheRerankIsSizedByTimeByDefault) {
 // The re-rank settles the card for about a second unless told otherwise, a shape's preparation only when asked;
 // 0 turns either off; negative is refused.
 TEST(TuneArgs, TheRerankSettlesForASecondByDefaultShapesOnlyWhenAsked) {
-  ArgParser p("mpgemm-tune", "", "");
-  add_tune_options(p);
-  const auto parse = [&](std::vector<const char*> argv) {
-    argv.insert(argv.begin(), {"mpgemm-tune", "s.json"});
-    return tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
-                             argv.data());
-  };
+  const ArgParser p = tune_parser();
+  const auto parse = [&](std::vector<const char*> argv) { return tune_args(p, std::move(argv)); };
   EXPECT_EQ(parse({}).rerank.protocol.settle_ms, 1000);
   EXPECT_EQ(parse({"--rerank-settle-ms", "0"}).rerank.protocol.settle_ms, 0);
   EXPECT_EQ(parse({"--rerank-settle-ms", "2500"}).rerank.protocol.settle_ms, 2500);
@@ -227,13 +228,8 @@ TEST(MeasureArgs, L2NoiseTargetAndScreen) {
 }
 
 TEST(TuneArgs, ShapeOrderIsCostliestFirstUnlessTheFileOrderIsAsked) {
-  ArgParser p("mpgemm-tune", "", "");
-  add_tune_options(p);
-  auto parse = [&](std::vector<const char*> argv) {
-    argv.insert(argv.begin(), {"mpgemm-tune", "s.json"});
-    return tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
-                             argv.data());
-  };
+  const ArgParser p = tune_parser();
+  const auto parse = [&](std::vector<const char*> argv) { return tune_args(p, std::move(argv)); };
   EXPECT_EQ(parse({}).shape_order, ShapeOrder::costliest);
   EXPECT_EQ(parse({"--shape-order", "file"}).shape_order, ShapeOrder::file);
   EXPECT_EQ(parse({"--shape-order", "costliest"}).shape_order, ShapeOrder::costliest);
