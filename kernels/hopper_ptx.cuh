@@ -73,12 +73,39 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const Tensor
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask)
       : "memory");
 }
+// The same two loads with an L2 eviction priority (`policy`: l2_policy_evict_*), for operands that other tiles read
+// again.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1,
+                                            unsigned long long policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1), "l"(policy)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1,
+                                                      unsigned short cta_mask, unsigned long long policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      ".L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5, %6;\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask), "l"(policy)
+      : "memory");
+}
 // Shared memory -> the box at (c0, c1); elements outside the tensor are not written.
 __device__ __forceinline__ void tma_store_2d(const TensorMap* map, unsigned src, int c0, int c1) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
                    reinterpret_cast<unsigned long long>(map)),
                "r"(src), "r"(c0), "r"(c1)
                : "memory");
+}
+// The same store with an L2 eviction priority (`policy`).
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, unsigned src, int c0, int c1,
+                                             unsigned long long policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group.L2::cache_hint [%0, {%2, %3}], [%1], %4;\n" ::"l"(
+          reinterpret_cast<unsigned long long>(map)),
+      "r"(src), "r"(c0), "r"(c1), "l"(policy)
+      : "memory");
 }
 __device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // Waits until at most N committed store groups still read their shared memory.
@@ -94,6 +121,40 @@ __device__ __forceinline__ void bulk_wait_group() {
 // Orders this thread's ordinary shared-memory writes before later async-proxy (TMA) reads of them.
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// ---- L2 eviction priorities ----------------------------------------------------------------------------------
+// Policies for the .L2::cache_hint forms of loads and stores: lines written or read with evict_first are the first
+// the L2 evicts, evict_last the last, so a GEMM that streams C through the L2 can leave A and B resident there.
+__device__ __forceinline__ unsigned long long l2_policy_evict_first() {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ unsigned long long l2_policy_evict_last() {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ void st_global(float* p, float v, unsigned long long policy) {
+  asm volatile("st.global.L2::cache_hint.f32 [%0], %1, %2;\n" ::"l"(p), "f"(v), "l"(policy) : "memory");
+}
+__device__ __forceinline__ void st_global(float2* p, float2 v, unsigned long long policy) {
+  asm volatile("st.global.L2::cache_hint.v2.f32 [%0], {%1, %2}, %3;\n" ::"l"(p), "f"(v.x), "f"(v.y), "l"(policy)
+               : "memory");
+}
+__device__ __forceinline__ void st_global(float4* p, float4 v, unsigned long long policy) {
+  asm volatile("st.global.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;\n" ::"l"(p), "f"(v.x), "f"(v.y), "f"(v.z),
+               "f"(v.w), "l"(policy)
+               : "memory");
+}
+// An ordinary store, or (HINTED) one with `policy`.
+template <bool HINTED, class T>
+__device__ __forceinline__ void store_global(T* p, T v, unsigned long long policy) {
+  if constexpr (HINTED)
+    st_global(p, v, policy);
+  else
+    *p = v;
 }
 
 // ---- clusters and named barriers ---------------------------------------------------------------------------------

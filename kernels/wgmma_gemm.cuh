@@ -22,9 +22,10 @@
 //                       2 rows:   whole 128-byte lines straight from registers, after a transpose across each warp's
 //                                 lanes (wgmma_rows.cuh); no shared memory, so the other consumer's wgmmas keep it.
 //
-// Split-K (SPLIT_K > 1, or SPLIT_MODE stream: split_k.cuh): the grid works through (tile, slice of K) units; each slice adds its partial
-// sums into C in slice order, waiting on a per-tile flag in `flags` (zero before the launch, zero again after), so
-// the result does not depend on timing. Direct epilogue and persistent grids only (the slices wait for each other).
+// Split-K (SPLIT_K > 1, or SPLIT_MODE stream: split_k.cuh): the grid works through (tile, slice of K) units; each slice
+// adds its partial sums into C in slice order, waiting on a per-tile flag in `flags` (zero before the launch, zero
+// again after), so the result does not depend on timing. Direct epilogue and persistent grids only (the slices wait for
+// each other).
 //
 // Swap-AB (SWAP_AB = 1, for skinny M): the wgmmas compute the tile of C's transpose, D = B_tile^T * A_tile^T, so
 // the tile's BN columns (multiples of 64) are their M side, cut among the consumers like BM is otherwise, and its
@@ -37,6 +38,9 @@
 // block waits for that kernel's memory (griddepcontrol.wait). PDL 1 then at once lets the next kernel start
 // launching (its blocks take an SM as this grid's blocks leave it); PDL 2 leaves that to the implicit trigger at the
 // block's exit. Nothing of the computation changes.
+//
+// L2 hints (L2_HINTS): 0 none; 1 C's stores (every epilogue) marked evict-first, so that C streaming through the L2
+// does not push out the A and B lines other tiles read again; 2 that, and A's and B's loads marked evict-last.
 //
 // Bounds: any M and N; K and N multiples of 8 (TMA needs 16-byte row strides). Edges need no code: TMA fills
 // out-of-bounds loads with zeros (the barrier still counts the full box) and clips out-of-bounds stores.
@@ -63,6 +67,7 @@ namespace wgmma_detail {
 
 enum : int { kEpilogueDirect = 0, kEpilogueTma = 1, kEpilogueRows = 2 };
 enum : int { kScheduleCooperative = 0, kSchedulePingpong = 1 };
+enum : int { kL2HintsNone = 0, kL2HintsCFirst = 1, kL2HintsCFirstAbLast = 2 };
 constexpr int kProducerRegs = 40;   // registers per producer thread once it gives its share away (setmaxnreg)
 constexpr int kConsumerRegs = 232;  // per consumer thread with two consumers: 128 * 40 + 256 * 232 <= 65536
 
@@ -98,8 +103,8 @@ __device__ __forceinline__ BlockOrigin block_origin(int index, int tiles_m, int 
 
 }  // namespace wgmma_detail
 
-template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP,
-          int EPILOGUE, int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE, int SWAP_AB, int PDL>
+template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP, int EPILOGUE,
+          int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE, int SWAP_AB, int PDL, int L2_HINTS>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wgmma_gemm(const __grid_constant__ hopper::TensorMap a_map, const __grid_constant__ hopper::TensorMap b_map,
                const __grid_constant__ hopper::TensorMap c_map, float* __restrict__ C, int* __restrict__ flags, int M,
@@ -109,6 +114,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   using namespace wgmma_detail;
   constexpr bool PINGPONG = SCHEDULE == kSchedulePingpong;
   constexpr bool SWAP = SWAP_AB != 0;
+  constexpr bool C_FIRST = L2_HINTS != kL2HintsNone;          // C's stores evict-first in L2
+  constexpr bool AB_LAST = L2_HINTS == kL2HintsCFirstAbLast;  // A's and B's loads evict-last
   constexpr Layout L{BM, BN, STAGES, CONSUMERS, PINGPONG, EPILOGUE == kEpilogueTma, C_BUFFERS, SWAP};
   constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
   constexpr int ROWS = L.rows_per_consumer();
@@ -129,6 +136,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(!PINGPONG || CONSUMERS == 2, "pingpong alternates two consumers");
   static_assert(EPILOGUE != kEpilogueTma || C_BUFFERS >= 1, "the tma epilogue needs a staging buffer");
   static_assert(SPLIT_K >= 1, "SPLIT_K slices of K");
+  static_assert(L2_HINTS >= kL2HintsNone && L2_HINTS <= kL2HintsCFirstAbLast, "L2_HINTS is 0, 1 or 2");
   // Tiles may be cut into slices: split-K proper, or stream-K's ranges (SPLIT_K 1).
   constexpr bool SPLITTING = SPLIT_K > 1 || SPLIT_MODE == kSplitStream;
   static_assert(!SPLITTING || EPILOGUE == kEpilogueDirect, "split-K adds its slices in the direct epilogue");
@@ -188,6 +196,21 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     if (tid == 0) {
       const unsigned short a_mask = a_sharers<CLUSTER_M, CLUSTER_N>(rank_m);
       const unsigned short b_mask = b_sharers<CLUSTER_M, CLUSTER_N>(rank_n);
+      const unsigned long long ab_policy = AB_LAST ? l2_policy_evict_last() : 0;
+      // The loads of a k-block: with AB_LAST, each marked evict-last.
+      const auto load = [&](unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1) {
+        if constexpr (AB_LAST)
+          tma_load_2d(dst, map, bar, c0, c1, ab_policy);
+        else
+          tma_load_2d(dst, map, bar, c0, c1);
+      };
+      const auto load_multicast = [&](unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1,
+                                      unsigned short mask) {
+        if constexpr (AB_LAST)
+          tma_load_2d_multicast(dst, map, bar, c0, c1, mask, ab_policy);
+        else
+          tma_load_2d_multicast(dst, map, bar, c0, c1, mask);
+      };
       int stage = 0;
       unsigned phase = 0;
       for (int i = 0; i < units; ++i) {
@@ -200,21 +223,20 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
           const int k0 = kb * kBK;
           const unsigned a_dst = base + L.a_offset(stage);
           if constexpr (CLUSTER_N == 1) {
-            tma_load_2d(a_dst, &a_map, full(stage), k0, o.m0);
+            load(a_dst, &a_map, full(stage), k0, o.m0);
           } else {
             constexpr int rows = BM / CLUSTER_N;
-            tma_load_2d_multicast(a_dst + rank_n * rows * kRowBytes, &a_map, full(stage), k0, o.m0 + rank_n * rows,
-                                  a_mask);
+            load_multicast(a_dst + rank_n * rows * kRowBytes, &a_map, full(stage), k0, o.m0 + rank_n * rows, a_mask);
           }
           const unsigned b_dst = base + L.b_offset(stage);
 #pragma unroll
           for (int j = 0; j < L.b_chunks(); ++j) {
             if constexpr (CLUSTER_M == 1) {
-              tma_load_2d(b_dst + j * L.b_chunk_bytes(), &b_map, full(stage), o.n0 + j * kBChunk, k0);
+              load(b_dst + j * L.b_chunk_bytes(), &b_map, full(stage), o.n0 + j * kBChunk, k0);
             } else {
               constexpr int rows = kBK / CLUSTER_M;
-              tma_load_2d_multicast(b_dst + j * L.b_chunk_bytes() + rank_m * rows * kRowBytes, &b_map, full(stage),
-                                    o.n0 + j * kBChunk, k0 + rank_m * rows, b_mask);
+              load_multicast(b_dst + j * L.b_chunk_bytes() + rank_m * rows * kRowBytes, &b_map, full(stage),
+                             o.n0 + j * kBChunk, k0 + rank_m * rows, b_mask);
             }
           }
           if (++stage == STAGES) {
@@ -254,6 +276,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     const unsigned long long b_desc0 =
         smem_descriptor(base + L.b_offset(0) + (SWAP ? (row0 / kBChunk) * L.b_chunk_bytes() : 0),
                         L.b_chunk_bytes(), 8 * kRowBytes);
+    const unsigned long long c_policy = C_FIRST ? l2_policy_evict_first() : 0;
     int slot = 0;
     unsigned turns = 0;  // pingpong: how many times this consumer has waited for its turn
     // The i-th unit of this CTA fills the ring positions after its earlier units' k-blocks (the producer's order); a
@@ -377,7 +400,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 #pragma unroll
             for (int r = 0; r < WN / 2; ++r) {
               const int n = swapped_n(mb, r), m = swapped_m(r);
-              if (inside || (m < M && n < N)) C[static_cast<size_t>(m) * N + n] = acc[mb][r];
+              if (inside || (m < M && n < N))
+                store_global<C_FIRST>(C + static_cast<size_t>(m) * N + n, acc[mb][r], c_policy);
             }
         } else {
           if (accumulate) {
@@ -417,9 +441,11 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
             for (int i = 0; i < BN / 8; ++i) {
               const bool in_n = inside || col + 8 * i < N;
               if (in0 && in_n)
-                *reinterpret_cast<float2*>(c0 + 8 * i) = make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]);
+                store_global<C_FIRST>(reinterpret_cast<float2*>(c0 + 8 * i),
+                                      make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]), c_policy);
               if (in1 && in_n)
-                *reinterpret_cast<float2*>(c1 + 8 * i) = make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]);
+                store_global<C_FIRST>(reinterpret_cast<float2*>(c1 + 8 * i),
+                                      make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]), c_policy);
             }
           }
         }
@@ -435,7 +461,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
         const bool inside = o.m0 + BM <= M && o.n0 + BN <= N;
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb)
-          wgmma_rows::store<BN>(acc[mb], C, M, N, o.m0 + row0 + mb * kWgmmaM + warp * 16, o.n0, inside, lane);
+          wgmma_rows::store<BN, C_FIRST>(acc[mb], C, M, N, o.m0 + row0 + mb * kWgmmaM + warp * 16, o.n0, inside, lane,
+                                         c_policy);
       } else {
         const int bar_id = 1 + consumer;  // named barrier of this consumer's 128 threads (0 is __syncthreads)
 #pragma unroll
@@ -459,7 +486,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
             fence_proxy_async_shared();
             named_barrier_sync(bar_id, kWarpgroup);
             if (tid == 0) {
-              tma_store_2d(&c_map, buffer, o.n0 + j * kCSubCols, o.m0 + row0 + mb * kWgmmaM);
+              if constexpr (C_FIRST)
+                tma_store_2d(&c_map, buffer, o.n0 + j * kCSubCols, o.m0 + row0 + mb * kWgmmaM, c_policy);
+              else
+                tma_store_2d(&c_map, buffer, o.n0 + j * kCSubCols, o.m0 + row0 + mb * kWgmmaM);
               bulk_commit_group();
             }
             ++slot;

@@ -20,6 +20,8 @@
 //      in round t, lane L takes instruction u = (m + t) & 3's float4 (m = k >> 1), so the 32 lanes read 32 different
 //      sources, and each source lane s gives P[(u_s - t) & 3], u_s = 2 (s & 1) + (s >> 4) being the one
 //      instruction it serves. Both sides rotate their four float4 by a lane-dependent amount with selects.
+#include "hopper_ptx.cuh"
+
 namespace mpgemm {
 namespace wgmma_rows {
 
@@ -45,9 +47,10 @@ __device__ __forceinline__ void rotate(const float4 (&in)[4], int by, float4 (&o
 // M x N row-major C (row0, col0: the warp's first row and the tile's first column). Every lane of the warp must call
 // it (the shuffles take the whole warp); `inside` skips the bounds checks of an edge tile. N is a multiple of 8
 // (the family requires it), so a float4 at a column below N is whole and 16-byte aligned.
-template <int BN>
+// HINTED: each store carries `policy` (an L2 eviction priority).
+template <int BN, bool HINTED>
 __device__ __forceinline__ void store(const float (&acc)[BN / 2], float* __restrict__ C, int M, int N, int row0,
-                                      int col0, bool inside, int lane) {
+                                      int col0, bool inside, int lane, unsigned long long policy) {
   static_assert(BN % 32 == 0, "the rows epilogue stores 32-column groups");
   const int q = lane % 4, rho = lane / 8, k = lane % 8, m = k >> 1;
   const bool odd = (q & 1) != 0;
@@ -82,7 +85,8 @@ __device__ __forceinline__ void store(const float (&acc)[BN / 2], float* __restr
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const int row = row0 + 4 * u + rho, col = col0 + 32 * g + 4 * k;
-      if (inside || (row < M && col < N)) *reinterpret_cast<float4*>(C + static_cast<size_t>(row) * N + col) = out[u];
+      if (inside || (row < M && col < N))
+        hopper::store_global<HINTED>(reinterpret_cast<float4*>(C + static_cast<size_t>(row) * N + col), out[u], policy);
     }
   }
 }

@@ -36,6 +36,17 @@ std::string_view to_string(WgmmaEpilogue e) {
   }
   return "?";
 }
+std::string_view to_string(L2Hints h) {
+  switch (h) {
+    case L2Hints::none:
+      return "none";
+    case L2Hints::c_first:
+      return "c_first";
+    case L2Hints::c_first_ab_last:
+      return "c_first_ab_last";
+  }
+  return "?";
+}
 std::string_view to_string(TileRaster r) {
   return r == TileRaster::m ? "m" : "n";
 }
@@ -92,6 +103,8 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
           pdl));
     c.dependent_launch = static_cast<DependentLaunch>(pdl);
   }
+  if (p.count("L2_HINTS"))
+    c.l2_hints = enum_from(p, "L2_HINTS", std::array{L2Hints::none, L2Hints::c_first, L2Hints::c_first_ab_last});
   return c;
 }
 
@@ -117,6 +130,7 @@ Params WgmmaConfig::to_params() const {
   if (swap_ab) p["SWAP_AB"] = std::int64_t{1};
   if (l2_promotion != 256) p["L2_PROMOTION"] = std::int64_t{l2_promotion};
   if (dependent_launch != DependentLaunch::none) p["PDL"] = std::int64_t{static_cast<int>(dependent_launch)};
+  if (l2_hints != L2Hints::none) p["L2_HINTS"] = std::string(to_string(l2_hints));
   return p;
 }
 
@@ -130,7 +144,7 @@ std::string WgmmaConfig::name() const {
                             : split_mode == SplitMode::stream
                                 ? fmt::format("_stk{}", split_k == 1 ? "" : std::to_string(split_k))
                                 : fmt::format("_sk{}{}", split_k, split_mode == SplitMode::tail ? "t" : "");
-  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}{}{}{}", bm, bn, wgmma_layout::kBK, stages,
+  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}{}{}{}{}", bm, bn, wgmma_layout::kBK, stages,
                      consumers, to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
                      balanced     ? "bal"
                      : persistent ? "pers"
@@ -139,14 +153,18 @@ std::string WgmmaConfig::name() const {
                      l2_promotion == 256 ? std::string() : fmt::format("_l2p{}", l2_promotion),
                      dependent_launch == DependentLaunch::early     ? "_pdl"
                      : dependent_launch == DependentLaunch::at_exit ? "_pdlx"
-                                                                    : "");
+                                                                    : "",
+                     l2_hints == L2Hints::c_first           ? "_cfirst"
+                     : l2_hints == L2Hints::c_first_ab_last ? "_cfirst_ablast"
+                                                            : "");
 }
 
 std::string WgmmaConfig::name_expression() const {
-  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn, stages,
-                     consumers, cluster_m, cluster_n, static_cast<int>(raster), group, static_cast<int>(epilogue),
-                     static_cast<int>(schedule), c_buffers, split_k, static_cast<int>(split_mode), swap_ab ? 1 : 0,
-                     static_cast<int>(dependent_launch));
+  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn,
+                     stages, consumers, cluster_m, cluster_n, static_cast<int>(raster), group,
+                     static_cast<int>(epilogue), static_cast<int>(schedule), c_buffers, split_k,
+                     static_cast<int>(split_mode), swap_ab ? 1 : 0, static_cast<int>(dependent_launch),
+                     static_cast<int>(l2_hints));
 }
 
 wgmma_layout::Layout WgmmaConfig::layout() const {

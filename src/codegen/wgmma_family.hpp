@@ -43,7 +43,13 @@ enum class SplitMode {
   stream = 2,  // stream-K: whole waves but one run unsplit; the rest's k-blocks are shared out in equal ranges, one
                // per cluster, that cut tiles where they end (SPLIT_K 1)
 };
+enum class L2Hints {
+  none = 0,             // ordinary loads and stores
+  c_first = 1,          // C's stores evict-first in L2, so that C streaming through it leaves A's and B's lines
+  c_first_ab_last = 2,  // that, and A's and B's TMA loads evict-last
+};
 std::string_view to_string(WgmmaEpilogue e);  // "direct", "tma", "rows"
+std::string_view to_string(L2Hints h);        // "none", "c_first", "c_first_ab_last"
 std::string_view to_string(SplitMode m);      // "all", "tail", "stream"
 std::string_view to_string(TileRaster r);     // "m", "n"
 std::string_view to_string(WgmmaSchedule s);  // "coop", "pingpong"
@@ -74,25 +80,27 @@ struct WgmmaConfig {
   DependentLaunch dependent_launch = DependentLaunch::none;  // early / at_exit: launched with programmatic stream
                                                              // serialization, the block's set-up overlapping the
                                                              // previous kernel's end (griddepcontrol)
+  L2Hints l2_hints = L2Hints::none;  // L2 eviction priorities of C's stores and A's and B's loads
 
   // PERSISTENT: 0 one CTA per tile, 1 one per SM, 2 balanced (both persistent).
   // Reads BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, GROUP, C_BUFFERS, PERSISTENT (integers), SCHEDULE
   // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma" | "rows"); SPLIT_K (integer) and
   // SPLIT_MODE ("all" | "tail") are optional (absent: 1 and "all"), as are SWAP_AB (0 | 1, absent: 0), L2_PROMOTION
-  // (0 | 64 | 128 | 256, absent: 256) and PDL (0 none | 1 early | 2 at_exit, absent: 0). Throws mpgemm::Error naming a
+  // (0 | 64 | 128 | 256, absent: 256), PDL (0 none | 1 early | 2 at_exit, absent: 0) and L2_HINTS ("none" |
+  // "c_first" | "c_first_ab_last", absent: "none"). Throws mpgemm::Error naming a
   // missing or ill-typed parameter. Does not validate.
   static WgmmaConfig from_params(const Params& params);
-  // SPLIT_K and SPLIT_MODE only when splits(), SWAP_AB and PDL only when set, L2_PROMOTION only when not 256, so that
-  // configs without them keep the parameters (and names) they had.
+  // SPLIT_K and SPLIT_MODE only when splits(), SWAP_AB, PDL and L2_HINTS only when set, L2_PROMOTION only when not 256,
+  // so that configs without them keep the parameters (and names) they had.
   Params to_params() const;
 
   // "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers" or "..._tma2_bal": every parameter, in a fixed order
   // (then pers, bal or grid); split configs end in "_sk4" (mode all), "_sk4t" (mode tail) or "_stk" (stream), swapped
   // ones in
   // "_swab", an L2 promotion other than 256 bytes adds "_l2p128" (or 0, 64), a dependent launch "_pdl" (early) or
-  // "_pdlx" (at exit).
+  // "_pdlx" (at exit), L2 hints "_cfirst" or "_cfirst_ablast".
   std::string name() const;
-  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0>" (PERSISTENT is a launch choice, not a
+  // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0>" (PERSISTENT is a launch choice, not a
   // template argument).
   std::string name_expression() const;
   // Human-readable reasons the kernel template would reject this config; empty when it is buildable.

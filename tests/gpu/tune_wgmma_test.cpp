@@ -131,6 +131,14 @@ TEST_F(TuneWgmma, DependentLaunchesVerifyAtTheIssueShapes) {
   expect_space_verifies("tests/data/spaces/wgmma_dependent_launch.json", shapes, 60);
 }
 
+TEST_F(TuneWgmma, L2HintsVerifyAtSquareSkinnySmallKAndRaggedShapes) {
+  // tests/data/spaces/wgmma_l2_hints.json: C's stores evict-first (and A's and B's loads evict-last) in all three
+  // epilogues, coop and pingpong, clusters multicasting A or B, split-K and stream-K (later slices read C back),
+  // swapped tiles. A hint moves lines in the L2; the result must not change.
+  const Shape shapes[] = {{2048, 2048, 2048}, {4096, 4096, 256}, {16, 4096, 4096}, {777, 1240, 520}};
+  expect_space_verifies("tests/data/spaces/wgmma_l2_hints.json", shapes, 40);
+}
+
 void TuneWgmma::expect_space_verifies(const std::string& space, std::span<const Shape> shapes, int min_ok) {
   for (const Shape& s : shapes) {
     auto db = (dir_ / fmt::format("space_{}.db", s.str())).string();

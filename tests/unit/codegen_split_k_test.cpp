@@ -183,12 +183,12 @@ TEST(SplitK, NamesAndTemplateCarryTheSplit) {
   const WgmmaConfig tail = WgmmaConfig::from_params(split_point(3, "tail"));
   EXPECT_EQ(all.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_sk4");
   EXPECT_EQ(tail.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_sk3t");
-  EXPECT_EQ(tail.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 3, 1, 0, 0>");
+  EXPECT_EQ(tail.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 3, 1, 0, 0, 0>");
   EXPECT_EQ(WgmmaConfig::from_params(tail.to_params()), tail);
   const WgmmaConfig stream = WgmmaConfig::from_params(split_point(1, "stream"));
   EXPECT_TRUE(stream.splits());
   EXPECT_EQ(stream.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_stk");
-  EXPECT_EQ(stream.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 2, 0, 0>");
+  EXPECT_EQ(stream.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 2, 0, 0, 0>");
   EXPECT_EQ(WgmmaConfig::from_params(stream.to_params()), stream);
   EXPECT_EQ(stream.to_params().count("SPLIT_MODE"), 1u) << "stream is kept although SPLIT_K is 1";
 }

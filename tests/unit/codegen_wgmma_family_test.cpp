@@ -62,7 +62,7 @@ TEST(WgmmaFamily, NameExpressionNamesTheTemplate) {
   Params p = with(with(persistent_point(), "EPILOGUE", std::string("tma")), "RASTER", std::string("n"));
   p = with(with(p, "C_BUFFERS", std::int64_t{3}), "SCHEDULE", std::string("pingpong"));
   EXPECT_EQ(WgmmaConfig::from_params(p).name_expression(),
-            "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1, 1, 3, 1, 0, 0, 0>");
+            "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 1, 8, 1, 1, 3, 1, 0, 0, 0, 0>");
   EXPECT_EQ(WgmmaConfig::from_params(p).name(), "wgmma_bm128_bn256_bk64_s4_c2_pingpong_cl1x1_n8_tma3_pers");
 }
 
@@ -98,7 +98,7 @@ TEST(WgmmaFamily, RowsEpilogueStagesNothingAndStoresWholeGroupsOfUnsplitTiles) {
   const WgmmaConfig c = WgmmaConfig::from_params(p);
   EXPECT_EQ(c.epilogue, WgmmaEpilogue::rows);
   EXPECT_EQ(c.name(), "wgmma_bm128_bn128_bk64_s4_c2_pingpong_cl1x1_m8_rows_pers");
-  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<128, 128, 4, 2, 1, 1, 0, 8, 2, 1, 0, 1, 0, 0, 0>");
+  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<128, 128, 4, 2, 1, 1, 0, 8, 2, 1, 0, 1, 0, 0, 0, 0>");
   EXPECT_EQ(c.to_params(), p);
   EXPECT_EQ(c.layout().dynamic_smem_bytes(),
             WgmmaConfig::from_params(with(p, "EPILOGUE", std::string("direct"))).layout().dynamic_smem_bytes())
@@ -121,7 +121,7 @@ TEST(WgmmaFamily, SwapABIsAnOptionalParameterWithItsOwnRules) {
   const WgmmaConfig c = WgmmaConfig::from_params(p);
   EXPECT_TRUE(c.swap_ab);
   EXPECT_EQ(c.name(), "wgmma_bm16_bn128_bk64_s4_c2_coop_cl1x1_m8_direct_pers_swab");
-  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<16, 128, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 1, 0>");
+  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<16, 128, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 1, 0, 0>");
   EXPECT_EQ(c.to_params(), p);
   EXPECT_EQ(c.layout().m_blocks(), 1);
   EXPECT_EQ(c.layout().accumulators(), 8);
@@ -165,8 +165,8 @@ TEST(WgmmaFamily, DependentLaunchIsAKernelAndLaunchChoice) {
   const WgmmaConfig c = WgmmaConfig::from_params(p);
   EXPECT_EQ(c.dependent_launch, DependentLaunch::early);
   EXPECT_EQ(c.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_pdl");
-  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 1>");
-  EXPECT_EQ(WgmmaConfig{}.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0>");
+  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 1, 0>");
+  EXPECT_EQ(WgmmaConfig{}.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0>");
   EXPECT_EQ(c.to_params(), p);
   EXPECT_TRUE(wgmma().check_config(p).empty());
   EXPECT_TRUE(wgmma().launch_geometry(p, shape, h200()).dependent_launch);
@@ -178,10 +178,32 @@ TEST(WgmmaFamily, DependentLaunchIsAKernelAndLaunchChoice) {
   const WgmmaConfig x = WgmmaConfig::from_params(at_exit);
   EXPECT_EQ(x.dependent_launch, DependentLaunch::at_exit);
   EXPECT_EQ(x.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_pdlx");
-  EXPECT_EQ(x.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 2>");
+  EXPECT_EQ(x.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 2, 0>");
   EXPECT_EQ(x.to_params(), at_exit);
   EXPECT_TRUE(wgmma().launch_geometry(at_exit, shape, h200()).dependent_launch);
   EXPECT_TRUE(any_contains(wgmma().check_config(with(p, "PDL", std::int64_t{3})), "PDL must be 0"));
+}
+
+TEST(WgmmaFamily, L2HintsAreAKernelChoiceNamedOnlyWhenSet) {
+  const Params p = with(persistent_point(), "L2_HINTS", std::string("c_first"));
+  const WgmmaConfig c = WgmmaConfig::from_params(p);
+  EXPECT_EQ(c.l2_hints, L2Hints::c_first);
+  EXPECT_EQ(c.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_cfirst");
+  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0, 1>");
+  EXPECT_EQ(c.to_params(), p);
+  EXPECT_TRUE(wgmma().check_config(p).empty());
+  const Params both =
+      with(with(persistent_point(), "PDL", std::int64_t{1}), "L2_HINTS", std::string("c_first_ab_last"));
+  const WgmmaConfig b = WgmmaConfig::from_params(both);
+  EXPECT_EQ(b.name(), "wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_pdl_cfirst_ablast");
+  EXPECT_EQ(b.name_expression(), "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 1, 2>");
+  EXPECT_EQ(b.to_params(), both);
+  // Configs without hints keep their parameters and names; "none" reads as absent.
+  EXPECT_EQ(WgmmaConfig{}.to_params().count("L2_HINTS"), 0u);
+  EXPECT_EQ(WgmmaConfig::from_params(with(persistent_point(), "L2_HINTS", std::string("none"))),
+            WgmmaConfig::from_params(persistent_point()));
+  EXPECT_TRUE(any_contains(wgmma().check_config(with(persistent_point(), "L2_HINTS", std::string("c_last"))),
+                           "L2_HINTS must be"));
 }
 
 TEST(WgmmaFamily, SharedMemoryComesFromTheKernelsLayout) {
@@ -220,7 +242,7 @@ TEST(WgmmaFamily, CompilesForSm90aOnly) {
   const KernelSpec spec = wgmma().kernel_spec(persistent_point(), Arch{9, 0, false});
   EXPECT_EQ(spec.arch.str(), "sm_90a");
   EXPECT_EQ(spec.source, "#include \"wgmma_gemm.cuh\"\n");
-  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0>");
+  EXPECT_EQ(spec.name_expression, "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0>");
   EXPECT_EQ(wgmma().kernel_spec(persistent_point(), Arch{9, 0, true}).arch.str(), "sm_90a");
   EXPECT_THROW(wgmma().kernel_spec(with(persistent_point(), "BN", std::int64_t{7}), Arch{9, 0, false}), Error);
 }
