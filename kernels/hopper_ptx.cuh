@@ -131,6 +131,11 @@ __device__ __forceinline__ unsigned long long l2_policy_evict_first() {
   asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
   return policy;
 }
+__device__ __forceinline__ unsigned long long l2_policy_evict_normal() {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
 __device__ __forceinline__ unsigned long long l2_policy_evict_last() {
   unsigned long long policy;
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
@@ -148,13 +153,38 @@ __device__ __forceinline__ void st_global(float4* p, float4 v, unsigned long lon
                "f"(v.w), "l"(policy)
                : "memory");
 }
-// An ordinary store, or (HINTED) one with `policy`.
+// One call site for the ordinary and the hinted form: with HINTED the access carries `policy`, without it `policy`
+// is ignored.
 template <bool HINTED, class T>
 __device__ __forceinline__ void store_global(T* p, T v, unsigned long long policy) {
   if constexpr (HINTED)
     st_global(p, v, policy);
   else
     *p = v;
+}
+template <bool HINTED>
+__device__ __forceinline__ void tma_load(unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1,
+                                         unsigned long long policy) {
+  if constexpr (HINTED)
+    tma_load_2d(dst, map, bar, c0, c1, policy);
+  else
+    tma_load_2d(dst, map, bar, c0, c1);
+}
+template <bool HINTED>
+__device__ __forceinline__ void tma_load_multicast(unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1,
+                                                   unsigned short cta_mask, unsigned long long policy) {
+  if constexpr (HINTED)
+    tma_load_2d_multicast(dst, map, bar, c0, c1, cta_mask, policy);
+  else
+    tma_load_2d_multicast(dst, map, bar, c0, c1, cta_mask);
+}
+template <bool HINTED>
+__device__ __forceinline__ void tma_store(const TensorMap* map, unsigned src, int c0, int c1,
+                                          unsigned long long policy) {
+  if constexpr (HINTED)
+    tma_store_2d(map, src, c0, c1, policy);
+  else
+    tma_store_2d(map, src, c0, c1);
 }
 
 // ---- clusters and named barriers ---------------------------------------------------------------------------------

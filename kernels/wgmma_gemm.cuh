@@ -197,20 +197,6 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       const unsigned short a_mask = a_sharers<CLUSTER_M, CLUSTER_N>(rank_m);
       const unsigned short b_mask = b_sharers<CLUSTER_M, CLUSTER_N>(rank_n);
       const unsigned long long ab_policy = AB_LAST ? l2_policy_evict_last() : 0;
-      // The loads of a k-block: with AB_LAST, each marked evict-last.
-      const auto load = [&](unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1) {
-        if constexpr (AB_LAST)
-          tma_load_2d(dst, map, bar, c0, c1, ab_policy);
-        else
-          tma_load_2d(dst, map, bar, c0, c1);
-      };
-      const auto load_multicast = [&](unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1,
-                                      unsigned short mask) {
-        if constexpr (AB_LAST)
-          tma_load_2d_multicast(dst, map, bar, c0, c1, mask, ab_policy);
-        else
-          tma_load_2d_multicast(dst, map, bar, c0, c1, mask);
-      };
       int stage = 0;
       unsigned phase = 0;
       for (int i = 0; i < units; ++i) {
@@ -223,20 +209,21 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
           const int k0 = kb * kBK;
           const unsigned a_dst = base + L.a_offset(stage);
           if constexpr (CLUSTER_N == 1) {
-            load(a_dst, &a_map, full(stage), k0, o.m0);
+            tma_load<AB_LAST>(a_dst, &a_map, full(stage), k0, o.m0, ab_policy);
           } else {
             constexpr int rows = BM / CLUSTER_N;
-            load_multicast(a_dst + rank_n * rows * kRowBytes, &a_map, full(stage), k0, o.m0 + rank_n * rows, a_mask);
+            tma_load_multicast<AB_LAST>(a_dst + rank_n * rows * kRowBytes, &a_map, full(stage), k0,
+                                        o.m0 + rank_n * rows, a_mask, ab_policy);
           }
           const unsigned b_dst = base + L.b_offset(stage);
 #pragma unroll
           for (int j = 0; j < L.b_chunks(); ++j) {
             if constexpr (CLUSTER_M == 1) {
-              load(b_dst + j * L.b_chunk_bytes(), &b_map, full(stage), o.n0 + j * kBChunk, k0);
+              tma_load<AB_LAST>(b_dst + j * L.b_chunk_bytes(), &b_map, full(stage), o.n0 + j * kBChunk, k0, ab_policy);
             } else {
               constexpr int rows = kBK / CLUSTER_M;
-              load_multicast(b_dst + j * L.b_chunk_bytes() + rank_m * rows * kRowBytes, &b_map, full(stage),
-                             o.n0 + j * kBChunk, k0 + rank_m * rows, b_mask);
+              tma_load_multicast<AB_LAST>(b_dst + j * L.b_chunk_bytes() + rank_m * rows * kRowBytes, &b_map,
+                                          full(stage), o.n0 + j * kBChunk, k0 + rank_m * rows, b_mask, ab_policy);
             }
           }
           if (++stage == STAGES) {
@@ -276,7 +263,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     const unsigned long long b_desc0 =
         smem_descriptor(base + L.b_offset(0) + (SWAP ? (row0 / kBChunk) * L.b_chunk_bytes() : 0),
                         L.b_chunk_bytes(), 8 * kRowBytes);
+    // C's final values go out evict-first; a split tile's partial sums, which the next slice reads back, do not.
     const unsigned long long c_policy = C_FIRST ? l2_policy_evict_first() : 0;
+    const unsigned long long partial_policy = C_FIRST && SPLITTING ? l2_policy_evict_normal() : 0;
     int slot = 0;
     unsigned turns = 0;  // pingpong: how many times this consumer has waited for its turn
     // The i-th unit of this CTA fills the ring positions after its earlier units' k-blocks (the producer's order); a
@@ -366,6 +355,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
                                        : flags + (static_cast<long long>(w.tile) * CLUSTER + rank) * FLAG_SLOTS +
                                              (PINGPONG ? 0 : consumer);
         const bool later_slice = SPLITTING && w.split > 0;
+        const unsigned long long store_policy = SPLITTING && w.split < w.splits - 1 ? partial_policy : c_policy;
 #if defined(MPGEMM_WGMMA_FAULT) && MPGEMM_WGMMA_FAULT == 2
         const bool accumulate = false;  // Test-only fault: every slice stores instead of adding, so C holds the last.
 #else
@@ -401,7 +391,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
             for (int r = 0; r < WN / 2; ++r) {
               const int n = swapped_n(mb, r), m = swapped_m(r);
               if (inside || (m < M && n < N))
-                store_global<C_FIRST>(C + static_cast<size_t>(m) * N + n, acc[mb][r], c_policy);
+                store_global<C_FIRST>(C + static_cast<size_t>(m) * N + n, acc[mb][r], store_policy);
             }
         } else {
           if (accumulate) {
@@ -442,10 +432,10 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
               const bool in_n = inside || col + 8 * i < N;
               if (in0 && in_n)
                 store_global<C_FIRST>(reinterpret_cast<float2*>(c0 + 8 * i),
-                                      make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]), c_policy);
+                                      make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]), store_policy);
               if (in1 && in_n)
                 store_global<C_FIRST>(reinterpret_cast<float2*>(c1 + 8 * i),
-                                      make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]), c_policy);
+                                      make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]), store_policy);
             }
           }
         }
@@ -486,10 +476,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
             fence_proxy_async_shared();
             named_barrier_sync(bar_id, kWarpgroup);
             if (tid == 0) {
-              if constexpr (C_FIRST)
-                tma_store_2d(&c_map, buffer, o.n0 + j * kCSubCols, o.m0 + row0 + mb * kWgmmaM, c_policy);
-              else
-                tma_store_2d(&c_map, buffer, o.n0 + j * kCSubCols, o.m0 + row0 + mb * kWgmmaM);
+              tma_store<C_FIRST>(&c_map, buffer, o.n0 + j * kCSubCols, o.m0 + row0 + mb * kWgmmaM, c_policy);
               bulk_commit_group();
             }
             ++slot;
