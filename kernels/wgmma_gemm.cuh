@@ -51,6 +51,7 @@
 //   a_map  FP16 {K, M}, box {64, BM / CLUSTER_N}, 128B swizzle
 //   b_map  FP16 {N, K}, box {64, 64 / CLUSTER_M}, 128B swizzle
 //   c_map  FP32 {N, M}, box {32, 64}, 128B swizzle (read by the tma epilogue only)
+#include "choices.cuh"
 #include "hopper_ptx.cuh"
 #include "split_k.cuh"
 #include "tile_schedule.cuh"
@@ -65,9 +66,6 @@
 namespace mpgemm {
 namespace wgmma_detail {
 
-enum : int { kEpilogueDirect = 0, kEpilogueTma = 1, kEpilogueRows = 2 };
-enum : int { kScheduleCooperative = 0, kSchedulePingpong = 1 };
-enum : int { kL2HintsNone = 0, kL2HintsCFirst = 1, kL2HintsCFirstAbLast = 2 };
 constexpr int kProducerRegs = 40;   // registers per producer thread once it gives its share away (setmaxnreg)
 constexpr int kConsumerRegs = 232;  // per consumer thread with two consumers: 128 * 40 + 256 * 232 <= 65536
 
@@ -183,11 +181,11 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     cluster_sync();  // peers multicast into this CTA's barriers from now on
   else
     __syncthreads();
-  if constexpr (PDL != 0) {
+  if constexpr (PDL != kPdlNone) {
     // Everything above touches no global memory, so it overlaps the previous kernel's tail; everything below may
     // read what that kernel wrote (A, B) or write what it reads (C, the split flags).
     grid_dependency_wait();
-    if constexpr (PDL == 1) launch_dependent_grids();  // PDL 2: the implicit trigger, when the block exits
+    if constexpr (PDL == kPdlEarly) launch_dependent_grids();  // at exit: the implicit trigger, when the block exits
   }
 
   if (warpgroup == 0) {

@@ -19,10 +19,11 @@
 #include <cuda_fp16.h>
 #include <mma.h>
 
+#include "choices.cuh"
+
 namespace mpgemm {
 namespace wmma_detail {
 
-enum : int { kLoadDirect = 0, kLoadSync = 1, kLoadCpAsync = 2 };
 constexpr int kFrag = 16;   // WMMA m16n16k16: every fragment edge
 constexpr int kChunk = 8;   // halves per 16-byte copy
 constexpr int kWarp = 32;

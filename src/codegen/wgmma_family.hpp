@@ -1,6 +1,8 @@
 #pragma once
 // The Hopper family: kernels/wgmma_gemm.cuh (wgmma + TMA, warp-specialised producer/consumer warpgroups, sm_90a).
 // WgmmaConfig is the typed view of a point; WgmmaFamily maps it to NVRTC, a launch and the kernel's tensor maps.
+// The enums' values are the kernel's template arguments, taken from the kernels' own headers (choices.cuh,
+// split_k.cuh, tile_schedule.cuh).
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -11,42 +13,48 @@
 #include <cuda.h>
 #include <nlohmann/json.hpp>
 
+#include "choices.cuh"
 #include "codegen/family.hpp"
 #include "common/params.hpp"
+#include "split_k.cuh"
+#include "tile_schedule.cuh"
 #include "wgmma_layout.cuh"
 
 namespace mpgemm {
 
 enum class WgmmaEpilogue {
-  direct = 0,  // FP32 pairs straight from the accumulators to global memory
-  tma = 1,     // 64 x 32 sub-tiles staged in shared memory and written by TMA stores
-  rows = 2,    // whole 128-byte lines from registers after a transpose across each warp (kernels/wgmma_rows.cuh)
+  direct = kEpilogueDirect,  // FP32 pairs straight from the accumulators to global memory
+  tma = kEpilogueTma,        // 64 x 32 sub-tiles staged in shared memory and written by TMA stores
+  // whole 128-byte lines from registers after a transpose across each warp (kernels/wgmma_rows.cuh)
+  rows = kEpilogueRows,
 };
 enum class WgmmaSchedule {
-  cooperative = 0,  // the consumers split every tile's rows between them
-  pingpong = 1,     // the two consumers take alternate tiles whole: one's epilogue overlaps the other's wgmmas
+  cooperative = kScheduleCooperative,  // the consumers split every tile's rows between them
+  // the two consumers take alternate tiles whole: one's epilogue overlaps the other's wgmmas
+  pingpong = kSchedulePingpong,
 };
 enum class TileRaster {
-  m = 0,  // consecutive tiles walk down M inside bands of GROUP tile rows (tile_schedule.cuh)
-  n = 1,  // consecutive tiles walk along N inside bands of GROUP tile columns
+  m = kRasterM,  // consecutive tiles walk down M inside bands of GROUP tile rows (tile_schedule.cuh)
+  n = kRasterN,  // consecutive tiles walk along N inside bands of GROUP tile columns
 };
 enum class DependentLaunch {
-  none = 0,     // an ordinary launch: the kernel starts when the previous kernel of the stream has completed
-  early = 1,    // programmatic stream serialization; each block lets the next kernel launch as soon as its own wait
-                // returns, so the next kernel's blocks take SMs as this grid's blocks leave them
-  at_exit = 2,  // programmatic stream serialization; the next kernel may launch once every block has exited (the
-                // implicit trigger), before this grid's completion is processed
+  none = kPdlNone,       // an ordinary launch: the kernel starts when the previous kernel of the stream has completed
+  early = kPdlEarly,     // programmatic stream serialization; each block lets the next kernel launch as soon as its own
+                         // wait returns, so the next kernel's blocks take SMs as this grid's blocks leave them
+  at_exit = kPdlAtExit,  // programmatic stream serialization; the next kernel may launch once every block has exited
+                         // (the implicit trigger), before this grid's completion is processed
 };
 enum class SplitMode {
-  all = 0,     // every tile's K loop is cut into SPLIT_K slices
-  tail = 1,    // whole waves of tiles run unsplit; only the last, partial wave's tiles are cut (kernels/split_k.cuh)
-  stream = 2,  // stream-K: whole waves but one run unsplit; the rest's k-blocks are shared out in equal ranges, one
-               // per cluster, that cut tiles where they end (SPLIT_K 1)
+  all = kSplitAll,        // every tile's K loop is cut into SPLIT_K slices
+  tail = kSplitTail,      // whole waves of tiles run unsplit; only the last, partial wave's tiles are cut
+                          // (kernels/split_k.cuh)
+  stream = kSplitStream,  // stream-K: whole waves but one run unsplit; the rest's k-blocks are shared out in equal
+                          // ranges, one per cluster, that cut tiles where they end (SPLIT_K 1)
 };
 enum class L2Hints {
-  none = 0,             // ordinary loads and stores
-  c_first = 1,          // C's stores evict-first in L2, so that C streaming through it leaves A's and B's lines
-  c_first_ab_last = 2,  // that, and A's and B's TMA loads evict-last
+  none = kL2HintsNone,       // ordinary loads and stores
+  c_first = kL2HintsCFirst,  // C's stores evict-first in L2, so that C streaming through it leaves A's and B's lines
+  c_first_ab_last = kL2HintsCFirstAbLast,  // that, and A's and B's TMA loads evict-last
 };
 std::string_view to_string(WgmmaEpilogue e);  // "direct", "tma", "rows"
 std::string_view to_string(L2Hints h);        // "none", "c_first", "c_first_ab_last"

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "choices.cuh"
 #include "codegen/family.hpp"
 #include "common/params.hpp"
 
@@ -16,9 +17,9 @@ namespace mpgemm {
 
 // How operand tiles reach the tensor cores; the value is the kernel's LOAD template argument.
 enum class WmmaLoad {
-  direct = 0,    // fragments loaded straight from global memory, no shared memory
-  sync = 1,      // global -> registers -> shared memory, one buffer, __syncthreads between
-  cp_async = 2,  // cp.async.cg 16-byte copies global -> shared into a STAGES-deep ring
+  direct = kLoadDirect,     // fragments loaded straight from global memory, no shared memory
+  sync = kLoadSync,         // global -> registers -> shared memory, one buffer, __syncthreads between
+  cp_async = kLoadCpAsync,  // cp.async.cg 16-byte copies global -> shared into a STAGES-deep ring
 };
 std::string_view to_string(WmmaLoad load);  // "direct", "sync", "cp_async"
 std::optional<WmmaLoad> wmma_load_from_string(std::string_view text);

@@ -336,7 +336,7 @@ TEST_F(CubinCacheTest, AnEditedKernelsHeaderIsAMissInEveryFamily) {
   }
   const std::set<std::string> wgmma = kernels_files_reached(specs[0].source);
   for (const char* file : {"wgmma_gemm.cuh", "hopper_ptx.cuh", "wgmma_ops.cuh", "wgmma_layout.cuh", "tile_schedule.cuh",
-                           "host_device.cuh"})
+                           "host_device.cuh", "choices.cuh"})
     EXPECT_TRUE(wgmma.contains(file)) << file;
 }
 
