@@ -203,6 +203,7 @@ class Coordinator {
         observe(s, e,
                 e.device_rejected ? Measurement::unmeasured(Status::constraint_rejected, *e.device_rejected)
                                   : Measurement::unmeasured(e.stored->status, ""));
+        progress(e);  // done before this run (or not for this arch): still one of the pass's configs
         return;
       }
       ++st.in_flight;

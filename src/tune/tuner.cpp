@@ -143,13 +143,16 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   const std::vector<Shape> shapes = shapes_of(space, opt);
   // Every config the family cannot build is an error at its place in the file, before anything is written;
   // a space too large to enumerate is checked config by config as the strategy proposes.
-  std::optional<std::size_t> space_size;
+  std::optional<std::size_t> space_size;  // the configs the run takes per shape: the space's, or what --only selects
+  std::string of_space;                   // "" or " (--only: N of the space's M)"
   if (product_size(space) <= kMaxSpaceProduct) {
     const std::vector<Candidate> all = build_candidates(space, *fam);
-    space_size = all.size();
-    if (!opt.only.empty() &&
-        std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, opt.only); }))
-      throw UsageError("--only matches no config of the space");
+    space_size =
+        opt.only.empty() ? all.size() : static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](auto& c) {
+          return only_selects(c.name, c.alias, opt.only);
+        }));
+    if (!opt.only.empty() && *space_size == 0) throw UsageError("--only matches no config of the space");
+    if (!opt.only.empty()) of_space = fmt::format(" (--only: {} of the space's {})", *space_size, all.size());
     // A whole name that is no config's is a typo, even when the other entries select something.
     for (const std::string& entry : opt.only)
       if (entry.starts_with('=') &&
@@ -193,10 +196,11 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   summary.run_id = scope.id();
   const std::size_t per_shape = expected_per_shape(space_size, opt);
   obs.note(fmt::format("run {}: {} of {} ({}, {}{}), {} shape(s){}, {} for {} into {}", summary.run_id,
-                       per_shape ? fmt::format("{} configs", per_shape) : "configs", opt.space_path.string(),
-                       space.family, opt.strategy, opt.budget ? fmt::format(", budget {}", *opt.budget) : "",
-                       shapes.size(), opt.shard ? fmt::format(", shard {}", opt.shard->str()) : "", summary.mode,
-                       summary.arch.str(), opt.db_path.string()));
+                       per_shape ? fmt::format("{} configs{}", per_shape, of_space) : "configs",
+                       opt.space_path.string(), space.family, opt.strategy,
+                       opt.budget ? fmt::format(", budget {}", *opt.budget) : "", shapes.size(),
+                       opt.shard ? fmt::format(", shard {}", opt.shard->str()) : "", summary.mode, summary.arch.str(),
+                       opt.db_path.string()));
   if (backends.size() > 1 && backend->capabilities().needs_cubins)
     obs.note(fmt::format("measuring on {} GPUs: {}", backends.size(), fmt::join(summary.gpus, ", ")));
 

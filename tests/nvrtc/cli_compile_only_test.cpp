@@ -150,6 +150,23 @@ TEST(CompileOnly, SummaryCountsCompilationsWithPtxasWarnings) {
   std::filesystem::remove_all(dir);
 }
 
+// The pass's progress counts what --only selects, and a re-run that finds everything compiled says so: "N done",
+// not "stopped after 0 of N", which means interrupted.
+TEST(CompileOnly, ProgressCountsTheSelectedConfigsAndARerunIsDone) {
+  auto dir = fresh_dir("compile_only_progress");
+  const auto cmd =
+      fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_86 --db {} --only '{}'", MPGEMM_SOURCE_DIR,
+                  bin("mpgemm-tune"), (dir / "t.db").string(), "wmma_cp_async_bm128_bn128_bk64_s2");
+  for (int run = 1; run <= 2; ++run) {
+    auto r = run_command(cmd);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("4 configs (--only: 4 of the space's "), std::string::npos) << "run " << run << r.output;
+    EXPECT_NE(r.output.find("compile: 4 done in"), std::string::npos) << "run " << run << r.output;
+    EXPECT_EQ(r.output.find("stopped after"), std::string::npos) << "run " << run << r.output;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // --only's substrings take every config whose name contains one; "=NAME" takes that config alone.
 TEST(CompileOnly, OnlyTakesSubstringsOrOneWholeName) {
   auto dir = fresh_dir("compile_only_only");
