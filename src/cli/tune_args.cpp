@@ -85,7 +85,8 @@ void add_tune_options(ArgParser& p) {
   p.option("--gpus", "all|0,1,...",
            "the GPUs of this host to measure on: one worker and one measuring thread each, fed by one compile "
            "service; every measurement records its GPU's UUID and ordinal. GPUs of different models are refused "
-           "(tune each model in its own run)",
+           "(tune each model in its own run). Named, a host without a usable GPU is an error (exit 3); not named, "
+           "such a host runs the compile-only pass",
            "0")
       .option("--shard", "I/N",
               "take only shard I of N of the (config, shape) pairs: a fixed, balanced slice (every N-th config of "
@@ -155,7 +156,10 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     o.seed = static_cast<std::uint64_t>(*seed);
   }
   o.prune.spills = !args.has("--keep-spills");
-  if (auto g = args.get("--gpus")) o.gpus = GpuSelection::parse(*g);
+  if (auto g = args.get("--gpus")) {
+    o.gpus = GpuSelection::parse(*g);
+    o.gpus_named = true;
+  }
   if (auto s = args.get("--shard")) o.shard = Shard::parse(*s);
   if (auto k = args.get_int("--rerank")) {
     if (*k < 0 || *k > 64) throw UsageError("--rerank must be between 0 and 64");

@@ -96,6 +96,9 @@ std::vector<std::unique_ptr<MeasureBackend>> make_backends(const TuneOptions& op
   if (opt.compile_only) return out;
   std::string why;
   out = make_gpu_backends(opt.worker_path, opt.settings, opt.gpus, &why);
+  if (out.empty() && opt.gpus_named)
+    throw NoDeviceError(
+        fmt::format("--gpus {}: {} (without --gpus, a run with no GPU compiles only)", opt.gpus.str(), why));
   if (out.empty()) obs.note(fmt::format("{}: running the compile-only pass; verifying and timing need a GPU", why));
   return out;
 }

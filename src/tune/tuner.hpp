@@ -64,6 +64,7 @@ struct TuneOptions {
   // Scale-out (issue 10): the GPUs of this host to measure on, one worker and one measuring lane each, fed by
   // the one compile service; and the shard of the (config, shape) pairs this run takes (tune/shard.hpp).
   GpuSelection gpus;
+  bool gpus_named = false;  // --gpus was given: no usable GPU is then an error, not a compile-only pass
   std::optional<Shard> shard;
 };
 

@@ -109,5 +109,25 @@ TEST_F(TuneGpus, AGpuTheHostLacksIsAUsageErrorBeforeAnythingIsRecorded) {
   EXPECT_NE(bad.output.find("GPU 0 is named twice"), std::string::npos) << bad.output;
 }
 
+// Without --gpus a host with no GPU runs the compile-only pass; with it, the run asked for GPUs and none is there: an
+// error (exit 3) before anything is recorded, so a script or a Slurm job does not "succeed" without measurements.
+TEST_F(TuneGpus, NamedGpusOnAHostWithoutAGpuAreAnError) {
+  const auto tune_without_gpu = [&](const std::string& extra) {
+    return run_command(fmt::format(
+        "cd {} && MPGEMM_TEST_FAKE_WORKER=no_device {} configs/sm86.json --only {} --worker {} --db {} --rerank 0 "
+        "--M 1024 --N 1024 --K 1024 {}",
+        MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kSubset, bin("worker_client_test"), (dir_ / "t.db").string(), extra));
+  };
+  for (const char* gpus : {"--gpus all", "--gpus 0", "--gpus 0,1"}) {
+    const auto r = tune_without_gpu(gpus);
+    EXPECT_EQ(r.exit_code, 3) << gpus << ": " << r.output;
+    EXPECT_NE(r.output.find(std::string(gpus) + ": no CUDA device: fake"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(db())) << gpus;
+  }
+  const auto r = tune_without_gpu("");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("running the compile-only pass"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace mpgemm
