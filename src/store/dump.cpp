@@ -21,6 +21,24 @@ bool ignored(const DumpOptions& o, std::string_view table, std::string_view colu
   return false;
 }
 
+// Backslashes, newlines and carriage returns escaped, so that a row is one line (ptxas logs have newlines);
+// one-to-one, so equal dumps still mean equal content.
+std::string one_line(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char ch : value) {
+    if (ch == '\\')
+      out += "\\\\";
+    else if (ch == '\n')
+      out += "\\n";
+    else if (ch == '\r')
+      out += "\\r";
+    else
+      out += ch;
+  }
+  return out;
+}
+
 bool table_ignored(const DumpOptions& o, std::string_view table) {
   return std::find(o.ignore.begin(), o.ignore.end(), table) != o.ignore.end();
 }
@@ -50,7 +68,7 @@ std::vector<std::string> canonical_dump(const std::filesystem::path& db, const D
           const auto it = refs.find(row.values[i].integer);
           value = table_ignored(options, fk->second) ? "-" : it == refs.end() ? "?" : "{" + it->second + "}";
         }
-        const std::string field = fmt::format("|{}={}", column, value);
+        const std::string field = fmt::format("|{}={}", column, one_line(value));
         line += field;
         const bool in_key = spec.key.empty() || std::find(spec.key.begin(), spec.key.end(), column) != spec.key.end();
         if (in_key) key += field;

@@ -1,6 +1,7 @@
 #pragma once
 // A database's content as sorted text lines, independent of ids and of the order rows were written in: two
-// databases with equal dumps hold the same results. Each line is one row, "table|column=value|...", with every
+// databases with equal dumps hold the same results. Each line is one row, "table|column=value|..." (backslashes,
+// newlines and carriage returns in values escaped as \\, \n and \r), with every
 // foreign key replaced by the natural key of the row it names (store/table_rows.hpp: a run by its uid, a config
 // by family, name and source hash, a timing by its content, ...). What merge tests compare (A+B against B+A),
 // and what `mpgemm-query DB --dump` prints.

@@ -64,6 +64,12 @@ TEST(CliErrors, QueryRefusesMissingDatabaseAndWrites) {
   auto r = run_command(fmt::format("{} {}/none.db runs", bin("mpgemm-query"), dir.string()));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_FALSE(std::filesystem::exists(dir / "none.db"));
+  auto folder = run_command(fmt::format("{} {} runs", bin("mpgemm-query"), dir.string()));
+  EXPECT_EQ(folder.exit_code, 1) << folder.output;
+  EXPECT_NE(folder.output.find(dir.string() + " is a folder, not a database"), std::string::npos) << folder.output;
+  auto none = run_command(bin("mpgemm-query"));
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_NE(none.output.find("missing DB: name the results database"), std::string::npos) << none.output;
   std::filesystem::remove_all(dir);
 }
 

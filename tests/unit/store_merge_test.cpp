@@ -21,6 +21,7 @@
 #include "store/merge.hpp"
 #include "store/schema.hpp"
 #include "store/store.hpp"
+#include "store/table_rows.hpp"
 #include "support/old_database.hpp"
 #include "support/store_fixture.hpp"
 
@@ -80,7 +81,7 @@ void build_db(const fs::path& path, const DbSpec& spec) {
     c.registers = 96;
     c.shared_bytes = 1024;
     c.compile_ms = 800.25;
-    c.log = "ptxas info: Used 96 registers";
+    c.log = "ptxas info: Used 96 registers\nptxas info: 0 bytes spill\\stack\r";  // lines, as ptxas writes
     c.compile_key = "ck-" + name;
     compilation_ids.push_back(store.record_compilation(config_ids.back(), run, c));
   }
@@ -195,6 +196,26 @@ TEST_F(StoreMerge, MergingInEitherOrderGivesTheSameContent) {
     }
   }
   EXPECT_FALSE(fs::exists(at("ab.db-wal")));  // left in rollback-journal mode, like any closed database
+}
+
+// `mpgemm-query DB --dump` prints one line per row: a value's newlines (a ptxas log's) are escaped, one-to-one.
+TEST_F(StoreMerge, ADumpIsOneLinePerRow) {
+  const auto dump = canonical_dump(a_);
+  const std::int64_t rows = [&] {
+    Store s = Store::open(a_, Store::Mode::read_only);
+    std::int64_t n = 0;
+    for (const auto& t : store_detail::table_specs())
+      n += std::get<std::int64_t>(s.query_sql(fmt::format("SELECT count(*) FROM {}", t.name)).rows.at(0).at(0));
+    return n;
+  }();
+  EXPECT_EQ(static_cast<std::int64_t>(dump.size()), rows);
+  bool escaped = false;
+  for (const auto& line : dump) {
+    EXPECT_EQ(line.find_first_of("\r\n"), std::string::npos) << line;
+    if (line.starts_with("compilations|"))
+      escaped = line.find("registers\\nptxas info: 0 bytes spill\\\\stack\\r") != std::string::npos;
+  }
+  EXPECT_TRUE(escaped) << "the log's newline, backslash and carriage return, escaped";
 }
 
 TEST_F(StoreMerge, MergingTwiceIsMergingOnce) {

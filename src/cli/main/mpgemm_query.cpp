@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
       "spills), failures (every compilation or measurement that did not end ok, with why), best (the fastest "
       "verified config per device, arch and shape, with cuBLAS's and cuBLASLt's TFLOP/s and the ratios to both), "
       "best_per_shape (the same per device and shape, every family and arch competing: what mpgemm-run --config "
-      "best takes), references (every cuBLAS and cuBLASLt timing), measurements (every measurement), profiles "
+      "best takes for a shape with no re-rank), references (every cuBLAS and cuBLASLt timing), measurements (every "
+      "measurement), profiles "
       "(Nsight Compute counters imported by mpgemm-profile), winners (per device and shape, the winner of the latest "
       "top-K re-rank: what mpgemm-run --config best takes first), reranks (every config of every re-rank in place "
       "order, with its samples' median, ratio to cuBLAS and tie-break facts). --sql runs your own SELECT instead. The "
@@ -110,9 +111,11 @@ int main(int argc, char** argv) {
     }
     auto format = report::format_from_string(args.get_or("--format", "table"));
     if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
-    if (args.positionals().empty()) throw UsageError("missing DB");
+    if (args.positionals().empty())
+      throw UsageError("missing DB: name the results database (mpgemm-tune writes results/results.db by default)");
     const std::string db = args.positionals().at(0);
     if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db));
+    if (std::filesystem::is_directory(db)) throw Error(fmt::format("{} is a folder, not a database", db));
     if (args.has("--dump")) {
       for (const auto& line : canonical_dump(db)) std::cout << line << "\n";
       return 0;
