@@ -34,6 +34,10 @@ run="$bin/mpgemm-run --db $db --M $M --N $N --K $K --warmup 0 --runs 1 --iters 1
 # a filter on our kernel's name picks our verification launch and the first launch overall is cuBLAS.
 # Every family's kernel is <family>_gemm (kernels/<family>.cuh): wmma_gemm, wgmma_gemm, ...
 kernel_filter() { echo "regex:(^|[^A-Za-z0-9_])$1_gemm"; }
+# ncu's CSV names the GPU only by its ordinal: the name comes from nvidia-smi (mpgemm-run measures on GPU 0).
+device=""
+command -v nvidia-smi >/dev/null && device=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | head -n 1 || true)
+device_args=(); [ -n "$device" ] && device_args=(--device "$device")
 # ncu writes the report, then prints its counters as CSV from it (the details page: one row per counter).
 profile() {  # label, config selector, ncu kernel filter args...
   local label="$1" config="$2"; shift 2
@@ -43,7 +47,7 @@ profile() {  # label, config selector, ncu kernel filter args...
     echo "profile_layer2: ncu failed for $label (see $out/$label.log)" >&2; return 1; }
   "$ncu_bin" --import "$out/$label.ncu-rep" --csv --page details >"$out/$label.csv" 2>>"$out/$label.log" || {
     echo "profile_layer2: ncu could not read back $out/$label.ncu-rep (see $out/$label.log)" >&2; return 1; }
-  "$bin/mpgemm-profile" "$db" "$out/$label.csv" --label "$label" --M "$M" --N "$N" --K "$K"
+  "$bin/mpgemm-profile" "$db" "$out/$label.csv" --label "$label" --M "$M" --N "$N" --K "$K" "${device_args[@]}"
 }
 
 for point in wmma_naive wmma_shared wmma_cp_async; do

@@ -71,10 +71,12 @@ std::vector<ProfileRecord> parse_ncu_csv(std::string_view text) {
     if (fresh) {
       ProfileRecord r;
       r.kernel = f[col["Kernel Name"]];
-      if (col.count("Device") && static_cast<std::size_t>(col["Device"]) < f.size()) r.device_name = f[col["Device"]];
       out.push_back(std::move(r));
     }
-    if (auto v = number(f[col["Metric Value"]]))
+    // The "Device" column is an ordinal; the name comes only as a metric, when it was asked for.
+    if (f[col["Metric Name"]] == kDeviceNameMetric && !f[col["Metric Value"]].empty())
+      out[it->second].device_name = f[col["Metric Value"]];
+    else if (auto v = number(f[col["Metric Value"]]))
       out[it->second].metrics.push_back({f[col["Metric Name"]], f[col["Metric Unit"]], *v});
   }
   if (col.empty()) throw Error("no ncu CSV header (a line with \"Metric Name\") found");

@@ -11,19 +11,24 @@ std::size_t Store::record_profile(const ProfileRecord& r) {
   const std::string doing = fmt::format("recording {} counters of {}", r.metrics.size(), r.label);
   s.require_writable(doing);
   sqlite::Transaction tx(s.conn, doing);
-  sqlite::Statement insert(s.conn,
-                           "INSERT INTO profile_metrics (label, config_id, kernel, device_name, M, N, K, metric, "
-                           "unit, value, source_file) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                           doing);
+  sqlite::Statement insert(
+      s.conn,
+      "INSERT INTO profile_metrics (label, config_id, kernel, device_name, M, N, K, metric, unit, value, source_file) "
+      "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE NOT EXISTS (SELECT 1 FROM profile_metrics WHERE "
+      "label = ?1 AND kernel = ?3 AND device_name IS ?4 AND M = ?5 AND N = ?6 AND K = ?7 AND metric = ?8 AND "
+      "unit IS ?9 AND value = ?10 AND source_file IS ?11)",
+      doing);
+  std::size_t written = 0;
   for (const auto& m : r.metrics) {
     insert
         .bind(r.label, r.config_id, r.kernel, r.device_name, r.shape.m, r.shape.n, r.shape.k, m.name, m.unit, m.value,
               r.source_file)
         .run();
+    written += static_cast<std::size_t>(sqlite3_changes(s.conn.db));
     insert.reset();
   }
   tx.commit();
-  return r.metrics.size();
+  return written;
 }
 
 std::optional<std::int64_t> Store::find_config_id(std::string_view label) const {

@@ -49,6 +49,18 @@ TEST(NcuCsv, ParsesKernelsMetricsAndThousandsSeparators) {
   EXPECT_DOUBLE_EQ(kernels[0].metrics[0].value, 3.91);
   EXPECT_DOUBLE_EQ(kernels[0].metrics[1].value, 134217728.0);
   EXPECT_THROW(cli::parse_ncu_csv("no header here\n"), Error);
+  EXPECT_FALSE(kernels[0].device_name) << "the Device column is an ordinal (\"0\"), not a name";
+}
+
+// The device's name comes from the metric device__attribute_display_name when the CSV has it.
+TEST(NcuCsv, TheDeviceIsNamedByItsDisplayNameMetric) {
+  const std::string row =
+      "\"0\",\"123\",\"mpgemm-worker\",\"h\",\"k\",\"1\",\"7\",\"(32, 1, 1)\",\"(128, 128, 1)\",\"0\",\"9.0\",\"s\",";
+  const std::string text = std::string(kSample) + row + "\"device__attribute_display_name\",\"\",\"NVIDIA H200\"\n";
+  auto kernels = cli::parse_ncu_csv(text);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].device_name.value_or("none"), "NVIDIA H200");
+  EXPECT_EQ(kernels[0].metrics.size(), 2u) << "the name is not a counter";
 }
 
 TEST(NcuCsv, SectionRowsShorterThanTheRuleColumnsCount) {
@@ -93,5 +105,22 @@ TEST(NcuCsv, CountersRoundTripAndCompare) {
   EXPECT_NEAR(std::get<double>(t.rows[0][4]), 12.6 / 134, 1e-12);
   EXPECT_THROW(ro.compare_profiles("naive", "nothing"), Error);
   EXPECT_EQ(ro.query_named("profiles").rows.size(), 3u);
+  std::filesystem::remove_all(dir);
+}
+
+// Importing the same counters twice records them once; a counter with another value is recorded beside the first.
+TEST(NcuCsv, ReimportingTheSameCountersAddsNothing) {
+  auto dir = mpgemm::testing::fresh_dir("ncu_reimport");
+  Store s = Store::open(dir / "t.db", Store::Mode::read_write);
+  ProfileRecord r;
+  r.label = "naive";
+  r.kernel = "k";
+  r.source_file = "naive.csv";
+  r.metrics = {{"dram__bytes.sum", "byte", 1e6}, {"launch__registers_per_thread", "register/thread", 40}};
+  EXPECT_EQ(s.record_profile(r), 2u);
+  EXPECT_EQ(s.record_profile(r), 0u);
+  r.metrics[0].value = 2e6;
+  EXPECT_EQ(s.record_profile(r), 1u);
+  EXPECT_EQ(s.query_named("profiles").rows.size(), 3u);
   std::filesystem::remove_all(dir);
 }

@@ -41,11 +41,15 @@ TEST(CliProfileScript, KeepsOneReportPerKernelAndFiltersTheBestByItsFamily) {
   const auto ncu = dir / "ncu";
   std::ofstream(ncu) << kFakeNcu;
   std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
+  // A stand-in nvidia-smi: ncu's CSV names the GPU only by its ordinal, so the script takes its name from here.
+  const auto smi = dir / "nvidia-smi";
+  std::ofstream(smi) << "#!/bin/sh\necho 'NVIDIA Fake H200'\n";
+  std::filesystem::permissions(smi, std::filesystem::perms::owner_all);
   const auto out = dir / "profiles";
 
-  const auto r =
-      run_command(fmt::format("NCU={} MPGEMM_BIN={}/bin MPGEMM_PROFILE_DIR={} {} {} 2048 2048 2048", ncu.string(),
-                              MPGEMM_BINARY_DIR, out.string(), source("tools/profile_layer2.sh"), db.string()));
+  const auto r = run_command(
+      fmt::format("PATH={}:$PATH NCU={} MPGEMM_BIN={}/bin MPGEMM_PROFILE_DIR={} {} {} 2048 2048 2048", dir.string(),
+                  ncu.string(), MPGEMM_BINARY_DIR, out.string(), source("tools/profile_layer2.sh"), db.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
   const std::vector<std::string> labels{"wmma_naive", "wmma_shared", "wmma_cp_async", "best", "cublas"};
@@ -65,6 +69,7 @@ TEST(CliProfileScript, KeepsOneReportPerKernelAndFiltersTheBestByItsFamily) {
     EXPECT_EQ(kernel_of.at(point), "regex:(^|[^A-Za-z0-9_])wmma_gemm") << point;
   EXPECT_EQ(kernel_of.at("cublas"), "(first launch)");
   EXPECT_EQ(sql_text(db, "SELECT value FROM profile_metrics WHERE label = 'best'"), "1234");
+  EXPECT_EQ(sql_text(db, "SELECT group_concat(DISTINCT device_name) FROM profile_metrics"), "NVIDIA Fake H200");
 
   // The best config profiled is best_per_shape's, whatever its family.
   const std::string calls = file_text(dir / "ncu_calls.log");

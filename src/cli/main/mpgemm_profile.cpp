@@ -25,6 +25,10 @@ int main(int argc, char** argv) {
       .option("--M", "INT", "problem rows", "2048")
       .option("--N", "INT", "problem columns", "2048")
       .option("--K", "INT", "reduction dimension", "2048")
+      .option("--device", "NAME",
+              "the profiled GPU's name, e.g. 'NVIDIA H200' (ncu's CSV names it only when the metric "
+              "device__attribute_display_name was collected)",
+              "from the CSV, else not recorded")
       .example("mpgemm-profile results/results.db results/profiles/wmma_naive.csv --label wmma_naive",
                "record the naive kernel's counters");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
@@ -38,16 +42,19 @@ int main(int argc, char** argv) {
     auto kernels = cli::parse_ncu_csv(text.str());
     if (kernels.empty()) throw Error(fmt::format("{} has no profiled kernel", path));
     Store store = Store::open(args.positionals().at(0), Store::Mode::read_write);
-    std::size_t rows = 0;
+    std::size_t rows = 0, counters = 0;
     for (auto& k : kernels) {
+      if (auto device = args.get("--device")) k.device_name = *device;
       k.label = *label;
       k.shape = {args.get_positive_int("--M").value_or(2048), args.get_positive_int("--N").value_or(2048),
                  args.get_positive_int("--K").value_or(2048)};
       k.config_id = store.find_config_id(*label);
       k.source_file = path;
       rows += store.record_profile(k);
+      counters += k.metrics.size();
     }
-    std::cout << fmt::format("{}: {} kernel(s), {} counters recorded as '{}'\n", path, kernels.size(), rows, *label);
+    std::cout << fmt::format("{}: {} kernel(s), {} counters recorded as '{}'{}\n", path, kernels.size(), rows, *label,
+                             rows < counters ? fmt::format(" ({} recorded before)", counters - rows) : "");
     return 0;
   });
 }
