@@ -14,14 +14,15 @@ namespace {
 namespace fs = std::filesystem;
 using testing::sql_int;
 
-fs::path write_space(const fs::path& dir) {
+fs::path write_space(const fs::path& dir, const char* modes = R"(["ok", "needs_sm90"])") {
   const fs::path path = dir / "space.json";
-  std::ofstream(path) << R"({
+  std::ofstream(path) << fmt::format(R"({{
   "family": "test_faulty",
-  "shapes": [{"M": 256, "N": 256, "K": 256}],
-  "parameters": {"MODE": {"values": ["ok", "needs_sm90"]}, "COPY": {"values": [0, 1, 2]}},
+  "shapes": [{{"M": 256, "N": 256, "K": 256}}],
+  "parameters": {{"MODE": {{"values": {}}}, "COPY": {{"values": [0, 1, 2]}}}},
   "constraints": []
-})";
+}})",
+                                     modes);
   return path;
 }
 
@@ -68,6 +69,13 @@ TEST(TuneDeviceCheckCompileOnly, SkipsWhatDoesNotRunOnTheTarget) {
   EXPECT_EQ(r90.output.find("do not run on"), std::string::npos) << r90.output;
   EXPECT_EQ(compiled(db90, "ok"), 3);
   EXPECT_EQ(compiled(db90, "needs_sm90"), 3);
+
+  // When nothing runs on the target, the pass says so instead of pointing at an empty compilations view.
+  const fs::path none_db = dir / "none.db";
+  const auto none = compile_only(write_space(dir, R"(["needs_sm90"])"), none_db, "sm_86");
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_NE(none.output.find("nothing compiled for sm_86"), std::string::npos) << none.output;
+  EXPECT_EQ(none.output.find("see the compiled configs"), std::string::npos) << none.output;
   fs::remove_all(dir);
 }
 

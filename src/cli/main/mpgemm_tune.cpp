@@ -93,8 +93,11 @@ int main(int argc, char** argv) {
       return 130;
     }
     if (s.mode == "compile-only") {
-      std::cout << fmt::format("timing needs a GPU; see the compiled configs with: mpgemm-query {} compilations\n",
-                               opt.db_path.string());
+      if (s.compiled_ok + s.compile_failed == 0)
+        std::cout << fmt::format("nothing compiled for {}; timing needs a GPU\n", s.arch.str());
+      else
+        std::cout << fmt::format("timing needs a GPU; see the compiled configs with: mpgemm-query {} compilations\n",
+                                 opt.db_path.string());
       return 0;
     }
     auto format = report::format_from_string(args.get_or("--format", "table")).value();
