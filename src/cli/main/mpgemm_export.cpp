@@ -1,5 +1,7 @@
 // mpgemm-export: the database's winners as a JSON table (for libmpgemm and scripts) or as a C++ header that
 // instantiates them from kernels/*.cuh for nvcc.
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
     const std::string text = format == "json" ? to_json(table).dump(2) + "\n" : export_cpp_header(table, sm_counts);
     if (auto out = args.get("-o")) {
       std::ofstream f(*out);
-      if (!f || !(f << text) || !f.flush()) throw Error(fmt::format("cannot write {}", *out));
+      if (!f || !(f << text) || !f.flush()) throw Error(fmt::format("cannot write {}: {}", *out, std::strerror(errno)));
       std::cerr << fmt::format("mpgemm-export: {} entries ({}) written to {}\n", table.entries.size(), format, *out);
     } else {
       std::cout << text;

@@ -1,4 +1,6 @@
 // mpgemm-run: reproduce the results table from the database's configs, verified and timed next to cuBLAS.
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -82,6 +84,12 @@ int main(int argc, char** argv) {
     if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
     auto format = report::format_from_string(args.get_or("--format", "table"));
     if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
+    // The table's file is opened first, so that a path that cannot be written fails before any GPU time is spent.
+    std::ofstream output;
+    if (auto out = args.get("--output")) {
+      output.open(*out);
+      if (!output) throw Error(fmt::format("cannot write {}: {}", *out, std::strerror(errno)));
+    }
     std::vector<std::string> notes;
     report::Table t;
     const auto top_k = args.get_int("--rerank");
@@ -103,11 +111,10 @@ int main(int argc, char** argv) {
     }
     report::print(t, *format, std::cout);
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
-    if (auto out = args.get("--output")) {
-      std::ofstream f(*out);
-      if (!f) throw Error(fmt::format("cannot write {}", *out));
-      report::print(t, *format, f);
-      for (const auto& n : notes) f << (*format == report::Format::markdown ? "\n" : "") << "note: " << n << "\n";
+    if (output.is_open()) {
+      report::print(t, *format, output);
+      for (const auto& n : notes) output << (*format == report::Format::markdown ? "\n" : "") << "note: " << n << "\n";
+      if (!output.flush()) throw Error(fmt::format("cannot write {}: {}", *args.get("--output"), std::strerror(errno)));
     }
     if (top_k && *top_k > 0) return 0;  // a config dropped from a re-rank is a result, not a failure of the command
     bool all_ok = true;
