@@ -1,6 +1,8 @@
 // Opening a results database: identity checks before anything is written, connection settings, migrations.
 #include "store/store.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <system_error>
 #include <thread>
@@ -187,6 +189,14 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
     flags = SQLITE_OPEN_READONLY;
   }
   const int rc = sqlite3_open_v2(state->conn.path.c_str(), &state->conn.db, flags, nullptr);
+  if (rc != SQLITE_OK && mode == Mode::read_write && std::filesystem::is_directory(path))
+    throw StoreError(state->conn.path, rc, "it is a folder, not a database file");
+  if (rc != SQLITE_OK && mode == Mode::read_write && !std::filesystem::exists(path)) {
+    const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+    if (access(folder.c_str(), W_OK) != 0)
+      throw StoreError(state->conn.path, rc,
+                       fmt::format("cannot create the database: the folder {} is not writable", folder.string()));
+  }
   if (rc != SQLITE_OK) sqlite::fail(state->conn, rc, "opening the database");
   sqlite3_extended_result_codes(state->conn.db, 1);
   sqlite3_busy_timeout(state->conn.db, kBusyTimeoutMs);

@@ -183,6 +183,20 @@ TEST_F(StoreOpen, NonSqliteFileIsRefusedAndLeftAlone) {
   EXPECT_EQ(bytes(path), before);
 }
 
+// A folder where a database was expected is named as such (SQLite alone says "unable to open database file").
+TEST_F(StoreOpen, AFolderIsRefusedAsAFolder) {
+  for (const auto mode : {Store::Mode::read_write, Store::Mode::read_only}) {
+    try {
+      Store::open(dir_, mode);
+      ADD_FAILURE() << "a folder opened as a database";
+    } catch (const StoreError& e) {
+      if (mode == Store::Mode::read_write) {
+        EXPECT_NE(std::string(e.what()).find("it is a folder"), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
 TEST_F(StoreOpen, OtherApplicationsDatabaseIsRefusedAndLeftAlone) {
   const auto other = dir_ / "other.db";
   raw_exec(other, "PRAGMA application_id = 305419896; CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('a');");
