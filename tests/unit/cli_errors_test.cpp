@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "store/store.hpp"
 #include "support/run_command.hpp"
 
 using namespace mpgemm::testing;
@@ -67,6 +68,13 @@ TEST(CliErrors, QueryRefusesMissingDatabaseAndWrites) {
   auto folder = run_command(fmt::format("{} {} runs", bin("mpgemm-query"), dir.string()));
   EXPECT_EQ(folder.exit_code, 1) << folder.output;
   EXPECT_NE(folder.output.find(dir.string() + " is a folder, not a database"), std::string::npos) << folder.output;
+  { mpgemm::Store created = mpgemm::Store::open(dir / "empty.db", mpgemm::Store::Mode::read_write); }
+  for (const std::string view : {"best", "winners"}) {
+    auto empty = run_command(fmt::format("{} {}/empty.db {}", bin("mpgemm-query"), dir.string(), view));
+    EXPECT_EQ(empty.exit_code, 0) << empty.output;
+    const std::string why = view == "best" ? "verified measurement yet" : "re-rank winner yet";
+    EXPECT_NE(empty.output.find("empty.db has no " + why), std::string::npos) << empty.output;
+  }
   auto none = run_command(bin("mpgemm-query"));
   EXPECT_EQ(none.exit_code, 2) << none.output;
   EXPECT_NE(none.output.find("missing DB: name the results database"), std::string::npos) << none.output;

@@ -130,7 +130,19 @@ int main(int argc, char** argv) {
       if (args.positionals().size() > 1) throw UsageError("give either a VIEW or --sql, not both");
       table = store.query_sql(*sql);
     } else {
-      table = store.query_named(args.positionals().size() > 1 ? args.positionals()[1] : "best");
+      const std::string view = args.positionals().size() > 1 ? args.positionals()[1] : "best";
+      table = store.query_named(view);
+      // An empty answer says why on stderr (the printed table stays what the format promises).
+      if (table.rows.empty() && (view == "best" || view == "best_per_shape"))
+        std::cerr << fmt::format(
+            "mpgemm-query: {} has no verified measurement yet (a compile-only run measures "
+            "nothing; see mpgemm-query {} runs)\n",
+            db, db);
+      if (table.rows.empty() && view == "winners")
+        std::cerr << fmt::format(
+            "mpgemm-query: {} has no re-rank winner yet (mpgemm-tune --rerank K and "
+            "mpgemm-run --rerank K record them)\n",
+            db);
     }
     report::print(table, *format, std::cout);
     return 0;
