@@ -73,7 +73,8 @@ TEST_F(ReliabilityRefusals, UnwritableLocations) {
 
   const auto folder = victims_ / "a_folder.db";  // a folder where the file should be
   std::filesystem::create_directories(folder);
-  expect_refused(fmt::format("{} --db {}", replay_args(), folder.string()), plain, {"a_folder.db", "cannot open"});
+  expect_refused(fmt::format("{} --db {}", replay_args(), folder.string()), plain,
+                 {"a_folder.db", "it is a folder, not a database file"});
 }
 
 TEST_F(ReliabilityRefusals, FilesThatAreNotMpgemmDatabases) {

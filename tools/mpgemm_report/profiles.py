@@ -2,8 +2,9 @@
 labels, drawn for every label of a shape): one panel per counter, one bar per profiled kernel.
 
 Counters come from table profile_metrics (tools/profile_layer2.sh -> mpgemm-profile); the newest value of each
-(label, shape, metric) counts, as in --compare. ncu's CSV names the device by its index, not its name, so a
-profile whose device_name is not a device of the database is attributed to the database's device when it has one.
+(label, shape, metric) counts, as in --compare. ncu's CSV names the device only by its index, so a profile may
+have no device name (mpgemm-profile without --device) or, imported before that was fixed, the index; a profile
+whose device_name is not a device of the database is attributed to the database's device when it has one.
 """
 import math
 
@@ -164,7 +165,6 @@ def build(ctx):
                       "label and metric, one panel per counter: `mpgemm-query DB --compare A,B` for every "
                       "profiled kernel of a shape at once.")
     found, attributed = groups(ctx.conn, ctx.scope)
-    attributed.discard(None)
     if not found:
         section.notes.append("No Nsight Compute counters in this database (in scope): tools/profile_layer2.sh "
                              "records them (ncu on a GPU, then mpgemm-profile).")
@@ -174,8 +174,10 @@ def build(ctx):
         metrics = choose_metrics(labels, ctx.metrics)
         item = Item(f"{device}, {shape.title()}")
         if attributed and device != "unknown device":
-            item.notes.append(f"ncu recorded the device as {', '.join(sorted(map(str, attributed)))} (its index); "
-                              f"the counters are attributed to the database's only device, {device}.")
+            named = sorted(str(a) for a in attributed if a is not None)
+            how = (f"ncu recorded the device as {', '.join(named)} (its index)" if named
+                   else "the profiles do not name their device")
+            item.notes.append(f"{how}; the counters are attributed to the database's only device, {device}.")
         if metrics:
             item.image = ctx.image("profiles", slug(device), shape.key())
             draw(ctx, device, shape, names, labels, metrics, ctx.out_dir / item.image)
