@@ -86,7 +86,7 @@ std::vector<Shape> measuring_order(std::vector<Shape> shapes, ShapeOrder order) 
 namespace {
 
 // Chooses the backends: replay when asked, none for compile-only, else a GPU worker per selected GPU; without a
-// device the run falls back to compile-only and says so.
+// device the run falls back to compile-only and says so, unless --gpus named the GPUs (then NoDeviceError).
 std::vector<std::unique_ptr<MeasureBackend>> make_backends(const TuneOptions& opt, const TuneObserver& obs) {
   std::vector<std::unique_ptr<MeasureBackend>> out;
   if (opt.replay_db) {
@@ -125,11 +125,30 @@ Arch choose_arch(const TuneOptions& opt, const Space& space, const MeasureBacken
   throw UsageError("no GPU, no --arch and the space names no \"arch\": say which arch to compile for (--arch sm_86)");
 }
 
-// How many configs one shape's search will propose at most, for the progress bar; 0 when unknown.
-std::size_t expected_per_shape(std::optional<std::size_t> space_size, const TuneOptions& opt) {
-  std::size_t n = space_size.value_or(0);
-  if (opt.budget) n = n ? std::min(n, *opt.budget) : *opt.budget;
-  return n;
+// Which configs of the space --only takes, by their place in the exhaustive search's order (all when no --only);
+// empty when the space is too large to enumerate.
+using Selection = std::vector<bool>;
+
+// How many configs one shape's search will take at most, for the header; 0 when unknown. The budget counts
+// proposals, which --only then filters: in exhaustive order, those are the first `budget` configs.
+std::size_t expected_per_shape(const Selection& selected, const TuneOptions& opt) {
+  if (selected.empty()) return opt.budget.value_or(0);
+  const std::size_t proposed = opt.budget ? std::min(*opt.budget, selected.size()) : selected.size();
+  if (opt.budget && !opt.only.empty() && opt.strategy != "exhaustive") return 0;  // their own order: unknown
+  return static_cast<std::size_t>(std::count(selected.begin(), selected.begin() + static_cast<long>(proposed), true));
+}
+
+// How many (config, shape) pairs the run will take, for the progress bar; 0 when unknown. A shard (exhaustive only)
+// takes pairs by their place in the search order, before --only filters.
+std::size_t expected_pairs(const Selection& selected, const TuneOptions& opt, std::size_t shapes) {
+  const std::size_t per_shape = expected_per_shape(selected, opt);
+  if (!opt.shard) return per_shape * shapes;
+  if (selected.empty()) return opt.shard->pairs(per_shape, shapes);
+  const std::size_t proposed = opt.budget ? std::min(*opt.budget, selected.size()) : selected.size();
+  std::size_t pairs = 0;
+  for (std::size_t s = 0; s < shapes; ++s)
+    for (std::size_t k = 0; k < proposed; ++k) pairs += selected[k] && opt.shard->takes(k, s) ? 1 : 0;
+  return pairs;
 }
 
 }  // namespace
@@ -146,16 +165,14 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   const std::vector<Shape> shapes = shapes_of(space, opt);
   // Every config the family cannot build is an error at its place in the file, before anything is written;
   // a space too large to enumerate is checked config by config as the strategy proposes.
-  std::optional<std::size_t> space_size;  // the configs the run takes per shape: the space's, or what --only selects
-  std::string of_space;                   // "" or " (--only: N of the space's M)"
+  Selection selected;
+  std::string of_space;  // "" or " (--only: N of the space's M)"
   if (product_size(space) <= kMaxSpaceProduct) {
     const std::vector<Candidate> all = build_candidates(space, *fam);
-    space_size =
-        opt.only.empty() ? all.size() : static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](auto& c) {
-          return only_selects(c.name, c.alias, opt.only);
-        }));
-    if (!opt.only.empty() && *space_size == 0) throw UsageError("--only matches no config of the space");
-    if (!opt.only.empty()) of_space = fmt::format(" (--only: {} of the space's {})", *space_size, all.size());
+    for (const Candidate& c : all) selected.push_back(opt.only.empty() || only_selects(c.name, c.alias, opt.only));
+    const auto taken = static_cast<std::size_t>(std::count(selected.begin(), selected.end(), true));
+    if (!opt.only.empty() && taken == 0) throw UsageError("--only matches no config of the space");
+    if (!opt.only.empty()) of_space = fmt::format(" (--only: {} of the space's {})", taken, all.size());
     // A whole name that is no config's is a typo, even when the other entries select something.
     for (const std::string& entry : opt.only)
       if (entry.starts_with('=') &&
@@ -197,7 +214,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   if (opt.shard) info.shard = opt.shard->str();
   RunScope scope(store, info);
   summary.run_id = scope.id();
-  const std::size_t per_shape = expected_per_shape(space_size, opt);
+  const std::size_t per_shape = expected_per_shape(selected, opt);
   obs.note(fmt::format("run {}: {} of {} ({}, {}{}), {} shape(s){}, {} for {} into {}", summary.run_id,
                        per_shape ? fmt::format("{} configs{}", per_shape, of_space) : "configs",
                        opt.space_path.string(), space.family, opt.strategy,
@@ -241,8 +258,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   sobs.note = obs.note;
   sobs.progress = [&](std::size_t done, std::size_t, const std::string& current) { obs.progress(done, current); };
   const std::size_t measured_shapes = backend ? shapes.size() : 1;
-  obs.phase_started(backend ? "measure" : "compile",
-                    opt.shard ? opt.shard->pairs(per_shape, measured_shapes) : per_shape * measured_shapes);
+  obs.phase_started(backend ? "measure" : "compile", expected_pairs(selected, opt, measured_shapes));
   // An exception leaves the phase unfinished: the error is the last word, not a progress line.
   const SchedulerReport r = run_schedule(RunContext{plan, recorder, store, space, *fam, device}, settings, sobs);
   obs.phase_finished();

@@ -154,15 +154,24 @@ TEST(CompileOnly, SummaryCountsCompilationsWithPtxasWarnings) {
 // not "stopped after 0 of N", which means interrupted.
 TEST(CompileOnly, ProgressCountsTheSelectedConfigsAndARerunIsDone) {
   auto dir = fresh_dir("compile_only_progress");
-  const auto cmd =
-      fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_86 --db {} --only '{}'", MPGEMM_SOURCE_DIR,
-                  bin("mpgemm-tune"), (dir / "t.db").string(), "wmma_cp_async_bm128_bn128_bk64_s2");
+  const auto command = [&](const std::string& db) {
+    return fmt::format("cd {} && {} configs/sm86.json --compile-only --arch sm_86 --db {} --only '{}'",
+                       MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), (dir / db).string(), "wmma_cp_async_bm128_bn128_bk64_s2");
+  };
+  const auto cmd = command("t.db");
   for (int run = 1; run <= 2; ++run) {
     auto r = run_command(cmd);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("4 configs (--only: 4 of the space's "), std::string::npos) << "run " << run << r.output;
     EXPECT_NE(r.output.find("compile: 4 done in"), std::string::npos) << "run " << run << r.output;
     EXPECT_EQ(r.output.find("stopped after"), std::string::npos) << "run " << run << r.output;
+  }
+  // A budget and a shard count proposals by their place in the search order, before --only filters them.
+  for (const char* cut : {"--budget 40", "--shard 2/3"}) {
+    auto r = run_command(command(std::string(cut).substr(2, 5) + ".db") + " " + cut);
+    ASSERT_EQ(r.exit_code, 0) << cut << r.output;
+    EXPECT_NE(r.output.find(" done in"), std::string::npos) << cut << r.output;
+    EXPECT_EQ(r.output.find("stopped after"), std::string::npos) << cut << r.output;
   }
   std::filesystem::remove_all(dir);
 }
