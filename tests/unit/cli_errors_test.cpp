@@ -81,6 +81,25 @@ TEST(CliErrors, QueryRefusesMissingDatabaseAndWrites) {
   std::filesystem::remove_all(dir);
 }
 
+// mpgemm-run --output: a path that cannot be written fails at once with the reason; a run that fails (here: no
+// database, or no GPU) leaves an earlier table in the file as it was.
+TEST(CliErrors, RunOutputIsCheckedFirstAndWrittenOnlyWhenComplete) {
+  auto dir = fresh_dir("cli_run_output");
+  auto bad = run_command(
+      fmt::format("{} --db {}/none.db --output {}/no_such_folder/t.md", bin("mpgemm-run"), dir.string(), dir.string()));
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("no_such_folder/t.md: No such file or directory"), std::string::npos) << bad.output;
+  const auto kept = dir / "table.md";
+  std::ofstream(kept) << "an earlier table\n";
+  auto failed =
+      run_command(fmt::format("{} --db {}/none.db --output {}", bin("mpgemm-run"), dir.string(), kept.string()));
+  EXPECT_NE(failed.exit_code, 0) << failed.output;
+  std::ifstream in(kept);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "an earlier table\n");
+  std::filesystem::remove_all(dir);
+}
+
 // Tile sizes the family cannot take are a mistake in the space file, reported at the point or at /constraints.
 TEST(CliErrors, ConfigsTheFamilyCannotBuildAreErrorsAtTheirLocation) {
   auto dir = fresh_dir("cli_family_rejects");

@@ -1,6 +1,9 @@
 // mpgemm-run: reproduce the results table from the database's configs, verified and timed next to cuBLAS.
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -84,11 +87,16 @@ int main(int argc, char** argv) {
     if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
     auto format = report::format_from_string(args.get_or("--format", "table"));
     if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
-    // The table's file is opened first, so that a path that cannot be written fails before any GPU time is spent.
-    std::ofstream output;
-    if (auto out = args.get("--output")) {
-      output.open(*out);
-      if (!output) throw Error(fmt::format("cannot write {}: {}", *out, std::strerror(errno)));
+    // A path that cannot be written fails before any GPU time is spent; the file itself is only (re)written once
+    // the table is complete, so a failed run leaves an earlier table as it was.
+    const std::optional<std::string> output_path = args.get("--output");
+    if (output_path) {
+      const std::filesystem::path out(*output_path);
+      const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
+      std::error_code ec;
+      const bool exists = std::filesystem::exists(out, ec);
+      if (access(exists ? out.c_str() : folder.c_str(), W_OK) != 0)
+        throw Error(fmt::format("cannot write {}: {}", *output_path, std::strerror(errno)));
     }
     std::vector<std::string> notes;
     report::Table t;
@@ -111,10 +119,11 @@ int main(int argc, char** argv) {
     }
     report::print(t, *format, std::cout);
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
-    if (output.is_open()) {
+    if (output_path) {
+      std::ofstream output(*output_path);
       report::print(t, *format, output);
       for (const auto& n : notes) output << (*format == report::Format::markdown ? "\n" : "") << "note: " << n << "\n";
-      if (!output.flush()) throw Error(fmt::format("cannot write {}: {}", *args.get("--output"), std::strerror(errno)));
+      if (!output.flush()) throw Error(fmt::format("cannot write {}: {}", *output_path, std::strerror(errno)));
     }
     if (top_k && *top_k > 0) return 0;  // a config dropped from a re-rank is a result, not a failure of the command
     bool all_ok = true;
