@@ -89,9 +89,10 @@ class Store {
   std::int64_t record_rerank(const RerankRecord& record);
   std::optional<StoredRerank> find_latest_rerank(std::string_view device_name, const Shape& shape) const;
 
-  // Hardware counters of one profiled kernel, all in one transaction. A counter recorded before with the same
-  // label, kernel, device, shape, unit, value and source file is not written again (importing a CSV twice adds
-  // nothing). Returns the number of rows written.
+  // Hardware counters of one profiled kernel, all in one transaction. A record whose every counter is already the
+  // newest of its label, shape and metric (same kernel, device, config, unit, value and source file) is not written
+  // again: importing a CSV twice adds nothing, while one profiled again after another keeps the newest on top.
+  // Returns the number of rows written.
   std::size_t record_profile(const ProfileRecord& record);
   // Config id of the newest config whose name or alias is `label`, for linking profiles.
   std::optional<std::int64_t> find_config_id(std::string_view label) const;

@@ -6,29 +6,48 @@
 
 namespace mpgemm {
 
+namespace {
+
+// Whether every counter of `r` equals the newest row of its (label, shape, metric) with the same kernel, device,
+// config, unit and source file: the same import again.
+bool already_latest(store_detail::State& s, const ProfileRecord& r, const std::string& doing) {
+  if (r.metrics.empty()) return false;
+  sqlite::Statement latest(s.conn,
+                           "SELECT kernel = ?6 AND device_name IS ?7 AND config_id IS ?8 AND unit IS ?9 AND "
+                           "value = ?10 AND source_file IS ?11 FROM profile_metrics WHERE label = ?1 AND M = ?2 AND "
+                           "N = ?3 AND K = ?4 AND metric = ?5 ORDER BY id DESC LIMIT 1",
+                           doing);
+  for (const auto& m : r.metrics) {
+    latest.bind(r.label, r.shape.m, r.shape.n, r.shape.k, m.name, r.kernel, r.device_name, r.config_id, m.unit, m.value,
+                r.source_file);
+    const bool same = latest.step() && latest.int64(0) == 1;
+    latest.reset();
+    if (!same) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::size_t Store::record_profile(const ProfileRecord& r) {
   auto& s = state();
   const std::string doing = fmt::format("recording {} counters of {}", r.metrics.size(), r.label);
   s.require_writable(doing);
   sqlite::Transaction tx(s.conn, doing);
-  sqlite::Statement insert(
-      s.conn,
-      "INSERT INTO profile_metrics (label, config_id, kernel, device_name, M, N, K, metric, unit, value, source_file) "
-      "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE NOT EXISTS (SELECT 1 FROM profile_metrics WHERE "
-      "label = ?1 AND kernel = ?3 AND device_name IS ?4 AND M = ?5 AND N = ?6 AND K = ?7 AND metric = ?8 AND "
-      "unit IS ?9 AND value = ?10 AND source_file IS ?11)",
-      doing);
-  std::size_t written = 0;
+  if (already_latest(s, r, doing)) return 0;
+  sqlite::Statement insert(s.conn,
+                           "INSERT INTO profile_metrics (label, config_id, kernel, device_name, M, N, K, metric, "
+                           "unit, value, source_file) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                           doing);
   for (const auto& m : r.metrics) {
     insert
         .bind(r.label, r.config_id, r.kernel, r.device_name, r.shape.m, r.shape.n, r.shape.k, m.name, m.unit, m.value,
               r.source_file)
         .run();
-    written += static_cast<std::size_t>(sqlite3_changes(s.conn.db));
     insert.reset();
   }
   tx.commit();
-  return written;
+  return r.metrics.size();
 }
 
 std::optional<std::int64_t> Store::find_config_id(std::string_view label) const {

@@ -108,7 +108,8 @@ TEST(NcuCsv, CountersRoundTripAndCompare) {
   std::filesystem::remove_all(dir);
 }
 
-// Importing the same counters twice records them once; a counter with another value is recorded beside the first.
+// Importing the same counters twice records them once; a record that differs in any counter is recorded whole, and
+// one imported again after another is the newest again (what --compare shows).
 TEST(NcuCsv, ReimportingTheSameCountersAddsNothing) {
   auto dir = mpgemm::testing::fresh_dir("ncu_reimport");
   Store s = Store::open(dir / "t.db", Store::Mode::read_write);
@@ -119,8 +120,15 @@ TEST(NcuCsv, ReimportingTheSameCountersAddsNothing) {
   r.metrics = {{"dram__bytes.sum", "byte", 1e6}, {"launch__registers_per_thread", "register/thread", 40}};
   EXPECT_EQ(s.record_profile(r), 2u);
   EXPECT_EQ(s.record_profile(r), 0u);
-  r.metrics[0].value = 2e6;
-  EXPECT_EQ(s.record_profile(r), 1u);
-  EXPECT_EQ(s.query_named("profiles").rows.size(), 3u);
+  ProfileRecord other = r;
+  other.metrics[0].value = 2e6;
+  EXPECT_EQ(s.record_profile(other), 2u);
+  EXPECT_EQ(s.record_profile(r), 2u) << "the first again, after another: the newest again";
+  EXPECT_EQ(s.record_profile(r), 0u);
+  EXPECT_EQ(s.query_named("profiles").rows.size(), 6u);
+  ProfileRecord shared = r;
+  shared.label = "shared";
+  EXPECT_EQ(s.record_profile(shared), 2u);
+  EXPECT_DOUBLE_EQ(std::get<double>(s.compare_profiles("naive", "shared").rows.at(0)[2]), 1e6);
   std::filesystem::remove_all(dir);
 }
