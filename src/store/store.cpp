@@ -175,6 +175,9 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
   state->mode = mode;
   state->conn.path = path.string();
   int flags = 0;
+  std::error_code folder_ec;
+  if (std::filesystem::is_directory(path, folder_ec))
+    throw StoreError(state->conn.path, SQLITE_CANTOPEN, "it is a folder, not a database file");
   if (mode == Mode::read_write) {
     std::error_code ec;
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
@@ -189,9 +192,8 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
     flags = SQLITE_OPEN_READONLY;
   }
   const int rc = sqlite3_open_v2(state->conn.path.c_str(), &state->conn.db, flags, nullptr);
-  if (rc != SQLITE_OK && mode == Mode::read_write && std::filesystem::is_directory(path))
-    throw StoreError(state->conn.path, rc, "it is a folder, not a database file");
-  if (rc != SQLITE_OK && mode == Mode::read_write && !std::filesystem::exists(path)) {
+  std::error_code exists_ec;
+  if (rc != SQLITE_OK && mode == Mode::read_write && !std::filesystem::exists(path, exists_ec) && !exists_ec) {
     const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
     if (access(folder.c_str(), W_OK) != 0)
       throw StoreError(state->conn.path, rc,
