@@ -51,10 +51,10 @@
 //   a_map  FP16 {K, M}, box {64, BM / CLUSTER_N}, 128B swizzle
 //   b_map  FP16 {N, K}, box {64, 64 / CLUSTER_M}, 128B swizzle
 //   c_map  FP32 {N, M}, box {32, 64}, 128B swizzle (read by the tma epilogue only)
-#include "choices.cuh"
 #include "hopper_ptx.cuh"
 #include "split_k.cuh"
 #include "tile_schedule.cuh"
+#include "wgmma_choices.cuh"
 #include "wgmma_layout.cuh"
 #include "wgmma_ops.cuh"
 #include "wgmma_rows.cuh"
@@ -185,7 +185,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     // Everything above touches no global memory, so it overlaps the previous kernel's tail; everything below may
     // read what that kernel wrote (A, B) or write what it reads (C, the split flags).
     grid_dependency_wait();
-    if constexpr (PDL == kPdlEarly) launch_dependent_grids();  // at exit: the implicit trigger, when the block exits
+    if constexpr (PDL == kPdlEarly) launch_dependent_grids();  // kPdlAtExit: the implicit trigger at the block's exit
   }
 
   if (warpgroup == 0) {

@@ -19,7 +19,7 @@
 #include <cuda_fp16.h>
 #include <mma.h>
 
-#include "choices.cuh"
+#include "wmma_choices.cuh"
 
 namespace mpgemm {
 namespace wmma_detail {

@@ -96,7 +96,7 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   if (p.count("L2_PROMOTION")) c.l2_promotion = get_small_int(p, "L2_PROMOTION");
   if (p.count("PDL")) {
     const int pdl = get_small_int(p, "PDL");
-    if (pdl < 0 || pdl > 2)
+    if (pdl < kPdlNone || pdl > kPdlAtExit)
       throw Error(fmt::format(
           "parameter PDL must be 0 (an ordinary launch), 1 (dependent, the next kernel launched early) or 2 "
           "(dependent, the next kernel launched at exit), got {}",

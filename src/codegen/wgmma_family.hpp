@@ -1,7 +1,7 @@
 #pragma once
 // The Hopper family: kernels/wgmma_gemm.cuh (wgmma + TMA, warp-specialised producer/consumer warpgroups, sm_90a).
 // WgmmaConfig is the typed view of a point; WgmmaFamily maps it to NVRTC, a launch and the kernel's tensor maps.
-// The enums' values are the kernel's template arguments, taken from the kernels' own headers (choices.cuh,
+// The enums' values are the kernel's template arguments, taken from the kernels' own headers (wgmma_choices.cuh,
 // split_k.cuh, tile_schedule.cuh).
 #include <array>
 #include <cstdint>
@@ -13,11 +13,11 @@
 #include <cuda.h>
 #include <nlohmann/json.hpp>
 
-#include "choices.cuh"
 #include "codegen/family.hpp"
 #include "common/params.hpp"
 #include "split_k.cuh"
 #include "tile_schedule.cuh"
+#include "wgmma_choices.cuh"
 #include "wgmma_layout.cuh"
 
 namespace mpgemm {

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "choices.cuh"
 #include "codegen/family.hpp"
 #include "common/params.hpp"
+#include "wmma_choices.cuh"
 
 namespace mpgemm {
 

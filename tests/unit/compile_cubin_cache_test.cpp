@@ -336,8 +336,12 @@ TEST_F(CubinCacheTest, AnEditedKernelsHeaderIsAMissInEveryFamily) {
   }
   const std::set<std::string> wgmma = kernels_files_reached(specs[0].source);
   for (const char* file : {"wgmma_gemm.cuh", "hopper_ptx.cuh", "wgmma_ops.cuh", "wgmma_layout.cuh", "tile_schedule.cuh",
-                           "host_device.cuh", "choices.cuh"})
+                           "host_device.cuh", "wgmma_choices.cuh"})
     EXPECT_TRUE(wgmma.contains(file)) << file;
+  // A family reaches no other family's files: editing one family's kernel leaves the other's keys (and hashes).
+  const std::set<std::string> wmma = kernels_files_reached(specs[1].source);
+  EXPECT_EQ(wmma, (std::set<std::string>{"wmma_gemm.cuh", "wmma_choices.cuh"}));
+  EXPECT_FALSE(wgmma.contains("wmma_choices.cuh"));
 }
 
 TEST_F(CubinCacheTest, AMachineryFailureIsRetried) {
