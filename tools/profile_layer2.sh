@@ -34,9 +34,13 @@ run="$bin/mpgemm-run --db $db --M $M --N $N --K $K --warmup 0 --runs 1 --iters 1
 # a filter on our kernel's name picks our verification launch and the first launch overall is cuBLAS.
 # Every family's kernel is <family>_gemm (kernels/<family>.cuh): wmma_gemm, wgmma_gemm, ...
 kernel_filter() { echo "regex:(^|[^A-Za-z0-9_])$1_gemm"; }
-# ncu's CSV names the GPU only by its ordinal: the name comes from nvidia-smi (mpgemm-run measures on GPU 0).
+# ncu's CSV names the GPU only by its ordinal: the name comes from nvidia-smi, for the GPU mpgemm-run measures on
+# (its device 0: the first of CUDA_VISIBLE_DEVICES when set, an index or a UUID, which nvidia-smi -i takes too).
+gpu="${CUDA_VISIBLE_DEVICES:-0}"; gpu="${gpu%%,*}"
 device=""
-command -v nvidia-smi >/dev/null && device=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | head -n 1 || true)
+if command -v nvidia-smi >/dev/null; then
+  device=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$gpu" 2>/dev/null | head -n 1 || true)
+fi
 device_args=(); [ -n "$device" ] && device_args=(--device "$device")
 # ncu writes the report, then prints its counters as CSV from it (the details page: one row per counter).
 profile() {  # label, config selector, ncu kernel filter args...
@@ -47,7 +51,7 @@ profile() {  # label, config selector, ncu kernel filter args...
     echo "profile_layer2: ncu failed for $label (see $out/$label.log)" >&2; return 1; }
   "$ncu_bin" --import "$out/$label.ncu-rep" --csv --page details >"$out/$label.csv" 2>>"$out/$label.log" || {
     echo "profile_layer2: ncu could not read back $out/$label.ncu-rep (see $out/$label.log)" >&2; return 1; }
-  "$bin/mpgemm-profile" "$db" "$out/$label.csv" --label "$label" --M "$M" --N "$N" --K "$K" "${device_args[@]}"
+  "$bin/mpgemm-profile" "$db" "$out/$label.csv" --label "$label" --M "$M" --N "$N" --K "$K" ${device_args[@]+"${device_args[@]}"}
 }
 
 for point in wmma_naive wmma_shared wmma_cp_async; do

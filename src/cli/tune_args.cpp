@@ -85,8 +85,8 @@ void add_tune_options(ArgParser& p) {
   p.option("--gpus", "all|0,1,...",
            "the GPUs of this host to measure on: one worker and one measuring thread each, fed by one compile "
            "service; every measurement records its GPU's UUID and ordinal. GPUs of different models are refused "
-           "(tune each model in its own run). Named, a host without a usable GPU is an error (exit 3); not named, "
-           "such a host runs the compile-only pass",
+           "(tune each model in its own run). Named, a host without a usable GPU is an error (exit 3; a GPU number "
+           "the host lacks: exit 2); not named, such a host runs the compile-only pass",
            "0")
       .option("--shard", "I/N",
               "take only shard I of N of the (config, shape) pairs: a fixed, balanced slice (every N-th config of "

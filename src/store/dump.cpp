@@ -21,9 +21,10 @@ bool ignored(const DumpOptions& o, std::string_view table, std::string_view colu
   return false;
 }
 
-// Backslashes, newlines and carriage returns escaped, so that a row is one line (ptxas logs have newlines);
-// one-to-one, so equal dumps still mean equal content.
-std::string one_line(std::string_view value) {
+// Backslashes, newlines and carriage returns escaped, so that a row is one line (ptxas logs have newlines).
+// Unlike the printers' and the space errors' one-line forms, it escapes backslashes too: one-to-one, so equal dumps
+// still mean equal content.
+std::string escape_line(std::string_view value) {
   std::string out;
   out.reserve(value.size());
   for (const char ch : value) {
@@ -62,13 +63,13 @@ std::vector<std::string> canonical_dump(const std::filesystem::path& db, const D
       for (std::size_t i = 0; i < info.columns.size(); ++i) {
         const std::string& column = info.columns[i];
         if (ignored(options, info.name, column)) continue;
-        std::string value = row.values[i].encoded();
+        std::string value = escape_line(row.values[i].encoded());  // a foreign key's: its row's (escaped) key
         if (auto fk = info.foreign_keys.find(column); fk != info.foreign_keys.end() && !row.values[i].is_null()) {
           const auto& refs = keys[fk->second];
           const auto it = refs.find(row.values[i].integer);
           value = table_ignored(options, fk->second) ? "-" : it == refs.end() ? "?" : "{" + it->second + "}";
         }
-        const std::string field = fmt::format("|{}={}", column, one_line(value));
+        const std::string field = fmt::format("|{}={}", column, value);
         line += field;
         const bool in_key = spec.key.empty() || std::find(spec.key.begin(), spec.key.end(), column) != spec.key.end();
         if (in_key) key += field;

@@ -75,8 +75,8 @@ constexpr std::array<NamedQuery, 12> kQueries{{
      "FROM best AS b JOIN measurements AS m ON m.id = b.measurement_id "
      "LEFT JOIN compilations AS cp ON cp.id = m.compilation_id "
      "ORDER BY b.device_name, b.arch, b.M, b.N, b.K"},
-    // Every family and arch competing: what mpgemm-run --config best takes for a shape with no re-rank. The answer first: the config, its
-    // TFLOP/s, both references' and both ratios.
+    // Every family and arch competing: what mpgemm-run --config best takes for a shape with no re-rank. The answer
+    // first: the config, its TFLOP/s, both references' and both ratios.
     {"best_per_shape",
      "SELECT b.M, b.N, b.K, b.config_name, b.arch, b.tflops, b.cublas_tflops, b.cublaslt_tflops, "
      "b.ratio_to_cublas, b.ratio_to_cublaslt, b.median_ms, b.family, b.alias, "

@@ -213,7 +213,7 @@ TEST_F(StoreMerge, ADumpIsOneLinePerRow) {
   for (const auto& line : dump) {
     EXPECT_EQ(line.find_first_of("\r\n"), std::string::npos) << line;
     if (line.starts_with("compilations|"))
-      escaped = line.find("registers\\nptxas info: 0 bytes spill\\\\stack\\r") != std::string::npos;
+      escaped |= line.find("registers\\nptxas info: 0 bytes spill\\\\stack\\r") != std::string::npos;
   }
   EXPECT_TRUE(escaped) << "the log's newline, backslash and carriage return, escaped";
 }

@@ -33,8 +33,9 @@ int main(int argc, char** argv) {
       "is timed too as a second reference (--no-cublaslt skips it). GPU work runs in a separate worker process, so a "
       "kernel that faults or hangs is recorded (runtime_fault, timeout) and the run goes on. Every outcome, failures "
       "included, goes into the SQLite database as soon as it is known; re-running the same command resumes and "
-      "measures only what is missing. Without a GPU it runs the compile-only pass: every config compiled for --arch "
-      "(or the space's arch), registers, shared memory and spills recorded. Problem: C (MxN, FP32, row-major) = A "
+      "measures only what is missing. Without a GPU it runs the compile-only pass (unless --gpus names GPUs: then it "
+      "stops): every config compiled for --arch (or the space's arch), registers, shared memory and spills recorded. "
+      "Problem: C (MxN, FP32, row-major) = A "
       "(MxK, FP16, row-major) * B (KxN, FP16, row-major), FP32 accumulate.");
   cli::add_tune_options(parser);
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
