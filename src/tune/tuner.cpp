@@ -129,11 +129,16 @@ Arch choose_arch(const TuneOptions& opt, const Space& space, const MeasureBacken
 // empty when the space is too large to enumerate.
 using Selection = std::vector<bool>;
 
-// How many configs one shape's search will take at most, for the header; 0 when unknown. The budget counts
-// proposals, which --only then filters: in exhaustive order, those are the first `budget` configs.
+// How many configs one shape's search proposes, before --only filters them: the budget counts proposals.
+std::size_t proposals_per_shape(const Selection& selected, const TuneOptions& opt) {
+  return opt.budget ? std::min(*opt.budget, selected.size()) : selected.size();
+}
+
+// How many configs one shape's search will take at most, for the header; 0 when unknown. In exhaustive order, the
+// proposals are the first `budget` configs.
 std::size_t expected_per_shape(const Selection& selected, const TuneOptions& opt) {
   if (selected.empty()) return opt.budget.value_or(0);
-  const std::size_t proposed = opt.budget ? std::min(*opt.budget, selected.size()) : selected.size();
+  const std::size_t proposed = proposals_per_shape(selected, opt);
   if (opt.budget && !opt.only.empty() && opt.strategy != "exhaustive") return 0;  // their own order: unknown
   return static_cast<std::size_t>(std::count(selected.begin(), selected.begin() + static_cast<long>(proposed), true));
 }
@@ -144,7 +149,7 @@ std::size_t expected_pairs(const Selection& selected, const TuneOptions& opt, st
   const std::size_t per_shape = expected_per_shape(selected, opt);
   if (!opt.shard) return per_shape * shapes;
   if (selected.empty()) return opt.shard->pairs(per_shape, shapes);
-  const std::size_t proposed = opt.budget ? std::min(*opt.budget, selected.size()) : selected.size();
+  const std::size_t proposed = proposals_per_shape(selected, opt);
   std::size_t pairs = 0;
   for (std::size_t s = 0; s < shapes; ++s)
     for (std::size_t k = 0; k < proposed; ++k) pairs += selected[k] && opt.shard->takes(k, s) ? 1 : 0;
