@@ -103,6 +103,18 @@ TEST_F(TuneStrategyEvaluate, ReplaysAgainstTheRecording) {
   t = evaluation_table(results, settings.tolerances);
   EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[0][8]));  // no median
 
+  // A shape the database never measured is an error that names the shapes it has, not a row of dashes.
+  settings.shapes = {Shape{777, 777, 777}};
+  try {
+    evaluate_strategies(space, recordings, settings);
+    ADD_FAILURE() << "an unrecorded shape was replayed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no measurement of the wmma family at 777x777x777"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find(small.str()), std::string::npos) << e.what();
+  }
+  settings.shapes = {small};
+
   settings.options["annealing"]["nonsense"] = "1";
   settings.strategies = {"annealing"};
   EXPECT_THROW(evaluate_strategies(space, recordings, settings), UsageError);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/error.hpp"
 #include "space/enumerate.hpp"
@@ -85,11 +86,23 @@ std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const st
   for (const NamedPoint& p : space.points) configs.insert(p.params);
   for (Params& p : enumerate(space).configs) configs.insert(std::move(p));
 
+  auto recorded = [&](const Shape& s) {
+    return std::any_of(recordings.begin(), recordings.end(), [&](const Recording& r) { return r.shape == s; });
+  };
   std::vector<Shape> shapes = settings.shapes;
+  for (const Shape& s : shapes) {
+    if (recorded(s)) continue;
+    std::vector<std::string> known;
+    for (const Shape& t : space.shapes)
+      if (recorded(t)) known.push_back(t.str());
+    throw Error(fmt::format("the database has no measurement of the {} family at {}, so there is nothing to replay "
+                            "there; of the shapes of {} it has {}",
+                            space.family, s.str(), space.file,
+                            known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", "))));
+  }
   if (shapes.empty()) {
     for (const Shape& s : space.shapes)
-      if (std::any_of(recordings.begin(), recordings.end(), [&](const Recording& r) { return r.shape == s; }))
-        shapes.push_back(s);
+      if (recorded(s)) shapes.push_back(s);
     if (shapes.empty())
       throw Error(fmt::format("the database has no measurement of the {} family at the shapes of {}", space.family,
                               space.file));
