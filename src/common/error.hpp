@@ -12,7 +12,8 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A search-space file is malformed. what() is one line: "file:line:column: at /json/path: message".
+// A search-space file is malformed. what() is one line: "file:line:column: at /json/path: message", or
+// "file: message" when the file could not be read at all (line 0: there is no position to point at).
 class SpaceError : public Error {
  public:
   SpaceError(std::string file, int line, int column, std::string json_path, std::string message);

@@ -126,7 +126,9 @@ SpaceError Space::error_at_key(std::string json_path, std::string message) const
 }
 
 Space load_space(const std::filesystem::path& path) {
-  auto unreadable = [&](const std::string& why) { return SpaceError(path.string(), 1, 1, "", "cannot read: " + why); };
+  auto unreadable = [&](const std::string& why) {
+    return SpaceError(path.string(), 0, 0, "", "cannot read the space file: " + why);
+  };
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw unreadable("it is a directory");
   std::ifstream in(path, std::ios::binary);
