@@ -45,7 +45,8 @@ std::vector<ShapeWinner> read_export(std::string_view json_text, const std::file
   try {
     table = export_table_from_json(nlohmann::json::parse(json_text));  // the format's one reader
   } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not JSON: {}", source.string(), e.what()));
+    throw Error(fmt::format("{}: neither a results database (not SQLite) nor an mpgemm-export JSON file ({})",
+                            source.string(), e.what()));
   } catch (const ExportError& e) {
     throw Error(fmt::format("{}: {}", source.string(), e.what()));
   }

@@ -136,3 +136,15 @@ TEST(CliErrors, ConfigsTheFamilyCannotBuildAreErrorsAtTheirLocation) {
   EXPECT_FALSE(std::filesystem::exists(dir / "t.db"));
   std::filesystem::remove_all(dir);
 }
+
+// mpgemm-lib-bench's arguments and library file need no GPU: they are checked before it looks for one, so a job
+// prepared on a host without a GPU learns of them there (the same answer on a host with one).
+TEST(CliErrors, LibBenchChecksItsArgumentsBeforeTheDevice) {
+  auto missing = run_command(bin("mpgemm-lib-bench") + " no_such.db");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_NE(missing.output.find("no_such.db: cannot be opened"), std::string::npos) << missing.output;
+  EXPECT_EQ(missing.output.find("libmpgemm: libmpgemm"), std::string::npos) << missing.output;
+  auto calls = run_command(bin("mpgemm-lib-bench") + " no_such.db --calls 0");
+  EXPECT_EQ(calls.exit_code, 2) << calls.output;
+  EXPECT_NE(calls.output.find("--calls must be a positive integer"), std::string::npos) << calls.output;
+}

@@ -70,9 +70,8 @@ struct BareLaunch {
 };
 
 int bench(const cli::ParsedArgs& args) {
-  std::string why;
-  if (!device_available(&why))
-    throw NoDeviceError(fmt::format("mpgemm-lib-bench times launches on a GPU and there is none: {}", why));
+  // The arguments and the library file first: they need no GPU, and a job prepared on a host without one should
+  // learn of a bad path or option there.
   const Shape shape{args.get_positive_int("--M").value_or(4096), args.get_positive_int("--N").value_or(4096),
                     args.get_positive_int("--K").value_or(4096)};
   const int calls = static_cast<int>(args.get_positive_int("--calls").value_or(64));
@@ -80,6 +79,9 @@ int bench(const cli::ParsedArgs& args) {
   Library::Options options;
   options.min_ratio = args.get_double("--min-ratio").value_or(options.min_ratio);
   Library lib = Library::open(args.positionals().at(0), options);
+  std::string why;
+  if (!device_available(&why))
+    throw NoDeviceError(fmt::format("mpgemm-lib-bench times launches on a GPU and there is none: {}", why));
 
   DeviceSession session(0);
   ProblemContext problem(session, shape, 1);
