@@ -1,6 +1,6 @@
 # CTest LibInstallExample: installs libmpgemm from BUILD_DIR into a fresh prefix under WORK_DIR, checks what was
 # installed, configures and builds examples/gemm against it with find_package(mpgemm), and runs the example on
-# DB (it says when there is no device and exits 0 then). Needs no GPU.
+# DB (it says when there is no device and exits 3 then), and checks that it refuses bad input. Needs no GPU.
 foreach(var BUILD_DIR SOURCE_DIR WORK_DIR DB)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "test_install_example.cmake needs -D${var}=...")
@@ -44,4 +44,19 @@ endforeach()
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/gemm -B ${WORK_DIR}/example -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_PREFIX_PATH=${prefix})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/example)
-run(${WORK_DIR}/example/gemm_example ${DB} 1000 1096 520)
+# The example runs the GEMM where there is a device (exit 0: the element matched) and otherwise says so and exits 3;
+# anything else fails, and so does bad input that is not refused with exit 2.
+execute_process(COMMAND ${WORK_DIR}/example/gemm_example ${DB} 1000 1096 520 RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT (rc EQUAL 0 OR (rc EQUAL 3 AND err MATCHES "no CUDA device here")))
+  message(FATAL_ERROR "gemm_example failed (${rc}):\n${out}\n${err}")
+endif()
+message(STATUS "gemm_example (exit ${rc}): ${out}${err}")
+execute_process(COMMAND ${WORK_DIR}/example/gemm_example ${DB} 1000 abc 520 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "positive whole numbers")
+  message(FATAL_ERROR "gemm_example took 'abc' as a size (exit ${rc}): ${err}")
+endif()
+execute_process(COMMAND ${WORK_DIR}/example/gemm_example ${WORK_DIR}/no_such.db RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR err MATCHES "libmpgemm: libmpgemm")
+  message(FATAL_ERROR "gemm_example on a missing database (exit ${rc}): ${err}")
+endif()

@@ -1,9 +1,12 @@
 // C = A * B with the winners of an mpgemm database: prints how the shape is dispatched on this GPU and why, runs
 // it, and checks one element against a dot product on the host.
 //   gemm_example DB [M N K]
+// Exit codes as mpgemm's tools: 0 the element matched, 1 it did not or the library failed, 2 bad arguments, 3 no
+// CUDA device.
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +15,16 @@
 #include <mpgemm/gemm.hpp>
 
 namespace {
+
+// A positive whole number, or nothing: "abc", "0" and "12x" are not sizes.
+bool parse_size(const char* text, std::int64_t* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || v <= 0) return false;
+  *out = v;
+  return true;
+}
 
 bool check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return true;
@@ -26,16 +39,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s DB [M N K]\n", argv[0]);
     return 2;
   }
-  const std::int64_t m = argc == 5 ? std::atoll(argv[2]) : 4096;
-  const std::int64_t n = argc == 5 ? std::atoll(argv[3]) : 4096;
-  const std::int64_t k = argc == 5 ? std::atoll(argv[4]) : 4096;
+  std::int64_t m = 4096, n = 4096, k = 4096;
+  if (argc == 5 && !(parse_size(argv[2], &m) && parse_size(argv[3], &n) && parse_size(argv[4], &k))) {
+    std::fprintf(stderr, "%s: M, N and K must be positive whole numbers, got %s %s %s\n", argv[0], argv[2], argv[3],
+                 argv[4]);
+    return 2;
+  }
   try {
     mpgemm::Library lib = mpgemm::Library::open(argv[1]);
     std::printf("%s: %zu tuned (device, shape) entries\n", lib.path().c_str(), lib.tuned_shapes());
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      std::printf("no CUDA device here: nothing to run\n");
-      return 0;
+      std::fprintf(stderr, "%s: no CUDA device here: nothing to run\n", argv[0]);
+      return 3;  // as mpgemm's tools: no device is neither success nor bad input
     }
     const mpgemm::Dispatch plan = lib.plan(m, n, k);
     std::printf("%lldx%lldx%lld: %s (%s)\n  %s\n", static_cast<long long>(m), static_cast<long long>(n),
@@ -70,7 +86,7 @@ int main(int argc, char** argv) {
     cudaFree(dc);
     return std::fabs(got - ref) <= 0.5 + 1e-3 * std::fabs(ref) ? 0 : 1;
   } catch (const mpgemm::GemmError& e) {
-    std::fprintf(stderr, "libmpgemm: %s\n", e.what());
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());  // e.what() says "libmpgemm: ..."
     return 1;
   }
 }
