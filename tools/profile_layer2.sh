@@ -17,12 +17,16 @@ ncu_bin="${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}"
 [ -x "$ncu_bin" ] || { echo "profile_layer2: ncu not found (set NCU=/path/to/ncu)" >&2; exit 1; }
 
 # The writeup's counters: global load sectors (plain loads and cp.async LDGSTS), long-scoreboard stalls, tensor
-# (HMMA) pipe utilisation, L1 hit rate, DRAM throughput, issue active, registers per thread.
+# (HMMA) pipe utilisation, L1 hit rate, DRAM throughput, issue active, registers per thread. The HMMA counter
+# counts warp-level mma.sync/wmma instructions only: a wgmma kernel (and cuBLAS's on Hopper) issues warpgroup
+# GMMA instructions and reads near zero there, so the tensor pipe's active cycles, which count every MMA
+# instruction, come too.
 metrics=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum
 metrics+=,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio
 metrics+=,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct
 metrics+=,sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active
+metrics+=,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active
 metrics+=,l1tex__t_sector_hit_rate.pct
 metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed
 metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active
