@@ -34,6 +34,10 @@ void add_tune_options(ArgParser& p) {
       .option("--arch", "sm_XX", "compile target (sm_86, sm_90, sm_90a); with a GPU it must match the device",
               "the device's, else the space's \"arch\"")
       .flag("--compile-only", "compile every config and record resources; no GPU needed")
+      .flag("--dry-run",
+            "check the space and every option, print how many configs and (config, shape) pairs the run would "
+            "take (of this shard with --shard), and stop: nothing is compiled, no database opened, no GPU looked "
+            "for")
       .option(
           "--shapes", "FILE|MxNxK,...",
           "the shapes to tune instead of the space's: a JSON file (a list of {\"M\", \"N\", \"K\"} objects, or "
@@ -116,8 +120,10 @@ void add_tune_options(ArgParser& p) {
       .example("mpgemm-tune configs/sm90a.json --gpus all", "measure on every GPU of the host")
       .example("mpgemm-tune configs/sm90a.json --shapes configs/shapes/suite10.json",
                "tune the ten-shape comparison suite instead of the space's shapes")
+      .example("mpgemm-tune configs/sm90a.json --shapes configs/shapes/suite10.json --dry-run",
+               "how many configs and (config, shape) pairs that run would measure, without running it")
       .example("mpgemm-tune configs/sm90a.json --shard 3/8 --db shard3.db",
-               "one job of eight (tools/slurm/tune_array.sh runs them as a Slurm job array)");
+               "one job of eight (tools/slurm/submit.sh runs them as a Slurm job array)");
 }
 
 TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* const* argv) {
@@ -129,6 +135,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     if (!o.arch) throw UsageError(fmt::format("--arch expects sm_XX or sm_XXa (e.g. sm_86, sm_90a), got '{}'", *a));
   }
   o.compile_only = args.has("--compile-only");
+  o.dry_run = args.has("--dry-run");
   if (auto s = args.get("--shapes")) o.shapes = load_shapes(*s);
   if (auto s = args.get("--shape-order")) {
     const auto order = shape_order_from_string(*s);

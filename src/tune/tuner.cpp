@@ -156,6 +156,20 @@ std::size_t expected_pairs(const Selection& selected, const TuneOptions& opt, st
   return pairs;
 }
 
+// What --dry-run reports: the run's size as far as it is known without a device or a database.
+TuneSummary dry_run_summary(const Space& space, const Selection& selected, const TuneOptions& opt,
+                            std::size_t shapes) {
+  TuneSummary s;
+  s.mode = "dry-run";
+  s.strategy = opt.strategy;
+  s.arch_known = opt.arch || space.arch;
+  if (s.arch_known) s.arch = choose_arch(opt, space, nullptr);
+  s.candidates = expected_per_shape(selected, opt);
+  s.proposed = expected_pairs(selected, opt, shapes);
+  s.shapes = shapes;
+  return s;
+}
+
 }  // namespace
 
 TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
@@ -190,6 +204,8 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
         fmt::format("--shard takes a fixed slice of the exhaustive search; --strategy {} chooses its "
                     "configs from what it measures, so its shards would not add up to one search",
                     opt.strategy));
+
+  if (opt.dry_run) return dry_run_summary(space, selected, opt, shapes.size());
 
   const std::vector<std::unique_ptr<MeasureBackend>> backends = make_backends(opt, obs);
   MeasureBackend* const backend = backends.empty() ? nullptr : backends.front().get();

@@ -86,6 +86,12 @@ TEST_F(ReliabilityShard, TheSameShardTakesTheSamePairsAndSaysWhatItLeft) {
       << without_progress(a.output);
   EXPECT_NE(a.output.find("no re-rank in a shard"), std::string::npos) << without_progress(a.output);
   EXPECT_EQ(sql_text(dir_ / "a.db", "SELECT shard FROM runs"), "2/3");
+  // --dry-run says how many pairs the shard takes, and writes nothing.
+  const fs::path dry = dir_ / "dry.db";
+  const auto d = tune(dry, "--shard 2/3 --dry-run");
+  ASSERT_EQ(d.exit_code, 0) << d.output;
+  EXPECT_NE(d.output.find(fmt::format("{} (config, shape) pairs of shard 2/3", mine)), std::string::npos) << d.output;
+  EXPECT_FALSE(fs::exists(dry));
 }
 
 TEST_F(ReliabilityShard, BadShardsAreRefused) {
@@ -166,11 +172,57 @@ echo "$id"
   const fs::path full = dir_ / "full.db";
   ASSERT_EQ(tune(full).exit_code, 0);
   EXPECT_EQ(outcome_differences(outcomes(full), outcomes(out / "merged.db")), "");
+  // The script writes how to resubmit a shard with the same options; that submits it and a new merge.
+  ASSERT_TRUE(fs::exists(out / "resubmit.sh")) << r.output;
+  const auto again = run_command(fmt::format("PATH={}:$PATH FAKE_SLURM_LOG={} bash {} 2", fake.string(), log.string(),
+                                             (out / "resubmit.sh").string()));
+  ASSERT_EQ(again.exit_code, 0) << again.output << file_text(log);
+  const std::string recalls = file_text(log).substr(calls.size());
+  EXPECT_NE(recalls.find("--array=2 "), std::string::npos) << recalls;
+  EXPECT_NE(recalls.find("--replay"), std::string::npos) << "the same tune options: " << recalls;
+  EXPECT_NE(recalls.find("merge_shards.sh"), std::string::npos) << recalls;
+  EXPECT_NE(recalls.find("--kill-on-invalid-dep=yes"), std::string::npos) << recalls;
+  EXPECT_EQ(outcome_differences(outcomes(full), outcomes(out / "merged.db")), "");
+  // Options the shards cannot take are refused before anything is submitted.
+  for (const std::string bad : {"--strategy random", "--frobnicate", "--db other.db", "--shard 1/3"}) {
+    const std::string before = file_text(log);
+    const auto refused = run_command(
+        fmt::format("PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} bash {} {} {} 3 --replay {} {}", fake.string(),
+                    log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
+                    source("tools/slurm/submit.sh"), replay_space(), (dir_ / "refused").string(), recorded_.string(),
+                    bad));
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.output;
+    EXPECT_NE(refused.output.find("nothing submitted"), std::string::npos) << bad << ": " << refused.output;
+    EXPECT_EQ(file_text(log), before) << bad << ": sbatch was called";
+  }
+  // merge_shards.sh: N must be a number.
+  const auto two = run_command(fmt::format("MPGEMM_BIN=x bash {} {} two", source("tools/slurm/merge_shards.sh"),
+                                           out.string()));
+  EXPECT_EQ(two.exit_code, 2) << two.output;
+  EXPECT_NE(two.output.find("N must be a positive whole number"), std::string::npos) << two.output;
   // An array task outside 1..N, or none, is refused.
   const auto stray = run_command(fmt::format("SLURM_ARRAY_TASK_ID=4 MPGEMM_BIN=x bash {} {} {} 3",
                                              source("tools/slurm/tune_shard.sh"), replay_space(), out.string()));
   EXPECT_EQ(stray.exit_code, 2) << stray.output;
   EXPECT_NE(stray.output.find("outside 1..3"), std::string::npos) << stray.output;
+}
+
+// Shards that verified nothing (compile-only: no GPU on their nodes) leave the merge nothing to re-rank: that is a
+// failed job, not a merged database with no winners and exit 0.
+TEST_F(ReliabilityShard, AMergeWithNothingVerifiedToReRankFails) {
+  const fs::path out = dir_ / "out";
+  fs::create_directories(out);
+  const std::string bin_dir = fs::path(bin("mpgemm-tune")).parent_path().string();
+  const auto shard = run_command(
+      fmt::format("SLURM_ARRAY_TASK_ID=1 SRUN=no-srun MPGEMM_BIN={} bash {} {} {} 1 --compile-only --only "
+                  "=wmma_cp_async",
+                  bin_dir, source("tools/slurm/tune_shard.sh"), replay_space(), out.string()));
+  ASSERT_EQ(shard.exit_code, 0) << without_progress(shard.output);
+  const auto merge = run_command(fmt::format("SRUN=no-srun MPGEMM_BIN={} MPGEMM_RERANK=1 bash {} {} 1", bin_dir,
+                                             source("tools/slurm/merge_shards.sh"), out.string()));
+  EXPECT_EQ(merge.exit_code, 1) << merge.output;
+  EXPECT_NE(merge.output.find("holds no verified measurement"), std::string::npos) << merge.output;
+  EXPECT_TRUE(fs::exists(out / "merged.db"));
 }
 
 }  // namespace

@@ -12,13 +12,15 @@ set -euo pipefail
 die() { echo "merge_shards.sh: $*" >&2; exit 2; }
 [[ $# -eq 2 ]] || die "usage: merge_shards.sh OUTDIR N"
 outdir=$1 shards=$2
+[[ $shards =~ ^[1-9][0-9]*$ ]] || die "N must be a positive whole number, got '$shards'"
 bin=${MPGEMM_BIN:?MPGEMM_BIN is not set (submit.sh sets it)}
 rerank=${MPGEMM_RERANK:-5}
+[[ $rerank =~ ^[0-9]+$ ]] || die "MPGEMM_RERANK must be a whole number, got '$rerank'"
 
 inputs=()
 for ((i = 1; i <= shards; ++i)); do
   db="$outdir/shard-$i-of-$shards.db"
-  [[ -f $db ]] || die "shard $i/$shards left no database ($db): resubmit it with sbatch --array=$i"
+  [[ -f $db ]] || die "shard $i/$shards left no database ($db): resubmit it with $outdir/resubmit.sh $i"
   inputs+=("$db")
 done
 merged="$outdir/merged.db"
@@ -28,11 +30,17 @@ if [[ $rerank == 0 ]]; then
   echo "re-rank skipped (MPGEMM_RERANK=0): mpgemm-run $merged --rerank K --M .. --N .. --K .. crowns the winners"
   exit 0
 fi
-# Every shape the shards measured, from the merged database: one re-rank each.
+# Every shape the shards measured, from the merged database: one re-rank each. None is a failure: the shards
+# verified nothing (a compile-only pass on nodes without a GPU, say), so there are no winners to crown.
 launcher=()
 if command -v "${SRUN:-srun}" >/dev/null 2>&1; then launcher=("${SRUN:-srun}" --ntasks=1); fi
-"$bin/mpgemm-query" "$merged" best_per_shape --format csv | tail -n +2 | cut -d, -f1-3 | sort -u |
-  while IFS=, read -r m n k; do
-    echo "re-rank of ${m}x${n}x${k}"
-    "${launcher[@]}" "$bin/mpgemm-run" --db "$merged" --rerank "$rerank" --M "$m" --N "$n" --K "$k" </dev/null
-  done
+shapes=$("$bin/mpgemm-query" "$merged" best_per_shape --format csv | tail -n +2 | cut -d, -f1-3 | sort -u)
+if [[ -z $shapes ]]; then
+  echo "merge_shards.sh: $merged holds no verified measurement, so there is nothing to re-rank: did the shards" \
+    "run compile-only (no GPU on their nodes)? Give the tune --gpus all to make that an error." >&2
+  exit 1
+fi
+while IFS=, read -r m n k; do
+  echo "re-rank of ${m}x${n}x${k}"
+  "${launcher[@]}" "$bin/mpgemm-run" --db "$merged" --rerank "$rerank" --M "$m" --N "$n" --K "$k" </dev/null
+done <<<"$shapes"

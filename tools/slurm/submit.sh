@@ -18,9 +18,13 @@
 #   MPGEMM_RERANK   K of the final re-rank on the merged database (default 5; 0 skips it: then the merge job
 #                   needs no GPU)
 #   SBATCH          the sbatch command (default sbatch; tests put a fake one here)
+#   MPGEMM_ARRAY    which shards to submit (default 1-N; e.g. 3 or 2,5): OUTDIR/resubmit.sh sets it
 #
-# Prints the two job ids. The merge job runs only if every shard succeeded (afterok); a shard that failed can be
-# resubmitted alone with `sbatch --array=I ... tools/slurm/tune_shard.sh ...` (it resumes its database).
+# Before submitting anything it checks the space and the options as shard 1 would take them (mpgemm-tune
+# --dry-run, no GPU needed), so a typo fails here and not in N array tasks. Prints the two job ids. The merge job
+# runs only if every shard submitted succeeded (afterok), and Slurm cancels it when one fails
+# (--kill-on-invalid-dep); OUTDIR/resubmit.sh I[,J...], written here, resubmits those shards with the same
+# options (each resumes its database) and a new merge after them.
 set -euo pipefail
 
 die() { echo "submit.sh: $*" >&2; exit 2; }
@@ -38,14 +42,35 @@ mkdir -p "$outdir/logs"
 outdir=$(cd "$outdir" && pwd)
 space=$(cd "$(dirname "$space")" && pwd)/$(basename "$space")
 read -r -a sbatch_args <<<"${SBATCH_ARGS:-}"
+array=${MPGEMM_ARRAY:-1-$shards}
+[[ $array =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]] || die "MPGEMM_ARRAY must be like 3, 2,5 or 1-4, got '$array'"
 
-tune_job=$("$sbatch" --parsable "${sbatch_args[@]}" --job-name=mpgemm-tune --array="1-$shards" \
+# The options as the shards will take them (tune_shard.sh refuses what it sets itself), checked here.
+SLURM_ARRAY_TASK_ID=1 MPGEMM_BIN=$bin MPGEMM_DRY_RUN=1 "$here/tune_shard.sh" "$space" "$outdir" "$shards" "$@" ||
+  die "nothing submitted: the space or the mpgemm-tune options do not check out (above)"
+# Resubmitting shards later takes the same space, options and binaries.
+{
+  echo "#!/usr/bin/env bash"
+  echo "# Written by tools/slurm/submit.sh: resubmits shards of this run (each resumes its database) and a merge."
+  echo "#   resubmit.sh I[,J,...]"
+  echo "[[ \$# -eq 1 ]] || { echo 'usage: resubmit.sh I[,J,...]' >&2; exit 2; }"
+  printf 'cd %q || exit 1  # where the run was submitted: relative paths among the options stay right\n' "$PWD"
+  printf 'MPGEMM_ARRAY="$1" MPGEMM_BIN=%q SBATCH_ARGS=%q MPGEMM_RERANK=%q exec %q' "$bin" "${SBATCH_ARGS:-}" \
+    "${MPGEMM_RERANK:-5}" "$here/submit.sh"
+  printf ' %q' "$space" "$outdir" "$shards" "$@"
+  echo
+} >"$outdir/resubmit.sh"
+chmod +x "$outdir/resubmit.sh"
+
+tune_job=$("$sbatch" --parsable "${sbatch_args[@]}" --job-name=mpgemm-tune --array="$array" \
   --output="$outdir/logs/tune-%A_%a.out" \
   --export="ALL,MPGEMM_BIN=$bin" "$here/tune_shard.sh" "$space" "$outdir" "$shards" "$@")
 tune_job=${tune_job%%;*}  # --parsable prints "id" or "id;cluster"
 merge_job=$("$sbatch" --parsable "${sbatch_args[@]}" --job-name=mpgemm-merge --dependency="afterok:$tune_job" \
+  --kill-on-invalid-dep=yes \
   --output="$outdir/logs/merge-%j.out" \
   --export="ALL,MPGEMM_BIN=$bin,MPGEMM_RERANK=${MPGEMM_RERANK:-5}" "$here/merge_shards.sh" "$outdir" "$shards")
 merge_job=${merge_job%%;*}
-echo "tune array: job $tune_job ($shards shards, logs in $outdir/logs)"
+echo "tune array: job $tune_job (shards $array of $shards, logs in $outdir/logs)"
 echo "merge: job $merge_job (after every shard succeeds; result in $outdir/merged.db)"
+echo "a shard that fails: $outdir/resubmit.sh I (the same options, then a new merge)"

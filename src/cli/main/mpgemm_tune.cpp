@@ -56,6 +56,19 @@ int main(int argc, char** argv) {
     };
     obs.note = [](const std::string& line) { std::cerr << "mpgemm-tune: " << line << "\n"; };
     TuneSummary s = run_tune(opt, obs);
+    if (s.mode == "dry-run") {
+      const std::string per_shape = s.candidates ? fmt::format("{} configs per shape", s.candidates)
+                                                 : fmt::format("the configs {} picks as it measures", s.strategy);
+      const std::string pairs = s.proposed ? fmt::format("{} (config, shape) pairs", s.proposed)
+                                           : std::string("(config, shape) pairs known only as it runs");
+      std::cout << fmt::format(
+          "dry run: {} and its options check out. The run would take {} ({}) at {} shape(s): {}{}, for {}, into "
+          "{}. Nothing was compiled, no database opened, no GPU looked for.\n",
+          opt.space_path.string(), per_shape, s.strategy, s.shapes, pairs,
+          opt.shard ? fmt::format(" of shard {}", opt.shard->str()) : "",
+          s.arch_known ? s.arch.str() : "the GPU's arch", opt.db_path.string());
+      return 0;
+    }
     std::cout << fmt::format(
         "run {} ({}, {}): {} candidates; compiled now {}, from the cubin cache {} "
         "(ok {}, failed {} in total; {} with ptxas performance warnings)",
