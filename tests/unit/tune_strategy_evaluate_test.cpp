@@ -141,3 +141,63 @@ TEST(TuneStrategyEvaluateFile, ReadsAnOlderSchemaLeavingTheFileAsItWas) {
 
 }  // namespace
 }  // namespace mpgemm
+
+namespace mpgemm {
+namespace {
+
+// A named point outside the domains (A=9) that beats every config inside them: only exhaustive can propose it,
+// so the optimum every strategy is measured against is the domains' best, and the point is reported apart.
+class TuneStrategyEvaluatePoints : public testing::StoreWithRun {};
+
+TEST_F(TuneStrategyEvaluatePoints, APointOutsideTheDomainsIsNotTheOptimum) {
+  const char* space_text = R"({"family": "wmma", "shapes": [{"M": 256, "N": 256, "K": 256}],
+    "parameters": {"A": {"values": [1, 2, 3, 4]}, "B": {"values": ["x", "y"]}},
+    "points": {"outside": {"A": 9, "B": "x"}, "inside": {"A": 2, "B": "y"}}})";
+  Space space = parse_space(space_text, "points.json");
+  const Shape shape{256, 256, 256};
+  std::vector<Recording> recordings;
+  auto add = [&](std::int64_t a, const std::string& b, double ms, const std::string& device = "NVIDIA H200") {
+    Recording r;
+    r.shape = shape;
+    r.device_name = device;
+    r.observation.params = Params{{"A", a}, {"B", b}};
+    r.observation.status = Status::ok;
+    r.observation.ms = ms;
+    recordings.push_back(r);
+  };
+  for (std::int64_t a = 1; a <= 4; ++a)
+    for (std::string b : {"x", "y"}) add(a, b, 2.0 + static_cast<double>(a) + (b == "x" ? 0.5 : 0.0));
+  add(9, "x", 1.0);  // the outside point: the fastest recorded
+  EvaluationSettings settings;
+  settings.seeds = 4;
+  settings.strategies = {"exhaustive", "random"};
+  auto results = evaluate_strategies(space, recordings, settings);
+  ASSERT_EQ(results.size(), 2u);
+  for (const StrategyEvaluation& e : results) {
+    SCOPED_TRACE(e.strategy);
+    EXPECT_EQ(e.configs, 8u);  // the domains' configs; the inside point is one of them
+    EXPECT_EQ(e.points_outside, 1u);
+    EXPECT_EQ(e.budget, 9u);  // everything there is to propose: the 8 and the outside point
+    ASSERT_TRUE(e.optimum_ms);
+    EXPECT_DOUBLE_EQ(*e.optimum_ms, 3.0);  // A=1 B="y", not the outside point's 1.0
+    ASSERT_TRUE(e.faster_point_ms);
+    EXPECT_DOUBLE_EQ(*e.faster_point_ms, 1.0);
+    EXPECT_EQ(e.faster_point, "outside");
+    for (const auto& seed : e.evaluations[0]) EXPECT_TRUE(seed) << "every seed reaches the domains' optimum";
+  }
+
+  // Options for a strategy that is not replayed are a mistake, not ignored.
+  settings.options["model"]["initial"] = "3";
+  EXPECT_THROW(evaluate_strategies(space, recordings, settings), UsageError);
+
+  // Two devices: the caller must say which; then only its recordings count.
+  add(1, "y", 0.5, "NVIDIA A100-SXM4-80GB");
+  EXPECT_THROW(recordings_of_device(recordings, std::nullopt), UsageError);
+  EXPECT_THROW(recordings_of_device(recordings, std::string("NVIDIA B200")), UsageError);
+  const auto h200 = recordings_of_device(recordings, std::string("NVIDIA H200"));
+  EXPECT_EQ(h200.size(), 9u);
+  EXPECT_EQ(recordings_of_device(h200, std::nullopt).size(), 9u);
+}
+
+}  // namespace
+}  // namespace mpgemm

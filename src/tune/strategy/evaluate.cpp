@@ -75,16 +75,40 @@ std::vector<Recording> load_recordings(const Store& store, const std::string& fa
   return out;
 }
 
+std::vector<Recording> recordings_of_device(std::vector<Recording> recordings, const std::optional<std::string>& device) {
+  std::set<std::string> names;
+  for (const Recording& r : recordings) names.insert(r.device_name);
+  if (!device) {
+    if (names.size() > 1)
+      throw UsageError(fmt::format("the database holds recordings of {} devices ({}): say which with --device",
+                                   names.size(), fmt::join(names, ", ")));
+    return recordings;
+  }
+  if (!names.contains(*device))
+    throw UsageError(fmt::format("--device '{}': the database has no recording of it (it has {})", *device,
+                                 names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+  std::erase_if(recordings, [&](const Recording& r) { return r.device_name != *device; });
+  return recordings;
+}
+
+
 std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const std::vector<Recording>& recordings,
                                                     const EvaluationSettings& settings) {
   for (const auto& [name, options] : settings.options) {
     if (std::none_of(strategies().begin(), strategies().end(), [&](const StrategyInfo& s) { return s.name == name; }))
       throw UsageError(fmt::format("options given for '{}', which is no strategy", name));
+    if (!settings.strategies.empty() &&
+        std::find(settings.strategies.begin(), settings.strategies.end(), name) == settings.strategies.end())
+      throw UsageError(fmt::format("options given for '{}', which is not among the strategies replayed ({})", name,
+                                   fmt::join(settings.strategies, ",")));
   }
-  // The configs of the space, as exhaustive search would measure them.
+  // The configs every strategy can propose: the domains' configs that pass the constraints. Named points outside
+  // the domains (only exhaustive proposes them) are kept apart.
   std::set<Params> configs;
-  for (const NamedPoint& p : space.points) configs.insert(p.params);
   for (Params& p : enumerate(space).configs) configs.insert(std::move(p));
+  std::vector<const NamedPoint*> outside;
+  for (const NamedPoint& p : space.points)
+    if (!configs.contains(p.params)) outside.push_back(&p);
 
   auto recorded = [&](const Shape& s) {
     return std::any_of(recordings.begin(), recordings.end(), [&](const Recording& r) { return r.shape == s; });
@@ -135,7 +159,18 @@ std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const st
         base.optimum = describe_config(space, p);
       }
     }
-    base.budget = settings.budget.value_or(configs.size());
+    base.points_outside = outside.size();
+    for (const NamedPoint* p : outside) {
+      auto it = oracle.find(p->params);
+      if (it == oracle.end() || it->second.status != Status::ok || !it->second.ms) continue;
+      if ((!base.optimum_ms || *it->second.ms < *base.optimum_ms) &&
+          (!base.faster_point_ms || *it->second.ms < *base.faster_point_ms)) {
+        base.faster_point_ms = it->second.ms;
+        base.faster_point = p->name;
+      }
+    }
+    // Exhaustive proposes the outside points too: a budget beyond everything there is to propose means all of it.
+    base.budget = std::min(settings.budget.value_or(configs.size() + outside.size()), configs.size() + outside.size());
     for (const std::string& name : names) {
       StrategyEvaluation e = base;
       e.strategy = name;

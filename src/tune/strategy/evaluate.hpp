@@ -30,6 +30,12 @@ std::vector<Recording> load_recordings(const std::filesystem::path& db, const st
 // The same from an open store.
 std::vector<Recording> load_recordings(const Store& store, const std::string& family);
 
+// The recordings of one device, so the oracle and the prior never mix cards (a merged database of two hosts):
+// `device`'s, or with none the database's only device. Throws UsageError when `device` has no recording, or when
+// none is named and the recordings come from several devices.
+std::vector<Recording> recordings_of_device(std::vector<Recording> recordings,
+                                            const std::optional<std::string>& device);
+
 struct EvaluationSettings {
   std::vector<std::string> strategies;                  // names; empty: every strategy
   std::size_t seeds = 20;                               // seeds 1..seeds
@@ -43,18 +49,24 @@ struct EvaluationSettings {
 struct StrategyEvaluation {
   std::string strategy;
   Shape shape;
-  std::size_t configs = 0;           // configs of the space (named points and admissible configs)
+  std::size_t configs = 0;           // configs of the space's domains that pass its constraints (the named
+                                     // points among them included): what every strategy can propose
   std::size_t failed = 0;            // of those, recorded with a status other than ok
   std::size_t unrecorded = 0;        // of those, with no recording on this shape (replayed as failed)
   std::optional<double> optimum_ms;  // the fastest recorded; none when nothing succeeded
   std::string optimum;               // its parameters
+  // Named points outside the domains: only exhaustive proposes them, so they are left out of the optimum every
+  // strategy is measured against; the fastest of them when it beats that optimum (the CLI says so).
+  std::size_t points_outside = 0;
+  std::optional<double> faster_point_ms;
+  std::string faster_point;  // its name
   std::size_t budget = 0;
   // Per tolerance (EvaluationSettings::tolerances order), per seed: the number of proposals measured when one
   // first came within the tolerance; nullopt when none did within the budget.
   std::vector<std::vector<std::optional<std::size_t>>> evaluations;
 };
 
-// Throws UsageError for an unknown strategy or option, mpgemm::Error when a strategy proposes a config twice,
+// Throws UsageError for an unknown strategy or option, or options for a strategy that is not replayed, mpgemm::Error when a strategy proposes a config twice,
 // beyond its budget or outside the constraints (a bug in the strategy).
 std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const std::vector<Recording>& recordings,
                                                     const EvaluationSettings& settings);
