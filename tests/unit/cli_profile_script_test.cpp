@@ -81,3 +81,54 @@ TEST(CliProfileScript, KeepsOneReportPerKernelAndFiltersTheBestByItsFamily) {
 
 }  // namespace
 }  // namespace mpgemm::testing
+
+namespace mpgemm::testing {
+namespace {
+
+// One label is one kernel: a CSV of two kernels (ncu on mpgemm-run profiles cuBLAS's reference GEMM too) is refused
+// unless --kernel picks one, since the readers would show only one of them under the label. A database that did
+// not exist is created, and that is said.
+TEST(CliProfile, TwoKernelsUnderOneLabelAreRefusedUnlessOneIsChosen) {
+  const auto dir = fresh_dir("profile_two_kernels");
+  const auto csv = dir / "two.csv";
+  {
+    std::ofstream out(csv);
+    bool header = false;
+    int id = 0;  // as one ncu run numbers its kernels: 0, 1, ...
+    for (const char* label : {"cublas", "wmma_naive"}) {
+      std::ifstream in(source(fmt::format("results/h200/profiles/{}.csv", label)));
+      for (std::string line; std::getline(in, line);) {
+        if (!line.starts_with('"')) continue;
+        if (line.starts_with("\"ID\"")) {
+          if (header) continue;
+          header = true;
+        } else {
+          line = fmt::format("\"{}\"", id) + line.substr(line.find(','));
+        }
+        out << line << "\n";
+      }
+      ++id;
+    }
+  }
+  const auto db = dir / "p.db";
+  const std::string profile = bin("mpgemm-profile") + " " + db.string() + " " + csv.string() + " --label mixed";
+  const auto both = run_command(profile);
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("holds 2 kernels"), std::string::npos) << both.output;
+  EXPECT_FALSE(std::filesystem::exists(db)) << "nothing is written when the input is refused";
+
+  const auto none = run_command(profile + " --kernel no_such_kernel");
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+
+  const auto one = run_command(profile + " --kernel wmma_gemm");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("did not exist: created it"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("at 2048x2048x2048"), std::string::npos) << one.output;
+  const auto kernels = sql_rows(db, "SELECT DISTINCT kernel FROM profile_metrics");
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_NE(kernels[0][0].find("wmma_gemm"), std::string::npos) << kernels[0][0];
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mpgemm::testing

@@ -1,9 +1,13 @@
 // mpgemm-profile: import Nsight Compute counters (ncu --csv) into the results database.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/guarded_main.hpp"
 #include "cli/ncu_csv.hpp"
@@ -29,8 +33,14 @@ int main(int argc, char** argv) {
               "the profiled GPU's name, e.g. 'NVIDIA H200' (ncu's CSV names it only when the metric "
               "device__attribute_display_name was collected)",
               "from the CSV, else not recorded")
+      .option("--kernel", "TEXT",
+              "import only the kernels whose name contains TEXT, when the CSV holds several (ncu on mpgemm-run "
+              "profiles cuBLAS's reference GEMM too); one label is one kernel",
+              "the CSV's one kernel")
       .example("mpgemm-profile results/results.db results/profiles/wmma_naive.csv --label wmma_naive",
-               "record the naive kernel's counters");
+               "record the naive kernel's counters")
+      .example("mpgemm-profile results/results.db all.csv --label cublas --kernel nvjet --M 4096 --N 4096 --K 4096",
+               "record only cuBLAS's kernel of a CSV that holds ours too, at 4096^3");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     auto label = args.get("--label");
     if (!label || label->empty()) throw UsageError("--label is required");
@@ -41,7 +51,27 @@ int main(int argc, char** argv) {
     text << in.rdbuf();
     auto kernels = cli::parse_ncu_csv(text.str());
     if (kernels.empty()) throw Error(fmt::format("{} has no profiled kernel", path));
-    Store store = Store::open(args.positionals().at(0), Store::Mode::read_write);
+    if (auto only = args.get("--kernel")) {
+      std::erase_if(kernels, [&](const ProfileRecord& k) { return k.kernel.find(*only) == std::string::npos; });
+      if (kernels.empty()) throw UsageError(fmt::format("--kernel {}: no kernel of {} has that in its name", *only, path));
+    }
+    // Several launches of one kernel are one kernel's counters; two kernels under one label would be read back as
+    // one of them (the newest value of each counter wins), so the other would be hidden.
+    std::set<std::string> names;
+    for (const ProfileRecord& k : kernels) names.insert(k.kernel);
+    if (names.size() > 1) {
+      std::vector<std::string> shown;
+      for (const std::string& n : names) shown.push_back(n.size() > 60 ? n.substr(0, 57) + "..." : n);
+      throw UsageError(fmt::format("{} holds {} kernels ({}), and one label is one kernel: choose with --kernel TEXT",
+                                   path, names.size(), fmt::join(shown, "; ")));
+    }
+    const std::filesystem::path db = args.positionals().at(0);
+    const bool existed = std::filesystem::exists(db);
+    Store store = Store::open(db, Store::Mode::read_write);
+    if (!existed)
+      std::cerr << fmt::format("mpgemm-profile: {} did not exist: created it (counters are usually added to the "
+                               "database mpgemm-tune wrote)\n",
+                               db.string());
     std::size_t rows = 0, counters = 0;
     for (auto& k : kernels) {
       if (auto device = args.get("--device")) k.device_name = *device;
@@ -53,7 +83,8 @@ int main(int argc, char** argv) {
       rows += store.record_profile(k);
       counters += k.metrics.size();
     }
-    std::cout << fmt::format("{}: {} kernel(s), {} counters recorded as '{}'{}\n", path, kernels.size(), rows, *label,
+    std::cout << fmt::format("{}: {} launch(es) of {}, {} counters recorded as '{}' at {}{}\n", path, kernels.size(),
+                             kernels.front().kernel, rows, *label, kernels.front().shape.str(),
                              rows < counters ? fmt::format(" ({} recorded before)", counters - rows) : "");
     return 0;
   });
