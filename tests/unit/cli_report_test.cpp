@@ -346,6 +346,24 @@ TEST_F(ReportTest, WhileAWriterHoldsTheDatabaseItReadsTheCommittedRows) {
   }
 }
 
+// A report written into the folder of an earlier one leaves one report there: the earlier report's pictures that
+// this one did not draw are removed (its numbers.json lists them), and files the reports did not write stay.
+TEST_F(ReportTest, ARewrittenFolderHoldsOneReport) {
+  auto r = run_report(db_, out_, "--sections ladder,roofline");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto first = drawn_numbers(out_);
+  ASSERT_FALSE(first["sections"]["roofline"]["images"].empty());
+  const std::string roofline = first["sections"]["roofline"]["images"][0];
+  ASSERT_TRUE(std::filesystem::exists(out_ / roofline));
+  std::ofstream(out_ / "mine.png") << "not the report's";
+  r = run_report(db_, out_, "--sections ladder");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out_ / roofline)) << "a picture of the earlier report was left behind";
+  for (const auto& img : drawn_numbers(out_)["sections"]["ladder"]["images"])
+    EXPECT_TRUE(std::filesystem::exists(out_ / img.get<std::string>())) << img;
+  EXPECT_TRUE(std::filesystem::exists(out_ / "mine.png"));
+}
+
 TEST_F(ReportTest, ScopeAndRefusals) {
   auto r = run_report(db_, out_, "--shape 2048x512x1000 --sections ladder,roofline");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -365,6 +383,9 @@ TEST_F(ReportTest, ScopeAndRefusals) {
   r = run_report(db_, out_, "--sections ladder,pie");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("unknown section(s) pie"), std::string::npos) << r.output;
+  r = run_report(db_, out_, "--sections ladder,roofline,ladder");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("section(s) given twice: ladder"), std::string::npos) << r.output;
 
   r = run_report(dir_ / "missing.db", out_);
   EXPECT_EQ(r.exit_code, 1) << r.output;

@@ -79,6 +79,9 @@ def sections_arg(text):
     if unknown:
         raise argparse.ArgumentTypeError(f"unknown section(s) {', '.join(unknown)}; choose from "
                                          + ", ".join(report.SECTIONS))
+    twice = sorted({x for x in items if items.count(x) > 1})
+    if twice:
+        raise argparse.ArgumentTypeError(f"section(s) given twice: {', '.join(twice)}")
     return items
 
 
@@ -120,6 +123,10 @@ def main(argv=None):
     images = sum(len(s["images"]) for s in numbers["sections"].values())
     print(f"mpgemm-report: {images} pictures, report.md and numbers.json in {out}")
     for key, s in numbers["sections"].items():
+        # A note that holds for several pictures of a section (one per shape, say) is printed once, with its count.
+        counts = {}
         for note in s["notes"]:
-            print(f"  {key}: {note}")
+            counts[note] = counts.get(note, 0) + 1
+        for note, n in counts.items():
+            print(f"  {key}: {note}" + (f" (x{n})" if n > 1 else ""))
     return 0

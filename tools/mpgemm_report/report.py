@@ -73,5 +73,21 @@ def write(ctx, db_path, built):
                    note=ctx.note, heatmap=list(ctx.heatmap),
                    sections={s.key: dict(numbers=s.numbers, notes=s.notes + [n for it in s.items for n in it.notes],
                                          images=[it.image for it in s.items if it.image]) for s in built})
+    remove_stale_pictures(ctx.out_dir, numbers)
     (ctx.out_dir / "numbers.json").write_text(json.dumps(numbers, indent=1, ensure_ascii=False) + "\n")
     return numbers
+
+
+def remove_stale_pictures(out_dir, numbers):
+    """Deletes the pictures an earlier report in out_dir drew (its numbers.json lists them) that this one did not,
+    so the folder holds one report; files the reports did not write are left alone."""
+    try:
+        old = json.loads((out_dir / "numbers.json").read_text())
+        old_images = {img for s in old.get("sections", {}).values() for img in s.get("images", [])}
+    except (OSError, ValueError, AttributeError):
+        return
+    new_images = {img for s in numbers["sections"].values() for img in s["images"]}
+    for img in sorted(old_images - new_images):
+        path = out_dir / img
+        if path.parent == out_dir and path.suffix == ".png":  # only a picture beside report.md, nothing outside
+            path.unlink(missing_ok=True)
