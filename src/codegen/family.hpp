@@ -116,6 +116,8 @@ class Family {
   virtual ~Family() = default;
 
   virtual std::string_view name() const = 0;  // "wmma"; the "family" key of a space file
+  // A family for tests only (tests/families): never offered to users as a kernel.
+  virtual bool test_only() const { return false; }
 
   // The kernel file in kernels/ this family compiles.
   virtual std::string_view kernel_file() const = 0;

@@ -30,6 +30,7 @@ namespace mpgemm::testing {
 class TestFaultyFamily final : public Family {
  public:
   std::string_view name() const override { return "test_faulty"; }
+  bool test_only() const override { return true; }
   std::string_view kernel_file() const override { return "test_faulty.cuh"; }
   std::vector<std::string> check_config(const Params& params) const override;
   // "test_faulty_<MODE>_c<COPY>", e.g. "test_faulty_off_by_one_c0".

@@ -148,3 +148,19 @@ TEST(CliErrors, LibBenchChecksItsArgumentsBeforeTheDevice) {
   EXPECT_EQ(calls.exit_code, 2) << calls.output;
   EXPECT_NE(calls.output.find("--calls must be a positive integer"), std::string::npos) << calls.output;
 }
+
+// A space naming no family is told the families it may name; the test-only ones a test build links are listed
+// apart, never as kernels.
+TEST(CliErrors, UnknownFamilyListsTheKernelFamiliesNotTheTestOnes) {
+  auto dir = fresh_dir("cli_errors_family");
+  const auto space = dir / "nope.json";
+  std::ofstream(space) << R"({"family": "nope", "shapes": [{"M": 64, "N": 64, "K": 64}], "parameters": {"A": {"values": [1]}}})";
+  auto r = run_command(fmt::format("{} {} --dry-run", bin("mpgemm-tune"), space.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("(known: wmma, wgmma"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("wgmma, test_faulty"), std::string::npos) << r.output;
+  if (r.output.find("test_faulty") != std::string::npos) {
+    EXPECT_NE(r.output.find("test-only, linked by MPGEMM_TEST_FAMILIES: test_faulty"), std::string::npos) << r.output;
+  }
+  std::filesystem::remove_all(dir);
+}
