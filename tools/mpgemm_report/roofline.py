@@ -46,7 +46,7 @@ def points(conn, device, shape):
 
 
 def draw(ctx, device, shape, pts, ceiling, cublas, cublaslt, best_id, path):
-    fig, ax = style.figure(10, 6)
+    fig, ax = style.figure(10, 7)
     ax.set_xscale("log")
     ax.set_yscale("log")
     lo = min(p["intensity"] for p in pts) / 2
@@ -89,14 +89,15 @@ def draw(ctx, device, shape, pts, ceiling, cublas, cublaslt, best_id, path):
     ax.set_xlabel("arithmetic intensity (FLOP/byte of global-memory traffic of the tiling)")
     ax.set_ylabel("TFLOP/s")
     ax.set_title(f"{device}, {shape.title()}: roofline of every verified config")
-    ax.legend(loc="lower right")
+    # Below the axes: inside, it covered the points and the named points' labels wherever they fell.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=2, fontsize=8, frameon=False)
     ax.grid(True, which="both", alpha=0.2)
     for axis in (ax.xaxis, ax.yaxis):  # plain numbers at 1, 2, 5 × 10^n, not 6×10²
         axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         axis.set_major_formatter(ScalarFormatter())
         axis.set_minor_formatter(NullFormatter())
     source = ceiling.source if ceiling else f"no datasheet ceilings for {device} (tools/mpgemm_report/ceilings.py)"
-    fig.subplots_adjust(bottom=0.14, top=0.93, left=0.08, right=0.98)
+    fig.subplots_adjust(bottom=0.25, top=0.94, left=0.08, right=0.98)
     style.save(fig, path, ctx.footnote(f"Ceilings: {source}. Intensity: A and B re-read per block column/row, "
                                        "C written once; L2 reuse and multicast not counted, so a point above the slope is fed partly by L2."))
 
