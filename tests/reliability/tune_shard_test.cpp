@@ -184,7 +184,9 @@ echo "$id"
   EXPECT_NE(recalls.find("--kill-on-invalid-dep=yes"), std::string::npos) << recalls;
   EXPECT_EQ(outcome_differences(outcomes(full), outcomes(out / "merged.db")), "");
   // Options the shards cannot take are refused before anything is submitted.
-  for (const std::string bad : {"--strategy random", "--frobnicate", "--db other.db", "--shard 1/3"}) {
+  for (const std::string bad :
+       {"--strategy random", "--frobnicate", "--db other.db", "--shard 1/3", "--rerank-within 0.1",
+        "--replay-delay-ms 1 --worker /no/such/worker"}) {
     const std::string before = file_text(log);
     const auto refused = run_command(
         fmt::format("PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} bash {} {} {} 3 --replay {} {}", fake.string(),
@@ -194,6 +196,15 @@ echo "$id"
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.output;
     EXPECT_NE(refused.output.find("nothing submitted"), std::string::npos) << bad << ": " << refused.output;
     EXPECT_EQ(file_text(log), before) << bad << ": sbatch was called";
+  }
+  // Shards outside 1..N are refused before anything is submitted.
+  for (const std::string array : {"4", "0", "2-5"}) {
+    const std::string before = file_text(log);
+    const auto outside = run_command(fmt::format("PATH={}:$PATH FAKE_SLURM_LOG={} bash {} {}", fake.string(),
+                                                 log.string(), (out / "resubmit.sh").string(), array));
+    EXPECT_EQ(outside.exit_code, 2) << array << ": " << outside.output;
+    EXPECT_NE(outside.output.find("not within shards 1..3"), std::string::npos) << array << ": " << outside.output;
+    EXPECT_EQ(file_text(log), before) << array << ": sbatch was called";
   }
   // merge_shards.sh: N must be a number.
   const auto two = run_command(fmt::format("MPGEMM_BIN=x bash {} {} two", source("tools/slurm/merge_shards.sh"),
@@ -205,6 +216,29 @@ echo "$id"
                                              source("tools/slurm/tune_shard.sh"), replay_space(), out.string()));
   EXPECT_EQ(stray.exit_code, 2) << stray.output;
   EXPECT_NE(stray.output.find("outside 1..3"), std::string::npos) << stray.output;
+}
+
+// A shard whose run has not finished (still running, killed, failed) has a database already: the merge refuses it
+// and merges nothing, rather than crown winners over part of the space.
+TEST_F(ReliabilityShard, AMergeRefusesShardsThatHaveNotFinished) {
+  const fs::path out = dir_ / "out";
+  fs::create_directories(out);
+  const std::string bin_dir = fs::path(bin("mpgemm-tune")).parent_path().string();
+  for (int task : {1, 2}) {
+    const auto shard = run_command(fmt::format("SLURM_ARRAY_TASK_ID={} SRUN=no-srun MPGEMM_BIN={} bash {} {} {} 3 "
+                                               "--replay {}",
+                                               task, bin_dir, source("tools/slurm/tune_shard.sh"), replay_space(),
+                                               out.string(), recorded_.string()));
+    ASSERT_EQ(shard.exit_code, 0) << without_progress(shard.output);
+  }
+  sql_exec(out / "shard-2-of-3.db", "UPDATE runs SET status = 'running'");  // as a shard killed mid-run leaves it
+  const auto merge = run_command(fmt::format("SRUN=no-srun MPGEMM_BIN={} MPGEMM_RERANK=0 bash {} {} 3", bin_dir,
+                                             source("tools/slurm/merge_shards.sh"), out.string()));
+  EXPECT_EQ(merge.exit_code, 2) << merge.output;
+  EXPECT_NE(merge.output.find("shard(s) not finished: 2 (running) 3 (no database)"), std::string::npos)
+      << merge.output;
+  EXPECT_NE(merge.output.find("resubmit.sh 2,3"), std::string::npos) << merge.output;
+  EXPECT_FALSE(fs::exists(out / "merged.db"));
 }
 
 // Shards that verified nothing (compile-only: no GPU on their nodes) leave the merge nothing to re-rank: that is a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The job after the array of tools/slurm/submit.sh: merges the N shard databases into OUTDIR/merged.db and
-# re-ranks each shape's K fastest on a GPU (MPGEMM_RERANK, default 5; 0 skips), so the winners are crowned over the
-# whole space, never per shard.
+# re-ranks each shape's K fastest on a GPU (MPGEMM_RERANK, default 5; 0 skips; MPGEMM_RERANK_ARGS: more
+# mpgemm-run options for it, e.g. "--rounds 20 --rerank-within 0.10"), so the winners are crowned over the whole
+# space, never per shard. Every shard must have finished (its run recorded as finished), or nothing is merged.
 #
 #   merge_shards.sh OUTDIR N
 #
@@ -16,13 +17,29 @@ outdir=$1 shards=$2
 bin=${MPGEMM_BIN:?MPGEMM_BIN is not set (submit.sh sets it)}
 rerank=${MPGEMM_RERANK:-5}
 [[ $rerank =~ ^[0-9]+$ ]] || die "MPGEMM_RERANK must be a whole number, got '$rerank'"
+read -r -a rerank_args <<<"${MPGEMM_RERANK_ARGS:-}"  # mpgemm-run's re-rank options, e.g. --rounds 20
 
-inputs=()
+# Every shard must have finished: a database exists from a shard's first second on, so one that is still
+# running, was killed or failed would be merged as if its slice were all there is.
+inputs=() unfinished=()
 for ((i = 1; i <= shards; ++i)); do
   db="$outdir/shard-$i-of-$shards.db"
-  [[ -f $db ]] || die "shard $i/$shards left no database ($db): resubmit it with $outdir/resubmit.sh $i"
+  [[ -f $db ]] || { unfinished+=("$i (no database)"); continue; }
+  done_runs=$("$bin/mpgemm-query" "$db" --format csv --sql \
+    "SELECT count(*) FROM runs WHERE shard = '$i/$shards' AND status = 'finished'" | tail -n 1)
+  if [[ $done_runs == 0 ]]; then
+    last=$("$bin/mpgemm-query" "$db" --format csv --sql \
+      "SELECT status FROM runs WHERE shard = '$i/$shards' ORDER BY id DESC LIMIT 1" | tail -n +2)
+    unfinished+=("$i (${last:-no run of shard $i/$shards})")
+    continue
+  fi
   inputs+=("$db")
 done
+if (( ${#unfinished[@]} > 0 )); then
+  indexes=$(printf '%s\n' "${unfinished[@]}" | cut -d' ' -f1 | paste -sd, -)
+  die "shard(s) not finished: ${unfinished[*]}; nothing merged. If they failed: $outdir/resubmit.sh $indexes;" \
+    "if they are still running, run this merge again after them"
+fi
 merged="$outdir/merged.db"
 "$bin/mpgemm-query" merge "$merged" "${inputs[@]}"
 
@@ -42,5 +59,6 @@ if [[ -z $shapes ]]; then
 fi
 while IFS=, read -r m n k; do
   echo "re-rank of ${m}x${n}x${k}"
-  "${launcher[@]}" "$bin/mpgemm-run" --db "$merged" --rerank "$rerank" --M "$m" --N "$n" --K "$k" </dev/null
+  "${launcher[@]}" "$bin/mpgemm-run" --db "$merged" --rerank "$rerank" ${rerank_args[@]+"${rerank_args[@]}"} \
+    --M "$m" --N "$n" --K "$k" </dev/null
 done <<<"$shapes"

@@ -19,6 +19,8 @@ for arg in "$@"; do
   case $arg in
     --db | --db=* | --shard | --shard=* | --rerank | --rerank=*)
       die "${arg%%=*} is set by the script for each shard (its own database, shard I/N, no re-rank: merge_shards.sh re-ranks)" ;;
+    --rerank-* | --tie-band | --tie-band=*)
+      die "${arg%%=*}: a shard does not re-rank; the merge does, with mpgemm-run: put its options in MPGEMM_RERANK_ARGS (e.g. \"--rounds 20 --rerank-within 0.10\")" ;;
   esac
 done
 task=${SLURM_ARRAY_TASK_ID:-}
