@@ -135,7 +135,6 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     if (!o.arch) throw UsageError(fmt::format("--arch expects sm_XX or sm_XXa (e.g. sm_86, sm_90a), got '{}'", *a));
   }
   o.compile_only = args.has("--compile-only");
-  o.dry_run = args.has("--dry-run");
   if (auto s = args.get("--shapes")) o.shapes = load_shapes(*s);
   if (auto s = args.get("--shape-order")) {
     const auto order = shape_order_from_string(*s);

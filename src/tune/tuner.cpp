@@ -26,6 +26,7 @@
 #include "tune/replay_backend.hpp"
 #include "tune/run_scope.hpp"
 #include "tune/scheduler.hpp"
+#include "tune/tune_input.hpp"
 
 namespace mpgemm {
 
@@ -51,19 +52,6 @@ std::string host_name() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
-}
-
-std::vector<Shape> shapes_of(const Space& space, const TuneOptions& opt) {
-  std::vector<Shape> shapes = opt.shapes.empty() ? space.shapes : opt.shapes;
-  for (auto& s : shapes) {
-    if (opt.m) s.m = *opt.m;
-    if (opt.n) s.n = *opt.n;
-    if (opt.k) s.k = *opt.k;
-  }
-  std::vector<Shape> unique;
-  for (const auto& s : shapes)
-    if (std::find(unique.begin(), unique.end(), s) == unique.end()) unique.push_back(s);
-  return unique;
 }
 
 }  // namespace
@@ -125,87 +113,14 @@ Arch choose_arch(const TuneOptions& opt, const Space& space, const MeasureBacken
   throw UsageError("no GPU, no --arch and the space names no \"arch\": say which arch to compile for (--arch sm_86)");
 }
 
-// Which configs of the space --only takes, by their place in the exhaustive search's order (all when no --only);
-// empty when the space is too large to enumerate.
-using Selection = std::vector<bool>;
-
-// How many configs one shape's search proposes, before --only filters them: the budget counts proposals.
-std::size_t proposals_per_shape(const Selection& selected, const TuneOptions& opt) {
-  return opt.budget ? std::min(*opt.budget, selected.size()) : selected.size();
-}
-
-// How many configs one shape's search will take at most, for the header; 0 when unknown. In exhaustive order, the
-// proposals are the first `budget` configs.
-std::size_t expected_per_shape(const Selection& selected, const TuneOptions& opt) {
-  if (selected.empty()) return opt.budget.value_or(0);
-  const std::size_t proposed = proposals_per_shape(selected, opt);
-  if (opt.budget && !opt.only.empty() && opt.strategy != "exhaustive") return 0;  // their own order: unknown
-  return static_cast<std::size_t>(std::count(selected.begin(), selected.begin() + static_cast<long>(proposed), true));
-}
-
-// How many (config, shape) pairs the run will take, for the progress bar; 0 when unknown. A shard (exhaustive only)
-// takes pairs by their place in the search order, before --only filters.
-std::size_t expected_pairs(const Selection& selected, const TuneOptions& opt, std::size_t shapes) {
-  const std::size_t per_shape = expected_per_shape(selected, opt);
-  if (!opt.shard) return per_shape * shapes;
-  if (selected.empty()) return opt.shard->pairs(per_shape, shapes);
-  const std::size_t proposed = proposals_per_shape(selected, opt);
-  std::size_t pairs = 0;
-  for (std::size_t s = 0; s < shapes; ++s)
-    for (std::size_t k = 0; k < proposed; ++k) pairs += selected[k] && opt.shard->takes(k, s) ? 1 : 0;
-  return pairs;
-}
-
-// What --dry-run reports: the run's size as far as it is known without a device or a database.
-TuneSummary dry_run_summary(const Space& space, const Selection& selected, const TuneOptions& opt,
-                            std::size_t shapes) {
-  TuneSummary s;
-  s.mode = "dry-run";
-  s.strategy = opt.strategy;
-  s.arch_known = opt.arch || space.arch;
-  if (s.arch_known) s.arch = choose_arch(opt, space, nullptr);
-  s.candidates = expected_per_shape(selected, opt);
-  s.proposed = expected_pairs(selected, opt, shapes);
-  s.shapes = shapes;
-  return s;
-}
-
 }  // namespace
 
 TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   // Everything that can be wrong with the input is found before anything is written.
-  Space space = load_space(opt.space_path);
-  const Family* fam = nullptr;
-  try {
-    fam = &family(space.family);
-  } catch (const Error& e) {
-    throw space.error_at("/family", e.what());
-  }
-  const std::vector<Shape> shapes = shapes_of(space, opt);
-  // Every config the family cannot build is an error at its place in the file, before anything is written;
-  // a space too large to enumerate is checked config by config as the strategy proposes.
-  Selection selected;
-  std::string of_space;  // "" or " (--only: N of the space's M)"
-  if (product_size(space) <= kMaxSpaceProduct) {
-    const std::vector<Candidate> all = build_candidates(space, *fam);
-    for (const Candidate& c : all) selected.push_back(opt.only.empty() || only_selects(c.name, c.alias, opt.only));
-    const auto taken = static_cast<std::size_t>(std::count(selected.begin(), selected.end(), true));
-    if (!opt.only.empty() && taken == 0) throw UsageError("--only matches no config of the space");
-    if (!opt.only.empty()) of_space = fmt::format(" (--only: {} of the space's {})", taken, all.size());
-    // A whole name that is no config's is a typo, even when the other entries select something.
-    for (const std::string& entry : opt.only)
-      if (entry.starts_with('=') &&
-          std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, {entry}); }))
-        throw UsageError(fmt::format("--only {}: no config or point of the space has that name", entry));
-  }
-  make_strategy(opt.strategy, StrategyContext{&space, shapes.front(), opt.seed, opt.budget, opt.strategy_options, {}});
-  if (opt.shard && opt.strategy != "exhaustive")
-    throw UsageError(
-        fmt::format("--shard takes a fixed slice of the exhaustive search; --strategy {} chooses its "
-                    "configs from what it measures, so its shards would not add up to one search",
-                    opt.strategy));
-
-  if (opt.dry_run) return dry_run_summary(space, selected, opt, shapes.size());
+  const TuneInput input = check_tune_input(opt);
+  const Space& space = input.space;
+  const Family* const fam = input.family;
+  const std::vector<Shape>& shapes = input.shapes;
 
   const std::vector<std::unique_ptr<MeasureBackend>> backends = make_backends(opt, obs);
   MeasureBackend* const backend = backends.empty() ? nullptr : backends.front().get();
@@ -235,9 +150,9 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   if (opt.shard) info.shard = opt.shard->str();
   RunScope scope(store, info);
   summary.run_id = scope.id();
-  const std::size_t per_shape = expected_per_shape(selected, opt);
+  const std::size_t per_shape = input.configs_per_shape(opt);
   obs.note(fmt::format("run {}: {} of {} ({}, {}{}), {} shape(s){}, {} for {} into {}", summary.run_id,
-                       per_shape ? fmt::format("{} configs{}", per_shape, of_space) : "configs",
+                       per_shape ? fmt::format("{} configs{}", per_shape, input.of_space) : "configs",
                        opt.space_path.string(), space.family, opt.strategy,
                        opt.budget ? fmt::format(", budget {}", *opt.budget) : "", shapes.size(),
                        opt.shard ? fmt::format(", shard {}", opt.shard->str()) : "", summary.mode, summary.arch.str(),
@@ -279,7 +194,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   sobs.note = obs.note;
   sobs.progress = [&](std::size_t done, std::size_t, const std::string& current) { obs.progress(done, current); };
   const std::size_t measured_shapes = backend ? shapes.size() : 1;
-  obs.phase_started(backend ? "measure" : "compile", expected_pairs(selected, opt, measured_shapes));
+  obs.phase_started(backend ? "measure" : "compile", input.pairs(opt, measured_shapes));
   // An exception leaves the phase unfinished: the error is the last word, not a progress line.
   const SchedulerReport r = run_schedule(RunContext{plan, recorder, store, space, *fam, device}, settings, sobs);
   obs.phase_finished();

@@ -37,8 +37,6 @@ struct TuneOptions {
   std::filesystem::path db_path = "results/results.db";
   std::optional<Arch> arch;                        // compile target; default: the device's, else the space's "arch"
   bool compile_only = false;                       // compile and record resources; no GPU needed
-  bool dry_run = false;  // check the space and options, say what the run would take, then stop: nothing compiled,
-                         // no database opened, no GPU looked for
   std::vector<Shape> shapes;                       // --shapes: replace the space's shapes (empty: keep them)
   ShapeOrder shape_order = ShapeOrder::costliest;  // the order the shapes are measured in
   std::optional<std::int64_t> m, n, k;             // override every shape (each independently), after `shapes`
@@ -80,7 +78,7 @@ struct TuneObserver {
 
 struct TuneSummary {
   std::int64_t run_id = 0;
-  std::string mode;  // "compile-only", "gpu", "replay" or "dry-run"
+  std::string mode;  // "compile-only", "gpu" or "replay"
   Arch arch;
   std::size_t candidates = 0;
   std::size_t compiled_ok = 0;  // compilations recorded ok in this run or earlier ones
@@ -106,10 +104,6 @@ struct TuneSummary {
   std::vector<std::string> gpus;      // the GPUs measured on: "0 (GPU-...)" per lane
   std::vector<std::string> reranks;   // per shape re-ranked: one line naming the winner and the ties
   bool interrupted = false;
-  // --dry-run: candidates and proposed are what the run would take (0: unknown before it runs, as for a strategy
-  // that picks by what it measures); the arch only when --arch or the space names it.
-  std::size_t shapes = 0;
-  bool arch_known = true;
 };
 
 // Set from a signal handler to stop after the candidate in flight; the run is then recorded as interrupted.

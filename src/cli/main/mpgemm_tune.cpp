@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "report/table.hpp"
 #include "tune/tuner.hpp"
+#include "tune/tune_input.hpp"
 
 using namespace mpgemm;
 
@@ -21,6 +22,29 @@ void on_signal(int sig) {
   g_stop_requested = true;
   std::signal(sig, SIG_DFL);
 }
+}  // namespace
+
+namespace {
+
+void print_dry_run(const DryRun& d, const TuneOptions& opt) {
+  const std::string per_shape = d.configs_per_shape
+                                    ? fmt::format("{} configs per shape", d.configs_per_shape)
+                                    : fmt::format("the configs {} picks as it measures", opt.strategy);
+  const std::string pairs =
+      !d.pairs ? std::string("a number of (config, shape) pairs known only as it runs")
+      : opt.compile_only
+          ? fmt::format("{} configs to compile, none timed", d.pairs)
+          : fmt::format("{} (config, shape) pairs{}", d.pairs, opt.shard ? " of shard " + opt.shard->str() : "");
+  const std::string arch = !d.arch ? std::string("the GPU's arch")
+                           : d.arch_from_space
+                               ? fmt::format("{} (the space's arch; with a GPU, the GPU decides)", d.arch->str())
+                               : d.arch->str();
+  std::cout << fmt::format(
+      "dry run: {} and the options check out. The run would take {} ({}) at {} shape(s): {}, for {}, into {}. "
+      "Nothing was compiled, no database opened, no GPU looked for.\n",
+      opt.space_path.string(), per_shape, opt.strategy, d.shapes, pairs, arch, opt.db_path.string());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,20 +79,11 @@ int main(int argc, char** argv) {
       bar.reset();
     };
     obs.note = [](const std::string& line) { std::cerr << "mpgemm-tune: " << line << "\n"; };
-    TuneSummary s = run_tune(opt, obs);
-    if (s.mode == "dry-run") {
-      const std::string per_shape = s.candidates ? fmt::format("{} configs per shape", s.candidates)
-                                                 : fmt::format("the configs {} picks as it measures", s.strategy);
-      const std::string pairs = s.proposed ? fmt::format("{} (config, shape) pairs", s.proposed)
-                                           : std::string("(config, shape) pairs known only as it runs");
-      std::cout << fmt::format(
-          "dry run: {} and its options check out. The run would take {} ({}) at {} shape(s): {}{}, for {}, into "
-          "{}. Nothing was compiled, no database opened, no GPU looked for.\n",
-          opt.space_path.string(), per_shape, s.strategy, s.shapes, pairs,
-          opt.shard ? fmt::format(" of shard {}", opt.shard->str()) : "",
-          s.arch_known ? s.arch.str() : "the GPU's arch", opt.db_path.string());
+    if (args.has("--dry-run")) {
+      print_dry_run(dry_run_tune(opt), opt);
       return 0;
     }
+    TuneSummary s = run_tune(opt, obs);
     std::cout << fmt::format(
         "run {} ({}, {}): {} candidates; compiled now {}, from the cubin cache {} "
         "(ok {}, failed {} in total; {} with ptxas performance warnings)",

@@ -119,7 +119,7 @@ std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const st
     std::vector<std::string> known;
     for (const Shape& t : space.shapes)
       if (recorded(t)) known.push_back(t.str());
-    throw Error(fmt::format("the database has no measurement of the {} family at {}, so there is nothing to replay "
+    throw UsageError(fmt::format("the database has no measurement of the {} family at {}, so there is nothing to replay "
                             "there; of the shapes of {} it has {}",
                             space.family, s.str(), space.file,
                             known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", "))));
@@ -259,6 +259,8 @@ report::Table evaluation_table(const std::vector<StrategyEvaluation>& results, c
     t.columns.push_back("reached_" + percent(tol));
   }
   t.columns.push_back("optimum");
+  t.columns.push_back("points_outside");  // named points outside the domains, left out of the optimum
+  t.columns.push_back("faster_outside");  // the one of them faster than the optimum: "name (ms)"
   auto cell = [](std::optional<std::size_t> v) -> report::Cell {
     if (!v) return std::monostate{};
     return static_cast<std::int64_t>(*v);
@@ -286,7 +288,9 @@ report::Table evaluation_table(const std::vector<StrategyEvaluation>& results, c
       row.push_back(real(reached_share));
     }
     row.push_back(e.optimum);
-    t.rows.push_back(std::move(row));
+    row.push_back(static_cast<std::int64_t>(e.points_outside));
+    row.push_back(e.faster_point_ms ? report::Cell{fmt::format("{} ({:.4g} ms)", e.faster_point, *e.faster_point_ms)}
+                                    : report::Cell{});    t.rows.push_back(std::move(row));
   }
   return t;
 }

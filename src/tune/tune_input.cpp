@@ -1,0 +1,122 @@
+#include "tune/tune_input.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "space/enumerate.hpp"
+#include "tune/candidates.hpp"
+#include "tune/only.hpp"
+#include "tune/strategy/strategy.hpp"
+
+namespace mpgemm {
+
+namespace {
+
+std::vector<Shape> shapes_of(const Space& space, const TuneOptions& opt) {
+  std::vector<Shape> shapes = opt.shapes.empty() ? space.shapes : opt.shapes;
+  for (auto& s : shapes) {
+    if (opt.m) s.m = *opt.m;
+    if (opt.n) s.n = *opt.n;
+    if (opt.k) s.k = *opt.k;
+  }
+  std::vector<Shape> unique;
+  for (const auto& s : shapes)
+    if (std::find(unique.begin(), unique.end(), s) == unique.end()) unique.push_back(s);
+  return unique;
+}
+
+// How many configs one shape's search proposes, before --only filters them: the budget counts proposals.
+std::size_t proposals_per_shape(const std::vector<bool>& selected, const TuneOptions& opt) {
+  return opt.budget ? std::min(*opt.budget, selected.size()) : selected.size();
+}
+
+}  // namespace
+
+// In exhaustive order, the proposals are the first `budget` configs.
+std::size_t TuneInput::configs_per_shape(const TuneOptions& opt) const {
+  if (selected.empty()) return opt.budget.value_or(0);
+  const std::size_t proposed = proposals_per_shape(selected, opt);
+  if (opt.budget && !opt.only.empty() && opt.strategy != "exhaustive") return 0;  // their own order: unknown
+  return static_cast<std::size_t>(std::count(selected.begin(), selected.begin() + static_cast<long>(proposed), true));
+}
+
+// A shard (exhaustive only) takes pairs by their place in the search order, before --only filters.
+std::size_t TuneInput::pairs(const TuneOptions& opt, std::size_t shape_count) const {
+  const std::size_t per_shape = configs_per_shape(opt);
+  if (!opt.shard) return per_shape * shape_count;
+  if (selected.empty()) return opt.shard->pairs(per_shape, shape_count);
+  const std::size_t proposed = proposals_per_shape(selected, opt);
+  std::size_t n = 0;
+  for (std::size_t s = 0; s < shape_count; ++s)
+    for (std::size_t k = 0; k < proposed; ++k) n += selected[k] && opt.shard->takes(k, s) ? 1 : 0;
+  return n;
+}
+
+TuneInput check_tune_input(const TuneOptions& opt) {
+  TuneInput in;
+  in.space = load_space(opt.space_path);
+  try {
+    in.family = &family(in.space.family);
+  } catch (const Error& e) {
+    throw in.space.error_at("/family", e.what());
+  }
+  in.shapes = shapes_of(in.space, opt);
+  // Every config the family cannot build is an error at its place in the file, before anything is written;
+  // a space too large to enumerate is checked config by config as the strategy proposes.
+  if (product_size(in.space) <= kMaxSpaceProduct) {
+    const std::vector<Candidate> all = build_candidates(in.space, *in.family);
+    for (const Candidate& c : all) in.selected.push_back(opt.only.empty() || only_selects(c.name, c.alias, opt.only));
+    const auto taken = static_cast<std::size_t>(std::count(in.selected.begin(), in.selected.end(), true));
+    if (!opt.only.empty() && taken == 0) throw UsageError("--only matches no config of the space");
+    if (!opt.only.empty()) in.of_space = fmt::format(" (--only: {} of the space's {})", taken, all.size());
+    // A whole name that is no config's is a typo, even when the other entries select something.
+    for (const std::string& entry : opt.only)
+      if (entry.starts_with('=') &&
+          std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, {entry}); }))
+        throw UsageError(fmt::format("--only {}: no config or point of the space has that name", entry));
+  }
+  make_strategy(opt.strategy,
+                StrategyContext{&in.space, in.shapes.front(), opt.seed, opt.budget, opt.strategy_options, {}});
+  if (opt.shard && opt.strategy != "exhaustive")
+    throw UsageError(
+        fmt::format("--shard takes a fixed slice of the exhaustive search; --strategy {} chooses its "
+                    "configs from what it measures, so its shards would not add up to one search",
+                    opt.strategy));
+  return in;
+}
+
+DryRun dry_run_tune(const TuneOptions& opt) {
+  const TuneInput in = check_tune_input(opt);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (opt.replay_db && !fs::is_regular_file(*opt.replay_db, ec))
+    throw Error(fmt::format("--replay {}: no such database file", opt.replay_db->string()));
+  if (opt.worker_path && access(opt.worker_path->c_str(), X_OK) != 0)
+    throw Error(fmt::format("--worker {}: {}", opt.worker_path->string(), std::strerror(errno)));
+  // The database is created or resumed: it, or else its folder, must be writable.
+  const fs::path folder = opt.db_path.has_parent_path() ? opt.db_path.parent_path() : fs::path(".");
+  const bool exists = fs::exists(opt.db_path, ec);
+  if (access(exists ? opt.db_path.c_str() : folder.c_str(), W_OK) != 0)
+    throw Error(fmt::format("database {}: cannot {} it: {}", opt.db_path.string(), exists ? "write" : "create",
+                            std::strerror(errno)));
+  DryRun d;
+  d.configs_per_shape = in.configs_per_shape(opt);
+  d.shapes = in.shapes.size();
+  d.pairs = in.pairs(opt, opt.compile_only ? 1 : in.shapes.size());  // compile-only: each config once
+  if (opt.arch) {
+    d.arch = opt.arch;
+  } else if (in.space.arch) {
+    d.arch = Arch::parse(*in.space.arch);
+    d.arch_from_space = true;
+  }
+  return d;
+}
+
+}  // namespace mpgemm

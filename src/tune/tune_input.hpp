@@ -1,0 +1,49 @@
+#pragma once
+// A tune's input, checked: the space, its family, the shapes, and which configs --only selects, found before
+// anything is written (run_tune) or instead of running (dry_run_tune). Every mistake in the space or the options
+// is an error here.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/family.hpp"
+#include "space/space.hpp"
+#include "tune/tuner.hpp"
+
+namespace mpgemm {
+
+struct TuneInput {
+  Space space;
+  const Family* family = nullptr;
+  std::vector<Shape> shapes;  // the space's or --shapes / --M --N --K's, each once
+  // Which configs of the space --only takes, by their place in the exhaustive search's order (all when no
+  // --only); empty when the space is too large to enumerate.
+  std::vector<bool> selected;
+  std::string of_space;  // "" or " (--only: N of the space's M)"
+
+  // How many configs one shape's search will take at most; 0 when unknown before it runs (a space too large to
+  // enumerate, or a strategy choosing in its own order under --budget and --only).
+  std::size_t configs_per_shape(const TuneOptions& opt) const;
+  // How many (config, shape) pairs a run over `shapes` shapes takes (a shard's share with --shard); 0: unknown.
+  std::size_t pairs(const TuneOptions& opt, std::size_t shapes) const;
+};
+
+// Throws SpaceError, UsageError or mpgemm::Error for the first mistake found.
+TuneInput check_tune_input(const TuneOptions& opt);
+
+// What mpgemm-tune --dry-run reports: the run's size as far as it is known without a device or a database.
+struct DryRun {
+  std::size_t configs_per_shape = 0;  // 0: unknown before the run (see TuneInput)
+  std::size_t pairs = 0;              // (config, shape) pairs, of the shard with --shard; compile-only: configs
+  std::size_t shapes = 0;
+  std::optional<Arch> arch;  // --arch's, else the space's; a GPU's own arch decides when there is neither
+  bool arch_from_space = false;
+};
+
+// Checks the input as run_tune does, and the files the run would need (--replay's database, --worker, the
+// database's folder), without opening a database, compiling or looking for a GPU. Throws as check_tune_input,
+// and mpgemm::Error for a missing or unwritable file.
+DryRun dry_run_tune(const TuneOptions& opt);
+
+}  // namespace mpgemm
