@@ -47,6 +47,9 @@ std::optional<std::string> why_invalid(const ShapeWinner& w, const DeviceDescrip
 }  // namespace
 
 WinnerTable WinnerTable::load(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(fmt::format("{}: is a folder, not a results database or an mpgemm-export JSON file", path.string()));
   if (is_sqlite(path)) return WinnerTable(shape_winners(Store::open(path, Store::Mode::read_only)));
   return WinnerTable(read_export(read_text(path), path));
 }

@@ -62,8 +62,13 @@ report::Table Store::compare_profiles(std::string_view label_a, std::string_view
   auto& s = state();
   sqlite::Statement q(
       s.conn,
-      "WITH latest AS (SELECT label, metric, unit, value, row_number() OVER "
-      "  (PARTITION BY label, metric ORDER BY id DESC) AS place FROM profile_metrics WHERE label IN (?1, ?2)) "
+      // Each label's counters of its newest kernel and shape only: a label profiled again with another kernel
+      // (a new best config) or at another shape is that profile, never a mix of the two.
+      "WITH newest AS (SELECT p.label, p.kernel, p.M, p.N, p.K FROM profile_metrics AS p "
+      "  WHERE p.label IN (?1, ?2) AND p.id = (SELECT max(q.id) FROM profile_metrics AS q WHERE q.label = p.label)), "
+      "latest AS (SELECT p.label, p.metric, p.unit, p.value, row_number() OVER "
+      "  (PARTITION BY p.label, p.metric ORDER BY p.id DESC) AS place FROM profile_metrics AS p "
+      "  JOIN newest AS n ON n.label = p.label AND n.kernel = p.kernel AND n.M = p.M AND n.N = p.N AND n.K = p.K) "
       "SELECT a.metric, a.unit, a.value AS a, b.value AS b, "
       "       CASE WHEN a.value <> 0 THEN b.value / a.value END AS b_over_a "
       "FROM latest AS a JOIN latest AS b ON a.metric = b.metric AND b.label = ?2 AND b.place = 1 "

@@ -132,3 +132,35 @@ TEST(NcuCsv, ReimportingTheSameCountersAddsNothing) {
   EXPECT_DOUBLE_EQ(std::get<double>(s.compare_profiles("naive", "shared").rows.at(0)[2]), 1e6);
   std::filesystem::remove_all(dir);
 }
+
+// A label profiled again with another kernel, or at another shape, compares as that profile alone: counters the
+// newer import lacks are not filled in from the older one.
+TEST(NcuCsv, CompareTakesEachLabelsNewestKernelAndShapeOnly) {
+  auto dir = mpgemm::testing::fresh_dir("ncu_newest_kernel");
+  Store s = Store::open(dir / "t.db", Store::Mode::read_write);
+  ProfileRecord best;
+  best.label = "best";
+  best.kernel = "old_kernel";
+  best.metrics = {{"dram__bytes.sum", "byte", 1e6}, {"only_old", "", 7}};
+  s.record_profile(best);
+  ProfileRecord cublas = best;
+  cublas.label = "cublas";
+  cublas.kernel = "nvjet";
+  s.record_profile(cublas);
+  EXPECT_EQ(s.compare_profiles("best", "cublas").rows.size(), 2u);
+  best.kernel = "new_kernel";  // a new best config, profiled with one counter
+  best.metrics = {{"dram__bytes.sum", "byte", 2e6}};
+  s.record_profile(best);
+  auto t = s.compare_profiles("best", "cublas");
+  ASSERT_EQ(t.rows.size(), 1u) << "only_old belongs to the old kernel";
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][2]), 2e6);
+  best.kernel = "new_kernel";
+  best.shape = Shape{4096, 4096, 4096};
+  best.metrics = {{"only_old", "", 9}};
+  s.record_profile(best);
+  t = s.compare_profiles("best", "cublas");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "only_old");
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][2]), 9);
+  std::filesystem::remove_all(dir);
+}

@@ -186,6 +186,10 @@ TEST_F(TuneStrategyEvaluatePoints, APointOutsideTheDomainsIsNotTheOptimum) {
     for (const auto& seed : e.evaluations[0]) EXPECT_TRUE(seed) << "every seed reaches the domains' optimum";
   }
 
+  const report::Table t = evaluation_table(results, settings.tolerances);
+  ASSERT_EQ(t.columns.back(), "faster_outside");
+  EXPECT_EQ(std::get<std::string>(t.rows[0].back()), "outside (1 ms)");
+
   // Options for a strategy that is not replayed are a mistake, not ignored.
   settings.options["model"]["initial"] = "3";
   EXPECT_THROW(evaluate_strategies(space, recordings, settings), UsageError);

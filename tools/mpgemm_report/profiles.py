@@ -24,7 +24,7 @@ PREFERRED = {
     "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct": "long-scoreboard stalls per active warp",
     "smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio": "long-scoreboard stall latency",
     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active": "tensor pipe active of peak (every MMA)",
-    "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active": "HMMA (wmma, mma.sync) of peak",
+    "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active": "HMMA-instruction pipe of peak (low for wgmma)",
     "smsp__issue_active.avg.pct_of_peak_sustained_active": "issue active of peak",
     "l1tex__t_sector_hit_rate.pct": "L1 hit rate",
     "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM throughput of peak",

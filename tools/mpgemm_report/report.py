@@ -83,8 +83,9 @@ def remove_stale_pictures(out_dir, numbers):
     so the folder holds one report; files the reports did not write are left alone."""
     try:
         old = json.loads((out_dir / "numbers.json").read_text())
-        old_images = {img for s in old.get("sections", {}).values() for img in s.get("images", [])}
-    except (OSError, ValueError, AttributeError):
+        old_images = {img for s in old.get("sections", {}).values() for img in s.get("images", [])
+                      if isinstance(img, str)}
+    except (OSError, ValueError, AttributeError, TypeError):  # none, or not one of ours: nothing to clear
         return
     new_images = {img for s in numbers["sections"].values() for img in s["images"]}
     for img in sorted(old_images - new_images):

@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
       .option("--sql", "QUERY", "run one read-only SELECT on the database instead of a view")
       .option("--compare", "A,B",
               "the Nsight Compute counters of two profiled labels side by side, with B/A "
-              "(which counter moved); labels are what mpgemm-profile recorded")
+              "(which counter moved); labels are what mpgemm-profile recorded, each label's newest kernel and "
+              "shape")
       .flag("--schema", "print the database schema (SQL with a comment per column) and exit")
       .flag("--dump",
             "print every row as content, one line each, ids replaced by the natural keys of the rows "
