@@ -33,10 +33,10 @@ const Family& family(std::string_view name) {
   // not offered test_faulty as a kernel.
   std::vector<std::string_view> product, test_only;
   for (const auto& f : registered()) (f->test_only() ? test_only : product).push_back(f->name());
-  throw Error(fmt::format("no kernel family named \"{}\" (known: {}{})", name, fmt::join(product, ", "),
-                          test_only.empty() ? std::string()
-                                            : fmt::format("; test-only, linked by MPGEMM_TEST_FAMILIES: {}",
-                                                          fmt::join(test_only, ", "))));
+  throw Error(fmt::format(
+      "no kernel family named \"{}\" (known: {}{})", name, fmt::join(product, ", "),
+      test_only.empty() ? std::string()
+                        : fmt::format("; test-only, linked by MPGEMM_TEST_FAMILIES: {}", fmt::join(test_only, ", "))));
 }
 
 void register_family(std::unique_ptr<const Family> f) {

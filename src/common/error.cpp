@@ -5,9 +5,9 @@
 namespace mpgemm {
 
 SpaceError::SpaceError(std::string file, int line, int column, std::string json_path, std::string message)
-    : Error(line > 0 ? fmt::format("{}:{}:{}: at {}: {}", file, line, column, json_path.empty() ? "/" : json_path,
-                                   message)
-                     : fmt::format("{}: {}", file, message)),
+    : Error(line > 0
+                ? fmt::format("{}:{}:{}: at {}: {}", file, line, column, json_path.empty() ? "/" : json_path, message)
+                : fmt::format("{}: {}", file, message)),
       file_(std::move(file)),
       line_(line),
       column_(column),

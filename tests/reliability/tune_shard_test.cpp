@@ -184,15 +184,13 @@ echo "$id"
   EXPECT_NE(recalls.find("--kill-on-invalid-dep=yes"), std::string::npos) << recalls;
   EXPECT_EQ(outcome_differences(outcomes(full), outcomes(out / "merged.db")), "");
   // Options the shards cannot take are refused before anything is submitted.
-  for (const std::string bad :
-       {"--strategy random", "--frobnicate", "--db other.db", "--shard 1/3", "--rerank-within 0.1",
-        "--replay-delay-ms 1 --worker /no/such/worker"}) {
+  for (const std::string bad : {"--strategy random", "--frobnicate", "--db other.db", "--shard 1/3",
+                                "--rerank-within 0.1", "--replay-delay-ms 1 --worker /no/such/worker"}) {
     const std::string before = file_text(log);
     const auto refused = run_command(
         fmt::format("PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} bash {} {} {} 3 --replay {} {}", fake.string(),
-                    log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
-                    source("tools/slurm/submit.sh"), replay_space(), (dir_ / "refused").string(), recorded_.string(),
-                    bad));
+                    log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(), source("tools/slurm/submit.sh"),
+                    replay_space(), (dir_ / "refused").string(), recorded_.string(), bad));
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.output;
     EXPECT_NE(refused.output.find("nothing submitted"), std::string::npos) << bad << ": " << refused.output;
     EXPECT_EQ(file_text(log), before) << bad << ": sbatch was called";
@@ -207,8 +205,8 @@ echo "$id"
     EXPECT_EQ(file_text(log), before) << array << ": sbatch was called";
   }
   // merge_shards.sh: N must be a number.
-  const auto two = run_command(fmt::format("MPGEMM_BIN=x bash {} {} two", source("tools/slurm/merge_shards.sh"),
-                                           out.string()));
+  const auto two =
+      run_command(fmt::format("MPGEMM_BIN=x bash {} {} two", source("tools/slurm/merge_shards.sh"), out.string()));
   EXPECT_EQ(two.exit_code, 2) << two.output;
   EXPECT_NE(two.output.find("N must be a positive whole number"), std::string::npos) << two.output;
   // An array task outside 1..N, or none, is refused.
@@ -225,18 +223,17 @@ TEST_F(ReliabilityShard, AMergeRefusesShardsThatHaveNotFinished) {
   fs::create_directories(out);
   const std::string bin_dir = fs::path(bin("mpgemm-tune")).parent_path().string();
   for (int task : {1, 2}) {
-    const auto shard = run_command(fmt::format("SLURM_ARRAY_TASK_ID={} SRUN=no-srun MPGEMM_BIN={} bash {} {} {} 3 "
-                                               "--replay {}",
-                                               task, bin_dir, source("tools/slurm/tune_shard.sh"), replay_space(),
-                                               out.string(), recorded_.string()));
+    const auto shard = run_command(fmt::format(
+        "SLURM_ARRAY_TASK_ID={} SRUN=no-srun MPGEMM_BIN={} bash {} {} {} 3 "
+        "--replay {}",
+        task, bin_dir, source("tools/slurm/tune_shard.sh"), replay_space(), out.string(), recorded_.string()));
     ASSERT_EQ(shard.exit_code, 0) << without_progress(shard.output);
   }
   sql_exec(out / "shard-2-of-3.db", "UPDATE runs SET status = 'running'");  // as a shard killed mid-run leaves it
   const auto merge = run_command(fmt::format("SRUN=no-srun MPGEMM_BIN={} MPGEMM_RERANK=0 bash {} {} 3", bin_dir,
                                              source("tools/slurm/merge_shards.sh"), out.string()));
   EXPECT_EQ(merge.exit_code, 2) << merge.output;
-  EXPECT_NE(merge.output.find("shard(s) not finished: 2 (running) 3 (no database)"), std::string::npos)
-      << merge.output;
+  EXPECT_NE(merge.output.find("shard(s) not finished: 2 (running) 3 (no database)"), std::string::npos) << merge.output;
   EXPECT_NE(merge.output.find("resubmit.sh 2,3"), std::string::npos) << merge.output;
   EXPECT_FALSE(fs::exists(out / "merged.db"));
 }
@@ -247,10 +244,10 @@ TEST_F(ReliabilityShard, AMergeWithNothingVerifiedToReRankFails) {
   const fs::path out = dir_ / "out";
   fs::create_directories(out);
   const std::string bin_dir = fs::path(bin("mpgemm-tune")).parent_path().string();
-  const auto shard = run_command(
-      fmt::format("SLURM_ARRAY_TASK_ID=1 SRUN=no-srun MPGEMM_BIN={} bash {} {} {} 1 --compile-only --only "
-                  "=wmma_cp_async",
-                  bin_dir, source("tools/slurm/tune_shard.sh"), replay_space(), out.string()));
+  const auto shard =
+      run_command(fmt::format("SLURM_ARRAY_TASK_ID=1 SRUN=no-srun MPGEMM_BIN={} bash {} {} {} 1 --compile-only --only "
+                              "=wmma_cp_async",
+                              bin_dir, source("tools/slurm/tune_shard.sh"), replay_space(), out.string()));
   ASSERT_EQ(shard.exit_code, 0) << without_progress(shard.output);
   const auto merge = run_command(fmt::format("SRUN=no-srun MPGEMM_BIN={} MPGEMM_RERANK=1 bash {} {} 1", bin_dir,
                                              source("tools/slurm/merge_shards.sh"), out.string()));

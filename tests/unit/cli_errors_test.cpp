@@ -154,7 +154,8 @@ TEST(CliErrors, LibBenchChecksItsArgumentsBeforeTheDevice) {
 TEST(CliErrors, UnknownFamilyListsTheKernelFamiliesNotTheTestOnes) {
   auto dir = fresh_dir("cli_errors_family");
   const auto space = dir / "nope.json";
-  std::ofstream(space) << R"({"family": "nope", "shapes": [{"M": 64, "N": 64, "K": 64}], "parameters": {"A": {"values": [1]}}})";
+  std::ofstream(space)
+      << R"({"family": "nope", "shapes": [{"M": 64, "N": 64, "K": 64}], "parameters": {"A": {"values": [1]}}})";
   auto r = run_command(fmt::format("{} {} --dry-run", bin("mpgemm-tune"), space.string()));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("(known: wmma, wgmma"), std::string::npos) << r.output;

@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
     if (kernels.empty()) throw Error(fmt::format("{} has no profiled kernel", path));
     if (auto only = args.get("--kernel")) {
       std::erase_if(kernels, [&](const ProfileRecord& k) { return k.kernel.find(*only) == std::string::npos; });
-      if (kernels.empty()) throw UsageError(fmt::format("--kernel {}: no kernel of {} has that in its name", *only, path));
+      if (kernels.empty())
+        throw UsageError(fmt::format("--kernel {}: no kernel of {} has that in its name", *only, path));
     }
     // Several launches of one kernel are one kernel's counters; two kernels under one label would be read back as
     // one of them (the newest value of each counter wins), so the other would be hidden.
@@ -69,9 +70,10 @@ int main(int argc, char** argv) {
     const bool existed = std::filesystem::exists(db);
     Store store = Store::open(db, Store::Mode::read_write);
     if (!existed)
-      std::cerr << fmt::format("mpgemm-profile: {} did not exist: created it (counters are usually added to the "
-                               "database mpgemm-tune wrote)\n",
-                               db.string());
+      std::cerr << fmt::format(
+          "mpgemm-profile: {} did not exist: created it (counters are usually added to the "
+          "database mpgemm-tune wrote)\n",
+          db.string());
     std::size_t rows = 0, counters = 0;
     for (auto& k : kernels) {
       if (auto device = args.get("--device")) k.device_name = *device;

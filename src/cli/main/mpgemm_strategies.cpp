@@ -37,8 +37,9 @@ int main(int argc, char** argv) {
       "a config of the space that the database never measured counts as failed (the 'unrecorded' column says how "
       "many). For each strategy and shape it prints the optimum (the fastest recorded config of the space's "
       "domains, which every strategy can propose; a named point outside them, which only exhaustive proposes, is "
-      "left out of it and named on stderr when it is faster) and, per tolerance (5%, 2%, 1%), the median (p50) and p90 over seeds of the number of measurements "
-      "a strategy needed before one came within that tolerance of the optimum, p50 as a share of the space, and "
+      "left out of it and named in the faster_outside column when it is faster) and, per tolerance (5%, 2%, 1%), "
+      "the median (p50) and p90 over seeds of the number of measurements a strategy needed before one came "
+      "within that tolerance of the optimum, p50 as a share of the space, and "
       "the share of seeds that got there within the budget. A seed that never got there counts as infinitely "
       "many, so a median or p90 is empty when more than half or a tenth of the seeds missed. The model strategy "
       "learns from the database's measurements of the same family at the other shapes (the prior; --no-prior "
@@ -75,8 +76,8 @@ int main(int argc, char** argv) {
     if (pos[0] != "evaluate") throw UsageError(fmt::format("unknown command '{}': list or evaluate", pos[0]));
     if (pos.size() != 3) throw UsageError("evaluate takes DB and SPACE");
     if (pos[1].ends_with(".json") && !pos[2].ends_with(".json"))
-      throw UsageError(fmt::format("evaluate takes DB first, then SPACE: did you mean 'evaluate {} {}'?", pos[2],
-                                   pos[1]));
+      throw UsageError(
+          fmt::format("evaluate takes DB first, then SPACE: did you mean 'evaluate {} {}'?", pos[2], pos[1]));
     Space space = load_space(pos[2]);
     EvaluationSettings settings;
     if (auto n = args.get_positive_int("--seeds")) settings.seeds = static_cast<std::size_t>(*n);

@@ -10,8 +10,8 @@
 #include "cli/tune_args.hpp"
 #include "common/error.hpp"
 #include "report/table.hpp"
-#include "tune/tuner.hpp"
 #include "tune/tune_input.hpp"
+#include "tune/tuner.hpp"
 
 using namespace mpgemm;
 
@@ -27,14 +27,12 @@ void on_signal(int sig) {
 namespace {
 
 void print_dry_run(const DryRun& d, const TuneOptions& opt) {
-  const std::string per_shape = d.configs_per_shape
-                                    ? fmt::format("{} configs per shape", d.configs_per_shape)
-                                    : fmt::format("the configs {} picks as it measures", opt.strategy);
-  const std::string pairs =
-      !d.pairs ? std::string("a number of (config, shape) pairs known only as it runs")
-      : opt.compile_only
-          ? fmt::format("{} configs to compile, none timed", d.pairs)
-          : fmt::format("{} (config, shape) pairs{}", d.pairs, opt.shard ? " of shard " + opt.shard->str() : "");
+  const std::string per_shape = d.configs_per_shape ? fmt::format("{} configs per shape", d.configs_per_shape)
+                                                    : fmt::format("the configs {} picks as it measures", opt.strategy);
+  const std::string pairs = !d.pairs           ? std::string("a number of (config, shape) pairs known only as it runs")
+                            : opt.compile_only ? fmt::format("{} configs to compile, none timed", d.pairs)
+                                               : fmt::format("{} (config, shape) pairs{}", d.pairs,
+                                                             opt.shard ? " of shard " + opt.shard->str() : "");
   const std::string arch = !d.arch ? std::string("the GPU's arch")
                            : d.arch_from_space
                                ? fmt::format("{} (the space's arch; with a GPU, the GPU decides)", d.arch->str())

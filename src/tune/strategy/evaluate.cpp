@@ -75,7 +75,8 @@ std::vector<Recording> load_recordings(const Store& store, const std::string& fa
   return out;
 }
 
-std::vector<Recording> recordings_of_device(std::vector<Recording> recordings, const std::optional<std::string>& device) {
+std::vector<Recording> recordings_of_device(std::vector<Recording> recordings,
+                                            const std::optional<std::string>& device) {
   std::set<std::string> names;
   for (const Recording& r : recordings) names.insert(r.device_name);
   if (!device) {
@@ -90,7 +91,6 @@ std::vector<Recording> recordings_of_device(std::vector<Recording> recordings, c
   std::erase_if(recordings, [&](const Recording& r) { return r.device_name != *device; });
   return recordings;
 }
-
 
 std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const std::vector<Recording>& recordings,
                                                     const EvaluationSettings& settings) {
@@ -119,10 +119,11 @@ std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const st
     std::vector<std::string> known;
     for (const Shape& t : space.shapes)
       if (recorded(t)) known.push_back(t.str());
-    throw UsageError(fmt::format("the database has no measurement of the {} family at {}, so there is nothing to replay "
-                            "there; of the shapes of {} it has {}",
-                            space.family, s.str(), space.file,
-                            known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", "))));
+    throw UsageError(
+        fmt::format("the database has no measurement of the {} family at {}, so there is nothing to replay "
+                    "there; of the shapes of {} it has {}",
+                    space.family, s.str(), space.file,
+                    known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", "))));
   }
   if (shapes.empty()) {
     for (const Shape& s : space.shapes)
@@ -290,7 +291,8 @@ report::Table evaluation_table(const std::vector<StrategyEvaluation>& results, c
     row.push_back(e.optimum);
     row.push_back(static_cast<std::int64_t>(e.points_outside));
     row.push_back(e.faster_point_ms ? report::Cell{fmt::format("{} ({:.4g} ms)", e.faster_point, *e.faster_point_ms)}
-                                    : report::Cell{});    t.rows.push_back(std::move(row));
+                                    : report::Cell{});
+    t.rows.push_back(std::move(row));
   }
   return t;
 }

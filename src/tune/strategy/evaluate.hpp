@@ -66,8 +66,8 @@ struct StrategyEvaluation {
   std::vector<std::vector<std::optional<std::size_t>>> evaluations;
 };
 
-// Throws UsageError for an unknown strategy or option, or options for a strategy that is not replayed, mpgemm::Error when a strategy proposes a config twice,
-// beyond its budget or outside the constraints (a bug in the strategy).
+// Throws UsageError for an unknown strategy or option, or options for a strategy that is not replayed, mpgemm::Error
+// when a strategy proposes a config twice, beyond its budget or outside the constraints (a bug in the strategy).
 std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const std::vector<Recording>& recordings,
                                                     const EvaluationSettings& settings);
 
