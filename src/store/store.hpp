@@ -31,6 +31,10 @@ class Store {
   // Throws StoreError when the file cannot be opened, is not an mpgemm results database (left untouched), or
   // has a newer schema than this build supports.
   static Store open(const std::filesystem::path& path, Mode mode);
+  // Why open(path, read_write) could not write there, judged from the file system without opening anything: a
+  // folder, a file that is not writable, or (for a new file) no writable folder to create it and its missing
+  // folders in. nullopt: it could.
+  static std::optional<std::string> why_not_writable(const std::filesystem::path& path);
 
   Store(Store&& other) noexcept;
   Store& operator=(Store&& other) noexcept;

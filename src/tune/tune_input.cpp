@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "space/enumerate.hpp"
+#include "store/store.hpp"
 #include "tune/candidates.hpp"
 #include "tune/only.hpp"
 #include "tune/strategy/strategy.hpp"
@@ -100,12 +101,9 @@ DryRun dry_run_tune(const TuneOptions& opt) {
     throw Error(fmt::format("--replay {}: no such database file", opt.replay_db->string()));
   if (opt.worker_path && access(opt.worker_path->c_str(), X_OK) != 0)
     throw Error(fmt::format("--worker {}: {}", opt.worker_path->string(), std::strerror(errno)));
-  // The database is created or resumed: it, or else its folder, must be writable.
-  const fs::path folder = opt.db_path.has_parent_path() ? opt.db_path.parent_path() : fs::path(".");
-  const bool exists = fs::exists(opt.db_path, ec);
-  if (access(exists ? opt.db_path.c_str() : folder.c_str(), W_OK) != 0)
-    throw Error(fmt::format("database {}: cannot {} it: {}", opt.db_path.string(), exists ? "write" : "create",
-                            std::strerror(errno)));
+  // The database is created (with its folders) or resumed, as Store::open would.
+  if (auto why = Store::why_not_writable(opt.db_path))
+    throw Error(fmt::format("database {}: {}", opt.db_path.string(), *why));
   DryRun d;
   d.configs_per_shape = in.configs_per_shape(opt);
   d.shapes = in.shapes.size();

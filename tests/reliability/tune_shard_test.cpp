@@ -92,6 +92,14 @@ TEST_F(ReliabilityShard, TheSameShardTakesTheSamePairsAndSaysWhatItLeft) {
   ASSERT_EQ(d.exit_code, 0) << d.output;
   EXPECT_NE(d.output.find(fmt::format("{} (config, shape) pairs of shard 2/3", mine)), std::string::npos) << d.output;
   EXPECT_FALSE(fs::exists(dry));
+  // A database in folders that do not exist yet is fine, as the run creates them; the dry run creates nothing.
+  const fs::path deep = dir_ / "not" / "yet" / "d.db";
+  const auto nested = tune(deep, "--dry-run");
+  EXPECT_EQ(nested.exit_code, 0) << nested.output;
+  EXPECT_FALSE(fs::exists(dir_ / "not"));
+  const auto folder = tune(dir_, "--dry-run");
+  EXPECT_EQ(folder.exit_code, 1) << folder.output;
+  EXPECT_NE(folder.output.find("it is a folder, not a database file"), std::string::npos) << folder.output;
 }
 
 TEST_F(ReliabilityShard, BadShardsAreRefused) {

@@ -53,14 +53,9 @@ sbatch=${SBATCH:-sbatch}
 read -r -a sbatch_args <<<"${SBATCH_ARGS:-}"
 
 # The options as the shards will take them (tune_shard.sh refuses what it sets itself), checked before anything
-# is submitted; OUTDIR must exist for that (the shards' databases go there), and goes again if this made it.
-made_outdir=0
-[[ -d $outdir ]] || made_outdir=1
-mkdir -p "$outdir"
-if ! SLURM_ARRAY_TASK_ID=1 MPGEMM_BIN=$bin MPGEMM_DRY_RUN=1 "$here/tune_shard.sh" "$space" "$outdir" "$shards" "$@"; then
-  (( made_outdir == 0 )) || rmdir "$outdir" 2>/dev/null || true
+# is written or submitted.
+SLURM_ARRAY_TASK_ID=1 MPGEMM_BIN=$bin MPGEMM_DRY_RUN=1 "$here/tune_shard.sh" "$space" "$outdir" "$shards" "$@" ||
   die "nothing submitted: the space or the mpgemm-tune options do not check out (above)"
-fi
 mkdir -p "$outdir/logs"
 outdir=$(cd "$outdir" && pwd)
 space=$(cd "$(dirname "$space")" && pwd)/$(basename "$space")
