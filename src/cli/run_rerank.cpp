@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "codegen/family.hpp"
@@ -16,6 +18,13 @@ namespace mpgemm::cli {
 
 report::Table run_rerank(const RunOptions& opt, const RerankOptions& rerank, const std::vector<std::string>& argv,
                          std::vector<std::string>* notes) {
+  // A re-rank times what a tune recorded: without the database there is nothing to rank, GPU or not (and
+  // opening it read-write would create an empty one).
+  if (std::error_code ec; !std::filesystem::exists(opt.db_path, ec))
+    throw Error(fmt::format("no database at {}: a re-rank takes its configs from a tuned database (mpgemm-tune --db)",
+                            opt.db_path.string()));
+  if (std::filesystem::is_directory(opt.db_path))
+    throw Error(fmt::format("{}: it is a folder, not a database file", opt.db_path.string()));
   std::string why;
   auto backend = make_gpu_backend(opt.worker_path, opt.settings, &why);
   if (!backend) throw NoDeviceError(fmt::format("mpgemm-run --rerank measures on a GPU and there is none: {}", why));

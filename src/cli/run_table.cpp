@@ -39,18 +39,18 @@ std::optional<Store> open_if_present(const std::filesystem::path& p) {
 
 }  // namespace
 
-std::vector<RunRow> resolve_rows(const RunOptions& opt, const DeviceDescription& device, std::string* note) {
+RowPlan plan_rows(const RunOptions& opt) {
   std::optional<Store> store = open_if_present(opt.db_path);
   report::Table configs;
   if (store) configs = store->query_sql("SELECT id, family, name, alias, params FROM configs ORDER BY id DESC");
 
-  std::vector<RunRow> rows;
+  RowPlan plan;
   if (opt.selector != "best") {
     for (const auto& r : configs.rows) {
       if (text(r[0]) == opt.selector || text(r[2]) == opt.selector || text(r[3]) == opt.selector) {
         Candidate c = candidate_from_row(r);
-        rows.push_back({c.alias.value_or(c.name), c, std::nullopt});
-        return rows;
+        plan.rows.push_back({c.alias.value_or(c.name), c, std::nullopt});
+        return plan;
       }
     }
   }
@@ -60,27 +60,39 @@ std::vector<RunRow> resolve_rows(const RunOptions& opt, const DeviceDescription&
   for (const auto& p : space.points) {
     Candidate c{space.family, p.params, fam.config_name(p.params), p.name};
     if (opt.selector == "best" || opt.selector == p.name || opt.selector == c.name)
-      rows.push_back({p.name, c, std::nullopt});
+      plan.rows.push_back({p.name, c, std::nullopt});
   }
   if (opt.selector != "best") {
-    if (rows.empty())
+    if (plan.rows.empty())
       throw Error(fmt::format("no config named '{}' in {} or among the points of {}; try mpgemm-query {} configs",
                               opt.selector, opt.db_path.string(), opt.space_path.string(), opt.db_path.string()));
+    return plan;
+  }
+  plan.wants_best = true;
+  // The winner of the shape's latest re-rank when there is one, else the fastest of the tuning
+  // (store/shape_winners.hpp): one per device and shape, every family and arch competing.
+  if (store)
+    for (ShapeWinner& w : shape_winners(*store))
+      if (w.shape == opt.shape) plan.winners.push_back(std::move(w));
+  return plan;
+}
+
+std::vector<RunRow> rows_for_device(const RowPlan& plan, const RunOptions& opt, const std::string& device_name,
+                                    std::string* note) {
+  std::vector<RunRow> rows = plan.rows;
+  if (!plan.wants_best) return rows;
+  for (const ShapeWinner& w : plan.winners) {
+    if (w.device_name != device_name) continue;
+    rows.push_back({"best tuned", Candidate{w.family, w.params, w.config_name, w.alias}, w.arch});
     return rows;
   }
-  if (store) {
-    // The winner of the shape's latest re-rank when there is one, else the fastest of the tuning
-    // (store/shape_winners.hpp): one per device and shape, every family and arch competing.
-    for (const ShapeWinner& w : shape_winners(*store)) {
-      if (w.device_name != device.name || w.shape != opt.shape) continue;
-      rows.push_back({"best tuned", Candidate{w.family, w.params, w.config_name, w.alias}, w.arch});
-      break;
-    }
-  }
-  if (rows.empty() || rows.back().label != "best tuned")
-    *note = fmt::format("{} has no verified config for {} at {}: run mpgemm-tune first for the 'best tuned' row",
-                        opt.db_path.string(), device.name, opt.shape.str());
+  *note = fmt::format("{} has no verified config for {} at {}: run mpgemm-tune first for the 'best tuned' row",
+                      opt.db_path.string(), device_name, opt.shape.str());
   return rows;
+}
+
+std::vector<RunRow> resolve_rows(const RunOptions& opt, const DeviceDescription& device, std::string* note) {
+  return rows_for_device(plan_rows(opt), opt, device.name, note);
 }
 
 namespace {
@@ -150,12 +162,15 @@ report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeRefe
 }
 
 report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
+  // What the selector names is settled before the GPU: a misspelt name or a broken space fails the same way
+  // on a machine without one.
+  const RowPlan plan = plan_rows(opt);
   std::string why;
   auto backend = make_gpu_backend(opt.worker_path, opt.settings, &why);
   if (!backend) throw NoDeviceError(fmt::format("mpgemm-run measures on a GPU and there is none: {}", why));
   const DeviceDescription& dev = backend->device();
   std::string note;
-  std::vector<RunRow> rows = resolve_rows(opt, dev, &note);
+  std::vector<RunRow> rows = rows_for_device(plan, opt, dev.name, &note);
   if (!note.empty()) notes->push_back(note);
 
   const ShapeReference ref = backend->prepare_shape(opt.shape);

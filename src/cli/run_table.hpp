@@ -9,6 +9,7 @@
 
 #include "common/records.hpp"
 #include "report/table.hpp"
+#include "store/shape_winners.hpp"
 #include "tune/backend.hpp"
 
 namespace mpgemm::cli {
@@ -29,10 +30,26 @@ struct RunOptions {
   std::optional<std::filesystem::path> cubin_cache;  // default: CubinCache::beside(db_path), as mpgemm-tune's
 };
 
-// The rows a selector stands for. "best" = the space's named points in file order, then the winner of the latest
-// re-rank of the shape on the device (by name; the view winners), else the fastest verified config of the
-// database for the device and the shape, whatever its family and arch (the view best_per_shape), when there is
-// one. Throws mpgemm::Error when a name matches nothing, listing what exists.
+// What a selector stands for, found without a device: the rows it names, and for "best" the database's winners
+// of the shape (one per device) to pick from once the device is known.
+struct RowPlan {
+  std::vector<RunRow> rows;
+  bool wants_best = false;           // selector "best": add the device's winner as the "best tuned" row
+  std::vector<ShapeWinner> winners;  // of the shape, every device
+};
+
+// Reads the database (when it exists) and the space. Throws mpgemm::Error when a name matches nothing, listing
+// where it looked, and SpaceError for a broken space.
+RowPlan plan_rows(const RunOptions& options);
+
+// The plan's rows on the device named; `note` says when "best" found no winner for it.
+std::vector<RunRow> rows_for_device(const RowPlan& plan, const RunOptions& options, const std::string& device_name,
+                                    std::string* note);
+
+// The rows a selector stands for (plan_rows, then rows_for_device). "best" = the space's named points in file order,
+// then the winner of the latest re-rank of the shape on the device (by name; the view winners), else the fastest
+// verified config of the database for the device and the shape, whatever its family and arch (the view best_per_shape),
+// when there is one. Throws mpgemm::Error when a name matches nothing, listing what exists.
 std::vector<RunRow> resolve_rows(const RunOptions& options, const DeviceDescription& device, std::string* note);
 
 // One row's outcome: measured, or the reason it was not (constraint_rejected, compile_failed with the log).

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/writable.hpp"
 #include "store/schema.hpp"
 #include "store/store_impl.hpp"
 
@@ -170,20 +171,10 @@ std::optional<double> tflops_of(const Shape& shape, double median_ms) {
 }
 
 std::optional<std::string> Store::why_not_writable(const std::filesystem::path& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return "it is a folder, not a database file";
-  if (fs::exists(path, ec))
-    return access(path.c_str(), W_OK) == 0 ? std::nullopt
-                                           : std::optional<std::string>(fmt::format("the file is not writable"));
-  // open() creates the missing folders: the nearest one that exists must be writable.
-  fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  while (!fs::exists(folder, ec) && folder.has_parent_path() && folder.parent_path() != folder)
-    folder = folder.parent_path();
-  if (!fs::is_directory(folder, ec)) return fmt::format("{} is not a folder", folder.string());
-  if (access(folder.c_str(), W_OK) != 0)
-    return fmt::format("cannot create the database: the folder {} is not writable", folder.string());
-  return std::nullopt;
+  std::optional<std::string> why = mpgemm::why_not_writable(path, MissingFolders::create);  // open() creates them
+  if (why && std::filesystem::is_directory(path)) return "it is a folder, not a database file";
+  if (why && !std::filesystem::exists(path)) return "cannot create the database: " + *why;
+  return why;
 }
 
 Store Store::open(const std::filesystem::path& path, Mode mode) {

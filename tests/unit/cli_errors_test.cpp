@@ -88,7 +88,13 @@ TEST(CliErrors, RunOutputIsCheckedFirstAndWrittenOnlyWhenComplete) {
   auto bad = run_command(
       fmt::format("{} --db {}/none.db --output {}/no_such_folder/t.md", bin("mpgemm-run"), dir.string(), dir.string()));
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
-  EXPECT_NE(bad.output.find("no_such_folder/t.md: No such file or directory"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("no_such_folder/t.md: the folder " + (dir / "no_such_folder").string() + " does not exist"),
+            std::string::npos)
+      << bad.output;
+  auto folder =
+      run_command(fmt::format("{} --db {}/none.db --output {}", bin("mpgemm-run"), dir.string(), dir.string()));
+  EXPECT_EQ(folder.exit_code, 1) << folder.output;
+  EXPECT_NE(folder.output.find(dir.string() + ": it is a folder"), std::string::npos) << folder.output;
   const auto kept = dir / "table.md";
   std::ofstream(kept) << "an earlier table\n";
   auto failed =
@@ -97,6 +103,37 @@ TEST(CliErrors, RunOutputIsCheckedFirstAndWrittenOnlyWhenComplete) {
   std::ifstream in(kept);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "an earlier table\n");
+  std::filesystem::remove_all(dir);
+}
+
+// mpgemm-run settles what it was asked for before it looks for a GPU, so a misspelt config, a missing space or
+// a re-rank without a database says so on any machine (exit 1 or 2), not "no GPU" (exit 3).
+TEST(CliErrors, RunChecksItsRequestBeforeTheGpu) {
+  auto dir = fresh_dir("cli_run_request");
+  auto name = run_command(fmt::format("{} --db {}/none.db --space {}/configs/sm86.json --config wmma_no_such_point",
+                                      bin("mpgemm-run"), dir.string(), MPGEMM_SOURCE_DIR));
+  EXPECT_EQ(name.exit_code, 1) << name.output;
+  EXPECT_NE(name.output.find("no config named 'wmma_no_such_point'"), std::string::npos) << name.output;
+  auto space = run_command(
+      fmt::format("{} --db {}/none.db --space {}/no_space.json", bin("mpgemm-run"), dir.string(), dir.string()));
+  EXPECT_EQ(space.exit_code, 2) << space.output;
+  EXPECT_NE(space.output.find("no_space.json"), std::string::npos) << space.output;
+  auto rerank = run_command(fmt::format("{} --db {}/none.db --rerank 3", bin("mpgemm-run"), dir.string()));
+  EXPECT_EQ(rerank.exit_code, 1) << rerank.output;
+  EXPECT_NE(rerank.output.find("no database at " + dir.string() + "/none.db"), std::string::npos) << rerank.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "none.db"));
+  std::filesystem::remove_all(dir);
+}
+
+// mpgemm-export -o: a path that cannot be written fails before the database is read, and names why.
+TEST(CliErrors, ExportOutputIsCheckedFirst) {
+  auto dir = fresh_dir("cli_export_output");
+  auto r = run_command(
+      fmt::format("{} {}/none.db -o {}/no_such_folder/w.json", bin("mpgemm-export"), dir.string(), dir.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("w.json: the folder " + (dir / "no_such_folder").string() + " does not exist"),
+            std::string::npos)
+      << r.output;
   std::filesystem::remove_all(dir);
 }
 

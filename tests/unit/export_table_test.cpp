@@ -216,7 +216,7 @@ TEST_F(ExportJson, ToolRefusalsSayWhy) {
   expect(db_.string() + " --format yaml", 2, "--format must be json or cpp");
   expect("", 2, "missing DB");
   expect(db_.string() + " -o " + (dir_ / "no_such_folder" / "x.json").string(), 1,
-         "no_such_folder/x.json: No such file or directory");
+         "no_such_folder/x.json: the folder " + (dir_ / "no_such_folder").string() + " does not exist");
   const auto help = tool("--help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.output.find("--format"), std::string::npos);

@@ -10,6 +10,7 @@
 
 #include "cli/guarded_main.hpp"
 #include "common/error.hpp"
+#include "common/writable.hpp"
 #include "export/export_collect.hpp"
 #include "export/export_cpp.hpp"
 #include "store/store.hpp"
@@ -41,13 +42,17 @@ int main(int argc, char** argv) {
     ExportOptions options;
     options.database = args.positionals().at(0);
     options.device = args.get("--device");
+    const std::optional<std::string> out = args.get("-o");
+    if (out)
+      if (auto why = why_not_writable(*out, MissingFolders::fail))
+        throw Error(fmt::format("cannot write {}: {}", *out, *why));
     if (!std::filesystem::exists(options.database))
       throw Error(fmt::format("no database at {}", options.database.string()));
     const Store store = Store::open(options.database, Store::Mode::read_only);
     std::map<std::string, std::int64_t> sm_counts;
     const ExportTable table = collect_export(store, options, &sm_counts);
     const std::string text = format == "json" ? to_json(table).dump(2) + "\n" : export_cpp_header(table, sm_counts);
-    if (auto out = args.get("-o")) {
+    if (out) {
       std::ofstream f(*out);
       if (!f || !(f << text) || !f.flush()) throw Error(fmt::format("cannot write {}: {}", *out, std::strerror(errno)));
       std::cerr << fmt::format("mpgemm-export: {} entries ({}) written to {}\n", table.entries.size(), format, *out);

@@ -1,9 +1,6 @@
 // mpgemm-run: reproduce the results table from the database's configs, verified and timed next to cuBLAS.
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -14,6 +11,7 @@
 #include "cli/run_rerank.hpp"
 #include "cli/run_table.hpp"
 #include "common/error.hpp"
+#include "common/writable.hpp"
 
 using namespace mpgemm;
 
@@ -90,14 +88,9 @@ int main(int argc, char** argv) {
     // A path that cannot be written fails before any GPU time is spent; the file itself is only (re)written once
     // the table is complete, so a failed run leaves an earlier table as it was.
     const std::optional<std::string> output_path = args.get("--output");
-    if (output_path) {
-      const std::filesystem::path out(*output_path);
-      const std::filesystem::path folder = out.has_parent_path() ? out.parent_path() : ".";
-      std::error_code ec;
-      const bool exists = std::filesystem::exists(out, ec);
-      if (access(exists ? out.c_str() : folder.c_str(), W_OK) != 0)
-        throw Error(fmt::format("cannot write {}: {}", *output_path, std::strerror(errno)));
-    }
+    if (output_path)
+      if (auto why = why_not_writable(*output_path, MissingFolders::fail))
+        throw Error(fmt::format("cannot write {}: {}", *output_path, *why));
     std::vector<std::string> notes;
     report::Table t;
     const auto top_k = args.get_int("--rerank");
