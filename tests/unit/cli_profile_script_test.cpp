@@ -111,7 +111,12 @@ TEST(CliProfile, TwoKernelsUnderOneLabelAreRefusedUnlessOneIsChosen) {
     }
   }
   const auto db = dir / "p.db";
-  const std::string profile = bin("mpgemm-profile") + " " + db.string() + " " + csv.string() + " --label mixed";
+  const std::string bare = bin("mpgemm-profile") + " " + db.string() + " " + csv.string() + " --label mixed";
+  const auto no_shape = run_command(bare + " --kernel wmma_gemm");
+  EXPECT_EQ(no_shape.exit_code, 2) << no_shape.output;
+  EXPECT_NE(no_shape.output.find("--M, --N and --K are required"), std::string::npos) << no_shape.output;
+  EXPECT_FALSE(std::filesystem::exists(db)) << "nothing is written when the input is refused";
+  const std::string profile = bare + " --M 2048 --N 2048 --K 1024";
   const auto both = run_command(profile);
   EXPECT_EQ(both.exit_code, 2) << both.output;
   EXPECT_NE(both.output.find("holds 2 kernels"), std::string::npos) << both.output;
@@ -123,7 +128,7 @@ TEST(CliProfile, TwoKernelsUnderOneLabelAreRefusedUnlessOneIsChosen) {
   const auto one = run_command(profile + " --kernel wmma_gemm");
   ASSERT_EQ(one.exit_code, 0) << one.output;
   EXPECT_NE(one.output.find("did not exist: created it"), std::string::npos) << one.output;
-  EXPECT_NE(one.output.find("at 2048x2048x2048"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("at 2048x2048x1024"), std::string::npos) << one.output;
   const auto kernels = sql_rows(db, "SELECT DISTINCT kernel FROM profile_metrics");
   ASSERT_EQ(kernels.size(), 1u);
   EXPECT_NE(kernels[0][0].find("wmma_gemm"), std::string::npos) << kernels[0][0];

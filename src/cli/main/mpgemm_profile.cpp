@@ -26,9 +26,9 @@ int main(int argc, char** argv) {
   parser.positional("DB", "the results database")
       .positional("CSV", "ncu --csv output")
       .option("--label", "LABEL", "what was profiled: a point name, a config name or 'cublas'")
-      .option("--M", "INT", "problem rows", "2048")
-      .option("--N", "INT", "problem columns", "2048")
-      .option("--K", "INT", "reduction dimension", "2048")
+      .option("--M", "INT", "rows of A and C the kernel was profiled at (required: ncu's CSV does not say)")
+      .option("--N", "INT", "columns of B and C it was profiled at (required)")
+      .option("--K", "INT", "the reduction dimension it was profiled at (required)")
       .option("--device", "NAME",
               "the profiled GPU's name, e.g. 'NVIDIA H200' (ncu's CSV names it only when the metric "
               "device__attribute_display_name was collected)",
@@ -37,13 +37,22 @@ int main(int argc, char** argv) {
               "import only the kernels whose name contains TEXT, when the CSV holds several (ncu on mpgemm-run "
               "profiles cuBLAS's reference GEMM too); one label is one kernel",
               "the CSV's one kernel")
-      .example("mpgemm-profile results/results.db results/profiles/wmma_naive.csv --label wmma_naive",
-               "record the naive kernel's counters")
+      .example(
+          "mpgemm-profile results/results.db results/profiles/wmma_naive.csv --label wmma_naive --M 2048 "
+          "--N 2048 --K 2048",
+          "record the naive kernel's counters at 2048^3")
       .example("mpgemm-profile results/results.db all.csv --label cublas --kernel nvjet --M 4096 --N 4096 --K 4096",
                "record only cuBLAS's kernel of a CSV that holds ours too, at 4096^3");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     auto label = args.get("--label");
     if (!label || label->empty()) throw UsageError("--label is required");
+    // The counters are filed under the shape and compared by it (mpgemm-query --compare): a default would file a
+    // 4096^3 profile imported without the options at that default, silently.
+    const auto rows_m = args.get_positive_int("--M"), cols_n = args.get_positive_int("--N"),
+               depth_k = args.get_positive_int("--K");
+    if (!rows_m || !cols_n || !depth_k)
+      throw UsageError("--M, --N and --K are required: the shape the kernel was profiled at (ncu's CSV does not say)");
+    const Shape shape{*rows_m, *cols_n, *depth_k};
     const std::string path = args.positionals().at(1);
     std::ifstream in(path);
     if (!in) throw Error(fmt::format("cannot read {}", path));
@@ -78,8 +87,7 @@ int main(int argc, char** argv) {
     for (auto& k : kernels) {
       if (auto device = args.get("--device")) k.device_name = *device;
       k.label = *label;
-      k.shape = {args.get_positive_int("--M").value_or(2048), args.get_positive_int("--N").value_or(2048),
-                 args.get_positive_int("--K").value_or(2048)};
+      k.shape = shape;
       k.config_id = store.find_config_id(*label);
       k.source_file = path;
       rows += store.record_profile(k);
