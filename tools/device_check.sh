@@ -2,6 +2,8 @@
 # One batch on a GPU machine: GPU tests, the writeup's space tuned on this GPU, the results table, the profiles.
 # Logs and results go to $OUT (default results/device). Used for the H200 runs recorded in the README.
 #   tools/device_check.sh [BIN_DIR]     (default build/bin)
+# Environment: MPGEMM_TESTS="test_a test_b" picks the GPU test binaries (default: every one of tests/gpu, run by
+#              tools/gpu_tests.sh within MPGEMM_TEST_BUDGET seconds, default 1800).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${1:-$root/build/bin}"
@@ -16,10 +18,9 @@ export MPGEMM_BIN="$bin"
 } >"$out/gpu.txt" 2>&1
 
 log "GPU tests"
-for t in "$bin"/device_*_test "$bin"/tune_points_test; do
-  [ -x "$t" ] || continue
-  "$t" 2>&1 | tee -a "$out/gpu_tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" | tee -a "$out/summary.log"
-done
+# shellcheck disable=SC2086
+tools/gpu_tests.sh --bin "$bin" --out "$out/gpu_tests" --budget "${MPGEMM_TEST_BUDGET:-1800}" ${MPGEMM_TESTS:-} 2>&1 |
+  cut -c1-300 | tee -a "$out/summary.log"
 
 log "tune configs/sm86.json (writeup space) at 2048^3"
 "$bin/mpgemm-tune" configs/sm86.json --db "$db" >"$out/tune_sm86.log" 2>&1

@@ -2,7 +2,8 @@
 # One batch on an H200 for the Hopper family: the GPU tests, then a space tuned at its shapes with the best config
 # per shape next to cuBLAS. Everything goes to $OUT (default results/device) and a short summary to stdout.
 #   tools/device_hopper_check.sh [SPACE] [BIN_DIR]     (defaults configs/sm90a_focus.json, build-rel/bin)
-# Environment: MPGEMM_TESTS="test_a test_b" picks the GPU test binaries (default: every gpu test found);
+# Environment: MPGEMM_TESTS="test_a test_b" picks the GPU test binaries (default: every one of tests/gpu, run by
+#              tools/gpu_tests.sh within MPGEMM_TEST_BUDGET seconds, default 1800);
 #              MPGEMM_TUNE_ARGS adds mpgemm-tune arguments (e.g. "--M 4096 --N 4096 --K 4096");
 #              MPGEMM_TUNE_TIMEOUT caps the tune (seconds; what finished stays in the database).
 set -uo pipefail
@@ -19,15 +20,11 @@ log() { echo "== $* ==" | tee -a "$out/summary.log"; }
     --format=csv
 } 2>&1 | tee "$out/gpu.txt"
 
-tests="${MPGEMM_TESTS:-tune_wgmma_test device_measure_test device_worker_test tune_points_test tune_faults_test}"
-log "GPU tests: $tests"
-for t in $tests; do
-  [ -x "$bin/$t" ] || { echo "missing $bin/$t" | tee -a "$out/summary.log"; continue; }
-  start=$(date +%s)
-  "$bin/$t" 2>&1 | tee -a "$out/gpu_tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|error" |
-    head -40 | tee -a "$out/summary.log"
-  echo "$t: $(($(date +%s) - start)) s" | tee -a "$out/summary.log"
-done
+tests="${MPGEMM_TESTS:-}"
+log "GPU tests: ${tests:-every one of tests/gpu}"
+# shellcheck disable=SC2086
+tools/gpu_tests.sh --bin "$bin" --out "$out/gpu_tests" --budget "${MPGEMM_TEST_BUDGET:-1800}" $tests 2>&1 |
+  cut -c1-300 | tee -a "$out/summary.log"
 
 log "tune $space ${MPGEMM_TUNE_ARGS:-}"
 start=$(date +%s)
