@@ -16,6 +16,11 @@ from . import ceilings, db, style
 from .section import Item, Section, slug
 
 
+def near(a, b, factor=1.04):
+    """Whether two positive values lie within `factor` of each other (a log axis's idea of close)."""
+    return max(a, b) <= min(a, b) * factor
+
+
 def tile_bytes(shape, bm, bn):
     return (2 * shape.m * shape.k * math.ceil(shape.n / bn) + 2 * shape.k * shape.n * math.ceil(shape.m / bm)
             + 4 * shape.m * shape.n)
@@ -74,13 +79,18 @@ def draw(ctx, device, shape, pts, ceiling, cublas, cublaslt, best_id, path):
         ax.plot([p["intensity"] for p in mine], [p["tflops"] for p in mine], markers[i % len(markers)],
                 color=style.CYCLE[i % len(style.CYCLE)], alpha=0.6, markersize=5, linestyle="none",
                 label=f"{family}: {len(mine)} verified configs")
+    labelled = []  # (intensity, TFLOP/s) of the labels placed so far
     for p in pts:
         if p["alias"] or p["measurement_id"] == best_id:
             text = p["alias"] or "best tuned"
             if p["measurement_id"] == best_id:
                 ax.plot(p["intensity"], p["tflops"], "*", color=style.VERMILLION, markersize=14, zorder=5)
                 text = "best tuned" + (f" ({p['alias']})" if p["alias"] else "")
-            ax.annotate(text, (p["intensity"], p["tflops"]), textcoords="offset points", xytext=(6, -10),
+            # Points within 4% of each other on both log axes would print their labels on top of each other
+            # (two named points of one tiling at one speed): each further one goes a line lower.
+            below = sum(1 for x, y in labelled if near(x, p["intensity"]) and near(y, p["tflops"]))
+            labelled.append((p["intensity"], p["tflops"]))
+            ax.annotate(text, (p["intensity"], p["tflops"]), textcoords="offset points", xytext=(6, -10 - 10 * below),
                         fontsize=8)
     top = max([p["tflops"] for p in pts] + [ceiling.peak_tflops if ceiling else 0] +
               [r.tflops or 0 for r in (cublas, cublaslt)])
