@@ -142,6 +142,7 @@ TEST_F(ReliabilityShard, TheSlurmScriptsRunAnArrayAndAMerge) {
   std::ofstream(fake / "sbatch") << R"(#!/usr/bin/env bash
 set -euo pipefail
 echo "sbatch $*" >> "$FAKE_SLURM_LOG"
+printf 'argv:' >> "$FAKE_SLURM_LOG"; printf ' [%s]' "$@" >> "$FAKE_SLURM_LOG"; echo >> "$FAKE_SLURM_LOG"
 array="" script="" args=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -165,16 +166,18 @@ echo "$id"
   fs::permissions(fake / "sbatch", fs::perms::owner_all, fs::perm_options::add);
   fs::permissions(fake / "srun", fs::perms::owner_all, fs::perm_options::add);
   const fs::path out = dir_ / "out", log = dir_ / "slurm.log";
-  const auto r = run_command(
-      fmt::format("PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} MPGEMM_RERANK=0 SBATCH_ARGS='--partition=test' "
-                  "bash {} {} {} 3 --replay {}",
-                  fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
-                  source("tools/slurm/submit.sh"), replay_space(), out.string(), recorded_.string()));
+  const auto r =
+      run_command(fmt::format("PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} MPGEMM_RERANK=0 "
+                              "SBATCH_ARGS=\"--partition=test --comment='two words'\" "
+                              "bash {} {} {} 3 --replay {}",
+                              fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
+                              source("tools/slurm/submit.sh"), replay_space(), out.string(), recorded_.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output << file_text(log);
   const std::string calls = file_text(log);
   EXPECT_NE(calls.find("--array=1-3"), std::string::npos) << calls;
   EXPECT_NE(calls.find("--dependency=afterok:"), std::string::npos) << calls;
   EXPECT_NE(calls.find("--partition=test"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("[--comment=two words]"), std::string::npos) << "a quoted value is one option: " << calls;
   EXPECT_NE(calls.find("--shard 3/3"), std::string::npos) << calls;
   ASSERT_TRUE(fs::exists(out / "merged.db")) << r.output;
   const fs::path full = dir_ / "full.db";
@@ -202,6 +205,17 @@ echo "$id"
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.output;
     EXPECT_NE(refused.output.find("nothing submitted"), std::string::npos) << bad << ": " << refused.output;
     EXPECT_EQ(file_text(log), before) << bad << ": sbatch was called";
+  }
+  {  // An SBATCH_ARGS that a shell could not split either is refused before anything is submitted.
+    const std::string before = file_text(log);
+    const auto unmatched = run_command(fmt::format(
+        "PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} SBATCH_ARGS=\"--comment='oops\" bash {} {} {} 3 --replay {}",
+        fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
+        source("tools/slurm/submit.sh"), replay_space(), (dir_ / "unmatched").string(), recorded_.string()));
+    EXPECT_EQ(unmatched.exit_code, 2) << unmatched.output;
+    EXPECT_NE(unmatched.output.find("SBATCH_ARGS: xargs: unmatched single quote"), std::string::npos)
+        << unmatched.output;
+    EXPECT_EQ(file_text(log), before) << "sbatch was called";
   }
   // Shards outside 1..N are refused before anything is submitted.
   for (const std::string array : {"4", "0", "2-5"}) {

@@ -14,7 +14,8 @@
 # Environment:
 #   MPGEMM_BIN      directory of the mpgemm binaries (default: build/bin of this checkout)
 #   SBATCH_ARGS     options for both sbatch calls: partition, account, GPUs, time, e.g.
-#                   "--partition=h200 --gres=gpu:1 --time=02:00:00"
+#                   "--partition=h200 --gres=gpu:1 --time=02:00:00"; split as a shell splits words, so a value
+#                   with spaces is quoted inside: "--comment='tune run 3'"
 #   MPGEMM_RERANK   K of the final re-rank on the merged database (merge_shards.sh's default 5; 0 skips it: then
 #                   the merge job needs no GPU)
 #   MPGEMM_RERANK_ARGS  more mpgemm-run options for that re-rank, e.g. "--rounds 20 --rerank-within 0.10" (a
@@ -50,7 +51,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=${MPGEMM_BIN:-$(cd "$here/../.." && pwd)/build/bin}
 [[ -x $bin/mpgemm-tune ]] || die "no mpgemm-tune in $bin (set MPGEMM_BIN)"
 sbatch=${SBATCH:-sbatch}
-read -r -a sbatch_args <<<"${SBATCH_ARGS:-}"
+# Split as a shell would, quotes kept ("--comment='two words'" is one option), without evaluating anything.
+sbatch_args=()
+if [[ -n ${SBATCH_ARGS:-} ]]; then
+  split=$(xargs -r printf '%s\n' <<<"$SBATCH_ARGS" 2>&1) || die "SBATCH_ARGS: $split"
+  [[ -z $split ]] || mapfile -t sbatch_args <<<"$split"
+fi
 
 # The options as the shards will take them (tune_shard.sh refuses what it sets itself), checked before anything
 # is written or submitted.
