@@ -19,8 +19,8 @@ export MPGEMM_BIN="$bin"
 
 log "GPU tests"
 # shellcheck disable=SC2086
-tools/gpu_tests.sh --bin "$bin" --out "$out/gpu_tests" --budget "${MPGEMM_TEST_BUDGET:-1800}" ${MPGEMM_TESTS:-} 2>&1 |
-  cut -c1-300 | tee -a "$out/summary.log"
+MPGEMM_TEST_BUDGET="${MPGEMM_TEST_BUDGET:-1800}" tools/gpu_tests.sh --bin "$bin" --out "$out/gpu_tests" ${MPGEMM_TESTS:-} 2>&1 | cut -c1-300 | tee -a "$out/summary.log"
+echo "gpu_tests.sh exit ${PIPESTATUS[0]}" | tee -a "$out/summary.log"
 
 log "tune configs/sm86.json (writeup space) at 2048^3"
 "$bin/mpgemm-tune" configs/sm86.json --db "$db" >"$out/tune_sm86.log" 2>&1

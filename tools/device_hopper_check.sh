@@ -23,8 +23,8 @@ log() { echo "== $* ==" | tee -a "$out/summary.log"; }
 tests="${MPGEMM_TESTS:-}"
 log "GPU tests: ${tests:-every one of tests/gpu}"
 # shellcheck disable=SC2086
-tools/gpu_tests.sh --bin "$bin" --out "$out/gpu_tests" --budget "${MPGEMM_TEST_BUDGET:-1800}" $tests 2>&1 |
-  cut -c1-300 | tee -a "$out/summary.log"
+MPGEMM_TEST_BUDGET="${MPGEMM_TEST_BUDGET:-1800}" tools/gpu_tests.sh --bin "$bin" --out "$out/gpu_tests" $tests 2>&1 | cut -c1-300 | tee -a "$out/summary.log"
+echo "gpu_tests.sh exit ${PIPESTATUS[0]}" | tee -a "$out/summary.log"
 
 log "tune $space ${MPGEMM_TUNE_ARGS:-}"
 start=$(date +%s)

@@ -8,8 +8,9 @@
 #   --out DIR         where the logs go (default: a new folder under /tmp): NAME_test.log per binary,
 #                     summary.txt (a line per binary: exit code, seconds since the start, gtest's verdict lines),
 #                     gpu.txt (nvidia-smi: name, uuid, driver, SM clock, power)
-#   --budget SECONDS  stop starting binaries when less than 20 s of it is left (default 570: a device call's 600 s
-#                     less the unpacking); each binary runs under timeout with what is left
+#   --budget SECONDS  stop starting binaries when less than 20 s of it is left (default $MPGEMM_TEST_BUDGET, else
+#                     570: a device call's 600 s less the unpacking); each binary runs under timeout with what is
+#                     left
 #   NAME_test ...     only these (each must be a file of tests/gpu/)
 # Exit: 0 when every chosen binary ran and exited 0; 1 when one failed, timed out or was not run for want of time;
 # 2 for bad usage. Without a GPU every test reports SKIPPED and exits 0; the summary's last line says how many
@@ -18,22 +19,23 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 out=""
-budget=570
+budget="${MPGEMM_TEST_BUDGET:-570}"
 chosen=()
-usage() { sed -n '6,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '6,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+bad_usage() { echo "gpu_tests: $*" >&2; exit 2; }
+value_of() { [ $# -ge 2 ] && [ -n "$2" ] || bad_usage "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --bin) bin="${2:?--bin needs a folder}"; shift 2 ;;
-    --out) out="${2:?--out needs a folder}"; shift 2 ;;
-    --budget)
-      budget="${2:?--budget needs seconds}"; shift 2
-      [[ "$budget" =~ ^[0-9]+$ ]] || { echo "gpu_tests: --budget takes whole seconds, not '$budget'" >&2; exit 2; } ;;
+    --bin) value_of "$@"; bin="$2"; shift 2 ;;
+    --out) value_of "$@"; out="$2"; shift 2 ;;
+    --budget) value_of "$@"; budget="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    -*) echo "gpu_tests: unknown option $1 (see --help)" >&2; exit 2 ;;
+    -*) bad_usage "unknown option $1 (see --help)" ;;
     *) chosen+=("$1"); shift ;;
   esac
 done
 
+[[ "$budget" =~ ^[0-9]+$ ]] || bad_usage "the budget takes whole seconds, not '$budget'"
 all=()
 for f in "$root"/tests/gpu/*_test.cpp; do all+=("$(basename "$f" .cpp)"); done
 if [ ${#chosen[@]} -eq 0 ]; then
@@ -62,15 +64,16 @@ failed=0
 all_skipped=0
 for t in "${chosen[@]}"; do
   left=$(( budget - ($(date +%s) - start) ))
-  if [ $left -le 20 ]; then
+  if [ $left -lt 20 ]; then
     echo "$t not run: out of time ($left s of the ${budget} s budget left)" | tee -a "$summary"
     failed=1
     continue
   fi
-  timeout "$left" "$bin/$t" > "$out/$t.log" 2>&1
+  timeout -k 10 "$left" "$bin/$t" > "$out/$t.log" 2>&1
   rc=$?
-  verdict=$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$t.log" | tr '\n' ' ')
-  [ $rc -eq 124 ] && verdict="timed out after $left s; $verdict"
+  # gtest's totals ("[  PASSED  ] 3 tests.", "[  SKIPPED ] 1 test, listed below:"), not its per-test lines
+  verdict=$(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?[,.]' "$out/$t.log" | tr '\n' ' ')
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] && verdict="timed out after $left s; $verdict"
   echo "$t rc=$rc $(( $(date +%s) - start )) s: $verdict" | tee -a "$summary"
   [ $rc -eq 0 ] || failed=1
   grep -qE '^\[  PASSED  \] 0 tests\.' "$out/$t.log" && grep -qE '^\[  SKIPPED \] [0-9]+ tests?,' "$out/$t.log" &&

@@ -23,8 +23,8 @@ report::Table run_rerank(const RunOptions& opt, const RerankOptions& rerank, con
   if (std::error_code ec; !std::filesystem::exists(opt.db_path, ec))
     throw Error(fmt::format("no database at {}: a re-rank takes its configs from a tuned database (mpgemm-tune --db)",
                             opt.db_path.string()));
-  if (std::filesystem::is_directory(opt.db_path))
-    throw Error(fmt::format("{}: it is a folder, not a database file", opt.db_path.string()));
+  if (auto why = Store::why_not_writable(opt.db_path))  // the winner and every sample are written into it
+    throw Error(fmt::format("{}: {}", opt.db_path.string(), *why));
   std::string why;
   auto backend = make_gpu_backend(opt.worker_path, opt.settings, &why);
   if (!backend) throw NoDeviceError(fmt::format("mpgemm-run --rerank measures on a GPU and there is none: {}", why));

@@ -171,10 +171,11 @@ std::optional<double> tflops_of(const Shape& shape, double median_ms) {
 }
 
 std::optional<std::string> Store::why_not_writable(const std::filesystem::path& path) {
-  std::optional<std::string> why = mpgemm::why_not_writable(path, MissingFolders::create);  // open() creates them
-  if (why && std::filesystem::is_directory(path)) return "it is a folder, not a database file";
-  if (why && !std::filesystem::exists(path)) return "cannot create the database: " + *why;
-  return why;
+  const std::optional<WriteObstacle> o = write_obstacle(path, MissingFolders::create);  // open() creates them
+  if (!o) return std::nullopt;
+  using Kind = WriteObstacle::Kind;
+  const bool creating = o->kind == Kind::not_a_folder || o->kind == Kind::folder_read_only;
+  return (creating ? "cannot create the database: " : "") + describe(*o, "database file");
 }
 
 Store Store::open(const std::filesystem::path& path, Mode mode) {

@@ -206,6 +206,14 @@ echo "$id"
     EXPECT_NE(refused.output.find("nothing submitted"), std::string::npos) << bad << ": " << refused.output;
     EXPECT_EQ(file_text(log), before) << bad << ": sbatch was called";
   }
+  {  // A new OUTDIR named relative to the working folder, as people type it.
+    const auto relative = run_command(fmt::format(
+        "cd {} && PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} MPGEMM_RERANK=0 bash {} {} new_out 3 --replay {}",
+        dir_.string(), fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
+        source("tools/slurm/submit.sh"), replay_space(), recorded_.string()));
+    EXPECT_EQ(relative.exit_code, 0) << relative.output;
+    EXPECT_TRUE(fs::exists(dir_ / "new_out" / "merged.db")) << relative.output;
+  }
   {  // An SBATCH_ARGS that a shell could not split either is refused before anything is submitted.
     const std::string before = file_text(log);
     const auto unmatched = run_command(fmt::format(

@@ -27,7 +27,10 @@ TEST(CliGpuTestsScript, SaysWhatSkippedAndFailsOnAFailedOrUnrunBinary) {
   const auto dir = fresh_dir("gpu_tests_script");
   const auto bins = dir / "bin";
   std::filesystem::create_directories(bins);
-  fake_binary(bins, "device_timing_test", "[  PASSED  ] 0 tests.\\n[  SKIPPED ] 6 tests, listed below:\\n", 0);
+  fake_binary(bins, "device_timing_test",
+              "[  SKIPPED ] DeviceTimingTest.OneOfThem (0 ms)\\n[  PASSED  ] 0 tests.\\n"
+              "[  SKIPPED ] 6 tests, listed below:\\n[  SKIPPED ] DeviceTimingTest.OneOfThem\\n",
+              0);
   fake_binary(bins, "tune_points_test", "[  PASSED  ] 2 tests.\\n[  FAILED  ] 1 test, listed below:\\n", 1);
   fake_binary(bins, "libcore_gemm_test", "[  PASSED  ] 7 tests.\\n", 0);
   const std::string script = source("tools/gpu_tests.sh") + " --bin " + bins.string();
@@ -40,6 +43,8 @@ TEST(CliGpuTestsScript, SaysWhatSkippedAndFailsOnAFailedOrUnrunBinary) {
   EXPECT_NE(summary.find("device_timing_test rc=0"), std::string::npos) << summary;
   EXPECT_NE(summary.find("tune_points_test rc=1"), std::string::npos) << summary;
   EXPECT_NE(summary.find("3 binaries, 1 of them skipped every test"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("[  SKIPPED ] 6 tests, listed below:"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("OneOfThem"), std::string::npos) << "gtest's totals only, not each test: " << summary;
   EXPECT_TRUE(std::filesystem::exists(out / "libcore_gemm_test.log"));
   EXPECT_TRUE(std::filesystem::exists(out / "gpu.txt"));
 
@@ -51,6 +56,9 @@ TEST(CliGpuTestsScript, SaysWhatSkippedAndFailsOnAFailedOrUnrunBinary) {
   EXPECT_EQ(no_time.exit_code, 1) << no_time.output;
   EXPECT_NE(no_time.output.find("libcore_gemm_test not run: out of time"), std::string::npos) << no_time.output;
 
+  const auto no_value = run_command(script + " --out");
+  EXPECT_EQ(no_value.exit_code, 2) << no_value.output;
+  EXPECT_NE(no_value.output.find("--out needs a value"), std::string::npos) << no_value.output;
   const auto unknown = run_command(script + " cli_errors_test");
   EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
   EXPECT_NE(unknown.output.find("cli_errors_test is no GPU test"), std::string::npos) << unknown.output;

@@ -79,7 +79,7 @@ def draw(ctx, device, shape, pts, ceiling, cublas, cublaslt, best_id, path):
         ax.plot([p["intensity"] for p in mine], [p["tflops"] for p in mine], markers[i % len(markers)],
                 color=style.CYCLE[i % len(style.CYCLE)], alpha=0.6, markersize=5, linestyle="none",
                 label=f"{family}: {len(mine)} verified configs")
-    labelled = []  # (intensity, TFLOP/s) of the labels placed so far
+    labelled = []  # (intensity, TFLOP/s, line) of the labels placed so far
     for p in pts:
         if p["alias"] or p["measurement_id"] == best_id:
             text = p["alias"] or "best tuned"
@@ -87,10 +87,12 @@ def draw(ctx, device, shape, pts, ceiling, cublas, cublaslt, best_id, path):
                 ax.plot(p["intensity"], p["tflops"], "*", color=style.VERMILLION, markersize=14, zorder=5)
                 text = "best tuned" + (f" ({p['alias']})" if p["alias"] else "")
             # Points within 4% of each other on both log axes would print their labels on top of each other
-            # (two named points of one tiling at one speed): each further one goes a line lower.
-            below = sum(1 for x, y in labelled if near(x, p["intensity"]) and near(y, p["tflops"]))
-            labelled.append((p["intensity"], p["tflops"]))
-            ax.annotate(text, (p["intensity"], p["tflops"]), textcoords="offset points", xytext=(6, -10 - 10 * below),
+            # (two named points of one tiling at one speed): a label takes the first line below its point that
+            # no nearby label has taken.
+            taken = {line for x, y, line in labelled if near(x, p["intensity"]) and near(y, p["tflops"])}
+            line = next(i for i in range(len(taken) + 1) if i not in taken)
+            labelled.append((p["intensity"], p["tflops"], line))
+            ax.annotate(text, (p["intensity"], p["tflops"]), textcoords="offset points", xytext=(6, -10 - 10 * line),
                         fontsize=8)
     top = max([p["tflops"] for p in pts] + [ceiling.peak_tflops if ceiling else 0] +
               [r.tflops or 0 for r in (cublas, cublaslt)])

@@ -17,7 +17,8 @@ outdir=$1 shards=$2
 bin=${MPGEMM_BIN:?MPGEMM_BIN is not set (submit.sh sets it)}
 rerank=${MPGEMM_RERANK:-5}
 [[ $rerank =~ ^[0-9]+$ ]] || die "MPGEMM_RERANK must be a whole number, got '$rerank'"
-read -r -a rerank_args <<<"${MPGEMM_RERANK_ARGS:-}"  # mpgemm-run's re-rank options, e.g. --rounds 20
+# mpgemm-run's re-rank options, e.g. --rounds 20, split on whitespace: none of them takes a value with a space.
+read -r -a rerank_args <<<"${MPGEMM_RERANK_ARGS:-}"
 
 # Every shard must have finished: a database exists from a shard's first second on, so one that is still
 # running, was killed or failed would be merged as if its slice were all there is.

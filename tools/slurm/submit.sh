@@ -51,12 +51,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=${MPGEMM_BIN:-$(cd "$here/../.." && pwd)/build/bin}
 [[ -x $bin/mpgemm-tune ]] || die "no mpgemm-tune in $bin (set MPGEMM_BIN)"
 sbatch=${SBATCH:-sbatch}
-# Split as a shell would, quotes kept ("--comment='two words'" is one option), without evaluating anything.
+# Split as a shell would, quotes kept ("--comment='two words'" is one option), without evaluating anything; xargs's
+# complaint about an unmatched quote is kept apart from the words.
 sbatch_args=()
-if [[ -n ${SBATCH_ARGS:-} ]]; then
-  split=$(xargs -r printf '%s\n' <<<"$SBATCH_ARGS" 2>&1) || die "SBATCH_ARGS: $split"
-  [[ -z $split ]] || mapfile -t sbatch_args <<<"$split"
-fi
+split_err=$(mktemp)
+split=$(xargs -r printf '%s\n' <<<"${SBATCH_ARGS:-}" 2>"$split_err") || die "SBATCH_ARGS: $(cat "$split_err")"
+rm -f "$split_err"
+[[ -z $split ]] || mapfile -t sbatch_args <<<"$split"
 
 # The options as the shards will take them (tune_shard.sh refuses what it sets itself), checked before anything
 # is written or submitted.
