@@ -39,6 +39,16 @@ double TuneSummary::device_idle_share() const {
   return idle / static_cast<double>(device_busy_s.size());
 }
 
+std::optional<std::string> TuneSummary::idle_hint() const {
+  const double idle = device_idle_share();
+  if (mode != "gpu" || idle < 0.5 || compiled_now == 0 || compiled_now < cubins_cached) return std::nullopt;
+  return fmt::format(
+      "the GPU{} waited {:.0f}% of the run while {} of its {} configs were compiled: compile the space beforehand "
+      "(mpgemm-tune SPACE --compile-only --cubin-cache DIR, for the space's arch, no GPU needed) and give the run "
+      "the same --cubin-cache DIR, so it only times",
+      device_busy_s.size() == 1 ? "" : "s", 100 * idle, compiled_now, compiled_now + cubins_cached);
+}
+
 namespace {
 
 std::string file_hash(const std::filesystem::path& path) {

@@ -101,6 +101,9 @@ struct TuneSummary {
   double wall_s = 0;                  // the run, planning to the last outcome (s)
   std::vector<double> device_busy_s;  // per measuring backend (GPU): time spent preparing shapes and measuring (s)
   double device_idle_share() const;   // 1 - busy / wall, averaged over the GPUs; 0 without a backend
+  // When the GPUs idled half the run or more while most of its configs were compiled during it (an adaptive
+  // strategy over many shapes proposes configs no cubin cache has), how to take compiling off their time.
+  std::optional<std::string> idle_hint() const;
   std::vector<std::string> gpus;      // the GPUs measured on: "0 (GPU-...)" per lane
   std::vector<std::string> reranks;   // per shape re-ranked: one line naming the winner and the ties
   bool interrupted = false;

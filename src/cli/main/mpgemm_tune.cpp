@@ -106,6 +106,7 @@ int main(int argc, char** argv) {
           s.strategy, s.proposed, s.candidates, s.wall_s, s.device_busy_s.size(),
           s.device_busy_s.size() == 1 ? "" : "s", 100 * s.device_idle_share(),
           s.device_busy_s.size() == 1 ? "" : " on average");
+    if (auto hint = s.idle_hint()) std::cout << "hint: " << *hint << "\n";
     for (const auto& line : s.reranks) std::cout << "re-rank " << line << "\n";
     if (s.device_rejected > 0)
       std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,
