@@ -25,6 +25,12 @@ report::Table run_rerank(const RunOptions& opt, const RerankOptions& rerank, con
                             opt.db_path.string()));
   if (auto why = Store::why_not_writable(opt.db_path))  // the winner and every sample are written into it
     throw Error(fmt::format("{}: {}", opt.db_path.string(), *why));
+  if (!rerank.also.empty()) {  // a misspelt name says so on any machine; its measurement is checked on the device
+    const Store known = Store::open(opt.db_path, Store::Mode::read_only);
+    for (const std::string& name : rerank.also)
+      if (!known.find_config_id(name))
+        throw UsageError(fmt::format("--rerank-also {}: no config of that name in {}", name, opt.db_path.string()));
+  }
   std::string why;
   auto backend = make_gpu_backend(opt.worker_path, opt.settings, &why);
   if (!backend) throw NoDeviceError(fmt::format("mpgemm-run --rerank measures on a GPU and there is none: {}", why));

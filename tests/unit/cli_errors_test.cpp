@@ -122,6 +122,12 @@ TEST(CliErrors, RunChecksItsRequestBeforeTheGpu) {
   EXPECT_EQ(rerank.exit_code, 1) << rerank.output;
   EXPECT_NE(rerank.output.find("no database at " + dir.string() + "/none.db"), std::string::npos) << rerank.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "none.db"));
+  { mpgemm::Store created = mpgemm::Store::open(dir / "empty.db", mpgemm::Store::Mode::read_write); }
+  auto also = run_command(fmt::format("{} --db {}/empty.db --rerank 3 --rerank-also wgmma_no_such_config",
+                                      bin("mpgemm-run"), dir.string()));
+  EXPECT_EQ(also.exit_code, 2) << also.output;
+  EXPECT_NE(also.output.find("--rerank-also wgmma_no_such_config: no config of that name"), std::string::npos)
+      << also.output;
   std::filesystem::remove_all(dir);
 }
 
