@@ -23,8 +23,7 @@ report::Table run_rerank(const RunOptions& opt, const RerankOptions& rerank, con
   if (std::error_code ec; !std::filesystem::exists(opt.db_path, ec))
     throw Error(fmt::format("no database at {}: a re-rank takes its configs from a tuned database (mpgemm-tune --db)",
                             opt.db_path.string()));
-  if (auto why = Store::why_not_writable(opt.db_path))  // the winner and every sample are written into it
-    throw Error(fmt::format("{}: {}", opt.db_path.string(), *why));
+  Store::require_writable(opt.db_path);  // the winner and every sample are written into it
   if (!rerank.also.empty()) {  // a misspelt name says so on any machine; its measurement is checked on the device
     const Store known = Store::open(opt.db_path, Store::Mode::read_only);
     for (const std::string& name : rerank.also)

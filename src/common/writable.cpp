@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/error.hpp"
+
 namespace mpgemm {
 
 std::optional<WriteObstacle> write_obstacle(const std::filesystem::path& path, MissingFolders folders) {
@@ -49,6 +51,11 @@ std::string describe(const WriteObstacle& o, std::string_view noun) {
 std::optional<std::string> why_not_writable(const std::filesystem::path& path, MissingFolders folders) {
   if (auto o = write_obstacle(path, folders)) return describe(*o);
   return std::nullopt;
+}
+
+void require_writable_output(const std::filesystem::path& path) {
+  if (auto why = why_not_writable(path, MissingFolders::fail))
+    throw Error(fmt::format("cannot write {}: {}", path.string(), *why));
 }
 
 }  // namespace mpgemm

@@ -37,4 +37,8 @@ std::string describe(const WriteObstacle& obstacle, std::string_view noun = "fil
 // write_obstacle, described; nothing when the path can be written.
 std::optional<std::string> why_not_writable(const std::filesystem::path& path, MissingFolders folders);
 
+// For a command's output file (std::ofstream: its folder must exist): throws mpgemm::Error "cannot write PATH: why"
+// when write_obstacle finds one, before the command spends any work on what goes there.
+void require_writable_output(const std::filesystem::path& path);
+
 }  // namespace mpgemm

@@ -178,6 +178,10 @@ std::optional<std::string> Store::why_not_writable(const std::filesystem::path& 
   return (creating ? "cannot create the database: " : "") + describe(*o, "database file");
 }
 
+void Store::require_writable(const std::filesystem::path& path) {
+  if (auto why = why_not_writable(path)) throw Error(fmt::format("database {}: {}", path.string(), *why));
+}
+
 Store Store::open(const std::filesystem::path& path, Mode mode) {
   auto state = std::make_unique<store_detail::State>();
   state->path = path;

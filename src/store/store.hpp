@@ -35,6 +35,8 @@ class Store {
   // folder, a file that is not writable, or (for a new file) no writable folder to create it and its missing
   // folders in. nullopt: it could.
   static std::optional<std::string> why_not_writable(const std::filesystem::path& path);
+  // Throws mpgemm::Error "database PATH: why" when why_not_writable says why.
+  static void require_writable(const std::filesystem::path& path);
 
   Store(Store&& other) noexcept;
   Store& operator=(Store&& other) noexcept;

@@ -102,8 +102,7 @@ DryRun dry_run_tune(const TuneOptions& opt) {
   if (opt.worker_path && access(opt.worker_path->c_str(), X_OK) != 0)
     throw Error(fmt::format("--worker {}: {}", opt.worker_path->string(), std::strerror(errno)));
   // The database is created (with its folders) or resumed, as Store::open would.
-  if (auto why = Store::why_not_writable(opt.db_path))
-    throw Error(fmt::format("database {}: {}", opt.db_path.string(), *why));
+  Store::require_writable(opt.db_path);
   DryRun d;
   d.configs_per_shape = in.configs_per_shape(opt);
   d.shapes = in.shapes.size();

@@ -43,9 +43,7 @@ int main(int argc, char** argv) {
     options.database = args.positionals().at(0);
     options.device = args.get("--device");
     const std::optional<std::string> out = args.get("-o");
-    if (out)
-      if (auto why = why_not_writable(*out, MissingFolders::fail))
-        throw Error(fmt::format("cannot write {}: {}", *out, *why));
+    if (out) require_writable_output(*out);
     if (!std::filesystem::exists(options.database))
       throw Error(fmt::format("no database at {}", options.database.string()));
     const Store store = Store::open(options.database, Store::Mode::read_only);

@@ -88,9 +88,7 @@ int main(int argc, char** argv) {
     // A path that cannot be written fails before any GPU time is spent; the file itself is only (re)written once
     // the table is complete, so a failed run leaves an earlier table as it was.
     const std::optional<std::string> output_path = args.get("--output");
-    if (output_path)
-      if (auto why = why_not_writable(*output_path, MissingFolders::fail))
-        throw Error(fmt::format("cannot write {}: {}", *output_path, *why));
+    if (output_path) require_writable_output(*output_path);
     std::vector<std::string> notes;
     report::Table t;
     const auto top_k = args.get_int("--rerank");
