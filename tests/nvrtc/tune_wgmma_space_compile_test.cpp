@@ -81,8 +81,10 @@ TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSuiteSpaceCompileToHgmma
 TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsStreamsAndSwaps) {
   const Space space = load_space(source("configs/sm90a_suite.json"));
   const std::vector<Candidate> all = build_candidates(space, family(space.family));
-  EXPECT_EQ(all.size(), 1654u) << "the enumerated configs in three launch modes and the named points";
+  EXPECT_EQ(all.size(), 2602u) << "the enumerated configs in three launch modes and the named points";
   std::size_t split = 0, tail = 0, stream = 0, swapped = 0, swapped_small = 0, rows = 0, four_buffers = 0;
+  // L2 promotion 128 besides 256, of the tiles that stream B (results/h200/ceilings/b_stream/).
+  std::size_t swapped_128 = 0, bm64 = 0, bm64_128 = 0;
   std::map<DependentLaunch, std::size_t> modes;
   for (const auto& c : all) {
     EXPECT_TRUE(family("wgmma").check_config(c.params).empty()) << c.name;
@@ -96,8 +98,13 @@ TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsStreamsAndSwaps) {
     }
     if (config.swap_ab) {
       ++swapped;
+      if (config.l2_promotion == 128) ++swapped_128;
       if (config.bm < 64) ++swapped_small;
       continue;
+    }
+    if (config.bm == 64) {
+      ++bm64;
+      if (config.l2_promotion == 128) ++bm64_128;
     }
     if (config.split_mode == SplitMode::stream) ++stream;
     if (config.split_k > 1) ++split;
@@ -107,13 +114,17 @@ TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsStreamsAndSwaps) {
   EXPECT_EQ(tail * 2, split) << "every split count in both modes";
   EXPECT_GT(swapped_small, 100u) << "16- and 32-row swapped tiles for skinny M";
   EXPECT_GT(swapped, swapped_small);
+  EXPECT_EQ(swapped_128 * 2, swapped) << "every swapped tile with L2 promotion 128 and 256";
+  EXPECT_EQ(bm64_128 * 2, bm64) << "every unswapped 64-row tile with L2 promotion 128 and 256";
   EXPECT_EQ(stream, 11u) << "stream-K for the 128-row tiles";
-  EXPECT_EQ(rows, 48u) << "the rows epilogue beside direct for every unsplit, unswapped tile";
-  EXPECT_EQ(four_buffers, 49u) << "the tma epilogue with 4 staging buffers beside 2 for every unsplit, unswapped "
-                                  "tile, and the named point suite_square_coop_tma (a balanced grid)";
-  EXPECT_EQ(modes[DependentLaunch::none], 552u) << "551 enumerated, 1 named point outside the enumeration";
-  EXPECT_EQ(modes[DependentLaunch::early], 551u);
-  EXPECT_EQ(modes[DependentLaunch::at_exit], 551u);
+  EXPECT_EQ(rows, 64u) << "the rows epilogue beside direct for every unsplit, unswapped tile, with L2 "
+                          "promotion 128 and 256";
+  EXPECT_EQ(four_buffers, 65u) << "the tma epilogue with 4 staging buffers beside 2 for every unsplit, unswapped "
+                                  "tile with L2 promotion 128 and 256, and the named point "
+                                  "suite_square_coop_tma (a balanced grid)";
+  EXPECT_EQ(modes[DependentLaunch::none], 868u) << "867 enumerated, 1 named point outside the enumeration";
+  EXPECT_EQ(modes[DependentLaunch::early], 867u);
+  EXPECT_EQ(modes[DependentLaunch::at_exit], 867u);
 }
 
 TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSwapABTestSpaceCompileToHgmma) {
