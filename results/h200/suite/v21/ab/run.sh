@@ -26,6 +26,6 @@ ab 8192 8192 1024 ${Q}_l2p128,${Q},wgmma_bm128_bn128_bk64_s5_c2_pingpong_cl1x1_m
 build-rel/bin/mpgemm-query $R/ab.db --format csv --sql "SELECT r.M, r.N, r.K, rc.place, c.name, rc.median_ms,
   r.cublas_median_ms, r.cublaslt_median_ms, rc.tied FROM reranks r JOIN rerank_configs rc ON rc.rerank_id = r.id
   JOIN configs c ON c.id = rc.config_id WHERE r.id > 20 ORDER BY r.id, rc.place" > $R/ab_reranks.csv 2>> $R/ab.log
-xz -T0 $R/ab.db
+xz -T0 $R/ab.db  # (not kept in the repository: a copy of v21's database plus these re-ranks; ab_reranks.csv has them)
 tar cf $OUT/ab.tar -C /tmp ab
 cat $R/summary.txt; cat $R/ab_reranks.csv; tail -5 $R/ab.log
