@@ -14,6 +14,10 @@ out="${OUT:-$root/results/device}"
 mkdir -p "$out"
 cd "$root"
 log() { echo "== $* ==" | tee -a "$out/summary.log"; }
+# shellcheck source=SCRIPTDIR/split_args.sh
+source "$root/tools/split_args.sh"
+tune_args=()
+split_args tune_args MPGEMM_TUNE_ARGS || exit 2
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
@@ -28,8 +32,7 @@ echo "gpu_tests.sh exit ${PIPESTATUS[0]}" | tee -a "$out/summary.log"
 
 log "tune $space ${MPGEMM_TUNE_ARGS:-}"
 start=$(date +%s)
-# shellcheck disable=SC2086
-timeout "${MPGEMM_TUNE_TIMEOUT:-1800}" "$bin/mpgemm-tune" "$space" --db "$out/h200.db" --top 5 ${MPGEMM_TUNE_ARGS:-} \
+timeout "${MPGEMM_TUNE_TIMEOUT:-1800}" "$bin/mpgemm-tune" "$space" --db "$out/h200.db" --top 5 "${tune_args[@]}" \
   >"$out/tune.log" 2>&1
 echo "exit $? after $(($(date +%s) - start)) s" | tee -a "$out/tune.log" "$out/summary.log"
 tail -40 "$out/tune.log" | tee -a "$out/summary.log"

@@ -27,7 +27,10 @@ for v in "$m" "$n" "$k" "$top"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || die "M, N, K a
 [ -f "$db" ] || die "no database at $db"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 runs="${MPGEMM_PAIRED_RUNS:-10}"
-read -r -a extra <<<"${MPGEMM_PAIRED_ARGS:-}"
+# shellcheck source=SCRIPTDIR/split_args.sh
+source "$root/tools/split_args.sh"
+extra=()
+split_args extra MPGEMM_PAIRED_ARGS || die "MPGEMM_PAIRED_ARGS does not split into words (above)"
 out="${OUT:-$root/results/h200/paired}"
 for t in mpgemm-run mpgemm-query; do [ -x "$bin/$t" ] || die "$bin/$t is missing (build with tools/bootstrap.sh)"; done
 mkdir -p "$out"

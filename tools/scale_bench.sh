@@ -27,13 +27,16 @@ out="${OUT:-$root/results/h200x2/scale_bench}"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 space="${MPGEMM_SCALE_SPACE:-configs/sm90a_bench.json}"
 cache="${MPGEMM_SCALE_CACHE:-$out/bench.cubins}"
-read -r -a extra <<<"${MPGEMM_SCALE_ARGS:-}"
 step="${1:-all}"
 
 die() {
   echo "scale_bench: $*" >&2
   exit 1
 }
+# shellcheck source=SCRIPTDIR/split_args.sh
+source "$root/tools/split_args.sh"
+extra=()
+split_args extra MPGEMM_SCALE_ARGS || die "MPGEMM_SCALE_ARGS does not split into words (above)"
 case "$step" in compile | measure | report | all) ;; *) die "unknown step '$step': compile, measure, report or all" ;; esac
 tools=(mpgemm-query)
 [ "$step" = report ] || tools+=(mpgemm-tune)

@@ -51,7 +51,6 @@ cd "$root"
 out="${OUT:-$root/results/h200/tune_bench}"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 hopper="${MPGEMM_BENCH_HOPPER:-configs/sm90a_bench.json}"
-read -r -a extra <<<"${MPGEMM_BENCH_ARGS:-}"
 parts=("$@")
 ((${#parts[@]})) || parts=(sm86 hopper)
 
@@ -59,6 +58,10 @@ die() {
   echo "tune_bench: $*" >&2
   exit 1
 }
+# shellcheck source=SCRIPTDIR/split_args.sh
+source "$root/tools/split_args.sh"
+extra=()
+split_args extra MPGEMM_BENCH_ARGS || die "MPGEMM_BENCH_ARGS does not split into words (above)"
 for t in mpgemm-tune mpgemm-run mpgemm-query; do [ -x "$bin/$t" ] || die "no $bin/$t (build first, or set MPGEMM_BIN)"; done
 for p in "${parts[@]}"; do [ "$p" = sm86 ] || [ "$p" = hopper ] || die "unknown part '$p': sm86 or hopper"; done
 command -v python3 >/dev/null || die "python3 is needed to rewrite the shapes of the warm run"

@@ -214,16 +214,18 @@ echo "$id"
     EXPECT_EQ(relative.exit_code, 0) << relative.output;
     EXPECT_TRUE(fs::exists(dir_ / "new_out" / "merged.db")) << relative.output;
   }
-  {  // An SBATCH_ARGS that a shell could not split either is refused before anything is submitted.
+  // An SBATCH_ARGS (or the merge's MPGEMM_RERANK_ARGS) that a shell could not split either is refused before
+  // anything is submitted.
+  for (const std::string var : {"SBATCH_ARGS", "MPGEMM_RERANK_ARGS"}) {
     const std::string before = file_text(log);
     const auto unmatched = run_command(fmt::format(
-        "PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} SBATCH_ARGS=\"--comment='oops\" bash {} {} {} 3 --replay {}",
-        fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(),
+        "PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} {}=\"--comment='oops\" bash {} {} {} 3 --replay {}",
+        fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(), var,
         source("tools/slurm/submit.sh"), replay_space(), (dir_ / "unmatched").string(), recorded_.string()));
-    EXPECT_EQ(unmatched.exit_code, 2) << unmatched.output;
-    EXPECT_NE(unmatched.output.find("SBATCH_ARGS: xargs: unmatched single quote"), std::string::npos)
+    EXPECT_EQ(unmatched.exit_code, 2) << var << ": " << unmatched.output;
+    EXPECT_NE(unmatched.output.find(var + ": xargs: unmatched single quote"), std::string::npos)
         << unmatched.output;
-    EXPECT_EQ(file_text(log), before) << "sbatch was called";
+    EXPECT_EQ(file_text(log), before) << var << ": sbatch was called";
   }
   // Shards outside 1..N are refused before anything is submitted.
   for (const std::string array : {"4", "0", "2-5"}) {

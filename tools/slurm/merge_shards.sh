@@ -17,8 +17,13 @@ outdir=$1 shards=$2
 bin=${MPGEMM_BIN:?MPGEMM_BIN is not set (submit.sh sets it)}
 rerank=${MPGEMM_RERANK:-5}
 [[ $rerank =~ ^[0-9]+$ ]] || die "MPGEMM_RERANK must be a whole number, got '$rerank'"
-# mpgemm-run's re-rank options, e.g. --rounds 20, split on whitespace: none of them takes a value with a space.
-read -r -a rerank_args <<<"${MPGEMM_RERANK_ARGS:-}"
+# mpgemm-run's re-rank options, e.g. --rounds 20, split as a shell splits words. Under Slurm this script runs from
+# a copy in the spool, so submit.sh names the folder of the helper (MPGEMM_TOOLS); run by hand, it is beside this.
+tools=${MPGEMM_TOOLS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+# shellcheck source=SCRIPTDIR/../split_args.sh
+source "$tools/split_args.sh" || die "no $tools/split_args.sh (set MPGEMM_TOOLS to mpgemm's tools folder)"
+rerank_args=()
+split_args rerank_args MPGEMM_RERANK_ARGS || die "MPGEMM_RERANK_ARGS does not split into words (above)"
 
 # Every shard must have finished: a database exists from a shard's first second on, so one that is still
 # running, was killed or failed would be merged as if its slice were all there is.

@@ -51,13 +51,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=${MPGEMM_BIN:-$(cd "$here/../.." && pwd)/build/bin}
 [[ -x $bin/mpgemm-tune ]] || die "no mpgemm-tune in $bin (set MPGEMM_BIN)"
 sbatch=${SBATCH:-sbatch}
-# Split as a shell would, quotes kept ("--comment='two words'" is one option), without evaluating anything; xargs's
-# complaint about an unmatched quote is kept apart from the words.
-sbatch_args=()
-split_err=$(mktemp)
-split=$(xargs -r printf '%s\n' <<<"${SBATCH_ARGS:-}" 2>"$split_err") || die "SBATCH_ARGS: $(cat "$split_err")"
-rm -f "$split_err"
-[[ -z $split ]] || mapfile -t sbatch_args <<<"$split"
+# Split as a shell would, quotes kept ("--comment='two words'" is one option), without evaluating anything.
+# shellcheck source=SCRIPTDIR/../split_args.sh
+source "$here/../split_args.sh"
+sbatch_args=() rerank_args=()
+split_args sbatch_args SBATCH_ARGS || die "nothing submitted: SBATCH_ARGS does not split into words (above)"
+# The merge splits MPGEMM_RERANK_ARGS the same way, hours later: a quote that does not close is refused now.
+# shellcheck disable=SC2034 # rerank_args is only checked here
+split_args rerank_args MPGEMM_RERANK_ARGS || die "nothing submitted: MPGEMM_RERANK_ARGS does not split into words (above)"
 
 # The options as the shards will take them (tune_shard.sh refuses what it sets itself), checked before anything
 # is written or submitted.
@@ -91,7 +92,7 @@ tune_job=${tune_job%%;*}  # --parsable prints "id" or "id;cluster"
 merge_job=$("$sbatch" --parsable "${sbatch_args[@]}" --job-name=mpgemm-merge --dependency="afterok:$tune_job" \
   --kill-on-invalid-dep=yes \
   --output="$outdir/logs/merge-%j.out" \
-  --export="ALL,MPGEMM_BIN=$bin" "$here/merge_shards.sh" "$outdir" "$shards")
+  --export="ALL,MPGEMM_BIN=$bin,MPGEMM_TOOLS=$(cd "$here/.." && pwd)" "$here/merge_shards.sh" "$outdir" "$shards")
 merge_job=${merge_job%%;*}
 echo "tune array: job $tune_job (shards $array of $shards, logs in $outdir/logs)"
 echo "merge: job $merge_job (after those shards succeed; result in $outdir/merged.db)"
