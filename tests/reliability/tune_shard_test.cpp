@@ -223,8 +223,7 @@ echo "$id"
         fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(), var,
         source("tools/slurm/submit.sh"), replay_space(), (dir_ / "unmatched").string(), recorded_.string()));
     EXPECT_EQ(unmatched.exit_code, 2) << var << ": " << unmatched.output;
-    EXPECT_NE(unmatched.output.find(var + ": xargs: unmatched single quote"), std::string::npos)
-        << unmatched.output;
+    EXPECT_NE(unmatched.output.find(var + ": xargs: unmatched single quote"), std::string::npos) << unmatched.output;
     EXPECT_EQ(file_text(log), before) << var << ": sbatch was called";
   }
   // Shards outside 1..N are refused before anything is submitted.

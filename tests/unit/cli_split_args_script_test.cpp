@@ -16,9 +16,7 @@ namespace {
 CommandResult split(const std::string& value) {
   const auto dir = fresh_dir("split_args");
   const auto value_file = dir / "value";
-  {
-    std::ofstream(value_file) << value;
-  }
+  std::ofstream(value_file) << value;  // flushed and closed at the end of the statement
   return run_command(fmt::format(
       "V=\"$(cat {})\" bash -c 'set -euo pipefail; source {}; words=(); split_args words V; "
       "for w in ${{words[@]+\"${{words[@]}}\"}}; do printf \"<%s>\" \"$w\"; done; echo \" ${{#words[@]}}\"'",
@@ -28,8 +26,7 @@ CommandResult split(const std::string& value) {
 TEST(CliSplitArgsScript, QuotesKeepWordsTogetherAndNothingIsEvaluated) {
   const auto r = split("--rounds 20  --db 'my results/x.db' --comment=\"two words\" '*' $HOME $(echo hi) `id`");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(r.output,
-            "<--rounds><20><--db><my results/x.db><--comment=two words><*><$HOME><$(echo><hi)><`id`> 10\n");
+  EXPECT_EQ(r.output, "<--rounds><20><--db><my results/x.db><--comment=two words><*><$HOME><$(echo><hi)><`id`> 10\n");
 }
 
 TEST(CliSplitArgsScript, NothingGivesNoWords) {
