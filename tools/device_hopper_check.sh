@@ -4,7 +4,8 @@
 #   tools/device_hopper_check.sh [SPACE] [BIN_DIR]     (defaults configs/sm90a_focus.json, build-rel/bin)
 # Environment: MPGEMM_TESTS="test_a test_b" picks the GPU test binaries (default: every one of tests/gpu, run by
 #              tools/gpu_tests.sh within MPGEMM_TEST_BUDGET seconds, default 1800);
-#              MPGEMM_TUNE_ARGS adds mpgemm-tune arguments (e.g. "--M 4096 --N 4096 --K 4096");
+#              MPGEMM_TUNE_ARGS adds mpgemm-tune arguments (e.g. "--M 4096 --N 4096 --K 4096"; quotes keep a word
+#              together, tools/split_args.sh; a value that does not split stops the script with exit 2);
 #              MPGEMM_TUNE_TIMEOUT caps the tune (seconds; what finished stays in the database).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,7 +18,10 @@ log() { echo "== $* ==" | tee -a "$out/summary.log"; }
 # shellcheck source=SCRIPTDIR/split_args.sh
 source "$root/tools/split_args.sh"
 tune_args=()
-split_args tune_args MPGEMM_TUNE_ARGS || exit 2
+split_args tune_args MPGEMM_TUNE_ARGS || {
+  echo "device_hopper_check: MPGEMM_TUNE_ARGS does not split into words (above)" >&2
+  exit 2
+}
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \

@@ -12,6 +12,7 @@
 #   $MPGEMM_PAIRED_RUNS   timed batches per config, each paired with a cuBLAS batch (default 10)
 #   $MPGEMM_PAIRED_ARGS   more mpgemm-run arguments, e.g. "--warmup 2000 --iters 50": a long warm-up brings the
 #                         card to the clock its power cap holds under GEMM load before the first timed batch
+#                         (quotes keep a word together: tools/split_args.sh)
 #
 # Exit status: 0 when every config was re-timed, 1 otherwise.
 set -euo pipefail

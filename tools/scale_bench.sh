@@ -15,7 +15,8 @@
 #   $MPGEMM_BIN           folder of the mpgemm binaries (default build/bin)
 #   $MPGEMM_SCALE_SPACE   the space (default configs/sm90a_bench.json: 1172 configs x 3 shapes)
 #   $MPGEMM_SCALE_CACHE   the cubin cache (default $OUT/bench.cubins)
-#   $MPGEMM_SCALE_ARGS    more mpgemm-tune arguments for both runs (e.g. "--budget 400")
+#   $MPGEMM_SCALE_ARGS    more mpgemm-tune arguments for both runs (e.g. "--budget 400"; quotes keep a word together,
+#                         tools/split_args.sh)
 #
 # Target (issue 10): all GPUs >= 1.8x faster than one (two H200s), and the same winners.
 # Exit status: 0 when both runs worked (whether or not the target was met); 1 otherwise.

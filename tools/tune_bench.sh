@@ -11,7 +11,8 @@
 #   $OUT                   output folder (default results/h200/tune_bench)
 #   $MPGEMM_BIN            folder of the mpgemm binaries (default build/bin)
 #   $MPGEMM_BENCH_HOPPER   the Hopper space (default configs/sm90a_bench.json: 1170 configs x 3 shapes)
-#   $MPGEMM_BENCH_ARGS     more mpgemm-tune arguments for every run (e.g. "--no-screen")
+#   $MPGEMM_BENCH_ARGS     more mpgemm-tune arguments for every run (e.g. "--no-screen"; quotes keep a word
+#                          together, tools/split_args.sh)
 #   $MPGEMM_BENCH_CACHE    folder for the cubin caches (default $OUT)
 #   $MPGEMM_BENCH_WARM     0 skips the warm runs (exhaustive and model-guided; the Hopper space's take ~5 minutes)
 #   $MPGEMM_BENCH_MODEL_SHARE  the model-guided run's budget per shape, as a share of the space (default 0.05)

@@ -179,7 +179,29 @@ echo "$id"
   EXPECT_NE(calls.find("--partition=test"), std::string::npos) << calls;
   EXPECT_NE(calls.find("[--comment=two words]"), std::string::npos) << "a quoted value is one option: " << calls;
   EXPECT_NE(calls.find("--shard 3/3"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("MPGEMM_TOOLS=" + source("tools")), std::string::npos)
+      << "the merge finds split_args.sh: " << calls;
   ASSERT_TRUE(fs::exists(out / "merged.db")) << r.output;
+  {  // The merge as Slurm runs it, from a copy in its spool: MPGEMM_RERANK_ARGS split with quotes kept, through the
+     // helper MPGEMM_TOOLS names; srun (here a stand-in that records its argv) runs each shape's re-rank.
+    const fs::path spool = dir_ / "spool";
+    fs::create_directories(spool);
+    fs::copy_file(source("tools/slurm/merge_shards.sh"), spool / "slurm_script", fs::copy_options::overwrite_existing);
+    std::ofstream(fake / "srun-argv") << "#!/usr/bin/env bash\nprintf ' [%s]' \"$@\" >> \"$FAKE_SLURM_LOG\"\n";
+    fs::permissions(fake / "srun-argv", fs::perms::owner_all, fs::perm_options::add);
+    const std::string env = fmt::format(
+        "FAKE_SLURM_LOG={} SRUN={} MPGEMM_BIN={} MPGEMM_RERANK=2 MPGEMM_RERANK_ARGS=\"--rounds 3 --x 'a b'\"",
+        (dir_ / "srun.log").string(), (fake / "srun-argv").string(),
+        fs::path(bin("mpgemm-tune")).parent_path().string());
+    const auto merged = run_command(fmt::format("{} MPGEMM_TOOLS={} bash {} {} 3", env, source("tools"),
+                                                (spool / "slurm_script").string(), out.string()));
+    EXPECT_EQ(merged.exit_code, 0) << merged.output;
+    EXPECT_NE(file_text(dir_ / "srun.log").find("[--rerank] [2] [--rounds] [3] [--x] [a b] [--M]"), std::string::npos)
+        << file_text(dir_ / "srun.log");
+    const auto lost = run_command(fmt::format("{} bash {} {} 3", env, (spool / "slurm_script").string(), out.string()));
+    EXPECT_EQ(lost.exit_code, 2) << lost.output;
+    EXPECT_NE(lost.output.find("set MPGEMM_TOOLS"), std::string::npos) << lost.output;
+  }
   const fs::path full = dir_ / "full.db";
   ASSERT_EQ(tune(full).exit_code, 0);
   EXPECT_EQ(outcome_differences(outcomes(full), outcomes(out / "merged.db")), "");
@@ -219,7 +241,7 @@ echo "$id"
   for (const std::string var : {"SBATCH_ARGS", "MPGEMM_RERANK_ARGS"}) {
     const std::string before = file_text(log);
     const auto unmatched = run_command(fmt::format(
-        "PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} {}=\"--comment='oops\" bash {} {} {} 3 --replay {}",
+        "LC_ALL=C PATH={}:$PATH FAKE_SLURM_LOG={} MPGEMM_BIN={} {}=\"--comment='oops\" bash {} {} {} 3 --replay {}",
         fake.string(), log.string(), fs::path(bin("mpgemm-tune")).parent_path().string(), var,
         source("tools/slurm/submit.sh"), replay_space(), (dir_ / "unmatched").string(), recorded_.string()));
     EXPECT_EQ(unmatched.exit_code, 2) << var << ": " << unmatched.output;

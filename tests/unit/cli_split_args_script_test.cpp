@@ -18,7 +18,7 @@ CommandResult split(const std::string& value) {
   const auto value_file = dir / "value";
   std::ofstream(value_file) << value;  // flushed and closed at the end of the statement
   return run_command(fmt::format(
-      "V=\"$(cat {})\" bash -c 'set -euo pipefail; source {}; words=(); split_args words V; "
+      "LC_ALL=C V=\"$(cat {})\" bash -c 'set -euo pipefail; source {}; words=(); split_args words V; "
       "for w in ${{words[@]+\"${{words[@]}}\"}}; do printf \"<%s>\" \"$w\"; done; echo \" ${{#words[@]}}\"'",
       value_file.string(), source("tools/split_args.sh")));
 }
@@ -27,6 +27,18 @@ TEST(CliSplitArgsScript, QuotesKeepWordsTogetherAndNothingIsEvaluated) {
   const auto r = split("--rounds 20  --db 'my results/x.db' --comment=\"two words\" '*' $HOME $(echo hi) `id`");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "<--rounds><20><--db><my results/x.db><--comment=two words><*><$HOME><$(echo><hi)><`id`> 10\n");
+}
+
+TEST(CliSplitArgsScript, EmptyWordsStayAndABackslashNeedsQuotes) {
+  const auto r = split("'' --only 'bm\\d+' bm\\d --opt ''");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "<><--only><bm\\d+><bmd><--opt><> 6\n") << "xargs drops a backslash outside quotes";
+}
+
+TEST(CliSplitArgsScript, AVariableSplitsIntoItself) {
+  const auto r = run_command(fmt::format(
+      "bash -c 'source {}; V=\"a b\"; split_args V V; echo \"${{#V[@]}} ${{V[1]}}\"'", source("tools/split_args.sh")));
+  EXPECT_EQ(r.output, "2 b\n") << r.output;
 }
 
 TEST(CliSplitArgsScript, NothingGivesNoWords) {

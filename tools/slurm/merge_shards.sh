@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The job after the array of tools/slurm/submit.sh: merges the N shard databases into OUTDIR/merged.db and
 # re-ranks each shape's K fastest on a GPU (MPGEMM_RERANK, default 5; 0 skips; MPGEMM_RERANK_ARGS: more
-# mpgemm-run options for it, e.g. "--rounds 20 --rerank-within 0.10"), so the winners are crowned over the whole
+# mpgemm-run options for it, e.g. "--rounds 20 --rerank-within 0.10", split by tools/split_args.sh, which it finds
+# through MPGEMM_TOOLS (submit.sh sets it) or beside this script), so the winners are crowned over the whole
 # space, never per shard. Every shard must have finished (its run recorded as finished), or nothing is merged.
 #
 #   merge_shards.sh OUTDIR N
@@ -17,13 +18,17 @@ outdir=$1 shards=$2
 bin=${MPGEMM_BIN:?MPGEMM_BIN is not set (submit.sh sets it)}
 rerank=${MPGEMM_RERANK:-5}
 [[ $rerank =~ ^[0-9]+$ ]] || die "MPGEMM_RERANK must be a whole number, got '$rerank'"
-# mpgemm-run's re-rank options, e.g. --rounds 20, split as a shell splits words. Under Slurm this script runs from
-# a copy in the spool, so submit.sh names the folder of the helper (MPGEMM_TOOLS); run by hand, it is beside this.
-tools=${MPGEMM_TOOLS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-# shellcheck source=SCRIPTDIR/../split_args.sh
-source "$tools/split_args.sh" || die "no $tools/split_args.sh (set MPGEMM_TOOLS to mpgemm's tools folder)"
+# mpgemm-run's re-rank options, e.g. --rounds 20, split by tools/split_args.sh. Under Slurm this script runs from a
+# copy in the spool, so submit.sh names the helper's folder (MPGEMM_TOOLS); run in place, it is found beside this.
+# Without re-rank options the helper is not needed.
 rerank_args=()
-split_args rerank_args MPGEMM_RERANK_ARGS || die "MPGEMM_RERANK_ARGS does not split into words (above)"
+if [[ $rerank != 0 && -n ${MPGEMM_RERANK_ARGS:-} ]]; then
+  tools=${MPGEMM_TOOLS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+  # shellcheck source=SCRIPTDIR/../split_args.sh
+  source "$tools/split_args.sh" 2>/dev/null ||
+    die "no $tools/split_args.sh to split MPGEMM_RERANK_ARGS (set MPGEMM_TOOLS to mpgemm's tools folder)"
+  split_args rerank_args MPGEMM_RERANK_ARGS || die "MPGEMM_RERANK_ARGS does not split into words (above)"
+fi
 
 # Every shard must have finished: a database exists from a shard's first second on, so one that is still
 # running, was killed or failed would be merged as if its slice were all there is.

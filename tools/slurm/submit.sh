@@ -14,11 +14,12 @@
 # Environment:
 #   MPGEMM_BIN      directory of the mpgemm binaries (default: build/bin of this checkout)
 #   SBATCH_ARGS     options for both sbatch calls: partition, account, GPUs, time, e.g.
-#                   "--partition=h200 --gres=gpu:1 --time=02:00:00"; split as a shell splits words, so a value
-#                   with spaces is quoted inside: "--comment='tune run 3'"
+#                   "--partition=h200 --gres=gpu:1 --time=02:00:00"; split into words by xargs's quoting
+#                   (tools/split_args.sh), so a value with spaces is quoted inside: "--comment='tune run 3'"
 #   MPGEMM_RERANK   K of the final re-rank on the merged database (merge_shards.sh's default 5; 0 skips it: then
 #                   the merge job needs no GPU)
-#   MPGEMM_RERANK_ARGS  more mpgemm-run options for that re-rank, e.g. "--rounds 20 --rerank-within 0.10" (a
+#   MPGEMM_RERANK_ARGS  more mpgemm-run options for that re-rank, e.g. "--rounds 20 --rerank-within 0.10", split
+#                   like SBATCH_ARGS and checked before anything is submitted (a
 #                   shard does not re-rank, so the tune's --rerank-* options are refused)
 #   SBATCH          the sbatch command (default sbatch; tests put a fake one here)
 #   MPGEMM_ARRAY    which shards to submit (default 1-N; e.g. 3 or 2,5): OUTDIR/resubmit.sh sets it
@@ -48,17 +49,18 @@ for range in "${ranges[@]}"; do
 done
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-bin=${MPGEMM_BIN:-$(cd "$here/../.." && pwd)/build/bin}
+tools=$(cd "$here/.." && pwd)  # the merge job, run from Slurm's spool, finds split_args.sh through MPGEMM_TOOLS
+bin=${MPGEMM_BIN:-$(cd "$tools/.." && pwd)/build/bin}
 [[ -x $bin/mpgemm-tune ]] || die "no mpgemm-tune in $bin (set MPGEMM_BIN)"
 sbatch=${SBATCH:-sbatch}
-# Split as a shell would, quotes kept ("--comment='two words'" is one option), without evaluating anything.
+# Quotes kept ("--comment='two words'" is one option), nothing evaluated: tools/split_args.sh.
 # shellcheck source=SCRIPTDIR/../split_args.sh
-source "$here/../split_args.sh"
-sbatch_args=() rerank_args=()
+source "$tools/split_args.sh" || die "no $tools/split_args.sh"
+sbatch_args=()
 split_args sbatch_args SBATCH_ARGS || die "nothing submitted: SBATCH_ARGS does not split into words (above)"
 # The merge splits MPGEMM_RERANK_ARGS the same way, hours later: a quote that does not close is refused now.
-# shellcheck disable=SC2034 # rerank_args is only checked here
-split_args rerank_args MPGEMM_RERANK_ARGS || die "nothing submitted: MPGEMM_RERANK_ARGS does not split into words (above)"
+split_args rerank_words MPGEMM_RERANK_ARGS ||
+  die "nothing submitted: MPGEMM_RERANK_ARGS does not split into words (above)"
 
 # The options as the shards will take them (tune_shard.sh refuses what it sets itself), checked before anything
 # is written or submitted.
@@ -92,7 +94,7 @@ tune_job=${tune_job%%;*}  # --parsable prints "id" or "id;cluster"
 merge_job=$("$sbatch" --parsable "${sbatch_args[@]}" --job-name=mpgemm-merge --dependency="afterok:$tune_job" \
   --kill-on-invalid-dep=yes \
   --output="$outdir/logs/merge-%j.out" \
-  --export="ALL,MPGEMM_BIN=$bin,MPGEMM_TOOLS=$(cd "$here/.." && pwd)" "$here/merge_shards.sh" "$outdir" "$shards")
+  --export="ALL,MPGEMM_BIN=$bin,MPGEMM_TOOLS=$tools" "$here/merge_shards.sh" "$outdir" "$shards")
 merge_job=${merge_job%%;*}
 echo "tune array: job $tune_job (shards $array of $shards, logs in $outdir/logs)"
 echo "merge: job $merge_job (after those shards succeed; result in $outdir/merged.db)"
