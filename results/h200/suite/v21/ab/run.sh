@@ -1,8 +1,9 @@
 #!/bin/bash
-# Session 2026-12-03i call 4: v21's re-ranks never timed a promotion-128 winner beside its promotion-256 twin (the
-# twins were measured on v20's card and fell outside the 64 re-ranked). Here, on a copy of v21's database, each of
-# the four shapes whose winner is a newly offered config is re-ranked with that winner, its promotion-256 twin and
-# v20's winner side by side (mpgemm-run --rerank 1 --rerank-also ..., batches as graphs, the suite's rounds).
+# Session 2026-12-03i call 4: at 128x8192x8192 and 8192x8192x1024, v21's re-ranks did not time the promotion-128
+# winner beside its promotion-256 twin (outside the 64 re-ranked, and outside the 10% window); here, on a copy of v21's
+# database, each of the four shapes whose winner is a newly offered config is re-ranked with that winner, its
+# promotion-256 twin and v20's winner side by side (mpgemm-run --rerank 1 --rerank-also ..., batches as graphs, the
+# suite's rounds). (Comment corrected after the run; the commands are as they ran.)
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh
