@@ -53,6 +53,13 @@ void add_tune_options(ArgParser& p) {
       .option("--only", "NAMES",
               "comma-separated: tune only configs whose name or point name contains one of them; an entry "
               "=NAME takes only the config (or point) of that whole name")
+      .option("--leaders-from", "DB",
+              "tune only configs that led at the shapes another results database holds: within "
+              "--leaders-within of a shape's fastest first-pass median, or placed up to --leaders-places in one "
+              "of its re-ranks (e.g. a new model's shapes over the suite's leaders; with --only, both must take "
+              "a config)")
+      .option("--leaders-within", "X", "how close to a shape's fastest counts as leading there, as a fraction", "0.03")
+      .option("--leaders-places", "INT", "re-rank places that count as leading (0: none)", "8")
       .option("--threads", "INT", "NVRTC compile threads",
               "one per hardware thread; measuring on GPUs, one fewer per GPU and one for the coordinator (each worker "
               "and the "
@@ -120,6 +127,8 @@ void add_tune_options(ArgParser& p) {
       .example("mpgemm-tune configs/sm90a.json --gpus all", "measure on every GPU of the host")
       .example("mpgemm-tune configs/sm90a.json --shapes configs/shapes/suite10.json",
                "tune the ten-shape comparison suite instead of the space's shapes")
+      .example("mpgemm-tune configs/sm90a_suite.json --shapes configs/shapes/transformer.json --leaders-from suite.db",
+               "tune a model's shapes over the configs that led at the shapes of suite.db (a fraction of the space)")
       .example("mpgemm-tune configs/sm90a.json --shapes configs/shapes/suite10.json --dry-run",
                "how many configs and (config, shape) pairs that run would measure, without running it")
       .example("mpgemm-tune configs/sm90a.json --shard 3/8 --db shard3.db",
@@ -148,6 +157,17 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     o.only = args.get_list("--only");
     if (o.only.empty()) throw UsageError("--only needs at least one name or substring");
   }
+  if (auto l = args.get("--leaders-from")) o.leaders_from = *l;
+  if (auto w = args.get_double("--leaders-within")) {
+    if (!(*w >= 0 && *w <= 1)) throw UsageError("--leaders-within must be between 0 and 1 (0.03: 3%)");
+    o.leader_rule.within = *w;
+  }
+  if (auto n = args.get_int("--leaders-places")) {
+    if (*n < 0 || *n > 64) throw UsageError("--leaders-places must be between 0 and 64");
+    o.leader_rule.places = static_cast<int>(*n);
+  }
+  if (!o.leaders_from && (args.has("--leaders-within") || args.has("--leaders-places")))
+    throw UsageError("--leaders-within and --leaders-places need --leaders-from");
   o.strategy = args.get_or("--strategy", o.strategy);
   for (const auto& kv : args.get_list("--strategy-options")) {
     const auto eq = kv.find('=');

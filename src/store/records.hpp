@@ -158,6 +158,13 @@ struct ProfileRecord {
 // (RankedConfig::cycles).
 enum class RankBy { time, cycles };
 
+// Which configs count as having led at a shape (Store::leaders, mpgemm-tune --leaders-from). The defaults are what
+// picked the prefill run's 153 configs from the ten-shape suite (results/h200/transformer/NOTES.md).
+struct LeaderRule {
+  double within = 0.03;  // first-pass median within (1 + within) x the shape's fastest
+  int places = 8;        // and placed 1st to places-th in a re-rank of the shape (0: none)
+};
+
 // A verified config among the fastest of a shape (Store::ranked_configs): what the re-rank starts from.
 struct RankedConfig {
   StoredConfig config;

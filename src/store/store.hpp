@@ -95,6 +95,15 @@ class Store {
   std::int64_t record_rerank(const RerankRecord& record);
   std::optional<StoredRerank> find_latest_rerank(std::string_view device_name, const Shape& shape) const;
 
+  // The configs of `family` that led somewhere in this database (mpgemm-tune --leaders-from), by name, sorted:
+  // at each device and shape, every config whose fastest 'ok' median is within (1 + rule.within) x the fastest,
+  // and the first rule.places of every re-rank. `shapes` counts the (device, shape)s measured.
+  struct Leaders {
+    std::vector<std::string> names;
+    std::size_t shapes = 0;
+  };
+  Leaders leaders(std::string_view family, const LeaderRule& rule) const;
+
   // Hardware counters of one profiled kernel, all in one transaction. A record whose every counter is already the
   // newest of its label, shape and metric (same kernel, device, config, unit, value and source file) is not written
   // again: importing a CSV twice adds nothing, while one profiled again after another keeps the newest on top.

@@ -40,7 +40,8 @@ struct SchedulerSettings {
   std::optional<std::size_t> budget;                // configs per shape
   std::optional<std::chrono::seconds> time_budget;  // whole run; shared out between the shapes in turn
   std::function<bool()> stop_requested = [] { return false; };
-  // --only: a proposal it refuses is not planned; its strategy sees it as constraint_rejected. Empty: all.
+  // --only / --leaders-from: a proposal it refuses is not planned; its strategy sees it as constraint_rejected. Empty:
+  // all.
   std::function<bool(const Candidate&)> selected;
   // --shard: only this shard's pairs are planned (tune/shard.hpp); the others are counted, not measured.
   std::optional<Shard> shard;

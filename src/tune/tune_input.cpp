@@ -33,6 +33,30 @@ std::vector<Shape> shapes_of(const Space& space, const TuneOptions& opt) {
   return unique;
 }
 
+// --leaders-from: the names of the configs of `family` that led in that database.
+std::set<std::string> leaders_of(const TuneOptions& opt, const std::string& family, std::size_t& shapes) {
+  if (!std::filesystem::exists(*opt.leaders_from))
+    throw Error(fmt::format("--leaders-from {}: no such database", opt.leaders_from->string()));
+  const Store::Leaders found = Store::open(*opt.leaders_from, Store::Mode::read_only).leaders(family, opt.leader_rule);
+  if (found.names.empty())
+    throw UsageError(fmt::format("--leaders-from {}: no config of family {} was measured there",
+                                 opt.leaders_from->string(), family));
+  shapes = found.shapes;
+  return {found.names.begin(), found.names.end()};
+}
+
+// What --only and --leaders-from took, for the run's first line.
+std::string selection_note(const TuneOptions& opt, const TuneInput& in, std::size_t taken, std::size_t of,
+                           std::size_t leader_shapes) {
+  const std::string by = !opt.only.empty() && in.leaders ? "--only and --leaders-from"
+                         : in.leaders                    ? "--leaders-from"
+                                                         : "--only";
+  std::string note = fmt::format(" ({}: {} of the space's {}", by, taken, of);
+  if (in.leaders)
+    note += fmt::format("; {} led at {} shape(s) of {}", in.leaders->size(), leader_shapes, opt.leaders_from->string());
+  return note + ")";
+}
+
 // How many configs one shape's search proposes, before --only filters them: the budget counts proposals.
 std::size_t proposals_per_shape(const std::vector<bool>& selected, const TuneOptions& opt) {
   return opt.budget ? std::min(*opt.budget, selected.size()) : selected.size();
@@ -44,7 +68,8 @@ std::size_t proposals_per_shape(const std::vector<bool>& selected, const TuneOpt
 std::size_t TuneInput::configs_per_shape(const TuneOptions& opt) const {
   if (selected.empty()) return opt.budget.value_or(0);
   const std::size_t proposed = proposals_per_shape(selected, opt);
-  if (opt.budget && !opt.only.empty() && opt.strategy != "exhaustive") return 0;  // their own order: unknown
+  const bool by_name = !opt.only.empty() || leaders;
+  if (opt.budget && by_name && opt.strategy != "exhaustive") return 0;  // their own order: unknown
   return static_cast<std::size_t>(std::count(selected.begin(), selected.begin() + static_cast<long>(proposed), true));
 }
 
@@ -60,6 +85,12 @@ std::size_t TuneInput::pairs(const TuneOptions& opt, std::size_t shape_count) co
   return n;
 }
 
+bool TuneInput::selects(const std::string& name, const std::optional<std::string>& alias,
+                        const TuneOptions& opt) const {
+  if (!opt.only.empty() && !only_selects(name, alias, opt.only)) return false;
+  return !leaders || leaders->count(name) > 0;
+}
+
 TuneInput check_tune_input(const TuneOptions& opt) {
   TuneInput in;
   in.space = load_space(opt.space_path);
@@ -69,14 +100,21 @@ TuneInput check_tune_input(const TuneOptions& opt) {
     throw in.space.error_at("/family", e.what());
   }
   in.shapes = shapes_of(in.space, opt);
+  std::size_t leader_shapes = 0;
+  if (opt.leaders_from) in.leaders = leaders_of(opt, in.space.family, leader_shapes);
   // Every config the family cannot build is an error at its place in the file, before anything is written;
   // a space too large to enumerate is checked config by config as the strategy proposes.
   if (product_size(in.space) <= kMaxSpaceProduct) {
     const std::vector<Candidate> all = build_candidates(in.space, *in.family);
-    for (const Candidate& c : all) in.selected.push_back(opt.only.empty() || only_selects(c.name, c.alias, opt.only));
+    for (const Candidate& c : all) in.selected.push_back(in.selects(c.name, c.alias, opt));
     const auto taken = static_cast<std::size_t>(std::count(in.selected.begin(), in.selected.end(), true));
+    if (taken == 0 && in.leaders)
+      throw UsageError(fmt::format(
+          "--leaders-from {}: none of the {} configs that led there (at {} shape(s)) is a "
+          "config of this space{}",
+          opt.leaders_from->string(), in.leaders->size(), leader_shapes, opt.only.empty() ? "" : " that --only takes"));
     if (!opt.only.empty() && taken == 0) throw UsageError("--only matches no config of the space");
-    if (!opt.only.empty()) in.of_space = fmt::format(" (--only: {} of the space's {})", taken, all.size());
+    if (!opt.only.empty() || in.leaders) in.of_space = selection_note(opt, in, taken, all.size(), leader_shapes);
     // A whole name that is no config's is a typo, even when the other entries select something.
     for (const std::string& entry : opt.only)
       if (entry.starts_with('=') &&

@@ -1,9 +1,10 @@
 #pragma once
-// A tune's input, checked: the space, its family, the shapes, and which configs --only selects, found before
-// anything is written (run_tune) or instead of running (dry_run_tune). Every mistake in the space or the options
+// A tune's input, checked: the space, its family, the shapes, and which configs --only and --leaders-from select, found
+// before anything is written (run_tune) or instead of running (dry_run_tune). Every mistake in the space or the options
 // is an error here.
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,15 @@ struct TuneInput {
   Space space;
   const Family* family = nullptr;
   std::vector<Shape> shapes;  // the space's or --shapes / --M --N --K's, each once
-  // Which configs of the space --only takes, by their place in the exhaustive search's order (all when no
-  // --only); empty when the space is too large to enumerate.
+  // --leaders-from: the names of the configs that led in that database; nullopt without it.
+  std::optional<std::set<std::string>> leaders;
+  // Which configs of the space --only and --leaders-from take, by their place in the exhaustive search's order
+  // (all without either); empty when the space is too large to enumerate.
   std::vector<bool> selected;
-  std::string of_space;  // "" or " (--only: N of the space's M)"
+  std::string of_space;  // "" or " (--only: N of the space's M)", " (--leaders-from: ...)"
+
+  // Whether --only and --leaders-from (those given) both take the config named `name` (point name `alias`).
+  bool selects(const std::string& name, const std::optional<std::string>& alias, const TuneOptions& opt) const;
 
   // How many configs one shape's search will take at most; 0 when unknown before it runs (a space too large to
   // enumerate, or a strategy choosing in its own order under --budget and --only).

@@ -20,7 +20,6 @@
 #include "store/store.hpp"
 #include "tune/candidates.hpp"
 #include "tune/gpu_backend.hpp"
-#include "tune/only.hpp"
 #include "tune/plan.hpp"
 #include "tune/recorder.hpp"
 #include "tune/replay_backend.hpp"
@@ -197,8 +196,8 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   settings.budget = opt.budget;
   settings.time_budget = opt.time_budget;
   settings.stop_requested = [] { return g_stop_requested.load(); };
-  if (!opt.only.empty())
-    settings.selected = [&](const Candidate& c) { return only_selects(c.name, c.alias, opt.only); };
+  if (!opt.only.empty() || input.leaders)
+    settings.selected = [&](const Candidate& c) { return input.selects(c.name, c.alias, opt); };
 
   SchedulerObserver sobs;
   sobs.note = obs.note;

@@ -16,6 +16,7 @@
 
 #include "common/types.hpp"
 #include "report/table.hpp"
+#include "store/records.hpp"
 #include "tune/backend.hpp"
 #include "tune/gpu_backend.hpp"
 #include "tune/prune.hpp"
@@ -46,6 +47,9 @@ struct TuneOptions {
   std::optional<std::filesystem::path> replay_db;  // take outcomes from this database instead of a GPU
   int replay_delay_ms = 0;        // testing aid: replay waits this long per candidate, as a GPU would (ms)
   std::vector<std::string> only;  // restrict to the configs these select (tune/only.hpp)
+  // --leaders-from: restrict (also) to the configs that led at the shapes of this database (Store::leaders).
+  std::optional<std::filesystem::path> leaders_from;
+  LeaderRule leader_rule;
   std::vector<std::string> argv;  // recorded with the run
   std::optional<std::filesystem::path> worker_path;  // mpgemm-worker to start (default: next to this binary)
   // Compilations kept between runs (compile/cubin_cache.hpp); default CubinCache::beside(db_path),

@@ -1,0 +1,36 @@
+// The configs that led somewhere in a database (mpgemm-tune --leaders-from): what a new set of shapes is
+// tuned over when the whole space would take too long.
+#include <fmt/format.h>
+
+#include "store/store_impl.hpp"
+
+namespace mpgemm {
+
+Store::Leaders Store::leaders(std::string_view family, const LeaderRule& rule) const {
+  auto& s = state();
+  // Each shape's fastest 'ok' median per device: a config's standing is against the same device and shape only.
+  constexpr const char* kBest =
+      "WITH best AS (SELECT m.device_name, m.M, m.N, m.K, min(m.median_ms) AS ms "
+      "              FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
+      "              WHERE m.status = 'ok' AND c.family = ?1 GROUP BY m.device_name, m.M, m.N, m.K) ";
+  Leaders out;
+  sqlite::Statement shapes(s.conn, std::string(kBest) + "SELECT count(*) FROM best",
+                           fmt::format("counting the shapes of family {}", family));
+  shapes.bind(family);
+  if (shapes.step()) out.shapes = static_cast<std::size_t>(shapes.int64(0));
+  sqlite::Statement q(s.conn,
+                      std::string(kBest) +
+                          "SELECT c.name FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
+                          "JOIN best AS b ON b.device_name = m.device_name AND b.M = m.M AND b.N = m.N AND b.K = m.K "
+                          "WHERE m.status = 'ok' AND c.family = ?1 AND m.median_ms <= b.ms * (1 + ?2) "
+                          "UNION "
+                          "SELECT c.name FROM rerank_configs AS rc JOIN configs AS c ON c.id = rc.config_id "
+                          "WHERE c.family = ?1 AND rc.place IS NOT NULL AND rc.place <= ?3 "
+                          "ORDER BY 1",
+                      fmt::format("finding the leading configs of family {}", family));
+  q.bind(family, rule.within, rule.places);
+  while (q.step()) out.names.push_back(q.text(0));
+  return out;
+}
+
+}  // namespace mpgemm
