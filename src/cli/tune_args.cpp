@@ -36,8 +36,8 @@ void add_tune_options(ArgParser& p) {
       .flag("--compile-only", "compile every config and record resources; no GPU needed")
       .flag("--dry-run",
             "check the space and every option, print how many configs and (config, shape) pairs the run would "
-            "take (of this shard with --shard), and stop: nothing is compiled, no database opened, no GPU looked "
-            "for")
+            "take (of this shard with --shard), and stop: nothing is compiled, no database opened (but "
+            "--leaders-from's, to read), no GPU looked for")
       .option(
           "--shapes", "FILE|MxNxK,...",
           "the shapes to tune instead of the space's: a JSON file (a list of {\"M\", \"N\", \"K\"} objects, or "

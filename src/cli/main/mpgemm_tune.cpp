@@ -39,8 +39,9 @@ void print_dry_run(const DryRun& d, const TuneOptions& opt) {
                                : d.arch->str();
   std::cout << fmt::format(
       "dry run: {} and the options check out. The run would take {} ({}) at {} shape(s): {}, for {}, into {}. "
-      "Nothing was compiled, no database opened, no GPU looked for.\n",
-      opt.space_path.string(), per_shape, opt.strategy, d.shapes, pairs, arch, opt.db_path.string());
+      "Nothing was compiled, no database opened{}, no GPU looked for.\n",
+      opt.space_path.string(), per_shape, opt.strategy, d.shapes, pairs, arch, opt.db_path.string(),
+      opt.leaders_from ? " (but --leaders-from's, to read)" : "");
 }
 
 }  // namespace
