@@ -33,27 +33,34 @@ std::vector<Shape> shapes_of(const Space& space, const TuneOptions& opt) {
   return unique;
 }
 
-// --leaders-from: the names of the configs of `family` that led in that database.
-std::set<std::string> leaders_of(const TuneOptions& opt, const std::string& family, std::size_t& shapes) {
-  if (!std::filesystem::exists(*opt.leaders_from))
-    throw Error(fmt::format("--leaders-from {}: no such database", opt.leaders_from->string()));
-  const Store::Leaders found = Store::open(*opt.leaders_from, Store::Mode::read_only).leaders(family, opt.leader_rule);
+// --leaders-from: the configs of `family` that led in that database, by name.
+Store::Leaders leaders_of(const TuneOptions& opt, const std::string& family) {
+  const std::string db = opt.leaders_from->string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(*opt.leaders_from, ec))
+    throw Error(fmt::format("--leaders-from {}: no such database file", db));
+  Store::Leaders found;
+  try {
+    found = Store::open(*opt.leaders_from, Store::Mode::read_only).leaders(family, opt.leader_rule);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(fmt::format("--leaders-from {}: {}", db, e.what()));
+  }
   if (found.names.empty())
-    throw UsageError(fmt::format("--leaders-from {}: no config of family {} was measured there",
-                                 opt.leaders_from->string(), family));
-  shapes = found.shapes;
-  return {found.names.begin(), found.names.end()};
+    throw UsageError(fmt::format("--leaders-from {}: no config of family {} was measured there", db, family));
+  return found;
 }
 
-// What --only and --leaders-from took, for the run's first line.
-std::string selection_note(const TuneOptions& opt, const TuneInput& in, std::size_t taken, std::size_t of,
-                           std::size_t leader_shapes) {
-  const std::string by = !opt.only.empty() && in.leaders ? "--only and --leaders-from"
-                         : in.leaders                    ? "--leaders-from"
-                                                         : "--only";
+// What --only and --leaders-from took, for the run's first line and the dry run.
+std::string selection_note(const TuneOptions& opt, const Store::Leaders* leaders, std::size_t taken, std::size_t of) {
+  const std::string by = !opt.only.empty() && leaders ? "--only and --leaders-from"
+                         : leaders                    ? "--leaders-from"
+                                                      : "--only";
   std::string note = fmt::format(" ({}: {} of the space's {}", by, taken, of);
-  if (in.leaders)
-    note += fmt::format("; {} led at {} shape(s) of {}", in.leaders->size(), leader_shapes, opt.leaders_from->string());
+  if (leaders)
+    note += fmt::format("; {} led at {} shape(s) of {}", leaders->names.size(), leaders->shapes,
+                        opt.leaders_from->string());
   return note + ")";
 }
 
@@ -100,26 +107,45 @@ TuneInput check_tune_input(const TuneOptions& opt) {
     throw in.space.error_at("/family", e.what());
   }
   in.shapes = shapes_of(in.space, opt);
-  std::size_t leader_shapes = 0;
-  if (opt.leaders_from) in.leaders = leaders_of(opt, in.space.family, leader_shapes);
+  const bool listable = product_size(in.space) <= kMaxSpaceProduct;
+  if (opt.leaders_from && !listable)
+    throw UsageError(
+        fmt::format("--leaders-from needs a space whose product is at most {} configs, so that the "
+                    "leaders can be found in it; this one is only sampled",
+                    kMaxSpaceProduct));
+  if (opt.leaders_from && opt.budget && opt.strategy != "exhaustive")
+    throw UsageError(
+        fmt::format("--leaders-from with --budget and --strategy {}: the budget counts that strategy's "
+                    "proposals over the whole space, most of which --leaders-from refuses; use the "
+                    "exhaustive strategy (the leaders are few) or drop the budget",
+                    opt.strategy));
   // Every config the family cannot build is an error at its place in the file, before anything is written;
   // a space too large to enumerate is checked config by config as the strategy proposes.
-  if (product_size(in.space) <= kMaxSpaceProduct) {
+  if (listable) {
     const std::vector<Candidate> all = build_candidates(in.space, *in.family);
-    for (const Candidate& c : all) in.selected.push_back(in.selects(c.name, c.alias, opt));
-    const auto taken = static_cast<std::size_t>(std::count(in.selected.begin(), in.selected.end(), true));
-    if (taken == 0 && in.leaders)
-      throw UsageError(fmt::format(
-          "--leaders-from {}: none of the {} configs that led there (at {} shape(s)) is a "
-          "config of this space{}",
-          opt.leaders_from->string(), in.leaders->size(), leader_shapes, opt.only.empty() ? "" : " that --only takes"));
-    if (!opt.only.empty() && taken == 0) throw UsageError("--only matches no config of the space");
-    if (!opt.only.empty() || in.leaders) in.of_space = selection_note(opt, in, taken, all.size(), leader_shapes);
-    // A whole name that is no config's is a typo, even when the other entries select something.
+    // --only's own mistakes first: a whole name that is no config's is a typo, even when the other entries select
+    // something.
     for (const std::string& entry : opt.only)
       if (entry.starts_with('=') &&
           std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, {entry}); }))
         throw UsageError(fmt::format("--only {}: no config or point of the space has that name", entry));
+    if (!opt.only.empty() &&
+        std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, opt.only); }))
+      throw UsageError("--only matches no config of the space");
+    std::optional<Store::Leaders> found;
+    if (opt.leaders_from) {
+      found = leaders_of(opt, in.space.family);
+      in.leaders.emplace(found->names.begin(), found->names.end());
+    }
+    for (const Candidate& c : all) in.selected.push_back(in.selects(c.name, c.alias, opt));
+    const auto taken = static_cast<std::size_t>(std::count(in.selected.begin(), in.selected.end(), true));
+    if (taken == 0 && found)
+      throw UsageError(
+          fmt::format("--leaders-from {}: none of the {} configs that led there (at {} shape(s)) is a "
+                      "config of this space{}",
+                      opt.leaders_from->string(), found->names.size(), found->shapes,
+                      opt.only.empty() ? "" : " that --only takes"));
+    if (!opt.only.empty() || found) in.of_space = selection_note(opt, found ? &*found : nullptr, taken, all.size());
   }
   make_strategy(opt.strategy,
                 StrategyContext{&in.space, in.shapes.front(), opt.seed, opt.budget, opt.strategy_options, {}});
@@ -143,6 +169,7 @@ DryRun dry_run_tune(const TuneOptions& opt) {
   Store::require_writable(opt.db_path);
   DryRun d;
   d.configs_per_shape = in.configs_per_shape(opt);
+  d.of_space = in.of_space;
   d.shapes = in.shapes.size();
   d.pairs = in.pairs(opt, opt.compile_only ? 1 : in.shapes.size());  // compile-only: each config once
   if (opt.arch) {

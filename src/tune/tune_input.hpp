@@ -18,7 +18,8 @@ struct TuneInput {
   Space space;
   const Family* family = nullptr;
   std::vector<Shape> shapes;  // the space's or --shapes / --M --N --K's, each once
-  // --leaders-from: the names of the configs that led in that database; nullopt without it.
+  // --leaders-from: the names of the configs that led in that database (a listable space only); nullopt without
+  // it.
   std::optional<std::set<std::string>> leaders;
   // Which configs of the space --only and --leaders-from take, by their place in the exhaustive search's order
   // (all without either); empty when the space is too large to enumerate.
@@ -29,7 +30,7 @@ struct TuneInput {
   bool selects(const std::string& name, const std::optional<std::string>& alias, const TuneOptions& opt) const;
 
   // How many configs one shape's search will take at most; 0 when unknown before it runs (a space too large to
-  // enumerate, or a strategy choosing in its own order under --budget and --only).
+  // enumerate, or a strategy choosing in its own order under --budget and --only or --leaders-from).
   std::size_t configs_per_shape(const TuneOptions& opt) const;
   // How many (config, shape) pairs a run over `shapes` shapes takes (a shard's share with --shard); 0: unknown.
   std::size_t pairs(const TuneOptions& opt, std::size_t shapes) const;
@@ -41,6 +42,7 @@ TuneInput check_tune_input(const TuneOptions& opt);
 // What mpgemm-tune --dry-run reports: the run's size as far as it is known without a device or a database.
 struct DryRun {
   std::size_t configs_per_shape = 0;  // 0: unknown before the run (see TuneInput)
+  std::string of_space;               // TuneInput::of_space: what --only and --leaders-from took
   std::size_t pairs = 0;              // (config, shape) pairs, of the shard with --shard; compile-only: configs
   std::size_t shapes = 0;
   std::optional<Arch> arch;  // --arch's, else the space's; a GPU's own arch decides when there is neither

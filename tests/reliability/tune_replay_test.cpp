@@ -75,6 +75,28 @@ TEST_F(ReliabilityReplay, ReproducesEveryRecordedOutcomeAndResumesToNothing) {
   EXPECT_EQ(sql_int(db, "SELECT count(*) FROM runs WHERE status = 'finished'"), 2);
 }
 
+// --leaders-from: a replay over the recording with its own leaders measures those configs and no other (the
+// scheduler refuses the rest as the strategy proposes them), at every shape.
+TEST_F(ReliabilityReplay, LeadersFromTheRecordingAreAllThatIsMeasured) {
+  const auto db = dir_ / "leaders.db";
+  const std::string fastest =
+      "SELECT c.name FROM measurements AS m JOIN configs AS c ON c.id = m.config_id WHERE m.status = 'ok' "
+      "AND m.median_ms = (SELECT min(median_ms) FROM measurements AS o WHERE o.status = 'ok' AND o.M = m.M AND "
+      "o.N = m.N AND o.K = m.K) GROUP BY c.name ORDER BY c.name";
+  const auto leaders = sql_rows(recorded_, fastest);
+  ASSERT_FALSE(leaders.empty());
+  const TuneOutput out =
+      tune(recorded_, db, fmt::format("--leaders-from {} --leaders-within 0 --leaders-places 0", recorded_.string()));
+  EXPECT_EQ(out.measured_now, static_cast<std::int64_t>(leaders.size() * rec_.shapes)) << last_output_;
+  EXPECT_EQ(sql_rows(db,
+                     "SELECT DISTINCT c.name FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
+                     "ORDER BY c.name"),
+            leaders);
+  EXPECT_NE(last_output_.find(fmt::format("(--leaders-from: {} of the space's {}", leaders.size(), rec_.candidates)),
+            std::string::npos)
+      << last_output_;
+}
+
 // The wgmma family compiles for sm_90a on an sm_90 device, and its measurements record that arch. A replay of
 // such a recording found none of them while it looked them up by the device's arch ("not in the recording").
 TEST_F(ReliabilityReplay, ReproducesARecordingOfAnArchSpecificFamily) {

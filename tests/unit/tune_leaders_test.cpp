@@ -16,15 +16,15 @@ namespace {
 
 using testing::raw_exec;
 
-// An 'ok' (or failed, with ms NULL) measurement row of config `config` at `shape` on `device`.
+// A measurement row of config `config` at `shape` on `device`: 'ok' with `ms`, or a fault (ms NULL), or `status`.
 std::string measurement(std::int64_t run, std::int64_t config, const std::string& device, const Shape& shape,
-                        std::optional<double> ms) {
+                        std::optional<double> ms, std::string status = "") {
   static int key = 0;
+  if (status.empty()) status = ms ? "ok" : "runtime_fault";
   return fmt::format(
       "INSERT INTO measurements (run_id, config_id, result_key, device_name, device_cc, arch, M, N, K, status, "
       "median_ms) VALUES ({}, {}, 'key{}', '{}', 'sm_90', 'sm_90a', {}, {}, {}, '{}', {});",
-      run, config, ++key, device, shape.m, shape.n, shape.k, ms ? "ok" : "runtime_fault",
-      ms ? fmt::format("{}", *ms) : "NULL");
+      run, config, ++key, device, shape.m, shape.n, shape.k, status, ms ? fmt::format("{}", *ms) : "NULL");
 }
 
 // A re-rank of `shape` whose entries are (config, place) in order; place 0 stands for "not placed" (NULL).
@@ -48,7 +48,8 @@ TEST_F(StoreLeaders, TheBandIsPerDeviceAndShapeAndThePlacesAddTheirConfigs) {
   const Shape a{1024, 1024, 1024}, b{4096, 4096, 4096};
   const auto fast = config("wmma_fast"), near = config("wmma_near"), edge = config("wmma_edge"),
              slow = config("wmma_slow"), failed = config("wmma_failed"), placed = config("wmma_placed"),
-             unplaced = config("wmma_unplaced"), other_gpu = config("wmma_other_gpu");
+             unplaced = config("wmma_unplaced"), other_gpu = config("wmma_other_gpu"),
+             screened = config("wmma_screened");
   const auto other_family =
       store_->upsert_config(Candidate{"wgmma", {{"BM", std::int64_t{64}}}, "wgmma_x", std::nullopt}, "ff");
   const std::string h200 = "NVIDIA H200";
@@ -56,6 +57,8 @@ TEST_F(StoreLeaders, TheBandIsPerDeviceAndShapeAndThePlacesAddTheirConfigs) {
            measurement(run_, fast, h200, a, 1.00) + measurement(run_, near, h200, a, 1.02) +
                measurement(run_, edge, h200, a, 1.029) + measurement(run_, slow, h200, a, 1.031) +
                measurement(run_, failed, h200, a, std::nullopt) + measurement(run_, other_family, h200, a, 0.5) +
+               // A screen's time is a median too, of a few launches: it neither leads nor sets the fastest.
+               measurement(run_, screened, h200, a, 0.7, "screened_out") +
                // At b, slow leads: a config's standing counts at every shape where it was measured.
                measurement(run_, slow, h200, b, 8.0) + measurement(run_, fast, h200, b, 9.0) +
                // The H100's shape has its own fastest: other_gpu leads there, 2x the H200's fastest at a.
@@ -109,7 +112,9 @@ TEST(TuneLeaders, TheTunerTakesOnlyTheLeadersOfItsSpace) {
   // Within 3% of 0.99 (up to 1.0197): the stranger (not in this space), candidates 0 and 1 (1.00, 1.01).
   auto r = tune("");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("would take 2 configs per shape"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("would take 2 configs per shape (--leaders-from: 2 of the space's"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("; 3 led at 1 shape(s) of "), std::string::npos) << r.output;
   r = tune("--leaders-within 0.08");
   EXPECT_NE(r.output.find("would take 4 configs per shape"), std::string::npos) << r.output;
   r = tune("--leaders-within 0.08 --only =" + candidates[3].name);
@@ -120,6 +125,14 @@ TEST(TuneLeaders, TheTunerTakesOnlyTheLeadersOfItsSpace) {
   EXPECT_NE(r.output.find("none of the 1 configs that led there (at 1 shape(s)) is a config of this space"),
             std::string::npos)
       << r.output;
+  // --only's own mistakes are told as such, before the leaders are looked at.
+  r = tune("--only =no_such_config");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--only =no_such_config: no config or point of the space has that name"), std::string::npos)
+      << r.output;
+  r = tune("--strategy random --budget 5");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("use the exhaustive strategy"), std::string::npos) << r.output;
   r = tune("--leaders-within 1.5");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--leaders-within must be between 0 and 1"), std::string::npos) << r.output;

@@ -27,8 +27,9 @@ void on_signal(int sig) {
 namespace {
 
 void print_dry_run(const DryRun& d, const TuneOptions& opt) {
-  const std::string per_shape = d.configs_per_shape ? fmt::format("{} configs per shape", d.configs_per_shape)
-                                                    : fmt::format("the configs {} picks as it measures", opt.strategy);
+  const std::string per_shape = d.configs_per_shape
+                                    ? fmt::format("{} configs per shape{}", d.configs_per_shape, d.of_space)
+                                    : fmt::format("the configs {} picks as it measures", opt.strategy);
   const std::string pairs = !d.pairs           ? std::string("a number of (config, shape) pairs known only as it runs")
                             : opt.compile_only ? fmt::format("{} configs to compile, none timed", d.pairs)
                                                : fmt::format("{} (config, shape) pairs{}", d.pairs,
