@@ -95,10 +95,9 @@ class Store {
   std::int64_t record_rerank(const RerankRecord& record);
   std::optional<StoredRerank> find_latest_rerank(std::string_view device_name, const Shape& shape) const;
 
-  // The configs of `family` that led somewhere in this database (mpgemm-tune --leaders-from), by name, sorted:
-  // at each device and shape, every config whose fastest 'ok' median is within (1 + rule.within) x the family's
-  // fastest there,
-  // and the first rule.places of every re-rank. `shapes` counts the (device, shape)s measured.
+  // The configs of `family` that led somewhere in this database (mpgemm-tune --leaders-from), by name, sorted: at
+  // each device and shape, every config whose fastest 'ok' median is within (1 + rule.within) x the family's
+  // fastest there, and the first rule.places of every re-rank. `shapes` counts the (device, shape)s measured.
   struct Leaders {
     std::vector<std::string> names;
     std::size_t shapes = 0;
