@@ -123,15 +123,15 @@ TuneInput check_tune_input(const TuneOptions& opt) {
   // a space too large to enumerate is checked config by config as the strategy proposes.
   if (listable) {
     const std::vector<Candidate> all = build_candidates(in.space, *in.family);
-    // --only's own mistakes first: a whole name that is no config's is a typo, even when the other entries select
-    // something.
+    // --only's own mistakes first, before the leaders are looked at.
+    if (!opt.only.empty() &&
+        std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, opt.only); }))
+      throw UsageError("--only matches no config of the space");
+    // A whole name that is no config's is a typo, even when the other entries select something.
     for (const std::string& entry : opt.only)
       if (entry.starts_with('=') &&
           std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, {entry}); }))
         throw UsageError(fmt::format("--only {}: no config or point of the space has that name", entry));
-    if (!opt.only.empty() &&
-        std::none_of(all.begin(), all.end(), [&](auto& c) { return only_selects(c.name, c.alias, opt.only); }))
-      throw UsageError("--only matches no config of the space");
     std::optional<Store::Leaders> found;
     if (opt.leaders_from) {
       found = leaders_of(opt, in.space.family);

@@ -128,6 +128,9 @@ TEST(TuneLeaders, TheTunerTakesOnlyTheLeadersOfItsSpace) {
   // --only's own mistakes are told as such, before the leaders are looked at.
   r = tune("--only =no_such_config");
   EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--only matches no config of the space"), std::string::npos) << r.output;
+  r = tune("--only wmma,=no_such_config");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--only =no_such_config: no config or point of the space has that name"), std::string::npos)
       << r.output;
   r = tune("--strategy random --budget 5");
