@@ -36,14 +36,9 @@ std::vector<Shape> shapes_of(const Space& space, const TuneOptions& opt) {
 // --leaders-from: the configs of `family` that led in that database, by name.
 Store::Leaders leaders_of(const TuneOptions& opt, const std::string& family) {
   const std::string db = opt.leaders_from->string();
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(*opt.leaders_from, ec))
-    throw Error(fmt::format("--leaders-from {}: no such database file", db));
   Store::Leaders found;
-  try {
+  try {  // Store::open refuses a missing file or a folder itself; the option's name is the context it lacks
     found = Store::open(*opt.leaders_from, Store::Mode::read_only).leaders(family, opt.leader_rule);
-  } catch (const UsageError&) {
-    throw;
   } catch (const Error& e) {
     throw Error(fmt::format("--leaders-from {}: {}", db, e.what()));
   }
@@ -75,8 +70,7 @@ std::size_t proposals_per_shape(const std::vector<bool>& selected, const TuneOpt
 std::size_t TuneInput::configs_per_shape(const TuneOptions& opt) const {
   if (selected.empty()) return opt.budget.value_or(0);
   const std::size_t proposed = proposals_per_shape(selected, opt);
-  const bool by_name = !opt.only.empty() || leaders;
-  if (opt.budget && by_name && opt.strategy != "exhaustive") return 0;  // their own order: unknown
+  if (opt.budget && !opt.only.empty() && opt.strategy != "exhaustive") return 0;  // their own order: unknown
   return static_cast<std::size_t>(std::count(selected.begin(), selected.begin() + static_cast<long>(proposed), true));
 }
 

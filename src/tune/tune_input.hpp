@@ -30,7 +30,8 @@ struct TuneInput {
   bool selects(const std::string& name, const std::optional<std::string>& alias, const TuneOptions& opt) const;
 
   // How many configs one shape's search will take at most; 0 when unknown before it runs (a space too large to
-  // enumerate, or a strategy choosing in its own order under --budget and --only or --leaders-from).
+  // enumerate, or a strategy choosing in its own order under --budget and --only; check_tune_input refuses that
+  // with --leaders-from).
   std::size_t configs_per_shape(const TuneOptions& opt) const;
   // How many (config, shape) pairs a run over `shapes` shapes takes (a shard's share with --shard); 0: unknown.
   std::size_t pairs(const TuneOptions& opt, std::size_t shapes) const;
