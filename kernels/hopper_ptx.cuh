@@ -63,6 +63,14 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, 
       ::"r"(dst), "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1)
       : "memory");
 }
+// A 3-D box at (c0, c1, c2): its planes land one after another.
+__device__ __forceinline__ void tma_load_3d(unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
+      "[%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
 // The same box into every CTA of `cta_mask` (bit i: cluster rank i), at the same offsets, completing on each one's
 // barrier at `bar`'s offset.
 __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1,

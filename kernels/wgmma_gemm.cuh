@@ -42,14 +42,21 @@
 // L2 hints (L2_HINTS): 0 none; 1 C's stores (every epilogue) marked evict-first, so that C streaming through the L2
 // does not push out the A and B lines other tiles read again; 2 that, and A's and B's loads marked evict-last.
 //
+// Deep stages (BK = 128 or 256: D = BK / 64 k-blocks per ring stage): each stage is loaded with one copy of A, a 3-D
+// box {64, BM, D} of a view of A as {64, M, K / 64} (its planes, BM rows each, land one after another), and one copy
+// per B chunk, a box of BK rows. A TMA copy costs its SM about the same whatever its size up to 16 KiB
+// (results/h200/suite/tma_ops/), so small tiles, whose main loops the copies pace, issue D times fewer of them. K must
+// then be a multiple of 64 (the view's planes are whole 64-column blocks); no A multicast (CLUSTER_N 1) and no L2
+// hint on A's loads.
+//
 // Bounds: any M and N; K and N multiples of 8 (TMA needs 16-byte row strides). Edges need no code: TMA fills
 // out-of-bounds loads with zeros (the barrier still counts the full box) and clips out-of-bounds stores.
 //
 // The shared-memory layout is wgmma_layout.cuh's (shared with the host); the host launches
 // Layout::dynamic_smem_bytes() of dynamic shared memory, (CONSUMERS + 1) * 128 threads and clusters of
 // CLUSTER_M * CLUSTER_N CTAs along x, and passes tensor maps built by the wgmma family (src/codegen/):
-//   a_map  FP16 {K, M}, box {64, BM / CLUSTER_N}, 128B swizzle
-//   b_map  FP16 {N, K}, box {64, 64 / CLUSTER_M}, 128B swizzle
+//   a_map  FP16 {K, M}, box {64, BM / CLUSTER_N}, 128B swizzle; BK > 64: FP16 {64, M, K / 64}, box {64, BM, BK / 64}
+//   b_map  FP16 {N, K}, box {64, BK / CLUSTER_M}, 128B swizzle
 //   c_map  FP32 {N, M}, box {32, 64}, 128B swizzle (read by the tma epilogue only)
 #include "hopper_ptx.cuh"
 #include "split_k.cuh"
@@ -102,7 +109,8 @@ __device__ __forceinline__ BlockOrigin block_origin(int index, int tiles_m, int 
 }  // namespace wgmma_detail
 
 template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP, int EPILOGUE,
-          int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE, int SWAP_AB, int PDL, int L2_HINTS>
+          int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE, int SWAP_AB, int PDL, int L2_HINTS,
+          int BK = wgmma_layout::kBK>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wgmma_gemm(const __grid_constant__ hopper::TensorMap a_map, const __grid_constant__ hopper::TensorMap b_map,
                const __grid_constant__ hopper::TensorMap c_map, float* __restrict__ C, int* __restrict__ flags, int M,
@@ -114,12 +122,13 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   constexpr bool SWAP = SWAP_AB != 0;
   constexpr bool C_FIRST = L2_HINTS != kL2HintsNone;          // C's stores evict-first in L2
   constexpr bool AB_LAST = L2_HINTS == kL2HintsCFirstAbLast;  // A's and B's loads evict-last
-  constexpr Layout L{BM, BN, STAGES, CONSUMERS, PINGPONG, EPILOGUE == kEpilogueTma, C_BUFFERS, SWAP};
+  constexpr int KB_PER_STAGE = BK / kBK;                      // k-blocks of 64 per ring stage
+  constexpr Layout L{BM, BN, STAGES, CONSUMERS, PINGPONG, EPILOGUE == kEpilogueTma, C_BUFFERS, SWAP, KB_PER_STAGE};
   constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
   constexpr int ROWS = L.rows_per_consumer();
   constexpr int M_BLOCKS = L.m_blocks();  // 64-row wgmma blocks per consumer: of BM, or of BN when swapped
   constexpr int WN = L.wgmma_n();         // the wgmma N: BN, or BM when swapped
-  constexpr int K_STEPS = kBK / 16;
+  constexpr int K_STEPS = BK / 16;
   static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
   static_assert(ROWS % kWgmmaM == 0, "each consumer owns whole m64 blocks");
   static_assert(WN % 8 == 0 && WN >= 8 && WN <= 256, "wgmma N is a multiple of 8 up to 256");
@@ -127,7 +136,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(!SWAP || EPILOGUE == kEpilogueDirect, "swapped tiles go out through the direct epilogue");
   static_assert(L.accumulators() <= 128, "at most 128 FP32 accumulators per thread");
   static_assert(BM <= 256 && BM % (8 * CLUSTER_N) == 0, "A slices are whole 8-row swizzle atoms, boxes <= 256 rows");
-  static_assert(kBK % (8 * CLUSTER_M) == 0, "B slices are whole 8-row swizzle atoms");
+  static_assert(BK % (8 * CLUSTER_M) == 0, "B slices are whole 8-row swizzle atoms");
+  static_assert(BK == 64 || BK == 128 || BK == 256, "a stage is 1, 2 or 4 k-blocks of 64");
+  static_assert(BK == kBK || (CLUSTER_N == 1 && !AB_LAST), "A's 3-D copies are neither multicast nor hinted");
   static_assert(CLUSTER <= 16, "multicast masks are 16 bits");
   static_assert(EPILOGUE == kEpilogueDirect || BN % kCSubCols == 0, "tma and rows store 32-column groups");
   static_assert(STAGES >= 2, "a ring needs two stages");
@@ -159,8 +170,24 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   const int tiles_m = (M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M);
   const int tiles_n = (N + BN * CLUSTER_N - 1) / (BN * CLUSTER_N);
   const int tiles = tiles_m * tiles_n;
-  const int k_blocks = (K + kBK - 1) / kBK;
+  const int k_blocks = (K + BK - 1) / BK;  // stages' worth of K: what split-K and stream-K share out
   const int units = cluster_units(cluster_id, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);  // of this cluster
+  // The first unit and where its tile starts: arithmetic on the launch alone (64-bit divisions among it), so it is
+  // done before the dependency wait below instead of after it, where the first TMA copy waited ~0.35 us for it
+  // (results/h200/suite/timeline/). The empty asm pins the values there: nothing may sink them past the wait.
+  WorkUnit first_unit{0, 0, 1, 0, 0};
+  if (units > 0) first_unit = cluster_unit_at(cluster_id, 0, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
+  BlockOrigin first_origin =
+      block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(first_unit.tile, tiles_m, tiles_n, rank_m, rank_n);
+  asm volatile(""
+               : "+r"(first_unit.tile), "+r"(first_unit.split), "+r"(first_unit.splits), "+r"(first_unit.kb_begin),
+                 "+r"(first_unit.kb_end), "+r"(first_origin.m0), "+r"(first_origin.n0));
+  // The loops below start from these and compute the later units in place, so nothing more stays live (the
+  // producer has 40 registers).
+  const auto next_unit = [&](int i, WorkUnit& w, BlockOrigin& o) {
+    w = cluster_unit_at(cluster_id, i, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
+    o = block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(w.tile, tiles_m, tiles_n, rank_m, rank_n);
+  };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -197,16 +224,18 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       const unsigned long long ab_policy = AB_LAST ? l2_policy_evict_last() : 0;
       int stage = 0;
       unsigned phase = 0;
+      WorkUnit w = first_unit;
+      BlockOrigin o = first_origin;
       for (int i = 0; i < units; ++i) {
-        const WorkUnit w = cluster_unit_at(cluster_id, i, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
-        const BlockOrigin o =
-            block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(w.tile, tiles_m, tiles_n, rank_m, rank_n);
+        if (i > 0) next_unit(i, w, o);
         for (int kb = w.kb_begin; kb < w.kb_end; ++kb) {
           mbarrier_wait(empty(stage), phase ^ 1);
           mbarrier_arrive_expect_tx(full(stage), L.stage_bytes());
-          const int k0 = kb * kBK;
+          const int k0 = kb * BK;
           const unsigned a_dst = base + L.a_offset(stage);
-          if constexpr (CLUSTER_N == 1) {
+          if constexpr (BK > kBK) {
+            tma_load_3d(a_dst, &a_map, full(stage), 0, o.m0, kb * KB_PER_STAGE);
+          } else if constexpr (CLUSTER_N == 1) {
             tma_load<AB_LAST>(a_dst, &a_map, full(stage), k0, o.m0, ab_policy);
           } else {
             constexpr int rows = BM / CLUSTER_N;
@@ -219,7 +248,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
             if constexpr (CLUSTER_M == 1) {
               tma_load<AB_LAST>(b_dst + j * L.b_chunk_bytes(), &b_map, full(stage), o.n0 + j * kBChunk, k0, ab_policy);
             } else {
-              constexpr int rows = kBK / CLUSTER_M;
+              constexpr int rows = BK / CLUSTER_M;
               tma_load_multicast<AB_LAST>(b_dst + j * L.b_chunk_bytes() + rank_m * rows * kRowBytes, &b_map,
                                           full(stage), o.n0 + j * kBChunk, k0 + rank_m * rows, b_mask, ab_policy);
             }
@@ -269,14 +298,14 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     // The i-th unit of this CTA fills the ring positions after its earlier units' k-blocks (the producer's order); a
     // pingpong consumer takes every other unit, so it counts the other's k-blocks too to find its place in the ring.
     long long position = 0;
+    WorkUnit w = first_unit;
+    BlockOrigin o = first_origin;
     for (int i = 0;; ++i) {
       if (i >= units) break;
-      const WorkUnit w = cluster_unit_at(cluster_id, i, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
+      if (i > 0) next_unit(i, w, o);
       const long long first = position;
       position += w.kb_end - w.kb_begin;
       if (PINGPONG && (i & 1) != consumer) continue;
-      const BlockOrigin o =
-          block_origin<BM, BN, CLUSTER_M, CLUSTER_N, RASTER, GROUP>(w.tile, tiles_m, tiles_n, rank_m, rank_n);
       int stage = static_cast<int>(first % STAGES);
       unsigned phase = static_cast<unsigned>(first / STAGES) & 1u;
       int previous = 0;
@@ -302,7 +331,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 #else
             constexpr unsigned kAStep = 32;  // 16 halves along K inside the swizzled 128-byte row
 #endif
-            const unsigned a_k = k * kAStep;
+            // Inside the 128-byte row of k-block k / 4; a stage's k-blocks of A lie BM rows apart (B's rows run on).
+            const unsigned a_k = (k % (kBK / 16)) * kAStep + (k / (kBK / 16)) * BM * kRowBytes;
             const int scale_d = (kb > w.kb_begin || k > 0) ? 1 : 0;
             if constexpr (!SWAP) {
               // A is K-major: 8-row groups 1024 bytes apart (the leading offset is unused under the swizzle).

@@ -2,8 +2,9 @@
 // Shared-memory layout of one wgmma_gemm config, in bytes from a 1024-byte aligned base. One definition, read by the
 // kernel (NVRTC) and by the host (the family sizes dynamic shared memory and the TMA boxes from it).
 //
-//   [A stages]  STAGES x BM rows x 128 bytes (64 halves of K), 128B-swizzled by TMA
-//   [B stages]  STAGES x ceil(BN/64) chunks x 64 rows of K x 128 bytes (64 halves of N), 128B-swizzled
+//   [A stages]  STAGES x D k-blocks x BM rows x 128 bytes (64 halves of K), 128B-swizzled by TMA
+//   [B stages]  STAGES x ceil(BN/64) chunks x 64 D rows of K x 128 bytes (64 halves of N), 128B-swizzled
+// where D = BK / 64 k-blocks of 64 halves of K make one stage (kb_per_stage: 1, 2 or 4).
 //   [C staging] tma epilogue only: CONSUMERS x C_BUFFERS buffers x 64 rows x 128 bytes (32 floats), 128B-swizzled
 //   [barriers]  STAGES "full", STAGES "empty" and 2 "order" mbarriers (pingpong's turns), 8 bytes each
 //
@@ -32,11 +33,11 @@ struct Layout {
   bool tma_epilogue;  // C goes through shared memory and TMA stores
   int c_buffers;      // staging buffers per consumer (tma epilogue)
   bool swap_ab = false;  // the wgmmas compute C's transpose: B's tile is their 64-row operand, A's their N
-
+  int kb_per_stage = 1;  // k-blocks of 64 per stage (BK / 64): A's D blocks of BM rows one after another, B's rows
 
   MPGEMM_HD constexpr int b_chunks() const { return (bn + kBChunk - 1) / kBChunk; }
-  MPGEMM_HD constexpr int a_stage_bytes() const { return bm * kRowBytes; }
-  MPGEMM_HD constexpr int b_chunk_bytes() const { return kBK * kRowBytes; }
+  MPGEMM_HD constexpr int a_stage_bytes() const { return bm * kRowBytes * kb_per_stage; }
+  MPGEMM_HD constexpr int b_chunk_bytes() const { return kBK * kb_per_stage * kRowBytes; }
   MPGEMM_HD constexpr int b_stage_bytes() const { return b_chunks() * b_chunk_bytes(); }
   MPGEMM_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }  // TMA bytes per stage
   MPGEMM_HD constexpr int a_offset(int stage) const { return stage * a_stage_bytes(); }

@@ -70,6 +70,7 @@ WgmmaConfig WgmmaConfig::from_params(const Params& p) {
   c.bm = get_small_int(p, "BM");
   c.bn = get_small_int(p, "BN");
   c.stages = get_small_int(p, "STAGES");
+  if (p.count("BK")) c.bk = get_small_int(p, "BK");
   c.consumers = get_small_int(p, "CONSUMERS");
   c.cluster_m = get_small_int(p, "CLUSTER_M");
   c.cluster_n = get_small_int(p, "CLUSTER_N");
@@ -131,6 +132,7 @@ Params WgmmaConfig::to_params() const {
   if (l2_promotion != 256) p["L2_PROMOTION"] = std::int64_t{l2_promotion};
   if (dependent_launch != DependentLaunch::none) p["PDL"] = std::int64_t{static_cast<int>(dependent_launch)};
   if (l2_hints != L2Hints::none) p["L2_HINTS"] = std::string(to_string(l2_hints));
+  if (bk != wgmma_layout::kBK) p["BK"] = std::int64_t{bk};
   return p;
 }
 
@@ -144,8 +146,8 @@ std::string WgmmaConfig::name() const {
                             : split_mode == SplitMode::stream
                                 ? fmt::format("_stk{}", split_k == 1 ? "" : std::to_string(split_k))
                                 : fmt::format("_sk{}{}", split_k, split_mode == SplitMode::tail ? "t" : "");
-  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}{}{}{}{}", bm, bn, wgmma_layout::kBK, stages,
-                     consumers, to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
+  return fmt::format("wgmma_bm{}_bn{}_bk{}_s{}_c{}_{}_cl{}x{}_{}{}_{}_{}{}{}{}{}{}", bm, bn, bk, stages, consumers,
+                     to_string(schedule), cluster_m, cluster_n, to_string(raster), group, epi,
                      balanced     ? "bal"
                      : persistent ? "pers"
                                   : "grid",
@@ -160,16 +162,23 @@ std::string WgmmaConfig::name() const {
 }
 
 std::string WgmmaConfig::name_expression() const {
-  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", bm, bn,
+  return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}{}>", bm, bn,
                      stages, consumers, cluster_m, cluster_n, static_cast<int>(raster), group,
                      static_cast<int>(epilogue), static_cast<int>(schedule), c_buffers, split_k,
                      static_cast<int>(split_mode), swap_ab ? 1 : 0, static_cast<int>(dependent_launch),
-                     static_cast<int>(l2_hints));
+                     static_cast<int>(l2_hints), bk == wgmma_layout::kBK ? std::string() : fmt::format(", {}", bk));
 }
 
 wgmma_layout::Layout WgmmaConfig::layout() const {
-  return {bm,        bn,     stages, consumers, schedule == WgmmaSchedule::pingpong, epilogue == WgmmaEpilogue::tma,
-          c_buffers, swap_ab};
+  return {bm,
+          bn,
+          stages,
+          consumers,
+          schedule == WgmmaSchedule::pingpong,
+          epilogue == WgmmaEpilogue::tma,
+          c_buffers,
+          swap_ab,
+          bk / wgmma_layout::kBK};
 }
 
 std::int64_t WgmmaConfig::split_flags(std::int64_t cluster_tiles) const {
@@ -186,7 +195,8 @@ std::vector<std::string> WgmmaConfig::problems() const {
                          {"CLUSTER_M", cluster_m},
                          {"CLUSTER_N", cluster_n},
                          {"GROUP", group},
-                         {"SPLIT_K", split_k}})
+                         {"SPLIT_K", split_k},
+                         {"BK", bk}})
     if (v <= 0) out.push_back(fmt::format("{}={} must be positive", name, v));
   if (!out.empty()) return out;
 
@@ -227,11 +237,18 @@ std::vector<std::string> WgmmaConfig::problems() const {
         fmt::format("BM={} is not a multiple of 8 * CLUSTER_N = {} (each CTA multicasts whole 8-row "
                     "swizzle atoms of A)",
                     bm, 8 * cluster_n));
-  if (kBK % (8 * cluster_m) != 0)
+  if (bk != 64 && bk != 128 && bk != 256)
+    out.push_back(fmt::format("BK={}: a stage is 1, 2 or 4 k-blocks of 64 (BK 64, 128 or 256)", bk));
+  else if (bk % (8 * cluster_m) != 0)
     out.push_back(
-        fmt::format("64 is not a multiple of 8 * CLUSTER_M = {} (each CTA multicasts whole 8-row swizzle "
+        fmt::format("BK={} is not a multiple of 8 * CLUSTER_M = {} (each CTA multicasts whole 8-row swizzle "
                     "atoms of B)",
-                    8 * cluster_m));
+                    bk, 8 * cluster_m));
+  if (bk > kBK && cluster_n > 1)
+    out.push_back(fmt::format("BK={} loads A with 3-D copies, which are not multicast: CLUSTER_N must be 1", bk));
+  if (bk > kBK && l2_hints == L2Hints::c_first_ab_last)
+    out.push_back(fmt::format(
+        "BK={} loads A with 3-D copies, which carry no L2 hint: L2_HINTS must be \"none\" or \"c_first\"", bk));
   if (l2_promotion != 0 && l2_promotion != 64 && l2_promotion != 128 && l2_promotion != 256)
     out.push_back(fmt::format("L2_PROMOTION={}: the L2 promotes TMA loads by 0, 64, 128 or 256 bytes", l2_promotion));
   if (split_k > kMaxSplitK) out.push_back(fmt::format("SPLIT_K={} is over {}", split_k, kMaxSplitK));

@@ -30,20 +30,21 @@ std::int64_t cluster_tiles(const WgmmaConfig& c, const Shape& s) {
   return ceil_div(s.m, std::int64_t{c.bm} * c.cluster_m) * ceil_div(s.n, std::int64_t{c.bn} * c.cluster_n);
 }
 
-std::int64_t k_blocks(const Shape& s) {
-  return ceil_div(s.k, wgmma_layout::kBK);
+// Stages' worth of K (BK each): the kernel's k_blocks, what split-K and stream-K share out.
+std::int64_t k_blocks(const WgmmaConfig& c, const Shape& s) {
+  return ceil_div(s.k, c.bk);
 }
 
 // Units of work for a grid of `clusters` clusters (kernels/split_k.cuh): the cluster tiles, or more when split;
 // stream-K can keep every cluster busy as long as there are k-blocks to share.
 std::int64_t work_units_for(const WgmmaConfig& c, const Shape& shape, std::int64_t tiles, std::int64_t clusters) {
-  if (c.split_mode == SplitMode::stream) return std::max(tiles, std::min(clusters, tiles * k_blocks(shape)));
+  if (c.split_mode == SplitMode::stream) return std::max(tiles, std::min(clusters, tiles * k_blocks(c, shape)));
   return work_units(static_cast<int>(tiles), static_cast<int>(clusters), c.split_k, static_cast<int>(c.split_mode));
 }
 
 std::string describe(const TensorMapSpec& s) {
-  return fmt::format("dims {}x{}, row stride {} bytes, box {}x{}", s.dims[0], s.dims[1], s.row_stride_bytes, s.box[0],
-                     s.box[1]);
+  return fmt::format("dims {}x{}, row stride {} bytes, box {}x{}{}", s.dims[0], s.dims[1], s.row_stride_bytes, s.box[0],
+                     s.box[1], s.depth > 1 ? fmt::format("x{} (3-D)", s.depth) : std::string());
 }
 
 }  // namespace
@@ -89,13 +90,16 @@ std::optional<std::string> WgmmaFamily::check_shape(const Params& params, const 
     if (v % 8 != 0)
       return fmt::format("{}={} is not a multiple of 8: TMA needs rows of {} to be multiples of 16 bytes", name, v,
                          row);
+  if (c.bk > wgmma_layout::kBK && shape.k % wgmma_layout::kBK != 0)
+    return fmt::format("K={} is not a whole number of k-blocks of 64: BK={} reads A through a 3-D view of them",
+                       shape.k, c.bk);
   if (c.bm > 0 && c.bn > 0 && c.cluster_m > 0 && c.cluster_n > 0 &&
       cluster_tiles(c, shape) * c.cluster_size() > INT_MAX)
     return fmt::format("{} tiles of {}x{} do not fit the kernel's int tile index", cluster_tiles(c, shape), c.bm, c.bn);
   if (c.splits()) {
-    if (k_blocks(shape) < c.split_k)
-      return fmt::format("K={} has {} k-blocks of {}, fewer than SPLIT_K={} slices", shape.k, k_blocks(shape),
-                         wgmma_layout::kBK, c.split_k);
+    if (k_blocks(c, shape) < c.split_k)
+      return fmt::format("K={} has {} k-blocks of {}, fewer than SPLIT_K={} slices", shape.k, k_blocks(c, shape), c.bk,
+                         c.split_k);
     const std::int64_t tiles = cluster_tiles(c, shape);
     if (tiles * c.split_k > INT_MAX)
       return fmt::format("{} tiles x SPLIT_K={} units do not fit the kernel's int unit index", tiles, c.split_k);
@@ -153,11 +157,12 @@ WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& c, const Shape& s) {
             k * 2,
             {static_cast<std::uint32_t>(kBK), static_cast<std::uint32_t>(c.bm / c.cluster_n)},
             CU_TENSOR_MAP_SWIZZLE_128B,
-            l2_promotion_of(c)};
+            l2_promotion_of(c),
+            static_cast<std::uint32_t>(c.bk / kBK)};
   maps.b = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             {n, k},
             n * 2,
-            {static_cast<std::uint32_t>(kBChunk), static_cast<std::uint32_t>(kBK / c.cluster_m)},
+            {static_cast<std::uint32_t>(kBChunk), static_cast<std::uint32_t>(c.bk / c.cluster_m)},
             CU_TENSOR_MAP_SWIZZLE_128B,
             l2_promotion_of(c)};
   maps.c = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
@@ -174,12 +179,16 @@ CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const void* base, PFN_c
   if (encode == nullptr)
     throw Error(fmt::format("cannot build the tensor map of {}: the driver has no cuTensorMapEncodeTiled", operand));
   CUtensorMap map{};
-  const cuuint64_t dims[2] = {spec.dims[0], spec.dims[1]};
-  const cuuint64_t strides[1] = {spec.row_stride_bytes};
-  const cuuint32_t box[2] = {spec.box[0], spec.box[1]};
-  const cuuint32_t element_strides[2] = {1, 1};
+  // 2-D: {columns, rows}; 3-D (depth > 1): {box[0], rows, column blocks}, the blocks box[0] elements apart.
+  const bool planes = spec.depth > 1;
+  const std::uint64_t element_bytes = spec.dtype == CU_TENSOR_MAP_DATA_TYPE_FLOAT32 ? 4 : 2;
+  const cuuint64_t dims[3] = {planes ? spec.box[0] : spec.dims[0], spec.dims[1],
+                              planes ? spec.dims[0] / spec.box[0] : 1};
+  const cuuint64_t strides[2] = {spec.row_stride_bytes, spec.box[0] * element_bytes};
+  const cuuint32_t box[3] = {spec.box[0], spec.box[1], spec.depth};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUresult r =
-      encode(&map, spec.dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+      encode(&map, spec.dtype, planes ? 3 : 2, const_cast<void*>(base), dims, strides, box, element_strides,
              CU_TENSOR_MAP_INTERLEAVE_NONE, spec.swizzle, spec.l2_promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(fmt::format("cuTensorMapEncodeTiled refused the tensor map of {} ({}, base {}): CUresult {}", operand,

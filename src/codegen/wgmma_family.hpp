@@ -66,7 +66,9 @@ std::string_view to_string(WgmmaSchedule s);  // "coop", "pingpong"
 struct WgmmaConfig {
   int bm = 128;                                         // block tile rows: 64 per m64 wgmma block, <= 256 (TMA box)
   int bn = 256;                                         // block tile columns: the wgmma N, a multiple of 8 up to 256
-  int stages = 4;                                       // operand ring depth (each stage: BM x 64 of A, 64 x BN of B)
+  int stages = 4;                                       // operand ring depth (each stage: BM x BK of A, BK x BN of B)
+  int bk = 64;  // K per stage: 64, or 128 / 256 (deep stages: one 3-D copy of A and one copy per B chunk take 2 or
+                // 4 k-blocks of 64; K a multiple of 64, no A multicast, no L2 hint on A and B)
   int consumers = 2;                                    // consumer warpgroups
   WgmmaSchedule schedule = WgmmaSchedule::cooperative;  // how the consumers share the tiles
   int cluster_m = 1;                                    // CTAs of a cluster along M (they share B tiles by multicast)
@@ -95,10 +97,11 @@ struct WgmmaConfig {
   // ("coop" | "pingpong"), RASTER ("m" | "n") and EPILOGUE ("direct" | "tma" | "rows"); SPLIT_K (integer) and
   // SPLIT_MODE ("all" | "tail") are optional (absent: 1 and "all"), as are SWAP_AB (0 | 1, absent: 0), L2_PROMOTION
   // (0 | 64 | 128 | 256, absent: 256), PDL (0 none | 1 early | 2 at_exit, absent: 0) and L2_HINTS ("none" |
-  // "c_first" | "c_first_ab_last", absent: "none"). Throws mpgemm::Error naming a
+  // "c_first" | "c_first_ab_last", absent: "none") and BK (64 | 128 | 256, absent: 64). Throws mpgemm::Error naming a
   // missing or ill-typed parameter. Does not validate.
   static WgmmaConfig from_params(const Params& params);
   // SPLIT_K and SPLIT_MODE only when splits(), SWAP_AB, PDL and L2_HINTS only when set, L2_PROMOTION only when not 256,
+  // BK only when not 64,
   // so that configs without them keep the parameters (and names) they had.
   Params to_params() const;
 
@@ -109,7 +112,7 @@ struct WgmmaConfig {
   // "_pdlx" (at exit), L2 hints "_cfirst" or "_cfirst_ablast".
   std::string name() const;
   // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0>" (PERSISTENT is a launch choice, not a
-  // template argument).
+  // template argument); BK follows as a 17th argument when it is not 64 (the template's default).
   std::string name_expression() const;
   // Human-readable reasons the kernel template would reject this config; empty when it is buildable.
   std::vector<std::string> problems() const;
@@ -128,7 +131,9 @@ struct WgmmaConfig {
 void to_json(nlohmann::json& j, const WgmmaConfig& c);
 void from_json(const nlohmann::json& j, WgmmaConfig& c);
 
-// What cuTensorMapEncodeTiled is given for one operand: a 2-D row-major matrix, innermost dimension first.
+// What cuTensorMapEncodeTiled is given for one operand: a 2-D row-major matrix, innermost dimension first. With
+// depth > 1 the map is 3-D: the matrix viewed as {box[0], rows, columns / box[0]} (blocks of box[0] columns, each a
+// plane), the box {box[0], box[1], depth} taking `depth` blocks in one copy; columns must be a multiple of box[0].
 struct TensorMapSpec {
   CUtensorMapDataType dtype = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   std::array<std::uint64_t, 2> dims{};  // elements: {columns, rows}
@@ -136,12 +141,13 @@ struct TensorMapSpec {
   std::array<std::uint32_t, 2> box{};   // elements copied per TMA instruction: {columns, rows}
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
   CUtensorMapL2promotion l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  std::uint32_t depth = 1;  // column blocks of box[0] per copy (> 1: the 3-D view above)
   friend bool operator==(const TensorMapSpec&, const TensorMapSpec&) = default;
 };
 
 struct WgmmaTensorMaps {
-  TensorMapSpec a;  // FP16 {K, M}, box {64, BM / CLUSTER_N}
-  TensorMapSpec b;  // FP16 {N, K}, box {64, 64 / CLUSTER_M}
+  TensorMapSpec a;  // FP16 {K, M}, box {64, BM / CLUSTER_N}, depth BK / 64
+  TensorMapSpec b;  // FP16 {N, K}, box {64, BK / CLUSTER_M}
   TensorMapSpec c;  // FP32 {N, M}, box {32, 64}
 };
 // Pure: what the kernel's three tensor maps describe for this config and shape.

@@ -123,8 +123,9 @@ std::string l2_name(CUtensorMapL2promotion p) {
 }
 
 std::string map_row(const TensorMapSpec& s) {
-  return fmt::format("{{{}, {{{}ull, {}ull}}, {}ull, {{{}u, {}u}}, {}, {}}}", dtype_name(s.dtype), s.dims[0], s.dims[1],
-                     s.row_stride_bytes, s.box[0], s.box[1], swizzle_name(s.swizzle), l2_name(s.l2_promotion));
+  return fmt::format("{{{}, {{{}ull, {}ull}}, {}ull, {{{}u, {}u}}, {}, {}, {}u}}", dtype_name(s.dtype), s.dims[0],
+                     s.dims[1], s.row_stride_bytes, s.box[0], s.box[1], swizzle_name(s.swizzle),
+                     l2_name(s.l2_promotion), s.depth);
 }
 
 std::string dim3_row(const Dim3& d) {

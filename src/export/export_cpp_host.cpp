@@ -25,7 +25,8 @@ namespace mpgemm_export {
 //                 int K); the maps describe A, B and C for TMA (built by launch() with cuTensorMapEncodeTiled)
 enum class Args { standard, tensor_maps };
 
-// One TMA tensor map as cuTensorMapEncodeTiled takes it: a 2-D row-major matrix, innermost dimension first.
+// One TMA tensor map as cuTensorMapEncodeTiled takes it: a 2-D row-major matrix, innermost dimension first; with
+// depth > 1 a 3-D view of it, {box[0], rows, columns / box[0]}, whose box takes `depth` blocks of box[0] columns.
 struct TensorMapSpec {
   CUtensorMapDataType dtype;
   unsigned long long dims[2];           // elements: {columns, rows}
@@ -33,6 +34,7 @@ struct TensorMapSpec {
   unsigned box[2];                      // elements one TMA copy moves: {columns, rows}
   CUtensorMapSwizzle swizzle;
   CUtensorMapL2promotion l2_promotion;
+  unsigned depth;                       // blocks of box[0] columns per copy (1: a 2-D map)
 };
 
 // One tuned winner: what ran fastest for (device, M, N, K) and how to launch it.
@@ -90,11 +92,13 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 inline cudaError_t encode(const TensorMapSpec& s, const void* base, CUtensorMap* map) {
   const PFN_cuTensorMapEncodeTiled_v12000 fn = tensor_map_encoder();
   if (fn == nullptr) return cudaErrorNotSupported;
-  const cuuint64_t dims[2] = {s.dims[0], s.dims[1]};
-  const cuuint64_t strides[1] = {s.row_stride_bytes};
-  const cuuint32_t box[2] = {s.box[0], s.box[1]};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = fn(map, s.dtype, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+  const bool planes = s.depth > 1;
+  const unsigned long long element_bytes = s.dtype == CU_TENSOR_MAP_DATA_TYPE_FLOAT32 ? 4 : 2;
+  const cuuint64_t dims[3] = {planes ? s.box[0] : s.dims[0], s.dims[1], planes ? s.dims[0] / s.box[0] : 1};
+  const cuuint64_t strides[2] = {s.row_stride_bytes, s.box[0] * element_bytes};
+  const cuuint32_t box[3] = {s.box[0], s.box[1], s.depth};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult r = fn(map, s.dtype, planes ? 3 : 2, const_cast<void*>(base), dims, strides, box, element_strides,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, s.swizzle, s.l2_promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }

@@ -40,7 +40,9 @@ std::vector<Candidate> points_and_sample(const std::string& space_file) {
 }
 
 // Compiles the space's named points and seeded sample (no cache) and checks every cubin is the wgmma path.
-void expect_points_and_sample_compile_to_hgmma(const std::string& space_file, std::size_t named_points) {
+// `also`: SASS every cubin must hold besides HGMMA (empty: nothing more).
+void expect_points_and_sample_compile_to_hgmma(const std::string& space_file, std::size_t named_points,
+                                               const std::string& also = "") {
   const std::vector<Candidate> candidates = points_and_sample(space_file);
   ASSERT_EQ(candidates.size(), named_points + kSampleSize);
   const Family& fam = family("wgmma");
@@ -64,6 +66,7 @@ void expect_points_and_sample_compile_to_hgmma(const std::string& space_file, st
     EXPECT_NE(sass.find("HGMMA.64x"), std::string::npos) << name << " has no warpgroup MMA";
     EXPECT_EQ(sass.find("HMMA"), std::string::npos) << name << " uses the mma.sync path";
     EXPECT_EQ(sass.find("LDL"), std::string::npos) << name << " reads local memory";
+    if (!also.empty()) EXPECT_NE(sass.find(also), std::string::npos) << name << " has no " << also;
   }
 }
 
@@ -130,6 +133,11 @@ TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsStreamsAndSwaps) {
 TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSwapABTestSpaceCompileToHgmma) {
   // tests/data/spaces/wgmma_swap_ab.json (the GPU test's): the transposed wgmma operands, 8- to 64-row tiles.
   expect_points_and_sample_compile_to_hgmma("tests/data/spaces/wgmma_swap_ab.json", 0);
+}
+
+TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheDeepStageTestSpaceCompileToHgmma) {
+  // tests/data/spaces/wgmma_deep_stages.json (the GPU test's): 3-D copies of A, B boxes of 128 and 256 rows.
+  expect_points_and_sample_compile_to_hgmma("tests/data/spaces/wgmma_deep_stages.json", 0, "UTMALDG.3D");
 }
 
 TEST(WgmmaSpaceCompile, FocusSpaceIsInsideTheFamily) {

@@ -260,6 +260,53 @@ TEST(WgmmaFamily, ShapesNeedTmaStrides) {
   EXPECT_TRUE(wgmma().check_shape(p, Shape{8, 8, 1LL << 32}).value_or("").find("int") != std::string::npos);
 }
 
+TEST(WgmmaFamily, DeepStagesAreAKernelChoiceNamedByBK) {
+  const Params p = with(with(persistent_point(), "BK", std::int64_t{128}), "STAGES", std::int64_t{2});
+  const WgmmaConfig c = WgmmaConfig::from_params(p);
+  EXPECT_EQ(c.bk, 128);
+  EXPECT_EQ(c.name(), "wgmma_bm128_bn256_bk128_s2_c2_coop_cl1x1_m8_direct_pers");
+  EXPECT_EQ(c.name_expression(), "mpgemm::wgmma_gemm<128, 256, 2, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 128>");
+  EXPECT_EQ(c.to_params(), p);
+  EXPECT_TRUE(wgmma().check_config(p).empty());
+  // BK 64 reads as absent: every config before deep stages keeps its parameters, name and kernel.
+  EXPECT_EQ(WgmmaConfig::from_params(with(persistent_point(), "BK", std::int64_t{64})), WgmmaConfig{});
+  EXPECT_EQ(WgmmaConfig{}.to_params().count("BK"), 0u);
+  // A stage holds two k-blocks of A (BM rows each) and of every B chunk.
+  EXPECT_EQ(c.layout().a_stage_bytes(), 2 * WgmmaConfig{}.layout().a_stage_bytes());
+  EXPECT_EQ(c.layout().b_stage_bytes(), 2 * WgmmaConfig{}.layout().b_stage_bytes());
+  const auto problems = [&](const Params& q) { return wgmma().check_config(q); };
+  EXPECT_TRUE(any_contains(problems(with(p, "BK", std::int64_t{96})), "BK 64, 128 or 256"));
+  EXPECT_TRUE(any_contains(problems(with(p, "BK", std::int64_t{512})), "BK 64, 128 or 256"));
+  EXPECT_TRUE(
+      any_contains(problems(with(with(p, "CLUSTER_N", std::int64_t{2}), "BM", std::int64_t{128})), "not multicast"));
+  EXPECT_TRUE(any_contains(problems(with(p, "L2_HINTS", std::string("c_first_ab_last"))), "no L2 hint"));
+  EXPECT_TRUE(problems(with(p, "L2_HINTS", std::string("c_first"))).empty());
+  EXPECT_TRUE(problems(with(p, "CLUSTER_M", std::int64_t{2})).empty());
+  // A through a 3-D view of 64-column blocks, two per copy; B boxes two k-blocks deep (split by a cluster along M).
+  const WgmmaTensorMaps maps =
+      tensor_map_specs(WgmmaConfig::from_params(with(p, "CLUSTER_M", std::int64_t{2})), Shape{3000, 1000, 576});
+  EXPECT_EQ(maps.a, (TensorMapSpec{CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                   {576, 3000},
+                                   1152,
+                                   {64, 128},
+                                   CU_TENSOR_MAP_SWIZZLE_128B,
+                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                   2}));
+  EXPECT_EQ(maps.b.box, (std::array<std::uint32_t, 2>{64, 64}));
+  EXPECT_EQ(maps.b.depth, 1u);
+  EXPECT_EQ(tensor_map_specs(c, Shape{3000, 1000, 576}).b.box, (std::array<std::uint32_t, 2>{64, 128}));
+  EXPECT_EQ(tensor_map_specs(WgmmaConfig{}, Shape{3000, 1000, 576}).a.depth, 1u);
+  // The view's planes are whole 64-column blocks: K must be a multiple of 64 (a partial last stage is fine).
+  EXPECT_EQ(wgmma().check_shape(p, Shape{3000, 1000, 576}), std::nullopt);
+  EXPECT_TRUE(wgmma().check_shape(p, Shape{3000, 1000, 520}).value_or("").find("k-blocks of 64") != std::string::npos);
+  EXPECT_EQ(wgmma().check_shape(persistent_point(), Shape{3000, 1000, 520}), std::nullopt);
+  // Split-K shares out stages: K = 512 is four stages of 128, too few for eight slices.
+  const Params split = with(p, "SPLIT_K", std::int64_t{8});
+  EXPECT_TRUE(wgmma().check_shape(split, Shape{512, 512, 512}).value_or("").find("4 k-blocks of 128") !=
+              std::string::npos);
+  EXPECT_EQ(wgmma().check_shape(split, Shape{512, 512, 1024}), std::nullopt);
+}
+
 TEST(WgmmaFamily, TensorMapsDescribeTheOperands) {
   WgmmaConfig c;
   c.cluster_m = 2;  // B is multicast: each CTA loads half of the 64 K rows
