@@ -3,7 +3,8 @@
 // mbarrier re-armed when its previous copy has landed), and clock64 times the issue loop and the whole.
 // Boxes: 2-D {64 halves, R rows} as the family's A and B boxes (128-byte swizzle), and 3-D {64, R, D}: D blocks of
 // 64 columns of K in one copy (the same bytes as D 2-D copies), over a view of the matrix as {64, rows, K / 64}.
-// The source, 8192 x 1024 halves (16 MiB), stays in L2 across the graph's launches. Rows: every block reads the
+// The 3-D copy is hopper_ptx.cuh's tma_load_3d (run 1 used a copy of the same asm in this file, before the family had
+// one). The source, 8192 x 1024 halves (16 MiB), stays in L2 across the graph's launches. Rows: every block reads the
 // same sequence of boxes ("shared", as 8-16 blocks share each A and B box in a 512^3 GEMM), or its own ("own").
 //
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I../../../../kernels -I../../ceilings tma_ops.cu \
@@ -23,14 +24,6 @@ namespace {
 
 constexpr int kRows = 8192, kCols = 1024, kKBlocks = kCols / 64;
 constexpr int kSmemBytes = 200 * 1024, kMaxSlots = 16;
-
-__device__ __forceinline__ void tma_load_3d(unsigned dst, const TensorMap* map, unsigned bar, int c0, int c1, int c2) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
-      "[%2];\n" ::"r"(dst),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
-      : "memory");
-}
 
 __device__ __forceinline__ unsigned long long now_ns() {
   unsigned long long t;
