@@ -142,7 +142,7 @@ TEST_F(TuneWgmma, L2HintsVerifyAtSquareSkinnySmallKAndRaggedShapes) {
 TEST_F(TuneWgmma, DeepStagesVerifyAtSmallSkinnySmallKAndRaggedShapes) {
   // tests/data/spaces/wgmma_deep_stages.json: BK 128 and 256 (one 3-D copy of A and one copy per B chunk take 2 or 4
   // k-blocks of 64 per stage) across swapped and unswapped tiles, schedules, epilogues, B multicast, split-K, stream-K,
-  // dependent launches and evict-first stores. K = 576 and 256 leave the last stage of 256 part outside A and B.
+  // dependent launches and evict-first stores. K = 576 leaves the last stage (of 128 or 256) part outside A and B.
   const Shape shapes[] = {{512, 512, 512}, {16, 4096, 4096}, {4096, 4096, 256}, {777, 1240, 576}};
   expect_space_verifies("tests/data/spaces/wgmma_deep_stages.json", shapes, 40);
 }

@@ -159,6 +159,28 @@ TEST_F(ExportCpp, TheTableCarriesTheFamilysGeometryAndTensorMaps) {
             std::string::npos)
       << text;
 
+  // A deep-stage winner (BK 128): its kernel takes BK as a 17th template argument, and A's map row carries the 3-D
+  // view's depth (2 k-blocks per copy), which the header's encode() turns into a 3-D map; B's box is 128 rows deep.
+  ExportTable deep = t;
+  ExportEntry* wgmma_entry = nullptr;
+  for (auto& e : deep.entries)
+    if (e.family == "wgmma") wgmma_entry = &e;
+  ASSERT_NE(wgmma_entry, nullptr);
+  wgmma_entry->params["BK"] = std::int64_t{128};
+  wgmma_entry->params["STAGES"] = std::int64_t{2};
+  const std::string deep_text = export_cpp_header(deep, sm_counts);
+  const WgmmaConfig d = WgmmaConfig::from_params(wgmma_entry->params);
+  EXPECT_NE(deep_text.find(d.name_expression()), std::string::npos) << deep_text;
+  EXPECT_NE(d.name_expression().find(", 128>"), std::string::npos);
+  const WgmmaTensorMaps deep_maps = tensor_map_specs(d, wgmma_entry->shape);
+  EXPECT_EQ(deep_maps.a.depth, 2u);
+  EXPECT_NE(deep_text.find(fmt::format("{{{}u, {}u}}, CU_TENSOR_MAP_SWIZZLE_128B, {}, 2u}}", deep_maps.a.box[0],
+                                       deep_maps.a.box[1], "CU_TENSOR_MAP_L2_PROMOTION_L2_256B")),
+            std::string::npos)
+      << deep_text;
+  EXPECT_NE(deep_text.find("{64u, 128u}, CU_TENSOR_MAP_SWIZZLE_128B"), std::string::npos) << deep_text;
+  EXPECT_EQ(text.find(", 2u}"), std::string::npos) << "BK 64 maps are 2-D (depth 1)";
+
   ExportTable unknown = t;
   unknown.entries[0].family = "nonesuch";
   EXPECT_THROW(export_cpp_header(unknown), ExportError);
