@@ -173,8 +173,9 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   const int k_blocks = (K + BK - 1) / BK;  // stages' worth of K: what split-K and stream-K share out
   const int units = cluster_units(cluster_id, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);  // of this cluster
   // The first unit and where its tile starts: arithmetic on the launch alone (64-bit divisions among it), so it is
-  // done before the dependency wait below instead of after it, where the first TMA copy waited ~0.35 us for it
-  // (results/h200/suite/timeline/). The empty asm pins the values there: nothing may sink them past the wait.
+  // done before the dependency wait below instead of after it, where it delayed the first TMA copy (0.38 us from the
+  // wait to that copy at 512^3 before, 0.21 after: results/h200/suite/timeline/). The empty asm pins the values
+  // there: nothing may sink them past the wait.
   WorkUnit first_unit{0, 0, 1, 0, 0};
   if (units > 0) first_unit = cluster_unit_at(cluster_id, 0, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
   BlockOrigin first_origin =

@@ -33,7 +33,7 @@ struct Layout {
   bool tma_epilogue;  // C goes through shared memory and TMA stores
   int c_buffers;      // staging buffers per consumer (tma epilogue)
   bool swap_ab = false;  // the wgmmas compute C's transpose: B's tile is their 64-row operand, A's their N
-  int kb_per_stage = 1;  // k-blocks of 64 per stage (BK / 64): A's D blocks of BM rows one after another, B's rows
+  int kb_per_stage = 1;  // D = BK / 64: A's D blocks of BM rows one after another, B's chunks 64 D rows deep
 
   MPGEMM_HD constexpr int b_chunks() const { return (bn + kBChunk - 1) / kBChunk; }
   MPGEMM_HD constexpr int a_stage_bytes() const { return bm * kRowBytes * kb_per_stage; }
