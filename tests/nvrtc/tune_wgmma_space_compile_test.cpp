@@ -66,7 +66,9 @@ void expect_points_and_sample_compile_to_hgmma(const std::string& space_file, st
     EXPECT_NE(sass.find("HGMMA.64x"), std::string::npos) << name << " has no warpgroup MMA";
     EXPECT_EQ(sass.find("HMMA"), std::string::npos) << name << " uses the mma.sync path";
     EXPECT_EQ(sass.find("LDL"), std::string::npos) << name << " reads local memory";
-    if (!also.empty()) EXPECT_NE(sass.find(also), std::string::npos) << name << " has no " << also;
+    if (!also.empty()) {
+      EXPECT_NE(sass.find(also), std::string::npos) << name << " has no " << also;
+    }
   }
 }
 
@@ -84,16 +86,22 @@ TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSuiteSpaceCompileToHgmma
 TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsStreamsAndSwaps) {
   const Space space = load_space(source("configs/sm90a_suite.json"));
   const std::vector<Candidate> all = build_candidates(space, family(space.family));
-  EXPECT_EQ(all.size(), 2602u) << "the enumerated configs in three launch modes and the named points";
+  EXPECT_EQ(all.size(), 2818u) << "the enumerated configs in three launch modes and the named points";
   std::size_t split = 0, tail = 0, stream = 0, swapped = 0, swapped_small = 0, rows = 0, four_buffers = 0;
   // L2 promotion 128 besides 256, of the tiles that stream B (results/h200/ceilings/b_stream/).
   std::size_t swapped_128 = 0, bm64 = 0, bm64_128 = 0;
+  // Deep stages (BK 128 and 256) for unsplit swapped tiles only (results/h200/suite/v22/).
+  std::size_t deep = 0;
   std::map<DependentLaunch, std::size_t> modes;
   for (const auto& c : all) {
     EXPECT_TRUE(family("wgmma").check_config(c.params).empty()) << c.name;
     const WgmmaConfig config = WgmmaConfig::from_params(c.params);
     ++modes[config.dependent_launch];
     if (config.dependent_launch != DependentLaunch::none) continue;  // the same configs again, launched otherwise
+    if (config.bk != 64) {
+      ++deep;
+      EXPECT_TRUE(config.swap_ab && !config.splits()) << c.name << ": deep stages are for unsplit, swapped tiles";
+    }
     if (config.epilogue == WgmmaEpilogue::tma && config.c_buffers == 4) ++four_buffers;
     if (config.epilogue == WgmmaEpilogue::rows) {
       ++rows;
@@ -125,9 +133,11 @@ TEST(WgmmaSpaceCompile, SuiteSpaceIsInsideTheFamilySplitsStreamsAndSwaps) {
   EXPECT_EQ(four_buffers, 65u) << "the tma epilogue with 4 staging buffers beside 2 for every unsplit, unswapped "
                                   "tile with L2 promotion 128 and 256, and the named point "
                                   "suite_square_coop_tma (a balanced grid)";
-  EXPECT_EQ(modes[DependentLaunch::none], 868u) << "867 enumerated, 1 named point outside the enumeration";
-  EXPECT_EQ(modes[DependentLaunch::early], 867u);
-  EXPECT_EQ(modes[DependentLaunch::at_exit], 867u);
+  EXPECT_EQ(deep, 72u) << "BK 128 and 256 for the unsplit swapped tiles, each with a ring of 12 k-blocks and "
+                          "with the deepest ring that fits";
+  EXPECT_EQ(modes[DependentLaunch::none], 940u) << "939 enumerated, 1 named point outside the enumeration";
+  EXPECT_EQ(modes[DependentLaunch::early], 939u);
+  EXPECT_EQ(modes[DependentLaunch::at_exit], 939u);
 }
 
 TEST(WgmmaSpaceCompile, NamedPointsAndASeededSampleOfTheSwapABTestSpaceCompileToHgmma) {
