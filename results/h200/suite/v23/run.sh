@@ -3,7 +3,8 @@
 # and 256 for unsplit swapped tiles since v22) over only.txt: v22's 211 configs that are in it (208) and its 216
 # deep-stage configs (198 of them new), resuming v22's database (../v22/run2/suite.db.xz: same kernel, same
 # parameters, so the same result keys), so only the new configs are measured before every shape is re-ranked on
-# this card. Outputs tarred into $OUT/v23.tar.xz.
+# this card. Outputs tarred into $OUT/v23.tar.xz. v22's database is archived since: to run this again, first
+# `tools/results_archive.sh restore results/h200/suite/v22/run2` here and add that path to the call's carry.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../../.."
 bash build-dev/prep.sh
