@@ -3,7 +3,6 @@
 // (no kernels, nothing breaks). Needs nvcc (the toolkit), no GPU.
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -21,13 +20,6 @@ namespace {
 // The kernels' mangled names start with these (they appear in a cubin's symbol table).
 constexpr const char* kWgmmaSymbol = "_ZN6mpgemm10wgmma_gemm";
 constexpr const char* kWmmaSymbol = "_ZN6mpgemm9wmma_gemm";
-
-std::string read(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 class ExportCpp : public ::testing::Test {
  protected:
@@ -54,7 +46,7 @@ TEST_F(ExportCpp, HeaderCompilesForEveryArchItNamesAndOnlyInstantiatesThere) {
   const auto r = testing::run_command(
       fmt::format("{} {} --format cpp -o {}", testing::bin("mpgemm-export"), db_.string(), header.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string text = read(header);
+  const std::string text = testing::read_file(header);
   EXPECT_NE(text.find("// Archs: sm_86 (wmma), sm_90 (wmma), sm_90a (wgmma)."), std::string::npos) << text;
   // The wmma winner serves two archs: instantiated once, in both device passes.
   EXPECT_NE(text.find("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 900\ntemplate "
@@ -85,7 +77,7 @@ int main() {
     const auto cubin = dir_ / fmt::format("use_{}.cubin", c.arch);
     const auto built = nvcc(c.arch, "-cubin", cubin);
     ASSERT_EQ(built.exit_code, 0) << c.arch << "\n" << built.output;
-    const std::string code = read(cubin);
+    const std::string code = testing::read_file(cubin);
     EXPECT_EQ(code.find(kWgmmaSymbol) != std::string::npos, c.wgmma) << c.arch;
     EXPECT_EQ(code.find(kWmmaSymbol) != std::string::npos, c.wmma) << c.arch;
   }

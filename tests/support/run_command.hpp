@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace mpgemm::testing {
@@ -31,6 +33,12 @@ inline std::string bin(const std::string& tool) {
 }
 inline std::string source(const std::string& rel) {
   return std::string(MPGEMM_SOURCE_DIR) + "/" + rel;
+}
+
+// A file's bytes, whole (empty when it cannot be read).
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // A fresh empty directory under the system temp dir, unique per test name.

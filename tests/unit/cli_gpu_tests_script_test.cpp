@@ -18,11 +18,6 @@ void fake_binary(const std::filesystem::path& dir, const std::string& name, cons
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
 }
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 TEST(CliGpuTestsScript, SaysWhatSkippedAndFailsOnAFailedOrUnrunBinary) {
   const auto dir = fresh_dir("gpu_tests_script");
   const auto bins = dir / "bin";
@@ -39,7 +34,7 @@ TEST(CliGpuTestsScript, SaysWhatSkippedAndFailsOnAFailedOrUnrunBinary) {
   const auto r = run_command(
       fmt::format("{} --out {} device_timing_test tune_points_test libcore_gemm_test", script, out.string()));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  const std::string summary = read(out / "summary.txt");
+  const std::string summary = read_file(out / "summary.txt");
   EXPECT_NE(summary.find("device_timing_test rc=0"), std::string::npos) << summary;
   EXPECT_NE(summary.find("tune_points_test rc=1"), std::string::npos) << summary;
   EXPECT_NE(summary.find("3 binaries, 1 of them skipped every test"), std::string::npos) << summary;

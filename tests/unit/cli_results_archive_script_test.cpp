@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -14,13 +13,6 @@ namespace mpgemm::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A repository holding tools/results_archive.sh and two committed result files.
 class ResultsArchive : public ::testing::Test {
@@ -60,11 +52,11 @@ class ResultsArchive : public ::testing::Test {
 };
 
 TEST_F(ResultsArchive, ArchivedFileLeavesTheTreeAndComesBackByteForByte) {
-  const std::string bytes = read(repo_ / "results/h200/v1/suite.db.xz");
+  const std::string bytes = read_file(repo_ / "results/h200/v1/suite.db.xz");
   const auto a = archive_tool("archive results/h200/v1/suite.db.xz");
   ASSERT_EQ(a.exit_code, 0) << a.output;
   EXPECT_FALSE(fs::exists(repo_ / "results/h200/v1/suite.db.xz"));
-  const std::string index = read(repo_ / "results/archived.tsv");
+  const std::string index = read_file(repo_ / "results/archived.tsv");
   EXPECT_EQ(index.rfind("path\tbytes\tsha256\tcommit\nresults/h200/v1/suite.db.xz\t12\t", 0), 0u) << index;
   ASSERT_EQ(git("commit -qm archive").exit_code, 0);
   EXPECT_EQ(git("ls-files results").output,
@@ -73,7 +65,7 @@ TEST_F(ResultsArchive, ArchivedFileLeavesTheTreeAndComesBackByteForByte) {
   const auto r = archive_tool("restore results/h200");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("restored results/h200/v1/suite.db.xz"), std::string::npos) << r.output;
-  EXPECT_EQ(read(repo_ / "results/h200/v1/suite.db.xz"), bytes);
+  EXPECT_EQ(read_file(repo_ / "results/h200/v1/suite.db.xz"), bytes);
   EXPECT_EQ(git("status --porcelain").output, "") << "a restored file is no untracked file a device call carries";
   EXPECT_NE(archive_tool("list").output.find("present"), std::string::npos);
   EXPECT_NE(archive_tool("restore").output.find("present  results/h200/v1/suite.db.xz"), std::string::npos);
@@ -88,7 +80,7 @@ TEST_F(ResultsArchive, PathsAreTakenFromTheFolderTheCommandRunsIn) {
   const auto b = archive_tool(fmt::format("archive '{}/results/h200/v1/suite.db.xz'", repo_.string()), "results");
   ASSERT_EQ(b.exit_code, 0) << b.output;
   ASSERT_EQ(git("commit -qm archive").exit_code, 0);
-  const std::string index = read(repo_ / "results/archived.tsv");
+  const std::string index = read_file(repo_ / "results/archived.tsv");
   EXPECT_NE(index.find("\nresults/h200/v2/only file.csv.xz\t4\t"), std::string::npos) << index;
   EXPECT_NE(index.find("\nresults/h200/v1/suite.db.xz\t12\t"), std::string::npos) << index;
 
@@ -99,7 +91,7 @@ TEST_F(ResultsArchive, PathsAreTakenFromTheFolderTheCommandRunsIn) {
   // Restoring only v2's file (git rm took its emptied folder), named from the folder above.
   const auto r = archive_tool("restore v2/", "results/h200");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(read(repo_ / "results/h200/v2/only file.csv.xz"), "one\n");
+  EXPECT_EQ(read_file(repo_ / "results/h200/v2/only file.csv.xz"), "one\n");
   EXPECT_FALSE(fs::exists(repo_ / "results/h200/v1/suite.db.xz")) << r.output;
   const auto none = archive_tool("restore results/h200/v3");
   EXPECT_EQ(none.exit_code, 1);
@@ -113,7 +105,7 @@ TEST_F(ResultsArchive, AFolderIsRefusedAndTheIndexLeftAlone) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("is not one tracked file"), std::string::npos) << r.output;
   EXPECT_TRUE(fs::exists(repo_ / "results/h200/v2/only file.csv.xz"));
-  EXPECT_EQ(read(repo_ / "results/archived.tsv"), "path\tbytes\tsha256\tcommit\n");
+  EXPECT_EQ(read_file(repo_ / "results/archived.tsv"), "path\tbytes\tsha256\tcommit\n");
 }
 
 TEST_F(ResultsArchive, UncommittedOrUntrackedFilesAreRefused) {

@@ -278,11 +278,6 @@ std::set<std::string> kernels_files_reached(const std::string& source) {
   return out;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 TEST_F(CubinCacheTest, AnEditedKernelsHeaderIsAMissInEveryFamily) {
   // A cubin is never reused once a file under kernels/ that its source reaches has changed: each such file is
   // in the compile key by its content (the binary's embedded copy, which must be the checkout's), and editing
@@ -299,7 +294,7 @@ TEST_F(CubinCacheTest, AnEditedKernelsHeaderIsAMissInEveryFamily) {
       const auto h =
           std::find_if(headers.begin(), headers.end(), [&](const IncludedHeader& ih) { return ih.name == file; });
       ASSERT_NE(h, headers.end()) << file << " is not in the key of " << real.program_name;
-      EXPECT_EQ(h->content_hash, fnv1a64(read_file(fs::path(MPGEMM_SOURCE_DIR) / "kernels" / file)))
+      EXPECT_EQ(h->content_hash, fnv1a64(testing::read_file(fs::path(MPGEMM_SOURCE_DIR) / "kernels" / file)))
           << file << ": the build embeds another text than the checkout's (rebuild?)";
     }
 
@@ -310,7 +305,7 @@ TEST_F(CubinCacheTest, AnEditedKernelsHeaderIsAMissInEveryFamily) {
       const fs::path dir = dir_ / folder;
       fs::create_directories(dir);
       for (const auto& file : files) {
-        std::string text = read_file(fs::path(MPGEMM_SOURCE_DIR) / "kernels" / file);
+        std::string text = testing::read_file(fs::path(MPGEMM_SOURCE_DIR) / "kernels" / file);
         if (file == edited) text += "\n// edited\n";
         std::ofstream(dir / file, std::ios::binary) << text;
       }
