@@ -67,7 +67,7 @@ CppKernel cpp_kernel_of(const ExportEntry& e, const std::map<std::string, std::i
       const WgmmaConfig c = WgmmaConfig::from_params(e.params);
       const WgmmaTensorMaps maps = tensor_map_specs(c, e.shape);
       k.maps = {maps.a, maps.b, maps.c};
-      if (c.split_k > 1) k.workspace_bytes = kWorkspaceBytes;
+      if (c.splits()) k.workspace_bytes = kWorkspaceBytes;  // split-K and stream-K flags
     }
   } catch (const ExportError&) {
     throw;
