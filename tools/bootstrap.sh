@@ -7,8 +7,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # folder (tools/fuzz.sh); the build here keeps the default compiler, g++.
 # python3-pip serves the cuobjdump install below when the toolkit has none. python3-matplotlib draws mpgemm-report's
 # pictures (Debian's, for /usr/bin/python3: the launcher in build/bin looks there first).
+# git: tools/results_archive.sh and its test read the archived results from git's history.
 packages=(cmake make g++ nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev libgtest-dev sqlite3 python3
-          python3-pip python3-matplotlib clang-14 libclang-rt-14-dev)
+          python3-pip python3-matplotlib clang-14 libclang-rt-14-dev git)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,6 +2,8 @@
 # Session 2026-12-03f call 1: every gpu-labelled test binary on this session's build; mpgemm-lib-bench (its
 # arguments now checked before the device) on v19's suite database; and which tensor-pipe counters ncu knows on
 # this GPU's chip and on sm_86's (tools/profile_layer2.sh now collects sm__pipe_tensor_cycles_active).
+# Reads results/h200/suite/v19/suite.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/suite/v19/suite.db.xz` and add it to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

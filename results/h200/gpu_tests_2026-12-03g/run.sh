@@ -1,6 +1,8 @@
 #!/bin/bash
 # Session 2026-12-03f call 3: every gpu-labelled test binary on the final build (c4f0084: the tune input checks
 # moved into tune/tune_input for --dry-run, the library's folder check); mpgemm-lib-bench on v19's suite database.
+# Reads results/h200/suite/v19/suite.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/suite/v19/suite.db.xz` and add it to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

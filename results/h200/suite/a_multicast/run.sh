@@ -3,6 +3,8 @@
 # build; (2) mpgemm-run --config best at 4096^3 on v19's suite database (the table's rows now resolved before the
 # GPU); (3) the A-multicast probe (space.json beside this file) over five suite shapes, first pass and a settled
 # re-rank of every config within 10%, the v19 winners at those shapes among its named points.
+# Reads results/h200/suite/v19/suite.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/suite/v19/suite.db.xz` and add it to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

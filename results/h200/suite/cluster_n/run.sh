@@ -2,6 +2,8 @@
 # Session 2026-12-03f call 2: (1) the cluster_n probe at 128x8192x8192 (space.json beside this file: unswapped 64-
 # and 128-row tiles in 1x1, 2x1, 1x2 and 2x2 clusters), first pass and a settled re-rank of every config within 10%;
 # (2) tools/profile_layer2.sh at 2048^3 on v19's suite database, with the tensor pipe's active cycles collected.
+# Reads results/h200/suite/v19/suite.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/suite/v19/suite.db.xz` and add it to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

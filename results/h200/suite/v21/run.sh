@@ -3,6 +3,8 @@
 # 64-row tiles (2602 configs), v20's database resumed (only the new configs are measured; every shape re-ranked);
 # (2) the transformer shapes with M <= 128: results/h200/ceilings/b_stream/space_tf.json added to the first transformer
 # run's database (results/h200/transformer/m128/), all 24 shapes re-ranked. Everything under $OUT in one tar.
+# Reads results/h200/suite/v20/suite.db.xz and results/h200/transformer/m128/suite.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/suite/v20/suite.db.xz results/h200/transformer/m128/suite.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

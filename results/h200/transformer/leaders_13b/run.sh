@@ -4,6 +4,8 @@
 # tuned before, over the configs that led at the ten-shape suite's v21 database (the defaults: within 3% of a
 # shape's first-pass best, or placed up to 8th in its re-rank), with the suite's settled re-rank. Same first pass
 # as the prefill runs (3 batches of 10 launches). Everything under $OUT in one tar.
+# Reads results/h200/suite/v21/suite.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/suite/v21/suite.db.xz` and add it to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh
