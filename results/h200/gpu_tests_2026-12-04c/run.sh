@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# On the H200 (device call, carry build-dev: build/bin's mpgemm-* and GPU test binaries built from this commit):
+# every GPU test (tools/gpu_tests.sh) after this session's changes (the export of stream-K winners; the kernel as of
+# a44112b). Output under $OUT/gpu_tests_2026-12-04c, tarred.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
+bash build-dev/prep.sh
+out="${OUT:-/tmp}"
+w="$out/gpu_tests_2026-12-04c" && mkdir -p "$w"
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm --format=csv > "$w/gpu.txt"
+tools/gpu_tests.sh --bin build/bin --out "$w/tests" --budget 420 > "$w/gpu_tests.log" 2>&1
+echo "gpu_tests exit $?" >> "$w/gpu_tests.log"
+tar cJf "$out/gpu_tests_2026-12-04c.tar.xz" -C "$out" gpu_tests_2026-12-04c
+tail -20 "$w/gpu_tests.log"
