@@ -1,6 +1,8 @@
 #pragma once
 // What the probes in this folder share: CHECK for CUDA calls, and the timing mpgemm uses for a GEMM with --graphs
-// (a CUDA graph of ITERS back-to-back launches, median of ROUNDS replays).
+// (a CUDA graph of ITERS back-to-back launches, median of ROUNDS replays); and what the GEMM probes elsewhere
+// (../suite/timeline/, ../suite/tiletrace/) share: their inputs, their check against cuBLAS, a median.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -46,4 +48,30 @@ double time_graph(cudaStream_t s, int rounds, int iters, const std::function<voi
   CHECK(cudaGraphDestroy(g));
   std::sort(us.begin(), us.end());
   return us[us.size() / 2];
+}
+
+// The median of v (0 when empty).
+inline double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// A GEMM probe's inputs: n halves in [-1, 1], a hash of each index and `seed`.
+__global__ void fill_halves(__half* p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    p[i] = __float2half(static_cast<float>(h % 2001) / 1000.f - 1.f);
+  }
+}
+
+// max |a - b| over n floats into *out (zeroed first by the caller).
+__global__ void max_abs_diff(const float* a, const float* b, size_t n, float* out) {
+  float m = 0;
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    m = fmaxf(m, fabsf(a[i] - b[i]));
+  atomicMax(reinterpret_cast<int*>(out), __float_as_int(m));  // non-negative floats order as ints
 }

@@ -32,29 +32,6 @@ namespace {
 
 using mpgemm_export::Winner;
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-__global__ void fill(__half* p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    p[i] = __float2half(static_cast<float>(h % 2001) / 1000.f - 1.f);
-  }
-}
-
-__global__ void max_diff(const float* a, const float* b, size_t n, float* out) {
-  float m = 0;
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    m = fmaxf(m, fabsf(a[i] - b[i]));
-  atomicMax(reinterpret_cast<int*>(out), __float_as_int(m));
-}
-
 void settle(cudaStream_t s, double seconds, const std::function<void()>& enqueue) {
   const auto t0 = std::chrono::steady_clock::now();
   while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
@@ -120,9 +97,9 @@ void print_trace(bool pingpong, FILE* csv, const char* label) {
   std::printf("    %s: %d blocks at %.0f MHz (their clock64 over globaltimer); medians, us: block span %.3f, entry -> "
               "first stage full %.3f; per tile: turn and first stage %.3f, main loop %.3f, epilogue issue %.3f, "
               "producer's issue span %.3f; last epilogue -> block end %.3f",
-              label, blocks, 1e3 * ghz, median(span), median(first_full), median(wait), median(loop), median(epi),
-              median(issue), median(tail));
-  if (pingpong) std::printf("; main loop under the other's epilogue %.0f%%", 100 * median(overlap_frac));
+              label, blocks, 1e3 * ghz, median_of(span), median_of(first_full), median_of(wait), median_of(loop), median_of(epi),
+              median_of(issue), median_of(tail));
+  if (pingpong) std::printf("; main loop under the other's epilogue %.0f%%", 100 * median_of(overlap_frac));
   std::printf("\n");
 }
 #endif
@@ -184,8 +161,8 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&C, m * n * 4));
   CHECK(cudaMalloc(&R, m * n * 4));
   CHECK(cudaMalloc(&diff, 4));
-  fill<<<1024, 256, 0, s>>>(A, m * k, 1);
-  fill<<<1024, 256, 0, s>>>(Bm, k * n, 2);
+  fill_halves<<<1024, 256, 0, s>>>(A, m * k, 1);
+  fill_halves<<<1024, 256, 0, s>>>(Bm, k * n, 2);
   const float one = 1, zero = 0;
   const auto cublas = [&] {
     cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, Bm, CUDA_R_16F, int(n), A, CUDA_R_16F,
@@ -200,7 +177,7 @@ int main(int argc, char** argv) {
     cublas();
     ours();
     CHECK(cudaMemsetAsync(diff, 0, 4, s));
-    max_diff<<<1024, 256, 0, s>>>(C, R, m * n, diff);
+    max_abs_diff<<<1024, 256, 0, s>>>(C, R, m * n, diff);
     float d = 0;
     CHECK(cudaMemcpyAsync(&d, diff, 4, cudaMemcpyDeviceToHost, s));
     CHECK(cudaStreamSynchronize(s));

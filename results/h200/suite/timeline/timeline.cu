@@ -27,29 +27,6 @@ namespace {
 
 using mpgemm_export::Winner;
 
-[[maybe_unused]] double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-__global__ void fill(__half* p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    p[i] = __float2half(static_cast<float>(h % 2001) / 1000.f - 1.f);
-  }
-}
-
-__global__ void max_diff(const float* a, const float* b, size_t n, float* out) {
-  float m = 0;
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    m = fmaxf(m, fabsf(a[i] - b[i]));
-  atomicMax(reinterpret_cast<int*>(out), __float_as_int(m));  // non-negative floats order as ints
-}
-
 // The winner for another K: its tiles and grid do not depend on K, only the maps' K extent does.
 Winner with_k(const Winner& w, long long k) {
   Winner v = w;
@@ -189,7 +166,7 @@ struct Problem {
   }
   std::printf("    stamped replay, %d blocks x %d launches, medians over launches 2..%d (us, globaltimer): launch %.3f "
               "(first entry -> last end), next launch's first entry %+.3f after it; entries spread %.3f, ends %.3f\n",
-              blocks, iters, iters - 2, median(span), median(gap), median(entry_spread), median(end_spread));
+              blocks, iters, iters - 2, median_of(span), median_of(gap), median_of(entry_spread), median_of(end_spread));
   // The phases from entry to end, each stamp's median over blocks; the second full and the last issue lie inside
   // the main loop (the producer's and the consumer's views of it), so they are printed from their own start.
   const auto p = [&](int from, int to) {
@@ -199,14 +176,14 @@ struct Problem {
         const Rec& r = at(b, l);
         if (r[kTlStamps + from] != 0 && r[kTlStamps + to] != 0) v.push_back(phase_us(r, from, to));
       }
-    return median(v);
+    return median_of(v);
   };
   std::printf("    block (us at the replay's mean clock, %.0f MHz): entry -> set-up done %.3f -> dependency wait done "
               "%.3f -> first TMA issued %.3f -> first stage full %.3f -> main loop done %.3f -> end %.3f; total "
               "%.3f; second stage full %.3f after the first; last TMA issued %.3f after the first; units %.0f\n",
               1e3 * ghz, p(kTlEntry, kTlSetup), p(kTlSetup, kTlDepWait), p(kTlDepWait, kTlFirstIssue),
               p(kTlFirstIssue, kTlFirstFull), p(kTlFirstFull, kTlLoopDone), p(kTlLoopDone, kTlEnd),
-              p(kTlEntry, kTlEnd), p(kTlFirstFull, kTlSecondFull), p(kTlFirstIssue, kTlLastIssue), median(units));
+              p(kTlEntry, kTlEnd), p(kTlFirstFull, kTlSecondFull), p(kTlFirstIssue, kTlLastIssue), median_of(units));
 #else
   (void)shape, (void)iters, (void)csv;
 #endif
@@ -229,7 +206,7 @@ void measure(const Winner& w, const Problem& p, cudaStream_t s, cublasHandle_t h
   cublas();
   ours();
   CHECK(cudaMemsetAsync(p.diff, 0, 4, s));
-  max_diff<<<1024, 256, 0, s>>>(p.C, p.R, m * n, p.diff);
+  max_abs_diff<<<1024, 256, 0, s>>>(p.C, p.R, m * n, p.diff);
   float d = 0;
   CHECK(cudaMemcpyAsync(&d, p.diff, 4, cudaMemcpyDeviceToHost, s));
   CHECK(cudaStreamSynchronize(s));
@@ -318,8 +295,8 @@ int main(int argc, char** argv) {
       CHECK(cudaMalloc(&p.ws, w.workspace_bytes));
       CHECK(cudaMemset(p.ws, 0, w.workspace_bytes));
     }
-    fill<<<1024, 256, 0, s>>>(p.A, size_t(w.M) * k_max, 1);
-    fill<<<1024, 256, 0, s>>>(p.B, size_t(k_max) * w.N, 2);
+    fill_halves<<<1024, 256, 0, s>>>(p.A, size_t(w.M) * k_max, 1);
+    fill_halves<<<1024, 256, 0, s>>>(p.B, size_t(k_max) * w.N, 2);
     std::printf("\n%lldx%lldx%lld  %s\n", w.M, w.N, w.K, w.config);
     for (long long k : ks) measure(with_k(w, k), p, s, h, rounds, iters, settle_s, csv);
     cudaFree(p.A);
