@@ -30,7 +30,7 @@ struct CppKernel {
   LaunchGeometry geometry;
   ArgsKind args = ArgsKind::standard;
   std::array<TensorMapSpec, 3> maps{};  // A, B, C for tensor_maps
-  std::size_t workspace_bytes = 0;      // zeroed scratch the kernel needs (split-K flags); 0: none
+  std::size_t workspace_bytes = 0;      // zeroed scratch the kernel needs (split-K and stream-K flags); 0: none
 };
 
 ArgsKind args_of(std::string_view family_name) {

@@ -1,6 +1,8 @@
 #!/bin/bash
 # Session 2026-12-02d call 3: tune_bench's model-guided step with the clock hold, compiling (pass 1) then cached
 # (passes 2, 3), each with the A/A (200 rounds, 10 s of rest before each process), judged against call 11's warm run.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

@@ -2,6 +2,8 @@
 # Session 2026-12-02d call 6: cuBLAS at 8192x2048x4096 right after 10 s of 16384x4096x8192 (clock_after_idle.cu's
 # second mode); the worker tests; tune_bench's model-guided step with the revised hold (keeping warm from 2 ms
 # after a request in slices of ~2 ms, settling after verification), compiling then cached, with the A/A.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

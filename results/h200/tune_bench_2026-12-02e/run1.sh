@@ -4,6 +4,8 @@
 # re-ranking its top 5, no A/A), judged against call 11's warm run, while nvidia-smi samples the SM clock every few
 # ms (where does the first config after a shape's preparation meet a fast clock?). The worker logs each shape's
 # preparation step by step.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

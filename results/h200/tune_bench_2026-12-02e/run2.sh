@@ -3,6 +3,8 @@
 # cuBLASLt's heuristics screened before the full timing; the GPU tests those touch; tune_bench's model-guided step
 # (compiling, no A/A; cached with the model run re-ranking its top 5; the same with 200 ms of settling before each
 # re-rank instead of 1 s), judged against call 11's warm run, with nvidia-smi sampling the SM clock.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

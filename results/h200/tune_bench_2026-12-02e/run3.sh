@@ -3,6 +3,8 @@
 # config after it was timed at 1890 MHz where the shape ran at 1455-1530); the verdict's re-ranks take 100 rounds.
 # The worker tests, then tune_bench's model-guided step three times (compiling, then cached twice), each with the
 # A/A, judged against call 11's warm run, with nvidia-smi sampling the SM clock.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

@@ -2,6 +2,8 @@
 # Session 2026-12-02e call 4: the build of call 3; the model-guided run crowns its winners by re-ranking its top 5
 # after 200 ms of untimed rounds (call 3's misses were first-pass picks timed at 1860 MHz where the rest of
 # 4096x1024x2048 ran at 1770). Three passes (compiling, then cached twice), each with the A/A.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

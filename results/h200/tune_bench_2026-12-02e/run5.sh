@@ -3,6 +3,8 @@
 # always timed in full, a failed full timing leaves the others standing; the settling after its search is
 # --settle-ms when the hold is off); the GPU tests they touch, then one pass of tune_bench's model-guided step
 # (compiling) with the A/A, judged against call 11's warm run.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

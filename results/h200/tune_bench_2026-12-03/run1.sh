@@ -4,6 +4,8 @@
 # model-guided run now crowns its picks with mpgemm-tune's default top-5 re-rank (200 ms settle). The GPU tests
 # these touch, then passes of the model-guided step judged against 12-02c call 11's warm run: the first compiling
 # with the A/A, the others with every cubin cached and no A/A, until 470 s have gone.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

@@ -3,6 +3,8 @@
 # 4% of its fastest besides its top 5 (32144db: MPGEMM_BENCH_MODEL_RERANK_WITHIN's default 0.04); the worker test
 # whose new check was wrong in call 1 (it measured a 256-row kernel on a 512-row shape). Passes of the model-guided
 # step against 12-02c call 11's warm run, the first compiling with the A/A, the others cached, until 500 s.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

@@ -2,6 +2,8 @@
 # Session 2026-12-03 call 3: the re-rank by cycles too (19b2a86: --rerank-cycles, which tune_bench's model run now
 # passes beside --rerank-within 0.04): passes of the model-guided step (the first compiling, the others cached, no
 # A/A: its code did not change and it passed in calls 1-2) against 12-02c call 11's warm run, until 330 s.
+# Reads results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz and results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/tune_bench_2026-12-02c/call10_cold_tests/hopper.db.xz results/h200/tune_bench_2026-12-02c/call11_warm_model_aa/hopper_warm.db.xz` and add them to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh

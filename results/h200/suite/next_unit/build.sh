@@ -4,6 +4,7 @@
 #   tiletrace_{before,after}  ../tiletrace/tiletrace.cu, plain (4096x4096x256: the winner, it cooperative, two variants)
 # "before" with kernels/ of BASE (default HEAD), "after" with the work tree's kernels/.
 # Usage: build.sh SUITE_DB OUTDIR [BASE]
+# Needs build/bin/mpgemm-export (tools/bootstrap.sh or a CMake build) and the toolkit's nvcc.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"

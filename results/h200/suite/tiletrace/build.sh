@@ -3,6 +3,7 @@
 #   tiletrace_plain    the product's kernels/ as they are
 #   tiletrace_stamped  the same with tiletrace.patch (every work unit's phases stamped)
 # Usage: build.sh SUITE_DB OUTDIR   (SUITE_DB: e.g. xz -dc results/h200/suite/v23/suite.db.xz > /tmp/v23.db)
+# Needs build/bin/mpgemm-export (tools/bootstrap.sh or a CMake build) and the toolkit's nvcc.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"

@@ -4,6 +4,8 @@
 # database, each of the four shapes whose winner is a newly offered config is re-ranked with that winner, its
 # promotion-256 twin and v20's winner side by side (mpgemm-run --rerank 1 --rerank-also ..., batches as graphs, the
 # suite's rounds). (Comment corrected after the run; the commands are as they ran.)
+# Reads results/h200/suite/v21/suite.db.xz, archived since 2026-12-04 (results/archived.tsv): to run this again, first
+# `tools/results_archive.sh restore results/h200/suite/v21/suite.db.xz` and add it to the call's carry.
 set -u
 start=$(date +%s)
 bash build-rel/dev/prep.sh
