@@ -13,6 +13,12 @@ mkdir -p "$out"
 cp "$here/tiletrace.cu" "$root/results/h200/ceilings/graph_timing.cuh" "$out/"
 rm -rf "$out/kernels_stamped" && cp -r "$root/kernels" "$out/kernels_stamped"
 patch -s -d "$out/kernels_stamped" -p1 < "$here/tiletrace.patch"
+# MPGEMM_TT_PIECES=1: also stamp each tma epilogue piece's steps (piece_stamps.patch, on top of tiletrace.patch).
+pieces=()
+if [ "${MPGEMM_TT_PIECES:-0}" = 1 ]; then
+  patch -s -d "$out/kernels_stamped" -p1 < "$here/piece_stamps.patch"
+  pieces=(-DMPGEMM_TT_PIECES=16)
+fi
 PATH=/usr/local/cuda/bin:$PATH
 build() {  # build NAME KERNELS [FLAGS...]
   local name="$1" kernels="$2"
@@ -21,5 +27,5 @@ build() {  # build NAME KERNELS [FLAGS...]
     -o "$out/tiletrace_$name"
 }
 build plain "$root/kernels" & p=$!
-build stamped "$out/kernels_stamped" -DMPGEMM_TILETRACE
+build stamped "$out/kernels_stamped" -DMPGEMM_TILETRACE "${pieces[@]}"
 wait "$p"

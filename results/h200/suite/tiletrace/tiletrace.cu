@@ -101,6 +101,32 @@ void print_trace(bool pingpong, FILE* csv, const char* label) {
               median_of(issue), median_of(tail));
   if (pingpong) std::printf("; main loop under the other's epilogue %.0f%%", 100 * median_of(overlap_frac));
   std::printf("\n");
+#ifdef MPGEMM_TT_PIECES
+  // piece_stamps.patch: each tma epilogue piece's steps, consumer thread 0's view, medians over all pieces.
+  constexpr int P = MPGEMM_TT_PIECES;
+  std::vector<unsigned long long> pc(size_t(B) * 2 * U * P * 6);
+  CHECK(cudaMemcpyFromSymbol(pc.data(), mpgemm_tt_piece, pc.size() * 8));
+  const auto pat = [&](int b, int c, int u, int q, int f) { return pc[((((size_t(b) * 2 + c) * U + u) * P + q) * 6) + f]; };
+  std::vector<double> step[5], whole, between;
+  for (int b = 0; b < blocks; ++b) {
+    const int units = int(blk[b * 6 + 5]);
+    for (int c = 0; c < 2; ++c)
+      for (int u = 0; u < units && u < U; ++u) {
+        if (pingpong && (u & 1) != c) continue;
+        for (int q = 0; q < P; ++q) {
+          if (pat(b, c, u, q, 0) == 0 || pat(b, c, u, q, 5) <= pat(b, c, u, q, 0)) continue;
+          for (int f = 0; f < 5; ++f) step[f].push_back(us(pat(b, c, u, q, f), pat(b, c, u, q, f + 1)));
+          whole.push_back(us(pat(b, c, u, q, 0), pat(b, c, u, q, 5)));
+          if (q + 1 < P && pat(b, c, u, q + 1, 0) > pat(b, c, u, q, 5))
+            between.push_back(us(pat(b, c, u, q, 5), pat(b, c, u, q + 1, 0)));
+        }
+      }
+  }
+  std::printf("    %s, tma pieces (%zu): medians, us: wait for a free buffer %.3f, first barrier %.3f, staging writes "
+              "and fence %.3f, second barrier %.3f, store issue %.3f; whole piece %.3f, to the next piece %.3f\n",
+              label, whole.size(), median_of(step[0]), median_of(step[1]), median_of(step[2]), median_of(step[3]),
+              median_of(step[4]), median_of(whole), median_of(between));
+#endif
 }
 #endif
 
