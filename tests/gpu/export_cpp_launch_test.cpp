@@ -3,6 +3,7 @@
 // product a plain reference kernel computes, within the tuner's tolerance. Skipped without an sm_90 GPU.
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -78,15 +79,18 @@ int main() {
 }
 )";
 
-TEST(ExportCppLaunch, EveryWinnerOfThisGpuComputesTheProduct) {
+// Exports the database `write_db` writes, builds kProgram against the header with nvcc for sm_90a and runs it: its
+// exit status and output, or nullopt when it found no sm_90 GPU.
+template <typename WriteDb>
+std::optional<testing::CommandResult> export_build_and_run(WriteDb write_db) {
   const auto dir = testing::per_test_dir();
   std::filesystem::create_directories(dir);
   const auto db = dir / "results.db";
-  testing::write_export_db(db);
+  write_db(db);
   const auto header = dir / "mpgemm_winners.hpp";
   const auto exported = testing::run_command(
       fmt::format("{} {} --format cpp -o {}", testing::bin("mpgemm-export"), db.string(), header.string()));
-  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  if (exported.exit_code != 0) return exported;
   std::ofstream(dir / "launch.cu") << kProgram;
   const auto program = dir / "launch";
   const auto built = testing::run_command(fmt::format(
@@ -94,15 +98,32 @@ TEST(ExportCppLaunch, EveryWinnerOfThisGpuComputesTheProduct) {
       // H200, CUDA 13.0; the header says so).
       "{} -std=c++17 -I{} -I{} -gencode arch=compute_90a,code=sm_90a {} -o {}", MPGEMM_NVCC, testing::source("kernels"),
       dir.string(), (dir / "launch.cu").string(), program.string()));
-  ASSERT_EQ(built.exit_code, 0) << built.output;
+  if (built.exit_code != 0) return built;
   const auto ran = testing::run_command(program.string());
-  if (ran.exit_code == kNoDevice) {
-    std::filesystem::remove_all(dir);
-    GTEST_SKIP() << "no sm_90 GPU";
-  }
-  EXPECT_EQ(ran.exit_code, 0) << ran.output;
-  EXPECT_NE(ran.output.find("ran 2"), std::string::npos) << ran.output;  // the wgmma and the sm_90 wmma winner
   std::filesystem::remove_all(dir);
+  if (ran.exit_code == kNoDevice) return std::nullopt;
+  return ran;
+}
+
+TEST(ExportCppLaunch, EveryWinnerOfThisGpuComputesTheProduct) {
+  const auto ran = export_build_and_run(testing::write_export_db);
+  if (!ran) GTEST_SKIP() << "no sm_90 GPU";
+  EXPECT_EQ(ran->exit_code, 0) << ran->output;
+  EXPECT_NE(ran->output.find("ran 2"), std::string::npos) << ran->output;  // the wgmma and the sm_90 wmma winner
+}
+
+// Split-K (every tile, and the last wave only) and stream-K winners hand partial tiles between CTAs through the
+// workspace's flags: the exported launch must pass the zeroed workspace (stream-K's SPLIT_K is 1; before c1fc8ba its
+// export asked for none) and the slices must add up to the product.
+TEST(ExportCppLaunch, SplitAndStreamKWinnersComputeTheProduct) {
+  const auto ran = export_build_and_run(testing::write_split_export_db);
+  if (!ran) GTEST_SKIP() << "no sm_90 GPU";
+  EXPECT_EQ(ran->exit_code, 0) << ran->output;
+  EXPECT_NE(ran->output.find("ran 3"), std::string::npos) << ran->output;
+  for (const auto& [shape, config] : testing::split_winners())
+    EXPECT_NE(ran->output.find(config.name() + " " + shape.str() + ": 0 bad"), std::string::npos)
+        << config.name() << "\n"
+        << ran->output;
 }
 
 }  // namespace

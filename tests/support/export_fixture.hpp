@@ -8,6 +8,8 @@
 //   NVIDIA GeForce RTX 3050 (sm_86, 20 SMs) 1024^3: the wmma config (arch sm_86), a tuning winner timed call by call
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "codegen/family.hpp"
 #include "codegen/wgmma_family.hpp"
@@ -117,6 +119,37 @@ inline void write_export_db(const std::filesystem::path& path) {
   const auto rtx = add_run(s, kRtx, "sm_86", 20);
   add_measurement(s, rtx, wmma, kRtx, "sm_86", "sm_86", kSmall, 0.010, 0.008, 0, "r1");
   s.end_run(rtx, "finished");
+}
+
+// Winners that hand tiles between CTAs through the workspace's flags, one shape each so that each is its shape's
+// winner (measured on the H200, sm_90a), for the launch test of exported split-K and stream-K kernels:
+//   777x1240x520    split-K 2 over every tile: edge tiles in M and N, 9 k-blocks cut 4 + 5
+//   2048x2048x512   split-K 2 over the last partial wave only: 256 tiles of 128 x 128, 124 of them split
+//   3072x3072x256   stream-K: 576 tiles; 396 run whole, the k-blocks of the other 180 shared among 132 CTAs in
+//                   ranges that cross tile boundaries
+inline std::vector<std::pair<Shape, WgmmaConfig>> split_winners() {
+  WgmmaConfig all;
+  all.bn = 128;
+  all.split_k = 2;
+  WgmmaConfig tail = all;
+  tail.split_mode = SplitMode::tail;
+  WgmmaConfig stream = all;
+  stream.split_k = 1;
+  stream.split_mode = SplitMode::stream;
+  return {{Shape{777, 1240, 520}, all}, {Shape{2048, 2048, 512}, tail}, {Shape{3072, 3072, 256}, stream}};
+}
+
+// Writes a database whose H200 winners are split_winners(), each a tuning winner of its shape.
+inline void write_split_export_db(const std::filesystem::path& path) {
+  Store s = Store::open(path, Store::Mode::read_write);
+  const auto h200 = add_run(s, kH200, "sm_90", 132);
+  int key = 0;
+  for (const auto& [shape, config] : split_winners()) {
+    const auto id = add_config(s, "wgmma", config.to_params());
+    add_measurement(s, h200, id, kH200, "sm_90", "sm_90a", shape, 0.05, 0.06, 0.06, "s" + std::to_string(key++),
+                    BatchEnqueue::graph);
+  }
+  s.end_run(h200, "finished");
 }
 
 }  // namespace mpgemm::testing
