@@ -8,9 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 bash build-dev/prep.sh
 out="${OUT:-/tmp}"
 w="$out/gpu_tests_2026-12-04b" && mkdir -p "$w"
-nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm --format=csv > "$w/gpu.txt"
-tools/gpu_tests.sh --bin build/bin --out "$w/tests" --budget 330 > "$w/gpu_tests.log" 2>&1
-echo "gpu_tests exit $?" >> "$w/gpu_tests.log"
+results/h200/gpu_tests_call.sh "$w" 330
 export MPGEMM_TL_ONLY=512x512x512,1024x1024x1024,16x4096x4096,2048x2048x2048,4096x4096x256
 for round in 1 2; do
   timeout 60 build/tl/timeline_before 15 20 0.5 - > "$w/before_$round.txt" 2>&1

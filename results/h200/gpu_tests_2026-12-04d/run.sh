@@ -9,9 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 bash build-dev/prep.sh
 out="${OUT:-/tmp}"
 w="$out/gpu_tests_2026-12-04d" && mkdir -p "$w"
-nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm --format=csv > "$w/gpu.txt"
-tools/gpu_tests.sh --bin build/bin --out "$w/tests" --budget 420 > "$w/gpu_tests.log" 2>&1
-echo "gpu_tests exit $?" >> "$w/gpu_tests.log"
+results/h200/gpu_tests_call.sh "$w" 420
 # The mutation: the old export, the same test binary.
 cp build/bin/mpgemm-export build/bin/mpgemm-export-new
 cp build/bin/mpgemm-export-old build/bin/mpgemm-export

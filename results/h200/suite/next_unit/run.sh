@@ -7,11 +7,6 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../../.."
 o="${OUT:-/tmp/next_unit}" && w="$o/next_unit" && mkdir -p "$w"
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit --format=csv > "$w/gpu.txt"
-for round in 1 2; do
-  for build in before after; do
-    build-dev/nu/timeline_$build 15 20 0.5 - > "$w/timeline_${build}_$round.txt" 2>&1
-    build-dev/nu/tiletrace_$build 15 20 1.0 - > "$w/tiletrace_${build}_$round.txt" 2>&1
-  done
-done
+results/h200/suite/next_unit/ab_rounds.sh "$w"
 tar cJf "$o/next_unit.tar.xz" -C "$o" next_unit
 for f in "$w"/*.txt; do echo "== $(basename "$f")"; grep -E "per launch|x[0-9]+ +max" "$f" | sed 's/max |ours - cuBLAS| [0-9.e+-]*; //'; done

@@ -10,14 +10,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../../../.."
 bash build-dev/prep.sh
 o="${OUT:-/tmp/tma_rounds}" && w="$o/tma_rounds" && mkdir -p "$w"
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit --format=csv > "$w/gpu.txt"
-for round in 1 2; do
-  for build in before after; do
-    build-dev/nu/timeline_$build 15 20 0.5 - > "$w/timeline_${build}_$round.txt" 2>&1
-    build-dev/nu/tiletrace_$build 15 20 1.0 - > "$w/tiletrace_${build}_$round.txt" 2>&1
-  done
-done
-tools/gpu_tests.sh --bin build/bin --out "$w/tests" --budget 330 > "$w/gpu_tests.log" 2>&1
-echo "gpu_tests exit $?" >> "$w/gpu_tests.log"
+results/h200/suite/next_unit/ab_rounds.sh "$w"
+results/h200/gpu_tests_call.sh "$w" 330
 tar cJf "$o/tma_rounds.tar.xz" -C "$o" tma_rounds
 for f in "$w"/t*.txt; do echo "== $(basename "$f")"; grep -E "per launch|x[0-9]+ +max" "$f" | sed 's/max |ours - cuBLAS| [0-9.e+-]*; //'; done
 tail -14 "$w/gpu_tests.log"
