@@ -8,6 +8,7 @@
 // Build (build.sh): mpgemm-export <suite db> --format cpp -o winners.hpp, a copy of kernels/ with timeline.patch, then
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I<patched kernels> -I. -DMPGEMM_TIMELINE
 //        timeline.cu -lcublas -o timeline_stamped        (and with kernels/ and no -D: timeline_plain)
+// ../cp_async/: -DMPGEMM_CP_ASYNC_LOADS with a kernels/ that has cp_async_loads.patch (A and B through cp.async).
 // Experiment builds: -I<kernels with ../tma_ops/deep_stage.patch> -DMPGEMM_KB_PER_STAGE=2 and a winners.hpp whose
 // small tiles have half the stages (build.sh: timeline_deep).
 // Run: [MPGEMM_TL_ONLY=MxNxK,...] ./timeline ROUNDS ITERS SETTLE_S CSV [MxN:K1,K2,... ...]
@@ -295,6 +296,11 @@ int main(int argc, char** argv) {
       CHECK(cudaMalloc(&p.ws, w.workspace_bytes));
       CHECK(cudaMemset(p.ws, 0, w.workspace_bytes));
     }
+#ifdef MPGEMM_CP_ASYNC_LOADS
+    // ../cp_async/: the kernels load A and B with cp.async from these pointers (they take only tensor maps).
+    CHECK(cudaMemcpyToSymbol(mpgemm::mpgemm_cp_async_a, &p.A, sizeof p.A));
+    CHECK(cudaMemcpyToSymbol(mpgemm::mpgemm_cp_async_b, &p.B, sizeof p.B));
+#endif
     fill_halves<<<1024, 256, 0, s>>>(p.A, size_t(w.M) * k_max, 1);
     fill_halves<<<1024, 256, 0, s>>>(p.B, size_t(k_max) * w.N, 2);
     std::printf("\n%lldx%lldx%lld  %s\n", w.M, w.N, w.K, w.config);
