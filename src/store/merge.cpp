@@ -63,7 +63,46 @@ void snapshot(const sqlite::Connection& from, const fs::path& to) {
   sqlite::check(dst.get(), rc, fmt::format("copying merge input {}", from.path));
 }
 
-Input prepare_input(const fs::path& path, int ordinal, std::vector<std::string>& notes) {
+// Every table of an input must be one the merge knows: a table it would not copy is refused, never dropped.
+void require_known_input_tables(const sqlite::Connection& c, const fs::path& path) {
+  for (const auto& name : table_names(c)) {
+    bool known = false;
+    for (const auto& spec : table_specs()) known = known || spec.name == name;
+    if (!known)
+      throw StoreError(path.string(), SQLITE_ERROR,
+                       fmt::format("merge input has a table '{}' that is not part of the mpgemm schema (version {}), "
+                                   "so the merge cannot copy it; nothing was merged (drop the table from a copy of "
+                                   "the file, or merge without this input)",
+                                   name, schema_version()));
+  }
+}
+
+// Runs of an input that read 'running': a tuner may still be writing the file (the merge copies one snapshot of
+// it, a partial run), or it was killed before it could end its run. Returns the warning, or none.
+std::optional<std::string> running_runs_warning(const sqlite::Connection& c, const fs::path& path) {
+  std::error_code ec;
+  std::optional<LockFile> locks;  // never created here: an input's folder is not written
+  if (fs::exists(claims_path(path), ec)) locks.emplace(claims_path(path));
+  sqlite::Statement s(c,
+                      "SELECT id, ifnull(hostname, '?'), ifnull(pid, 0) FROM runs WHERE status = 'running' ORDER BY id",
+                      "looking for runs still running in a merge input");
+  std::vector<std::string> runs;
+  while (s.step()) {
+    const bool live = locks && locks->usable() && locks->locked_elsewhere(kLiveRunBase + s.int64(0));
+    runs.push_back(
+        fmt::format("{} (process {} on {}{})", s.int64(0), s.int64(2), s.text(1), live ? ", still recording" : ""));
+  }
+  if (runs.empty()) return std::nullopt;
+  const bool one = runs.size() == 1;
+  return fmt::format(
+      "{}: run{} {} read{} 'running' (a tuner may still be writing this database, or was killed): the merge copied "
+      "what the file held at this moment, so {} may be incomplete; merge it again once {} ended",
+      path.string(), one ? "" : "s", fmt::join(runs, ", "), one ? "s" : "", one ? "that run" : "those runs",
+      one ? "it has" : "they have");
+}
+
+Input prepare_input(const fs::path& path, int ordinal, MergeReport& report) {
+  std::vector<std::string>& notes = report.notes;
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw StoreError(path.string(), SQLITE_CANTOPEN, "merge input: no such file");
   OwnConnection c(path, SQLITE_OPEN_READONLY, "opening a merge input");
@@ -79,13 +118,20 @@ Input prepare_input(const fs::path& path, int ordinal, std::vector<std::string>&
                                  "newer mpgemm; nothing was merged",
                                  id.user_version, schema_version()));
   Input in{path, nullptr};
-  if (id.user_version == schema_version()) return in;
-  in.copy =
-      std::make_unique<TempDb>(fs::temp_directory_path() / fmt::format("mpgemm-merge-{}-{}.db", ::getpid(), ordinal));
-  snapshot(c.get(), in.copy->path());
-  Store::open(in.copy->path(), Store::Mode::read_write);  // migrates the copy
-  notes.push_back(fmt::format("{}: schema version {} migrated to {} in a temporary copy (the file is unchanged)",
-                              path.string(), id.user_version, schema_version()));
+  if (id.user_version != schema_version()) {
+    in.copy =
+        std::make_unique<TempDb>(fs::temp_directory_path() / fmt::format("mpgemm-merge-{}-{}.db", ::getpid(), ordinal));
+    snapshot(c.get(), in.copy->path());
+    Store::open(in.copy->path(), Store::Mode::read_write);  // migrates the copy
+    notes.push_back(fmt::format("{}: schema version {} migrated to {} in a temporary copy (the file is unchanged)",
+                                path.string(), id.user_version, schema_version()));
+  }
+  // The tables as the merge will read them (a migrated copy's: the migrations keep a table they do not know).
+  std::optional<OwnConnection> copy;
+  if (in.copy) copy.emplace(in.copy->path(), SQLITE_OPEN_READONLY, "reading a migrated merge input");
+  const sqlite::Connection& readable = copy ? copy->get() : c.get();
+  require_known_input_tables(readable, path);
+  if (auto warning = running_runs_warning(readable, path)) report.warnings.push_back(std::move(*warning));
   return in;
 }
 
@@ -168,7 +214,7 @@ MergeReport merge_databases(const fs::path& out, const std::vector<fs::path>& in
       report.notes.push_back(fmt::format("{}: the output itself, skipped (its rows are already there)", path.string()));
       continue;
     }
-    ready.push_back(prepare_input(path, static_cast<int>(ready.size()), report.notes));
+    ready.push_back(prepare_input(path, static_cast<int>(ready.size()), report));
   }
   if (!report.created) {
     merge_into(out, out, ready, report);

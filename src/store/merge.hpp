@@ -39,13 +39,17 @@ struct MergeReport {
   bool created = false;             // OUT did not exist before
   std::vector<MergeCounts> tables;  // one per table, in dependency order, summed over the inputs
   std::vector<std::string> notes;   // inputs migrated or skipped, in words
+  // For the caller to print on stderr, one line each naming the input: an input whose runs read 'running' (a tuner
+  // may still be writing it, or was killed) is merged as it is at that moment.
+  std::vector<std::string> warnings;
 };
 
 // Merges `inputs` into `out` (created when missing; migrated first like any read-write open). Inputs are never
 // modified: one at an older schema version is migrated in a temporary copy. An input that is `out` itself is
 // skipped (noted): its rows are already there. Throws StoreError naming the file when an input is not an mpgemm
-// results database or has a newer schema than this build, and when OUT has a run whose process is still
-// recording (merge after it ends); OUT is then left as it was.
+// results database, has a newer schema than this build or has a table the merge does not know (it would not be
+// copied), and when OUT has a run whose process is still recording (merge after it ends); OUT is then left as it
+// was.
 MergeReport merge_databases(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs);
 
 // The counts as a table: table, added, present, conflicts, replaced.

@@ -352,6 +352,64 @@ TEST_F(StoreMerge, ATableWithoutAMergeKeyIsRefused) {
   EXPECT_THROW(merge_databases(at("out.db"), {b_}), Error);
 }
 
+// An input's table that the merge does not know would not be copied: the merge refuses the input by name (file and
+// table) before OUT is touched, whether OUT exists or not; an older input's unknown table too (migrated copy).
+TEST_F(StoreMerge, AnInputWithAnUnknownTableIsRefusedNamingFileAndTable) {
+  merge_databases(at("out.db"), {a_});
+  const auto before = canonical_dump(at("out.db"));
+  fs::copy_file(b_, at("extra.db"));
+  raw_exec(at("extra.db"), "CREATE TABLE my_notes (id INTEGER PRIMARY KEY, text TEXT) STRICT");
+  raw_exec(at("extra.db"), "INSERT INTO my_notes (text) VALUES ('kept only here')");
+  const auto old = at("v7_extra.db");
+  testing::database_at_version(old, 7, "CREATE TABLE old_notes (text TEXT);");
+  for (const auto& bad : {at("extra.db"), old}) {
+    const std::string table = bad == old ? "old_notes" : "my_notes";
+    for (const auto& out : {at("out.db"), at("new.db")}) {
+      try {
+        merge_databases(out, {b_, bad});
+        ADD_FAILURE() << "merged " << bad << " into " << out;
+      } catch (const StoreError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(bad.string()), std::string::npos) << what;
+        EXPECT_NE(what.find("'" + table + "'"), std::string::npos) << what;
+        EXPECT_NE(what.find("nothing was merged"), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      }
+    }
+    EXPECT_EQ(canonical_dump(at("out.db")), before);
+    EXPECT_FALSE(fs::exists(at("new.db")));
+  }
+}
+
+// A database whose run reads 'running' (a tuner still writing it, or killed) merges as it is, with one warning
+// line naming the file and the run; a finished one gives none.
+TEST_F(StoreMerge, AnInputWithARunningRunMergesWithAWarning) {
+  const auto clean = merge_databases(at("clean.db"), {a_, b_});
+  EXPECT_TRUE(clean.warnings.empty());
+
+  Store live = Store::open(at("live.db"), Store::Mode::read_write);
+  RunInfo info;
+  info.hostname = "tuner-host";
+  const auto run = live.begin_run(info);  // holds the run's live lock, as a tuner does
+  const auto r = merge_databases(at("out.db"), {a_, at("live.db")});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  const std::string& w = r.warnings[0];
+  EXPECT_NE(w.find(at("live.db").string()), std::string::npos) << w;
+  EXPECT_NE(w.find(fmt::format("run {} (process {} on tuner-host, still recording)", run, ::getpid())),
+            std::string::npos)
+      << w;
+  EXPECT_NE(w.find("'running'"), std::string::npos) << w;
+  EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+  EXPECT_EQ(counts(r, "runs").added, 2);  // merged all the same
+
+  // The tuner killed: its run still reads 'running', nobody holds its lock; still a warning, not "recording".
+  raw_exec(b_, "UPDATE runs SET status = 'running', ended_at = NULL");
+  const auto killed = merge_databases(at("out2.db"), {b_});
+  ASSERT_EQ(killed.warnings.size(), 1u);
+  EXPECT_NE(killed.warnings[0].find(b_.string()), std::string::npos) << killed.warnings[0];
+  EXPECT_NE(killed.warnings[0].find("on host-b)"), std::string::npos) << killed.warnings[0];
+}
+
 // Runs merge_databases(out, inputs) in a child killed by SIGKILL after `rows` rows written; returns its end.
 int merge_killed_after(const fs::path& out, const std::vector<fs::path>& inputs, int rows) {
   const pid_t pid = fork();

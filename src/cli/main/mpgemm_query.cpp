@@ -45,6 +45,7 @@ int merge_main(int argc, char** argv) {
     for (std::size_t i = 1; i < args.positionals().size(); ++i) inputs.emplace_back(args.positionals()[i]);
     const MergeReport report = merge_databases(out, inputs);
     for (const auto& note : report.notes) std::cout << note << "\n";
+    for (const auto& warning : report.warnings) std::cerr << "warning: " << warning << "\n";
     std::cout << fmt::format("{} {} from {} input(s)\n", report.created ? "created" : "merged into", out.string(),
                              inputs.size());
     report::print(merge_table(report), *format, std::cout);
