@@ -1,6 +1,8 @@
 #pragma once
-// Whether a file can be written before any work is spent on what goes into it.
+// Whether a file can be written before any work is spent on what goes into it, whether it may be (never over a
+// command's own input, never over a database), and writing it so that a failure leaves the old file whole.
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,5 +42,34 @@ std::optional<std::string> why_not_writable(const std::filesystem::path& path, M
 // For a command's output file (std::ofstream: its folder must exist): throws mpgemm::Error "cannot write PATH: why"
 // when write_obstacle finds one, before the command spends any work on what goes there.
 void require_writable_output(const std::filesystem::path& path);
+
+// One file a command reads, named for a message: {"the database", "r.db"}.
+struct InputFile {
+  std::string_view role;
+  std::filesystem::path path;
+};
+
+// Whether `a` and `b` are one file, by filesystem identity (device and inode), so a symlink, a hard link or a
+// "../" path is caught; false when either does not exist.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
+// Whether `path` is an existing file that begins with SQLite's 16-byte header ("SQLite format 3\0").
+bool is_sqlite_file(const std::filesystem::path& path);
+
+// Throws mpgemm::Error "cannot write OUT: it is ROLE INPUT, which this command reads" when `output` is one of
+// `inputs` (same_file).
+void require_not_an_input(const std::filesystem::path& output, std::initializer_list<InputFile> inputs);
+
+// For a command's output file that is text (an exported table, a header, a printed table): require_writable_output,
+// require_not_an_input, and no existing SQLite file (a results database given as -o by mistake) is replaced.
+// Throws mpgemm::Error, one line naming the file and why.
+void require_safe_output(const std::filesystem::path& output, std::initializer_list<InputFile> inputs);
+
+// Writes `text` as the whole of `path`: into a temporary file in the same folder, flushed to disk, then renamed
+// over `path`, so readers and a failure (disk full, a kill) see the old file or the new one, never a part. A symlink
+// is followed (the file it names is replaced, the link stays); the new file keeps an existing file's permissions,
+// else gets the usual ones (0666 less the umask). A path that is not a regular file (/dev/stdout, a FIFO) is written
+// in place. Throws mpgemm::Error "cannot write PATH: why"; the temporary file never stays behind.
+void write_file_atomically(const std::filesystem::path& path, std::string_view text);
 
 }  // namespace mpgemm
