@@ -1,6 +1,7 @@
 #include "cli/args.hpp"
 
 #include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -40,8 +41,13 @@ std::optional<double> ParsedArgs::get_double(const std::string& name) const {
   try {
     std::size_t used = 0;
     double v = std::stod(*text, &used);
+    // nan and inf read as numbers, and every comparison with nan is false: refused here, so no range check
+    // downstream can let one through.
+    if (used == text->size() && !std::isfinite(v))
+      throw UsageError(fmt::format("{} expects a finite number, got '{}'", name, *text));
     if (used == text->size()) return v;
-  } catch (const std::exception&) {
+  } catch (const std::invalid_argument&) {
+  } catch (const std::out_of_range&) {
   }
   throw UsageError(fmt::format("{} expects a number, got '{}'", name, *text));
 }
@@ -113,13 +119,20 @@ ParsedArgs ArgParser::parse(int argc, const char* const* argv) const {
       if (spec->value_name.empty()) {
         if (inline_value) throw UsageError(fmt::format("{} takes no value", name));
         out.values_[name] = "1";
-      } else if (inline_value) {
-        out.values_[name] = *inline_value;
-      } else {
-        if (i + 1 >= argc) throw UsageError(fmt::format("{} needs a value ({})", name, spec->value_name));
-        out.values_[name] = argv[++i];
+        continue;
       }
+      if (!inline_value && i + 1 >= argc)
+        throw UsageError(fmt::format("{} needs a value ({})", name, spec->value_name));
+      std::string value = inline_value ? *inline_value : argv[++i];
+      // An empty value is never meant: an empty --db made SQLite open a private temporary database, so a run's
+      // results went nowhere (and "$UNSET" in a script reads as '').
+      if (value.empty()) throw UsageError(fmt::format("{} is empty: it needs a {}", name, spec->value_name));
+      out.values_[name] = std::move(value);
       continue;
+    }
+    if (arg.empty() && !positionals_.empty()) {
+      const std::size_t at = std::min(out.positionals_.size(), positionals_.size() - 1);
+      throw UsageError(fmt::format("the argument {} is empty", positionals_[at].name));
     }
     out.positionals_.push_back(arg);
   }

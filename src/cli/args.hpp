@@ -29,7 +29,7 @@ class ParsedArgs {
   std::optional<std::string> get(const std::string& name) const;
   std::string get_or(const std::string& name, const std::string& fallback) const;
   // Integer / floating values; UsageError naming the option when the text is not a number (or not > 0 for
-  // positive variants).
+  // positive variants). get_double refuses nan and infinities too: no option takes one.
   std::optional<std::int64_t> get_int(const std::string& name) const;
   std::optional<std::int64_t> get_positive_int(const std::string& name) const;
   std::optional<double> get_double(const std::string& name) const;
@@ -54,7 +54,8 @@ class ArgParser {
   ArgParser& flag(std::string name, std::string help);
   ArgParser& example(std::string command, std::string explanation);
 
-  // Accepts "--name value" and "--name=value"; "-h"/"--help" set help_requested(). Throws UsageError.
+  // Accepts "--name value" and "--name=value"; "-h"/"--help" set help_requested(). Throws UsageError, also for an
+  // empty value ("--db ''") or an empty positional: no option or argument means anything by one.
   ParsedArgs parse(int argc, const char* const* argv) const;
   std::string help_text() const;
   const std::string& program() const { return program_; }

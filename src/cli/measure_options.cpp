@@ -87,17 +87,37 @@ int settle_ms_from(const ParsedArgs& args, const std::string& option, int by_def
 }
 }  // namespace
 
+namespace {
+// Counts of launches and batches: far beyond any useful protocol, and well inside an int, so a value past 2^31
+// is refused instead of wrapping round to a small or negative count.
+constexpr std::int64_t kMaxCount = 1'000'000;
+// --max-time: an hour of sampling for one measurement is more than any noise target needs.
+constexpr double kMaxSamplingSeconds = 3600;
+
+int count_from(const ParsedArgs& args, const std::string& option, int by_default, std::int64_t least) {
+  const auto v = args.get_int(option);
+  if (!v) return by_default;
+  if (*v < least || *v > kMaxCount)
+    throw UsageError(fmt::format("{} must be between {} and {}, got {}", option, least, kMaxCount, *v));
+  return static_cast<int>(*v);
+}
+
+// A tolerance: finite (ParsedArgs::get_double refuses nan and inf) and not negative.
+double tolerance_from(const ParsedArgs& args, const std::string& option, double by_default) {
+  const auto v = args.get_double(option);
+  if (!v) return by_default;
+  if (!(*v >= 0)) throw UsageError(fmt::format("{} must not be negative, got {:g}", option, *v));
+  return *v;
+}
+}  // namespace
+
 MeasureSettings measure_settings_from(const ParsedArgs& args) {
   MeasureSettings s;
-  s.atol = args.get_double("--atol").value_or(s.atol);
-  s.rtol = args.get_double("--rtol").value_or(s.rtol);
-  if (s.atol < 0 || s.rtol < 0) throw UsageError("--atol and --rtol must not be negative");
-  if (auto w = args.get_int("--warmup")) {
-    if (*w < 0) throw UsageError("--warmup must not be negative");
-    s.warmup = static_cast<int>(*w);
-  }
-  s.runs = static_cast<int>(args.get_positive_int("--runs").value_or(s.runs));
-  s.iters = static_cast<int>(args.get_positive_int("--iters").value_or(s.iters));
+  s.atol = tolerance_from(args, "--atol", s.atol);
+  s.rtol = tolerance_from(args, "--rtol", s.rtol);
+  s.warmup = count_from(args, "--warmup", s.warmup, 0);
+  s.runs = count_from(args, "--runs", s.runs, 1);
+  s.iters = count_from(args, "--iters", s.iters, 1);
   s.cublaslt = !args.has("--no-cublaslt");
   if (auto l2 = args.get("--l2")) {
     const auto mode = l2_mode_from_string(*l2);
@@ -113,9 +133,10 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
     if (!(*pct > 0)) throw UsageError("--noise-target must be a positive percentage");
     NoiseStop n;
     n.target = *pct / 100;
-    n.min_samples = static_cast<int>(args.get_positive_int("--min-samples").value_or(n.min_samples));
+    n.min_samples = count_from(args, "--min-samples", n.min_samples, 1);
     n.max_time_s = args.get_double("--max-time").value_or(n.max_time_s);
-    if (!(n.max_time_s > 0)) throw UsageError("--max-time must be positive");
+    if (!(n.max_time_s > 0 && n.max_time_s <= kMaxSamplingSeconds))
+      throw UsageError(fmt::format("--max-time must be positive and at most {:g} seconds", kMaxSamplingSeconds));
     s.noise_stop = n;
   } else if (args.has("--min-samples") || args.has("--max-time")) {
     throw UsageError("--min-samples and --max-time go with --noise-target");
@@ -128,7 +149,7 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
     ScreenRule r;
     r.threshold = args.get_double("--screen-threshold").value_or(r.threshold);
     if (!(r.threshold >= 1)) throw UsageError("--screen-threshold must be at least 1");
-    r.launches = static_cast<int>(args.get_positive_int("--screen-launches").value_or(r.launches));
+    r.launches = count_from(args, "--screen-launches", r.launches, 1);
     s.screen = r;
   }
   s.settle_ms = settle_ms_from(args, "--settle-ms", 0);

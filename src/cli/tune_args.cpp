@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/writable.hpp"
 #include "report/table.hpp"
 #include "space/shape_list.hpp"
 #include "tune/strategy/strategy.hpp"
@@ -12,6 +13,11 @@
 namespace mpgemm::cli {
 
 namespace {
+
+// Upper bounds of counts that become an int or a clock's deadline: far past any real use.
+constexpr std::int64_t kMaxRerankRounds = 1'000'000;
+constexpr std::int64_t kMaxTimeBudgetS = 366 * 24 * 3600;
+constexpr std::int64_t kMaxThreads = 4096;
 
 // "exhaustive (every config ...); random (...; options: a=1 ...)", from the strategies' own declarations.
 std::string strategy_help() {
@@ -176,7 +182,12 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     o.strategy_options[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   if (auto b = args.get_positive_int("--budget")) o.budget = static_cast<std::size_t>(*b);
-  if (auto t = args.get_positive_int("--time-budget")) o.time_budget = std::chrono::seconds(*t);
+  if (auto t = args.get_positive_int("--time-budget")) {
+    // A deadline is now + the budget in the clock's nanoseconds: past a year that sum may overflow.
+    if (*t > kMaxTimeBudgetS)
+      throw UsageError(fmt::format("--time-budget must be at most {} seconds", kMaxTimeBudgetS));
+    o.time_budget = std::chrono::seconds(*t);
+  }
   if (auto seed = args.get_int("--seed")) {
     if (*seed < 0) throw UsageError("--seed must be a non-negative integer");
     o.seed = static_cast<std::uint64_t>(*seed);
@@ -191,7 +202,10 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     if (*k < 0 || *k > 64) throw UsageError("--rerank must be between 0 and 64");
     o.rerank.top_k = static_cast<int>(*k);
   }
-  if (auto r = args.get_positive_int("--rerank-rounds")) o.rerank.protocol.rounds = static_cast<int>(*r);
+  if (auto r = args.get_positive_int("--rerank-rounds")) {
+    if (*r > kMaxRerankRounds) throw UsageError(fmt::format("--rerank-rounds must be at most {}", kMaxRerankRounds));
+    o.rerank.protocol.rounds = static_cast<int>(*r);
+  }
   o.settings = measure_settings_from(args);
   o.rerank.protocol.warmup = o.settings.warmup;
   o.rerank.protocol.iters = o.settings.iters;
@@ -200,13 +214,16 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   o.rerank.protocol.settle_ms = rerank_settle_ms_from(args);
   rerank_choices_from(args, o.rerank);
   if (auto t = args.get_double("--tie-band")) {
-    if (*t < 0 || *t > 0.5) throw UsageError("--tie-band must be between 0 and 0.5");
+    if (!(*t >= 0 && *t <= 0.5)) throw UsageError("--tie-band must be between 0 and 0.5");
     o.rerank.tie_band = *t;
   }
-  o.compile_threads = static_cast<int>(args.get_positive_int("--threads").value_or(0));
+  if (auto t = args.get_positive_int("--threads")) {
+    if (*t > kMaxThreads) throw UsageError(fmt::format("--threads must be at most {}", kMaxThreads));
+    o.compile_threads = static_cast<int>(*t);
+  }
   if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
   o.max_spread = args.get_double("--max-spread").value_or(o.max_spread);
-  if (o.max_spread <= 0) throw UsageError("--max-spread must be positive");
+  if (!(o.max_spread > 0)) throw UsageError("--max-spread must be positive");
   if (auto r = args.get("--replay")) o.replay_db = *r;
   if (auto d = args.get_int("--replay-delay-ms")) {
     if (*d < 0 || *d > 60'000) throw UsageError("--replay-delay-ms must be between 0 and 60000");
@@ -223,6 +240,10 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
       throw UsageError("--keep-warm-ms and --idle-settle-ms hold a GPU's clock; --replay times nothing");
     o.settings.hold = ClockHold{};
   }
+  // The database is written into: never one of the files the run reads (a symlink or ../ path to one included).
+  require_not_an_input(o.db_path, {{"the space", o.space_path}});
+  if (auto s = args.get("--shapes")) require_not_an_input(o.db_path, {{"the shape file", *s}});
+  if (o.replay_db) require_not_an_input(o.db_path, {{"the recording (--replay)", *o.replay_db}});
   for (int i = 0; i < argc; ++i) o.argv.emplace_back(argv[i]);
   return o;
 }

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "cli/args.hpp"
 #include "cli/measure_options.hpp"
 #include "cli/progress.hpp"
@@ -118,8 +123,10 @@ TEST(TuneArgs, OnlyWithoutAnEntryIsAUsageError) {
   add_tune_options(p);
   for (const char* value : {"", ",", ",,"}) {
     std::vector<const char*> argv = {"mpgemm-tune", "s.json", "--only", value};
-    auto a = p.parse(static_cast<int>(argv.size()), argv.data());
-    EXPECT_THROW(tune_options_from(a, static_cast<int>(argv.size()), argv.data()), UsageError) << "'" << value << "'";
+    EXPECT_THROW(tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
+                                   argv.data()),
+                 UsageError)
+        << "'" << value << "'";  // "" is refused by the parser, "," and ",," by tune_options_from
   }
 }
 
@@ -278,4 +285,119 @@ TEST(Progress, TheLastLineSaysHowFarAPassGotWhenItStoppedEarly) {
   whole.finish();
   const std::string done = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(done.find("compile: 2 done in"), std::string::npos) << done;
+}
+
+// ---- issue 48: empty paths and non-finite numbers are refused, naming the option ----
+
+namespace {
+// The UsageError `f` throws, or "" when it throws none.
+template <class F>
+std::string usage_error(F f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Args, EmptyValuesAndArgumentsAreRefused) {
+  auto p = make();
+  EXPECT_EQ(usage_error([&] { parse(p, {"x", "--n", ""}); }), "--n is empty: it needs a INT");
+  EXPECT_EQ(usage_error([&] { parse(p, {"x", "--n="}); }), "--n is empty: it needs a INT");
+  EXPECT_EQ(usage_error([&] { parse(p, {""}); }), "the argument FILE is empty");
+  ArgParser merge("prog", "merges", "Merges.");
+  merge.positional("OUT", "output").positional("IN...", "inputs");
+  EXPECT_EQ(usage_error([&] { parse(merge, {"o", "a", ""}); }), "the argument IN... is empty");
+}
+
+TEST(Args, NumbersMustBeFinite) {
+  auto p = make();
+  for (const char* text : {"nan", "NaN", "-nan", "inf", "-inf", "infinity"})
+    EXPECT_EQ(usage_error([&] {
+                parse(p, {"x", "--n", text}).get_double("--n");
+              }),
+              std::string("--n expects a finite number, got '") + text + "'");
+  EXPECT_EQ(usage_error([&] {
+              parse(p, {"x", "--n", "1e999"}).get_double("--n");
+            }),
+            "--n expects a number, got '1e999'");
+  EXPECT_EQ(parse(p, {"x", "--n", "1e-3"}).get_double("--n"), 1e-3);
+}
+
+TEST(MeasureArgs, TolerancesAndCountsAreFiniteAndInRange) {
+  ArgParser p("mpgemm-tune", "", "");
+  add_measure_options(p);
+  auto error = [&](std::vector<const char*> argv) {
+    argv.insert(argv.begin(), "mpgemm-tune");
+    return usage_error([&] { measure_settings_from(p.parse(static_cast<int>(argv.size()), argv.data())); });
+  };
+  // --atol nan made every candidate 'incorrect' (no |c - ref| is <= nan), and the run exited 0.
+  EXPECT_EQ(error({"--atol", "nan"}), "--atol expects a finite number, got 'nan'");
+  EXPECT_EQ(error({"--rtol", "inf"}), "--rtol expects a finite number, got 'inf'");
+  EXPECT_EQ(error({"--atol", "-0.5"}), "--atol must not be negative, got -0.5");
+  EXPECT_EQ(error({"--rtol", "-1e-3"}), "--rtol must not be negative, got -0.001");
+  EXPECT_EQ(error({"--atol", "0", "--rtol", "0"}), "");  // exact agreement may be asked for
+  EXPECT_EQ(error({"--noise-target", "nan"}), "--noise-target expects a finite number, got 'nan'");
+  EXPECT_EQ(error({"--noise-target", "1", "--max-time", "1e300"}),
+            "--max-time must be positive and at most 3600 seconds");
+  EXPECT_EQ(error({"--screen-threshold", "inf"}), "--screen-threshold expects a finite number, got 'inf'");
+  // Counts past an int wrapped round (2^32 + 1 batches became 1).
+  EXPECT_EQ(error({"--runs", "4294967297"}), "--runs must be between 1 and 1000000, got 4294967297");
+  EXPECT_EQ(error({"--iters", "0"}), "--iters must be between 1 and 1000000, got 0");
+  EXPECT_EQ(error({"--warmup", "-1"}), "--warmup must be between 0 and 1000000, got -1");
+  EXPECT_EQ(error({"--warmup", "0"}), "");
+}
+
+TEST(TuneArgs, EmptyPathsAndNonFiniteNumbersAreRefused) {
+  const ArgParser p = tune_parser();
+  const auto error = [&](std::vector<const char*> argv) { return usage_error([&] { tune_args(p, std::move(argv)); }); };
+  // --db '' tuned into a private temporary database: the results went nowhere and the run exited 0.
+  EXPECT_EQ(error({"--db", ""}), "--db is empty: it needs a PATH");
+  EXPECT_EQ(error({"--db="}), "--db is empty: it needs a PATH");
+  EXPECT_EQ(error({"--replay", ""}), "--replay is empty: it needs a OLD.db");
+  EXPECT_EQ(error({"--cubin-cache", ""}), "--cubin-cache is empty: it needs a DIR");
+  EXPECT_EQ(error({"--shapes", ""}), "--shapes is empty: it needs a FILE|MxNxK,...");
+  EXPECT_EQ(error({"--max-spread", "nan"}), "--max-spread expects a finite number, got 'nan'");
+  EXPECT_EQ(error({"--tie-band", "nan"}), "--tie-band expects a finite number, got 'nan'");
+  EXPECT_EQ(error({"--leaders-within", "inf"}), "--leaders-within expects a finite number, got 'inf'");
+  EXPECT_EQ(error({"--time-budget", "9223372036854775807"}), "--time-budget must be at most 31622400 seconds");
+  EXPECT_EQ(error({"--rerank-rounds", "4294967297"}), "--rerank-rounds must be at most 1000000");
+}
+
+// The database a run writes into is never a file it reads: the space, the shape file or the recording, also
+// through a symlink or a ../ path.
+TEST(TuneArgs, TheDatabaseIsNeverOneOfTheRunsInputs) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("mpgemm_tune_args_inputs_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  for (const char* f : {"space.json", "recorded.db"}) std::ofstream(dir / f) << "x";
+  std::ofstream(dir / "shapes.json") << R"([{"M": 64, "N": 64, "K": 64}])";
+  fs::create_symlink(dir / "recorded.db", dir / "link.db");
+  const ArgParser p = tune_parser();
+  const auto error = [&](const fs::path& space, std::vector<std::string> args) {
+    std::vector<const char*> argv{"mpgemm-tune", space.c_str()};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    try {
+      tune_options_from(p.parse(static_cast<int>(argv.size()), argv.data()), static_cast<int>(argv.size()),
+                        argv.data());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const fs::path space = dir / "space.json", recorded = dir / "recorded.db";
+  EXPECT_EQ(error(space, {"--db", (dir / "sub" / ".." / "space.json").string()}),
+            "cannot write " + (dir / "sub" / ".." / "space.json").string() + ": it is the space " + space.string() +
+                ", which this command reads; choose another output file");
+  EXPECT_NE(error(space, {"--shapes", (dir / "shapes.json").string(), "--db", (dir / "shapes.json").string()})
+                .find("it is the shape file"),
+            std::string::npos);
+  EXPECT_NE(error(space, {"--replay", recorded.string(), "--db", (dir / "link.db").string()})
+                .find("it is the recording (--replay) " + recorded.string()),
+            std::string::npos);
+  EXPECT_EQ(error(space, {"--replay", recorded.string(), "--db", (dir / "new.db").string()}), "");
+  fs::remove_all(dir);
 }
