@@ -41,9 +41,26 @@ class InputFileError : public Error {
 std::string read_bounded_file(const std::filesystem::path& path, std::string_view what,
                               std::uintmax_t max_bytes = kMaxInputFileBytes);
 
-// nlohmann::json::parse, refusing values nested deeper than `max_depth` with a nlohmann::json::parse_error (id 101,
-// byte = the offset where the limit was passed), so callers that report parse errors with a position report this one
+// The byte offset of the first '[' or '{' that opens a value nested deeper than `max_depth` (the root is level 1),
+// strings skipped; npos when there is none. Exact on valid JSON and on the valid part nlohmann reads before a
+// syntax error, so it finds where parse_json_bounded stopped.
+std::size_t json_too_deep_at(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
+
+// nlohmann's parse (nlohmann::json, or nlohmann::ordered_json for readers that keep the file's order), refusing
+// values nested deeper than `max_depth` with a nlohmann::json::parse_error (id 101, byte = 1 + the offset where
+// the limit was passed, like nlohmann's own), so callers that report parse errors with a position report this one
 // the same way.
-nlohmann::json parse_json_bounded(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
+template <class Json = nlohmann::json>
+Json parse_json_bounded(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
+extern template nlohmann::json parse_json_bounded<nlohmann::json>(std::string_view, std::size_t);
+extern template nlohmann::ordered_json parse_json_bounded<nlohmann::ordered_json>(std::string_view, std::size_t);
+
+// A user's text as a message quotes it (a key, an argument, a parser's complaint): control characters escaped
+// (a newline as \n, byte 1 as \x01) and cut to at most `max_chars` bytes ending in "...", so the message stays one
+// short line.
+std::string text_excerpt(std::string_view text, std::size_t max_chars = 40);
+
+// A value as a message quotes it: its JSON, cut the same way ("[1,2,3,4,...").
+std::string json_excerpt(const nlohmann::json& j, std::size_t max_chars = 40);
 
 }  // namespace mpgemm
