@@ -4,6 +4,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/error.hpp"
 #include "store/store.hpp"
@@ -57,6 +58,32 @@ class ReplayBackend final : public MeasureBackend {
     device_.driver_version = text_cell(r[3]);
     device_.runtime_version = text_cell(r[4]);
     device_.cublas_version = text_cell(r[5]);
+  }
+
+  // Every shape of `shapes` the recording cannot replay (no cuBLAS timing on its device), refused at once: a lane
+  // would find it only when it prepares the shape, after the run has begun.
+  void require_recorded(const std::vector<Shape>& shapes) const {
+    std::vector<std::string> missing;
+    for (const Shape& shape : shapes)
+      if (!store_.find_latest_cublas(device_.name, shape)) missing.push_back(shape.str());
+    if (missing.empty()) return;
+    // What it does hold, to choose from (a fixed query: the device is compared here, not pasted into SQL).
+    std::vector<std::string> recorded;
+    const auto t = store_.query_sql("SELECT DISTINCT device_name, M, N, K FROM cublas_timings ORDER BY M, N, K");
+    for (const auto& r : t.rows)
+      if (text_cell(r[0]) == device_.name)
+        recorded.push_back(fmt::format("{}x{}x{}", text_cell(r[1]), text_cell(r[2]), text_cell(r[3])));
+    const auto listed = [](const std::vector<std::string>& v) {
+      constexpr std::size_t kShown = 8;
+      std::vector<std::string> shown(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), kShown)));
+      return fmt::format("{}{}", fmt::join(shown, ", "),
+                         v.size() > kShown ? fmt::format(" and {} more", v.size() - kShown) : "");
+    };
+    throw Error(fmt::format(
+        "{}: the recording has no cuBLAS timing of {} on {}, so {} cannot be replayed (it "
+        "recorded {}); tune only the shapes it recorded",
+        store_.path().string(), listed(missing), device_.name, missing.size() == 1 ? "that shape" : "those shapes",
+        recorded.empty() ? std::string("no shape") : listed(recorded)));
   }
 
   std::string mode() const override { return "replay"; }
@@ -161,8 +188,11 @@ class ReplayBackend final : public MeasureBackend {
 }  // namespace
 
 std::unique_ptr<MeasureBackend> make_replay_backend(const std::filesystem::path& db_path,
-                                                    const MeasureSettings& settings, std::chrono::milliseconds delay) {
-  return std::make_unique<ReplayBackend>(db_path, settings, delay);
+                                                    const MeasureSettings& settings, std::chrono::milliseconds delay,
+                                                    const std::vector<Shape>& shapes) {
+  auto backend = std::make_unique<ReplayBackend>(db_path, settings, delay);
+  backend->require_recorded(shapes);
+  return backend;
 }
 
 }  // namespace mpgemm

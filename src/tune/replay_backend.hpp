@@ -2,6 +2,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "tune/backend.hpp"
 
@@ -14,9 +15,12 @@ namespace mpgemm {
 // no tighter than those it was verified at; otherwise as 'incorrect', saying why. A recorded 'incorrect'
 // stays incorrect (it was never timed). No GPU and no compiler needed. Throws StoreError for an unusable
 // database and mpgemm::Error when it has no measured run. `delay` is a testing aid: each measure() waits that
-// long, so kill and concurrency tests get the windows a GPU measurement would leave.
+// long, so kill and concurrency tests get the windows a GPU measurement would leave. `shapes`: the shapes the run
+// will prepare; one the recording has no cuBLAS timing of on its device cannot be replayed, and is refused here
+// (mpgemm::Error naming the shapes and the file) before anything is written.
 std::unique_ptr<MeasureBackend> make_replay_backend(const std::filesystem::path& db_path,
                                                     const MeasureSettings& settings,
-                                                    std::chrono::milliseconds delay = {});
+                                                    std::chrono::milliseconds delay = {},
+                                                    const std::vector<Shape>& shapes = {});
 
 }  // namespace mpgemm

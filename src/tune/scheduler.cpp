@@ -240,7 +240,9 @@ class Coordinator {
 
   void request_compile(std::size_t i) {
     PlannedConfig& e = plan_.at(i);
-    if (e.compiling) return;
+    // A replay has no compile service (it compiles nothing): after its lane failed, the proposals that follow
+    // come here and must not reach a null one.
+    if (e.compiling || !compiler_) return;
     e.compiling = true;
     ++compiles_in_flight_;
     compiler_->submit(i, e.spec);

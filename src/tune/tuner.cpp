@@ -84,10 +84,13 @@ namespace {
 
 // Chooses the backends: replay when asked, none for compile-only, else a GPU worker per selected GPU; without a
 // device the run falls back to compile-only and says so, unless --gpus named the GPUs (then NoDeviceError).
-std::vector<std::unique_ptr<MeasureBackend>> make_backends(const TuneOptions& opt, const TuneObserver& obs) {
+// A replay refuses shapes its recording lacks here, before the database is opened and the run begun.
+std::vector<std::unique_ptr<MeasureBackend>> make_backends(const TuneOptions& opt, const std::vector<Shape>& shapes,
+                                                           const TuneObserver& obs) {
   std::vector<std::unique_ptr<MeasureBackend>> out;
   if (opt.replay_db) {
-    out.push_back(make_replay_backend(*opt.replay_db, opt.settings, std::chrono::milliseconds(opt.replay_delay_ms)));
+    out.push_back(
+        make_replay_backend(*opt.replay_db, opt.settings, std::chrono::milliseconds(opt.replay_delay_ms), shapes));
     return out;
   }
   if (opt.compile_only) return out;
@@ -131,7 +134,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   const Family* const fam = input.family;
   const std::vector<Shape>& shapes = input.shapes;
 
-  const std::vector<std::unique_ptr<MeasureBackend>> backends = make_backends(opt, obs);
+  const std::vector<std::unique_ptr<MeasureBackend>> backends = make_backends(opt, shapes, obs);
   MeasureBackend* const backend = backends.empty() ? nullptr : backends.front().get();
   TuneSummary summary;
   summary.arch = choose_arch(opt, space, backend);

@@ -184,6 +184,37 @@ TEST_F(ReliabilityReplay, TighterTolerancesTurnRecordedErrorsIncorrect) {
             sql_rows(recorded_, "SELECT status, count(*) FROM measurements GROUP BY status ORDER BY status"));
 }
 
+// Issue 48, item 6: a shape the recording has no cuBLAS timing of crashed the replay (SIGSEGV: the coordinator of
+// a replay has no compile service, and the lane's failure sent the next proposals to it) and left a 'running' run.
+// It is refused before the run begins: one line naming the shapes and the recording, nothing written.
+TEST_F(ReliabilityReplay, AShapeTheRecordingLacksIsRefusedBeforeTheRun) {
+  const auto db = dir_ / "new.db";
+  const auto refused = [&](const std::string& shapes) {
+    SCOPED_TRACE(shapes);
+    const auto r = run_command(fmt::format("{} {} --replay {} --db {} --shapes {}", bin("mpgemm-tune"), replay_space(),
+                                           recorded_.string(), db.string(), shapes));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(lines_of(r.output).size(), 1u) << r.output;
+    return r.output;
+  };
+  const std::string one = refused("4096x4096x4096");
+  EXPECT_EQ(one, fmt::format("mpgemm-tune: error: {}: the recording has no cuBLAS timing of 4096x4096x4096 on NVIDIA "
+                             "H200, so that shape cannot be replayed (it recorded 1024x1024x1024, 2048x512x1000); "
+                             "tune only the shapes it recorded\n",
+                             recorded_.string()));
+  EXPECT_FALSE(std::filesystem::exists(db)) << "a refused replay created its database";
+
+  // Into a database that already holds a run: that run is all it holds afterwards, and nothing is 'running'.
+  tune(recorded_, db, "--M 1024 --N 1024 --K 1024");
+  const auto runs_before = sql_rows(db, "SELECT id, status FROM runs");
+  const std::string two = refused("1024x1024x1024,512x512x512,8192x8192x64");
+  EXPECT_NE(two.find("no cuBLAS timing of 512x512x512, 8192x8192x64 on NVIDIA H200, so those shapes"),
+            std::string::npos)
+      << two;
+  EXPECT_EQ(sql_rows(db, "SELECT id, status FROM runs"), runs_before);
+  EXPECT_EQ(sql_int(db, "SELECT count(*) FROM runs WHERE status = 'running'"), 0);
+}
+
 // The model strategy starts each shape from what the database holds of the family at the other shapes: the second
 // shape of a run learns from the first's measurements (StrategyContext::prior), and the run says so.
 TEST_F(ReliabilityReplay, TheModelStrategyStartsFromTheOtherShapes) {
