@@ -65,7 +65,8 @@ typedef struct mpgemm_library mpgemm_library; /* opaque */
 MPGEMM_API mpgemm_options mpgemm_default_options(void);
 
 /* Opens a results database or an exported JSON file (options NULL: the defaults). On success *out is the library
-   (close it with mpgemm_close); otherwise *out is NULL. Needs no GPU. */
+   (close it with mpgemm_close); otherwise *out is NULL. A file with one unsound winner (see Library::open) is
+   refused whole: MPGEMM_OPEN_FAILED, the last error naming the file and the entry. Needs no GPU. */
 MPGEMM_API mpgemm_status mpgemm_open(const char* path, const mpgemm_options* options, mpgemm_library** out);
 
 /* Frees the library (NULL is ignored). No call on it may be running. */

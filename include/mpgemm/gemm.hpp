@@ -103,8 +103,10 @@ class MPGEMM_API Library {
   };
 
   // Reads the winners of every (device, shape) from an mpgemm results database (SQLite, opened read-only) or a
-  // JSON file written by `mpgemm-export --format json`; the format is told by the file's content. Throws
-  // GemmError(open_failed). Needs no GPU.
+  // JSON file written by `mpgemm-export --format json`; the format is told by the file's content. Every winner is
+  // checked first: its params are a config its family builds and give its name, its ratios are those of its times,
+  // one per device and shape. One that fails refuses the whole file (nothing is opened half): GemmError(open_failed),
+  // one line naming the file and the entry (/entries/N) or database row. Needs no GPU.
   static Library open(const std::string& path, const Options& options);
   static Library open(const std::string& path);
 

@@ -5,21 +5,22 @@
 
 #include "common/error.hpp"
 #include "export/export_table.hpp"
+#include "lib/winner_checks.hpp"
 
 namespace mpgemm::lib {
 
 namespace {
 
-// Milliseconds per launch of the shape at `tflops`; none when the rate is unknown.
+// Milliseconds per launch of the shape at `tflops`; none when the rate is unknown. A rate that is not positive
+// gives a time that is not either, which check_winners refuses.
 std::optional<double> ms_at(const Shape& shape, const std::optional<double>& tflops) {
-  if (!tflops || !(*tflops > 0)) return std::nullopt;
+  if (!tflops) return std::nullopt;
   return shape.flops() / *tflops / 1e9;
 }
 
 ShapeWinner to_winner(const ExportEntry& e, std::size_t index) {
   const auto arch = Arch::parse(e.arch);
   if (!arch) throw Error(fmt::format("at /entries/{}/arch: unreadable arch '{}'", index, e.arch));
-  if (!(e.tflops > 0)) throw Error(fmt::format("at /entries/{}/tflops: {} is not positive", index, e.tflops));
   ShapeWinner w;
   w.device_name = e.device;
   w.device_cc = e.device_arch;
@@ -28,7 +29,7 @@ ShapeWinner to_winner(const ExportEntry& e, std::size_t index) {
   w.family = e.family;
   w.config_name = e.config;
   w.params = e.params;
-  w.median_ms = e.shape.flops() / e.tflops / 1e9;
+  w.median_ms = *ms_at(e.shape, e.tflops);
   w.cublas_ms = ms_at(e.shape, e.cublas_tflops);
   w.ratio_to_cublas = e.ratio_cublas;
   w.cublaslt_ms = ms_at(e.shape, e.cublaslt_tflops);
@@ -58,6 +59,7 @@ std::vector<ShapeWinner> read_export(std::string_view json_text, const std::file
       throw Error(fmt::format("{}: {}", source.string(), e.what()));
     }
   }
+  check_winners(out, WinnerSource::exported, source);
   return out;
 }
 

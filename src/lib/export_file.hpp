@@ -9,7 +9,9 @@
 
 namespace mpgemm::lib {
 
-// Throws mpgemm::Error naming the file and the entry when the format, the version or a field is wrong.
+// Throws mpgemm::Error naming the file and the entry (/entries/N) when the format, the version or a field is
+// wrong, and when an entry fails the checks of lib/winner_checks.hpp (its params, its name, its rates and ratios, a
+// second entry for one device and shape): one bad entry refuses the whole file.
 std::vector<ShapeWinner> read_export(std::string_view json_text, const std::filesystem::path& source);
 
 }  // namespace mpgemm::lib

@@ -4,13 +4,14 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "codegen/family.hpp"
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "lib/export_file.hpp"
+#include "lib/winner_checks.hpp"
 #include "store/store.hpp"
 
 namespace mpgemm::lib {
@@ -26,21 +27,17 @@ bool is_sqlite(const std::filesystem::path& path) {
   return in.gcount() == static_cast<std::streamsize>(head.size()) && std::memcmp(head.data(), kMagic, head.size()) == 0;
 }
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw Error(fmt::format("{}: cannot be read", path.string()));
-  return text.str();
-}
-
 std::optional<std::string> why_invalid(const ShapeWinner& w, const DeviceDescription& device, const Shape& shape) {
   bool known = false;
   for (std::string_view name : family_names()) known = known || name == w.family;
   if (!known) return fmt::format("{}: family '{}' is not part of this build", w.config_name, w.family);
   const Family& fam = family(w.family);
-  if (auto why = fam.check_device(w.params, device)) return fmt::format("{}: {}", w.config_name, *why);
-  if (auto why = fam.check_shape(w.params, shape)) return fmt::format("{}: {}", w.config_name, *why);
+  try {  // load checked the params (lib/winner_checks.hpp); should a family still throw, this winner is invalid
+    if (auto why = fam.check_device(w.params, device)) return fmt::format("{}: {}", w.config_name, *why);
+    if (auto why = fam.check_shape(w.params, shape)) return fmt::format("{}: {}", w.config_name, *why);
+  } catch (const Error& e) {
+    return fmt::format("{}: {}", w.config_name, e.what());
+  }
   return std::nullopt;
 }
 
@@ -50,8 +47,12 @@ WinnerTable WinnerTable::load(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error(fmt::format("{}: is a folder, not a results database or an mpgemm-export JSON file", path.string()));
-  if (is_sqlite(path)) return WinnerTable(shape_winners(Store::open(path, Store::Mode::read_only)));
-  return WinnerTable(read_export(read_text(path), path));
+  if (is_sqlite(path)) {
+    std::vector<ShapeWinner> winners = shape_winners(Store::open(path, Store::Mode::read_only));
+    check_winners(winners, WinnerSource::database, path);
+    return WinnerTable(std::move(winners));
+  }
+  return WinnerTable(read_export(read_bounded_file(path, "exported file"), path));  // checked by read_export
 }
 
 std::vector<TunedShape> WinnerTable::policy_rows(const DeviceDescription& device, const Shape& requested,

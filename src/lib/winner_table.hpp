@@ -12,8 +12,9 @@ namespace mpgemm::lib {
 
 class WinnerTable {
  public:
-  // A SQLite file (by its header) is opened read-only; anything else is read as an export. Throws StoreError
-  // or mpgemm::Error naming the file.
+  // A SQLite file (by its header) is opened read-only; anything else is read as an export (at most
+  // kMaxInputFileBytes). Every winner is checked (lib/winner_checks.hpp): one that fails refuses the file. Throws
+  // StoreError or mpgemm::Error naming the file (and the entry or row).
   static WinnerTable load(const std::filesystem::path& path);
   explicit WinnerTable(std::vector<ShapeWinner> winners) : winners_(std::move(winners)) {}
 

@@ -39,17 +39,25 @@ Decision decide_on(const WinnerTable& table, const DeviceDescription& device, co
   return d;
 }
 
+// Two entries of real Hopper configs (the recorded database's 4096^3 re-rank winner, and its 2048^3 one as a tuning
+// winner at another shape), with ratios derived from the rates as the exporter derives them.
 constexpr const char* kExport = R"({
   "format": "mpgemm-export", "version": 1, "generated_by": "mpgemm 0.1.0", "database": "x.db",
   "entries": [
     {"device": "NVIDIA H200", "device_arch": "sm_90", "arch": "sm_90a", "shape": {"M": 4096, "N": 4096, "K": 4096},
-     "family": "wgmma", "config": "wgmma_a", "params": {"BM": 128, "EPILOGUE": "tma"},
-     "tflops": 731.2, "cublas_tflops": 720.0, "ratio_cublas": 1.015, "cublaslt_tflops": null, "ratio_cublaslt": null,
-     "l2": "warm", "source": "rerank", "command": "mpgemm-run --config wgmma_a"},
+     "family": "wgmma", "config": "wgmma_bm128_bn128_bk64_s5_c2_pingpong_cl1x1_m8_tma4_pers",
+     "params": {"BM": 128, "BN": 128, "CLUSTER_M": 1, "CLUSTER_N": 1, "CONSUMERS": 2, "C_BUFFERS": 4,
+                "EPILOGUE": "tma", "GROUP": 8, "PERSISTENT": 1, "RASTER": "m", "SCHEDULE": "pingpong", "STAGES": 5},
+     "tflops": 628.6981842073934, "cublas_tflops": 599.2991748740708, "ratio_cublas": 1.0490556479399462,
+     "cublaslt_tflops": null, "ratio_cublaslt": null,
+     "l2": "warm", "source": "rerank", "command": "mpgemm-run --config wgmma_bm128_bn128_bk64_s5_c2_pingpong_cl1x1_m8_tma4_pers"},
     {"device": "NVIDIA H200", "device_arch": "sm_90", "arch": "sm_90a", "shape": {"M": 128, "N": 8192, "K": 8192},
-     "family": "wgmma", "config": "wgmma_b", "params": {"BM": 64},
-     "tflops": 500, "cublas_tflops": 550, "ratio_cublas": 0.909, "cublaslt_tflops": 560, "ratio_cublaslt": 0.893,
-     "l2": "warm", "source": "tune", "command": "mpgemm-run --config wgmma_b"}]})";
+     "family": "wgmma", "config": "wgmma_bm128_bn128_bk64_s5_c2_pingpong_cl1x1_m8_tma2_bal",
+     "params": {"BM": 128, "BN": 128, "CLUSTER_M": 1, "CLUSTER_N": 1, "CONSUMERS": 2, "C_BUFFERS": 2,
+                "EPILOGUE": "tma", "GROUP": 8, "PERSISTENT": 2, "RASTER": "m", "SCHEDULE": "pingpong", "STAGES": 5},
+     "tflops": 500, "cublas_tflops": 550, "ratio_cublas": 0.9090909090909091,
+     "cublaslt_tflops": 560, "ratio_cublaslt": 0.8928571428571429,
+     "l2": "warm", "source": "tune", "command": "mpgemm-run --config wgmma_bm128_bn128_bk64_s5_c2_pingpong_cl1x1_m8_tma2_bal"}]})";
 
 }  // namespace
 
@@ -108,19 +116,19 @@ TEST(WinnerTable, OtherDevicesAndArchesHaveNothingTuned) {
 TEST(WinnerTable, ReadsTheExportFormat) {
   const std::vector<ShapeWinner> w = read_export(kExport, "x.json");
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0].config_name, "wgmma_a");
+  EXPECT_EQ(w[0].config_name, "wgmma_bm128_bn128_bk64_s5_c2_pingpong_cl1x1_m8_tma4_pers");
   EXPECT_EQ(w[0].arch.str(), "sm_90a");
   EXPECT_EQ(w[0].device_cc, "sm_90");
   EXPECT_EQ(w[0].shape, (Shape{4096, 4096, 4096}));
   EXPECT_TRUE(w[0].from_rerank);
   EXPECT_FALSE(w[1].from_rerank);
-  EXPECT_NEAR(w[0].tflops(), 731.2, 1e-9);
-  EXPECT_NEAR(*w[0].ratio_to_cublas, 1.015, 1e-12);
+  EXPECT_NEAR(w[0].tflops(), 628.6981842073934, 1e-9);
+  EXPECT_NEAR(*w[0].ratio_to_cublas, 1.0490556479399462, 1e-12);
   EXPECT_FALSE(w[0].cublaslt_ms);
   EXPECT_FALSE(w[0].ratio_to_cublaslt);
-  EXPECT_NEAR(*w[1].ratio_to_cublaslt, 0.893, 1e-12);
+  EXPECT_NEAR(*w[1].ratio_to_cublaslt, 0.8928571428571429, 1e-12);
   EXPECT_EQ(get_string(w[0].params, "EPILOGUE"), "tma");
-  EXPECT_EQ(get_int(w[1].params, "BM"), 64);
+  EXPECT_EQ(get_int(w[1].params, "C_BUFFERS"), 2);
 }
 
 TEST(WinnerTable, RefusesWhatIsNotAVersion1Export) {
