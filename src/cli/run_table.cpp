@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "codegen/family.hpp"
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "compile/compile_pool.hpp"
 #include "compile/cubin_cache.hpp"
@@ -28,7 +29,7 @@ Candidate candidate_from_row(const std::vector<report::Cell>& r) {
   c.family = text(r[1]);
   c.name = text(r[2]);
   if (auto a = text(r[3]); !a.empty()) c.alias = a;
-  c.params = params_from_json(nlohmann::json::parse(text(r[4])));
+  c.params = params_from_json(parse_json_bounded(text(r[4])));
   return c;
 }
 

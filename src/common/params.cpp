@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 
 namespace mpgemm {
@@ -33,7 +34,7 @@ Params params_from_json(const nlohmann::json& j) {
     } else if (v.is_string()) {
       p[k] = v.get<std::string>();
     } else {
-      throw Error(fmt::format("parameter {} must be an integer or a string, got {}", k, v.dump()));
+      throw Error(fmt::format("parameter {} must be an integer or a string, got {}", text_excerpt(k), json_excerpt(v)));
     }
   }
   return p;

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <tuple>
 
 #include <fmt/format.h>
+
+#include "common/bounded_input.hpp"
 
 namespace mpgemm {
 
@@ -130,8 +133,13 @@ ExportTable export_table_from_json(const json& j) {
 ExportTable read_export_file(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw ExportError(fmt::format("cannot read {}", path.string()));
-  json j = json::parse(in, nullptr, false);
-  if (j.is_discarded()) throw ExportError(fmt::format("{}: not valid JSON", path.string()));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  json j;
+  try {
+    j = parse_json_bounded(text);  // nesting bounded: reading the parameters dumps values into messages
+  } catch (const json::exception& e) {
+    throw ExportError(fmt::format("{}: not valid JSON ({})", path.string(), text_excerpt(e.what(), 200)));
+  }
   try {
     return export_table_from_json(j);
   } catch (const ExportError& e) {

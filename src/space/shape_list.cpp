@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/whole_number.hpp"
 
@@ -25,7 +26,7 @@ std::int64_t dimension(const nlohmann::json& obj, const char* key, const std::st
   if (!obj.contains(key)) throw UsageError(fmt::format("{}: {}: missing \"{}\"", file, path, key));
   const nlohmann::json& v = obj.at(key);
   if (!v.is_number_integer() || v.get<std::int64_t>() <= 0)
-    throw UsageError(fmt::format("{}: {}/{}: expected a positive integer, got {}", file, path, key, v.dump()));
+    throw UsageError(fmt::format("{}: {}/{}: expected a positive integer, got {}", file, path, key, json_excerpt(v)));
   return v.get<std::int64_t>();
 }
 
@@ -45,7 +46,8 @@ Shape parse_shape(std::string_view text) {
     rest = i < 2 ? rest.substr(x + 1) : std::string_view{};
   }
   if (s.m <= 0 || s.n <= 0 || s.k <= 0)
-    throw UsageError(fmt::format("'{}' is not a shape MxNxK of positive whole numbers (e.g. 4096x4096x4096)", text));
+    throw UsageError(
+        fmt::format("'{}' is not a shape MxNxK of positive whole numbers (e.g. 4096x4096x4096)", text_excerpt(text)));
   return s;
 }
 
@@ -61,23 +63,20 @@ std::vector<Shape> parse_shape_list(std::string_view text) {
   return shapes;
 }
 
-std::vector<Shape> load_shape_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path)) throw UsageError(fmt::format("{}: cannot read the shape file", path));
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+std::vector<Shape> parse_shape_file(std::string_view text, const std::string& path) {
   nlohmann::json root;
   try {
-    root = nlohmann::json::parse(text);
+    root = parse_json_bounded(text);  // nesting bounded: the messages below dump values
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError(fmt::format("{}: invalid JSON: {}", path, e.what()));
+    throw UsageError(fmt::format("{}: invalid JSON: {}", path, text_excerpt(e.what(), 200)));
   }
   std::string base;
   const nlohmann::json* list = &root;
   if (root.is_object()) {
     for (const auto& [key, value] : root.items())
       if (key != "shapes" && key != "description")
-        throw UsageError(
-            fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\" and \"description\")", path, key));
+        throw UsageError(fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\" and \"description\")", path,
+                                     text_excerpt(key)));
     if (!root.contains("shapes")) throw UsageError(fmt::format("{}: no \"shapes\" list", path));
     list = &root.at("shapes");
     base = "/shapes";
@@ -90,14 +89,22 @@ std::vector<Shape> load_shape_file(const std::string& path) {
     const std::string at = fmt::format("{}/{}", base, i);
     const nlohmann::json& s = (*list)[i];
     if (!s.is_object())
-      throw UsageError(fmt::format("{}: {}: expected {{\"M\", \"N\", \"K\"}}, got {}", path, at, s.dump()));
+      throw UsageError(fmt::format("{}: {}: expected {{\"M\", \"N\", \"K\"}}, got {}", path, at, json_excerpt(s)));
     for (const auto& [key, value] : s.items())
       if (key != "M" && key != "N" && key != "K")
-        throw UsageError(fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N and K)", path, at, key));
+        throw UsageError(
+            fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N and K)", path, at, text_excerpt(key)));
     add_unique(shapes, Shape{dimension(s, "M", path, at), dimension(s, "N", path, at), dimension(s, "K", path, at)},
                fmt::format("{}: {}", path, at));
   }
   return shapes;
+}
+
+std::vector<Shape> load_shape_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path)) throw UsageError(fmt::format("{}: cannot read the shape file", path));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return parse_shape_file(text, path);
 }
 
 std::vector<Shape> load_shapes(const std::string& arg) {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_input.hpp"
 #include "space/enumerate.hpp"
 #include "space/space_json.hpp"
 
@@ -18,11 +19,11 @@ namespace {
 
 using space_json::Json;
 
-// nlohmann's message after its "[json.exception...] parse error at line L, column C: " prefix, which repeats what
-// our own position says (and counts columns in bytes).
+// nlohmann's message after its "[json.exception...] parse error at line L, column C: " (or "... at byte B: ")
+// prefix, which repeats what our own position says (and counts columns in bytes).
 std::string parse_error_detail(const std::string& what) {
-  std::size_t column = what.find("column ");
-  std::size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
+  std::size_t error = what.find("parse error");
+  std::size_t colon = error == std::string::npos ? std::string::npos : what.find(": ", error);
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
@@ -149,10 +150,11 @@ Space parse_space(std::string_view text, std::string file_label) {
   }
   Json root;
   try {
-    root = Json::parse(text);
+    root = parse_json_bounded<Json>(text);  // nesting bounded: dump and the checks below recurse per level
   } catch (const Json::parse_error& e) {
     TextPosition pos = position_at_offset(text, token_start(text, e.byte == 0 ? 0 : e.byte - 1));
-    throw SpaceError(space.file, pos.line, pos.column, "", "invalid JSON: " + parse_error_detail(e.what()));
+    throw SpaceError(space.file, pos.line, pos.column, "",
+                     "invalid JSON: " + text_excerpt(parse_error_detail(e.what()), 200));
   } catch (const Json::exception& e) {
     // A number out of range stops nlohmann before it sees any syntax error further on; the locator finds those.
     try {
@@ -166,7 +168,8 @@ Space parse_space(std::string_view text, std::string file_label) {
         if (q2 != std::string::npos) at = std::min(text.find(what.substr(q + 1, q2 - q - 1)), text.size());
       }
       TextPosition pos = position_at_offset(text, at);
-      throw SpaceError(space.file, pos.line, pos.column, "", "invalid JSON: " + parse_error_detail(what));
+      throw SpaceError(space.file, pos.line, pos.column, "",
+                       "invalid JSON: " + text_excerpt(parse_error_detail(what), 200));
     }
     throw number_out_of_range(space, text);
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 
 namespace mpgemm {
@@ -70,7 +71,7 @@ ShapeWinner winner_from_row(const std::vector<report::Cell>& r, bool from_rerank
   w.family = text(r[6]);
   w.config_name = text(r[7]);
   if (auto a = text(r[8]); !a.empty()) w.alias = a;
-  w.params = params_from_json(nlohmann::json::parse(text(r[9])));
+  w.params = params_from_json(parse_json_bounded(text(r[9])));
   w.median_ms = real(r[10]).value_or(0);
   w.cublas_ms = real(r[11]);
   w.ratio_to_cublas = real(r[12]);

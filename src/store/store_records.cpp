@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "store/live_runs.hpp"
 #include "store/store_impl.hpp"
@@ -51,7 +52,7 @@ std::string warnings_json(const std::vector<PtxasWarning>& warnings) {
 
 std::vector<PtxasWarning> warnings_from_json(const std::string& text) {
   std::vector<PtxasWarning> out;
-  for (const auto& w : nlohmann::json::parse(text)) {
+  for (const auto& w : parse_json_bounded(text)) {
     const auto kind = ptxas_warning_kind_from_string(w.at("kind").get<std::string>());
     if (!kind) throw std::runtime_error("unknown warning kind " + w.at("kind").dump());
     out.push_back(PtxasWarning{w.at("code").get<std::string>(), *kind, w.at("message").get<std::string>()});
@@ -160,7 +161,7 @@ std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
   r.tool_version = q.text(4);
   r.git_sha = q.text(5);
   try {
-    r.argv = nlohmann::json::parse(q.text(6)).get<std::vector<std::string>>();
+    r.argv = parse_json_bounded(q.text(6)).get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {
     s.bad_row(fmt::format("run {} has a malformed argv: {}", run_id, e.what()));
   }
@@ -181,7 +182,7 @@ std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
   r.shard = q.opt_text(21);
   if (auto gpus = q.opt_text(22)) {
     try {
-      for (const auto& g : nlohmann::json::parse(*gpus))
+      for (const auto& g : parse_json_bounded(*gpus))
         r.gpus.push_back(GpuIdentity{g.at("uuid").get<std::string>(), g.at("ordinal").get<int>()});
     } catch (const nlohmann::json::exception& e) {
       s.bad_row(fmt::format("run {} has malformed gpus: {}", run_id, e.what()));
@@ -223,7 +224,7 @@ std::optional<StoredConfig> Store::find_config(std::int64_t config_id) const {
   c.candidate.family = q.text(1);
   c.candidate.name = q.text(2);
   try {
-    c.candidate.params = params_from_json(nlohmann::json::parse(q.text(3)));
+    c.candidate.params = params_from_json(parse_json_bounded(q.text(3)));
   } catch (const std::exception& e) {
     s.bad_row(fmt::format("config {} has malformed params: {}", config_id, e.what()));
   }

@@ -27,6 +27,9 @@ const BadFile kBadFiles[] = {
     {"bad_truncated.json", 5, 29, "",
      "invalid JSON: syntax error while parsing array - unexpected end of input; expected ']'"},
     {"bad_number_overflow.json", 4, 26, "/constants/LIMIT", "number 1e999 is out of range"},
+    // The '[' that opens the 65th level (kMaxJsonDepth is 64); the brackets inside the description do not count.
+    {"bad_deep_nesting.json", 6, 83, "",
+     "invalid JSON: nesting deeper than 64 levels (arrays and objects within one another)"},
     {"bad_top_level_array.json", 1, 1, "", "expected an object, got an array"},
     {"bad_unknown_top_key.json", 5, 3, "/constraint",
      "unknown key \"constraint\" (did you mean \"constraints\"?); expected family, description, arch, shapes, "
@@ -127,6 +130,20 @@ TEST(SpaceBadFiles, UnreadableFileIsASpaceError) {
     FAIL() << "no error";
   } catch (const SpaceError& e) {
     EXPECT_EQ(e.message(), "cannot read the space file: it is a directory");
+  }
+}
+
+// 100,000 levels (far past any stack a recursive walk or dump could take): the same one-line error at the '['
+// that passes the bound, found in linear time.
+TEST(SpaceBadFiles, NestingFarPastTheBoundIsRefusedWhereItPassesIt) {
+  const std::string text = "{\"family\": " + std::string(100'000, '[') + std::string(100'000, ']') + "}";
+  try {
+    parse_space(text, "deep.json");
+    FAIL() << "no error";
+  } catch (const SpaceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "deep.json:1:75: at /: invalid JSON: nesting deeper than 64 levels (arrays and objects within one "
+              "another)");
   }
 }
 

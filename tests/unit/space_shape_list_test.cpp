@@ -32,9 +32,10 @@ class SpaceShapeFile : public ::testing::Test {
     std::ofstream(p) << text;
     return p.string();
   }
-  std::string error_of(const std::string& text) {
+  std::string error_of(const std::string& text) { return error_of_path(write(text)); }
+  std::string error_of_path(const std::string& path) {
     try {
-      load_shapes(write(text));
+      load_shapes(path);
     } catch (const UsageError& e) {
       return e.what();
     }
@@ -61,6 +62,47 @@ TEST_F(SpaceShapeFile, SaysWhereAFileIsWrong) {
   EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 8}, {"M": 1, "N": 8, "K": 8}])").find("listed twice"),
             std::string::npos);
   EXPECT_THROW(load_shapes((dir_ / "missing.json").string()), UsageError);
+}
+
+// A million levels: parsing stops at the 65th (kMaxJsonDepth), before anything walks or dumps the value (the
+// message quoting the element dumped it recursively and overflowed the stack).
+TEST_F(SpaceShapeFile, DeepNestingIsOneError) {
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  const std::string what = error_of(deep);
+  EXPECT_NE(what.find("invalid JSON"), std::string::npos) << what;
+  EXPECT_NE(what.find("nesting deeper than 64 levels"), std::string::npos) << what;
+  EXPECT_NE(what.find("at byte 65"), std::string::npos) << what;  // the '[' that passes the bound
+  EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  // Within the bound the element is quoted, and cut short.
+  EXPECT_NE(error_of("[" + std::string(63, '[') + std::string(63, ']') + "]")
+                .find("/0: expected {\"M\", \"N\", \"K\"}, got [[[["),
+            std::string::npos);
+}
+
+// Messages quote the file's values and keys: a huge one is cut, a control character escaped, so the refusal
+// stays one short line.
+TEST_F(SpaceShapeFile, MessagesQuoteValuesWithinBounds) {
+  std::string huge = "[";
+  for (int i = 0; i < 100'000; ++i) huge += (i ? ",1" : "1");
+  const std::string long_value = error_of("[" + huge + "]]");
+  EXPECT_NE(long_value.find("/0: expected {\"M\", \"N\", \"K\"}, got [1,1,1,"), std::string::npos) << long_value;
+  EXPECT_LT(long_value.size(), 300u);
+  const std::string long_dim = error_of(R"([{"M": )" + huge + R"(], "N": 1, "K": 1}])");
+  EXPECT_NE(long_dim.find("/0/M: expected a positive integer, got [1,1,"), std::string::npos) << long_dim;
+  EXPECT_LT(long_dim.size(), 300u);
+  const std::string key = error_of(R"([{"M": 1, "N": 1, "K": 1, "a\nb": 1}])");
+  EXPECT_NE(key.find(R"(unknown key "a\nb")"), std::string::npos) << key;
+  EXPECT_EQ(key.find('\n'), std::string::npos) << key;
+  const std::string bad_token = error_of("[\"" + std::string(100'000, 'x') + "\n\"]");  // a raw newline in a string
+  EXPECT_NE(bad_token.find("invalid JSON"), std::string::npos);
+  EXPECT_LT(bad_token.size(), 400u);
+  try {
+    parse_shape_list("1x1x1\n" + std::string(100'000, 'x'));
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    EXPECT_LT(std::string(e.what()).size(), 200u);
+  }
 }
 
 // The suites of configs/shapes: issue 9's ten shapes, and 48 transformer GEMMs whose N and K suit TMA.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "space/enumerate.hpp"
 #include "store/store.hpp"
@@ -60,7 +61,7 @@ std::vector<Recording> load_recordings(const Store& store, const std::string& fa
       rec.device_name = text_cell(r[12]);
       rec.shape = Shape{int_cell(r[2]).value_or(0), int_cell(r[3]).value_or(0), int_cell(r[4]).value_or(0)};
       Observation& o = rec.observation;
-      o.params = params_from_json(nlohmann::json::parse(text_cell(r[1])));
+      o.params = params_from_json(parse_json_bounded(text_cell(r[1])));
       auto status = status_from_string(text_cell(r[5]));
       if (!status) throw Error(fmt::format("unknown measurement status '{}'", text_cell(r[5])));
       o.status = *status;
