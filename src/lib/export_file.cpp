@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "export/export_table.hpp"
 #include "lib/winner_checks.hpp"
@@ -44,7 +45,7 @@ ShapeWinner to_winner(const ExportEntry& e, std::size_t index) {
 std::vector<ShapeWinner> read_export(std::string_view json_text, const std::filesystem::path& source) {
   ExportTable table;
   try {
-    table = export_table_from_json(nlohmann::json::parse(json_text));  // the format's one reader
+    table = export_table_from_json(parse_json_bounded(json_text));  // the format's one reader
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: neither a results database (not SQLite) nor an mpgemm-export JSON file ({})",
                             source.string(), e.what()));
