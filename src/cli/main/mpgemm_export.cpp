@@ -1,9 +1,6 @@
 // mpgemm-export: the database's winners as a JSON table (for libmpgemm and scripts) or as a C++ header that
 // instantiates them from kernels/*.cuh for nvcc.
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -32,7 +29,10 @@ int main(int argc, char** argv) {
   parser.positional("DB", "results database (mpgemm-tune --db)")
       .option("--format", "FMT", "json | cpp", "json")
       .option("--device", "NAME", "only this device's winners, e.g. \"NVIDIA H200\"", "every device")
-      .option("-o", "FILE", "write to FILE", "standard output")
+      .option("-o", "FILE",
+              "write to FILE (through a temporary file renamed into place; never the database read, nor any "
+              "other SQLite file)",
+              "standard output")
       .example("mpgemm-export results/results.db --format json -o winners.json", "the table libmpgemm loads")
       .example("mpgemm-export results/h200/sm90a.db --format cpp --device \"NVIDIA H200\" -o mpgemm_winners.hpp",
                "a header for nvcc -std=c++17 -I kernels -gencode arch=compute_90a,code=sm_90a");
@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
     options.database = args.positionals().at(0);
     options.device = args.get("--device");
     const std::optional<std::string> out = args.get("-o");
-    if (out) require_writable_output(*out);
+    // Never over the database it reads (through a symlink too) nor over any other database.
+    if (out) require_safe_output(*out, {{"the database", options.database}});
     if (!std::filesystem::exists(options.database))
       throw Error(fmt::format("no database at {}", options.database.string()));
     const Store store = Store::open(options.database, Store::Mode::read_only);
@@ -51,8 +52,7 @@ int main(int argc, char** argv) {
     const ExportTable table = collect_export(store, options, &sm_counts);
     const std::string text = format == "json" ? to_json(table).dump(2) + "\n" : export_cpp_header(table, sm_counts);
     if (out) {
-      std::ofstream f(*out);
-      if (!f || !(f << text) || !f.flush()) throw Error(fmt::format("cannot write {}: {}", *out, std::strerror(errno)));
+      write_file_atomically(*out, text);  // a failed write leaves an earlier export whole
       std::cerr << fmt::format("mpgemm-export: {} entries ({}) written to {}\n", table.entries.size(), format, *out);
     } else {
       std::cout << text;

@@ -1,8 +1,6 @@
 // mpgemm-run: reproduce the results table from the database's configs, verified and timed next to cuBLAS.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -56,7 +54,9 @@ int main(int argc, char** argv) {
   cli::add_rerank_settle_option(parser);
   cli::add_rerank_choice_options(parser);
   parser.option("--format", "FMT", "table | csv | json | markdown", "table")
-      .option("--output", "FILE", "also write the table to FILE in --format")
+      .option("--output", "FILE",
+              "also write the table to FILE in --format (through a temporary file renamed into place; never the "
+              "database or space read, nor any other SQLite file)")
       .option("--worker", "PATH", "the mpgemm-worker executable", "next to mpgemm-run")
       .option("--cubin-cache", "DIR", "compilations kept by mpgemm-tune, reused instead of compiling again",
               "DB.cubins beside the database")
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     // A path that cannot be written fails before any GPU time is spent; the file itself is only (re)written once
     // the table is complete, so a failed run leaves an earlier table as it was.
     const std::optional<std::string> output_path = args.get("--output");
-    if (output_path) require_writable_output(*output_path);
+    if (output_path) require_safe_output(*output_path, {{"the database", o.db_path}, {"the space", o.space_path}});
     std::vector<std::string> notes;
     report::Table t;
     const auto top_k = args.get_int("--rerank");
@@ -111,10 +111,10 @@ int main(int argc, char** argv) {
     report::print(t, *format, std::cout);
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
     if (output_path) {
-      std::ofstream output(*output_path);
+      std::ostringstream output;
       report::print(t, *format, output);
       for (const auto& n : notes) output << (*format == report::Format::markdown ? "\n" : "") << "note: " << n << "\n";
-      if (!output.flush()) throw Error(fmt::format("cannot write {}: {}", *output_path, std::strerror(errno)));
+      write_file_atomically(*output_path, output.str());
     }
     if (top_k && *top_k > 0) return 0;  // a config dropped from a re-rank is a result, not a failure of the command
     bool all_ok = true;
