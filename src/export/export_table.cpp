@@ -1,8 +1,6 @@
 #include "export/export_table.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -131,9 +129,12 @@ ExportTable export_table_from_json(const json& j) {
 }
 
 ExportTable read_export_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ExportError(fmt::format("cannot read {}", path.string()));
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string text;
+  try {
+    text = read_bounded_file(path, "exported file");
+  } catch (const InputFileError& e) {
+    throw ExportError(e.what());  // missing, a folder, unreadable, or endless (/dev/zero)
+  }
   json j;
   try {
     j = parse_json_bounded(text);  // nesting bounded: reading the parameters dumps values into messages

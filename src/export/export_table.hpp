@@ -65,8 +65,8 @@ nlohmann::json to_json(const ExportTable& t);
 ExportEntry export_entry_from_json(const nlohmann::json& j, const std::string& where = "/entries/0");
 ExportTable export_table_from_json(const nlohmann::json& j);
 
-// Reads an export file; throws ExportError (unreadable file, not JSON or nested deeper than kMaxJsonDepth
-// (common/bounded_input.hpp), not an export).
+// Reads an export file; throws ExportError (unreadable, larger than kMaxInputFileBytes, not JSON or nested deeper
+// than kMaxJsonDepth (common/bounded_input.hpp), not an export).
 ExportTable read_export_file(const std::filesystem::path& path);
 
 // The entries in the format's order: device, M, N, K.

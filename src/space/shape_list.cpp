@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -101,9 +99,12 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
 }
 
 std::vector<Shape> load_shape_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path)) throw UsageError(fmt::format("{}: cannot read the shape file", path));
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string text;
+  try {
+    text = read_bounded_file(path, "shape file");
+  } catch (const InputFileError& e) {
+    throw UsageError(e.what());  // missing, a folder, unreadable, or endless (/dev/zero)
+  }
   return parse_shape_file(text, path);
 }
 

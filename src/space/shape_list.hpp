@@ -15,8 +15,8 @@ Shape parse_shape(std::string_view text);
 // "MxNxK,MxNxK,..." (at least one; duplicates refused); throws UsageError.
 std::vector<Shape> parse_shape_list(std::string_view text);
 
-// A JSON shape file (above), at most kMaxJsonDepth deep (common/bounded_input.hpp); throws UsageError with the
-// file and the JSON path of what is wrong.
+// A JSON shape file (above), at most kMaxInputFileBytes and kMaxJsonDepth deep (common/bounded_input.hpp); throws
+// UsageError with the file and the JSON path of what is wrong.
 std::vector<Shape> load_shape_file(const std::string& path);
 
 // The text of a shape file; `path` names it in errors (what load_shape_file does once it has read the file).

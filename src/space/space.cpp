@@ -1,11 +1,7 @@
 #include "space/space.hpp"
 
 #include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include <fmt/format.h>
 
@@ -127,15 +123,12 @@ SpaceError Space::error_at_key(std::string json_path, std::string message) const
 }
 
 Space load_space(const std::filesystem::path& path) {
-  auto unreadable = [&](const std::string& why) {
-    return SpaceError(path.string(), 0, 0, "", "cannot read the space file: " + why);
-  };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw unreadable("it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw unreadable(std::strerror(errno));
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw unreadable(std::strerror(errno));
+  std::string text;
+  try {
+    text = read_bounded_file(path, "space file");
+  } catch (const InputFileError& e) {
+    throw SpaceError(path.string(), 0, 0, "", e.why());  // missing, a folder, unreadable, or endless (/dev/zero)
+  }
   return parse_space(text, path.string());
 }
 

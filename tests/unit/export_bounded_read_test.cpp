@@ -1,5 +1,6 @@
-// Reading an exported file a user hands us (read_export_file): JSON nested far past any export's depth and a huge
-// parameter value each end in one ExportError line naming the file, never a crash or a megabyte-long message.
+// Reading an exported file a user hands us (read_export_file): a file that never ends, JSON nested far past any
+// export's depth, and a huge parameter value each end in one ExportError line naming the file, never a crash,
+// bad_alloc or a megabyte-long message.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -73,6 +74,16 @@ TEST_F(ExportBoundedRead, AHugeParameterValueIsQuotedCutShort) {
   EXPECT_NE(what.find("/entries/0/params: parameter BM must be an integer or a string, got [7,7,7,"), std::string::npos)
       << what.substr(0, 300);
   EXPECT_LT(what.size(), p.string().size() + 200);
+}
+
+// /dev/zero never ends: reading stops at kMaxInputFileBytes. A folder or a missing file is named the same way.
+TEST_F(ExportBoundedRead, EndlessMissingAndFolderAreOneError) {
+  EXPECT_EQ(refusal("/dev/zero"), "/dev/zero: the exported file is larger than 64 MiB (is it the right file?)");
+  EXPECT_EQ(refusal(dir_), dir_.string() + ": cannot read the exported file: it is a folder");
+  EXPECT_EQ(refusal(dir_ / "none.json"),
+            (dir_ / "none.json").string() + ": cannot read the exported file: no such file");
+  const std::string not_json = refusal(write("{\"format\": "));
+  EXPECT_TRUE(not_json.starts_with((dir_ / "winners.json").string() + ": not valid JSON (")) << not_json;
 }
 
 }  // namespace

@@ -123,13 +123,23 @@ TEST(SpaceBadFiles, UnreadableFileIsASpaceError) {
     load_space(path);
     FAIL() << "no error";
   } catch (const SpaceError& e) {
-    EXPECT_EQ(std::string(e.what()), path + ": cannot read the space file: No such file or directory");
+    EXPECT_EQ(std::string(e.what()), path + ": cannot read the space file: no such file");
   }
   try {
     load_space(MPGEMM_SOURCE_DIR "/tests/data/spaces");
     FAIL() << "no error";
   } catch (const SpaceError& e) {
-    EXPECT_EQ(e.message(), "cannot read the space file: it is a directory");
+    EXPECT_EQ(e.message(), "cannot read the space file: it is a folder");
+  }
+}
+
+// /dev/zero never ends: the loader stops reading at kMaxInputFileBytes with one line, not bad_alloc.
+TEST(SpaceBadFiles, EndlessFileIsASpaceError) {
+  try {
+    load_space("/dev/zero");
+    FAIL() << "no error";
+  } catch (const SpaceError& e) {
+    EXPECT_EQ(std::string(e.what()), "/dev/zero: the space file is larger than 64 MiB (is it the right file?)");
   }
 }
 

@@ -79,6 +79,17 @@ TEST_F(SpaceShapeFile, DeepNestingIsOneError) {
             std::string::npos);
 }
 
+// /dev/zero (or any endless file) stops at kMaxInputFileBytes with one line, not bad_alloc.
+TEST_F(SpaceShapeFile, EndlessFileIsOneError) {
+  try {
+    load_shapes("/dev/zero");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "/dev/zero: the shape file is larger than 64 MiB (is it the right file?)");
+  }
+  EXPECT_EQ(error_of_path(dir_.string()), dir_.string() + ": cannot read the shape file: it is a folder");
+}
+
 // Messages quote the file's values and keys: a huge one is cut, a control character escaped, so the refusal
 // stays one short line.
 TEST_F(SpaceShapeFile, MessagesQuoteValuesWithinBounds) {
