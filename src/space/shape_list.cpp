@@ -1,7 +1,8 @@
 #include "space/shape_list.hpp"
 
-#include <algorithm>
 #include <filesystem>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -14,11 +15,23 @@ namespace mpgemm {
 
 namespace {
 
-void add_unique(std::vector<Shape>& shapes, const Shape& s, const std::string& where) {
-  if (std::find(shapes.begin(), shapes.end(), s) != shapes.end())
-    throw UsageError(fmt::format("{}: shape {} is listed twice", where, s.str()));
-  shapes.push_back(s);
-}
+// The shapes read so far, in list order, and a sorted index of them: each duplicate check is O(log n), so a list of
+// a million shapes loads in a fraction of a second (a linear search made it quadratic). An ordered set, not a hash, so
+// no list can be crafted to make the check slow.
+class UniqueShapes {
+ public:
+  // False when `s` is already listed (it is not added again).
+  bool add(const Shape& s) {
+    if (!seen_.insert({s.m, s.n, s.k}).second) return false;
+    shapes_.push_back(s);
+    return true;
+  }
+  std::vector<Shape> take() { return std::move(shapes_); }
+
+ private:
+  std::vector<Shape> shapes_;
+  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> seen_;
+};
 
 std::int64_t dimension(const nlohmann::json& obj, const char* key, const std::string& file, const std::string& path) {
   if (!obj.contains(key)) throw UsageError(fmt::format("{}: {}: missing \"{}\"", file, path, key));
@@ -50,15 +63,16 @@ Shape parse_shape(std::string_view text) {
 }
 
 std::vector<Shape> parse_shape_list(std::string_view text) {
-  std::vector<Shape> shapes;
+  UniqueShapes shapes;
   std::string_view rest = text;
   while (true) {
     const auto comma = rest.find(',');
-    add_unique(shapes, parse_shape(rest.substr(0, comma)), "--shapes");
+    const Shape s = parse_shape(rest.substr(0, comma));
+    if (!shapes.add(s)) throw UsageError(fmt::format("--shapes: shape {} is listed twice", s.str()));
     if (comma == std::string_view::npos) break;
     rest = rest.substr(comma + 1);
   }
-  return shapes;
+  return shapes.take();
 }
 
 std::vector<Shape> parse_shape_file(std::string_view text, const std::string& path) {
@@ -82,7 +96,7 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
   if (!list->is_array() || list->empty())
     throw UsageError(fmt::format("{}: {}: expected a non-empty list of {{\"M\", \"N\", \"K\"}} objects", path,
                                  base.empty() ? "/" : base));
-  std::vector<Shape> shapes;
+  UniqueShapes shapes;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string at = fmt::format("{}/{}", base, i);
     const nlohmann::json& s = (*list)[i];
@@ -92,10 +106,10 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
       if (key != "M" && key != "N" && key != "K")
         throw UsageError(
             fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N and K)", path, at, text_excerpt(key)));
-    add_unique(shapes, Shape{dimension(s, "M", path, at), dimension(s, "N", path, at), dimension(s, "K", path, at)},
-               fmt::format("{}: {}", path, at));
+    const Shape shape{dimension(s, "M", path, at), dimension(s, "N", path, at), dimension(s, "K", path, at)};
+    if (!shapes.add(shape)) throw UsageError(fmt::format("{}: {}: shape {} is listed twice", path, at, shape.str()));
   }
-  return shapes;
+  return shapes.take();
 }
 
 std::vector<Shape> load_shape_file(const std::string& path) {

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "space/shape_list.hpp"
 #include "support/run_command.hpp"
@@ -114,6 +116,32 @@ TEST_F(SpaceShapeFile, MessagesQuoteValuesWithinBounds) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
     EXPECT_LT(std::string(e.what()).size(), 200u);
   }
+}
+
+// The duplicate check is O(n log n): a million inline shapes, and a file of 200,000 whose first duplicate comes
+// last, are read in well under a second (a linear search per shape took minutes for the million). The first shape
+// listed again is the one reported.
+TEST(SpaceShapeListSize, LongListsLoadAndTheFirstDuplicateIsReported) {
+  std::string inline_list;
+  for (int i = 1; i <= 1'000'000; ++i) inline_list += fmt::format("{}{}x{}x{}", i > 1 ? "," : "", i, 8, 1 + i % 7);
+  EXPECT_EQ(parse_shape_list(inline_list).size(), 1'000'000u);
+  try {
+    parse_shape_list("1x8x2,5x8x6,3x8x4,5x8x6,3x8x4");
+    FAIL() << "duplicates accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--shapes: shape 5x8x6 is listed twice");
+  }
+  const fs::path dir = testing::fresh_dir("long_shape_file");
+  std::string file = "{\"shapes\": [";
+  for (int i = 1; i <= 200'000; ++i) file += fmt::format("{}{{\"M\": {}, \"N\": 8, \"K\": 8}}", i > 1 ? "," : "", i);
+  std::ofstream(dir / "dup.json") << file << R"(, {"M": 7, "N": 8, "K": 8}, {"M": 2, "N": 8, "K": 8}]})";
+  try {
+    load_shapes((dir / "dup.json").string());
+    FAIL() << "duplicates accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "dup.json").string() + ": /shapes/200000: shape 7x8x8 is listed twice");
+  }
+  fs::remove_all(dir);
 }
 
 // The suites of configs/shapes: issue 9's ten shapes, and 48 transformer GEMMs whose N and K suit TMA.
