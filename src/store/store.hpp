@@ -2,14 +2,17 @@
 // The SQLite results database (default results/results.db). One Store is one connection; several processes may
 // share a file: writes are short BEGIN IMMEDIATE transactions and a busy connection waits up to 10 s.
 // A Store is used from one thread at a time; give each thread its own.
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "common/error.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
 #include "report/table.hpp"
@@ -20,6 +23,16 @@ namespace mpgemm {
 namespace store_detail {
 struct State;  // the connection and its settings; defined in src/store/store_impl.hpp
 }  // namespace store_detail
+
+// A user query ran past its time limit (Store::query_sql_rows) and was stopped.
+class QueryTimeLimit : public Error {
+ public:
+  explicit QueryTimeLimit(std::chrono::milliseconds limit);
+  std::chrono::milliseconds limit() const { return limit_; }
+
+ private:
+  std::chrono::milliseconds limit_;
+};
 
 class Store {
  public:
@@ -120,8 +133,16 @@ class Store {
   // Throws mpgemm::Error listing the valid names for an unknown one.
   report::Table query_named(std::string_view what) const;
   // One read-only SELECT from the user. Needs a Store opened read_only; refuses (mpgemm::Error) anything that
-  // writes, ATTACH/DETACH, setting pragmas, and more than one statement.
+  // writes, ATTACH/DETACH, setting pragmas, functions that reach the process's memory (fts3_tokenizer,
+  // load_extension), and more than one statement.
   report::Table query_sql(std::string_view sql) const;
+  // The same, streamed: `columns` gets the column names, then `row` each row as SQLite produces it, so no more
+  // than one row is held here. Throws QueryTimeLimit once SQLite itself has worked on the query for `limit` (the
+  // time spent in `row` does not count: a reader paging through the output is not the query's fault); zero: no
+  // limit. An exception from `row` ends the query and propagates.
+  void query_sql_rows(std::string_view sql, const std::function<void(const std::vector<std::string>&)>& columns,
+                      const std::function<void(std::vector<report::Cell>&&)>& row,
+                      std::chrono::milliseconds limit = {}) const;
 
  private:
   explicit Store(std::unique_ptr<store_detail::State> state);

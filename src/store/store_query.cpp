@@ -1,6 +1,7 @@
 // Read-only queries for mpgemm-query: canned views of the database, and one user SELECT that is refused
 // unless it provably only reads.
 #include <array>
+#include <chrono>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -127,32 +128,41 @@ constexpr std::array<std::string_view, kQueries.size()> kNames = [] {
   return names;
 }();
 
+// The current row's cells, typed as SQLite holds them; a blob shows as its size.
+std::vector<report::Cell> cells_of(const sqlite::Statement& q) {
+  std::vector<report::Cell> row;
+  for (int c = 0; c < q.column_count(); ++c) {
+    switch (sqlite3_column_type(q.get(), c)) {
+      case SQLITE_INTEGER:
+        row.emplace_back(q.int64(c));
+        break;
+      case SQLITE_FLOAT:
+        row.emplace_back(q.real(c));
+        break;
+      case SQLITE_TEXT:
+        row.emplace_back(q.text(c));
+        break;
+      case SQLITE_BLOB:
+        row.emplace_back(fmt::format("<{} bytes>", sqlite3_column_bytes(q.get(), c)));
+        break;
+      default:
+        row.emplace_back(std::monostate{});
+        break;
+    }
+  }
+  return row;
+}
+
+std::vector<std::string> columns_of(const sqlite::Statement& q) {
+  std::vector<std::string> names;
+  for (int c = 0; c < q.column_count(); ++c) names.emplace_back(sqlite3_column_name(q.get(), c));
+  return names;
+}
+
 report::Table to_table(sqlite::Statement& q) {
   report::Table table;
-  for (int c = 0; c < q.column_count(); ++c) table.columns.emplace_back(sqlite3_column_name(q.get(), c));
-  while (q.step()) {
-    std::vector<report::Cell> row;
-    for (int c = 0; c < q.column_count(); ++c) {
-      switch (sqlite3_column_type(q.get(), c)) {
-        case SQLITE_INTEGER:
-          row.emplace_back(q.int64(c));
-          break;
-        case SQLITE_FLOAT:
-          row.emplace_back(q.real(c));
-          break;
-        case SQLITE_TEXT:
-          row.emplace_back(q.text(c));
-          break;
-        case SQLITE_BLOB:
-          row.emplace_back(fmt::format("<{} bytes>", sqlite3_column_bytes(q.get(), c)));
-          break;
-        default:
-          row.emplace_back(std::monostate{});
-          break;
-      }
-    }
-    table.rows.push_back(std::move(row));
-  }
+  table.columns = columns_of(q);
+  while (q.step()) table.rows.push_back(cells_of(q));
   return table;
 }
 
@@ -171,13 +181,32 @@ bool readable_pragma(const char* name, const char* value) {
   return false;
 }
 
+// Functions a user query may not call although they only "read": fts3_tokenizer() hands out (one argument) or
+// installs (two: SQLite is built with ENABLE_FTS3_TOKENIZER here) a pointer to C code, load_extension() loads a
+// shared library. Compared without case, as SQLite resolves function names.
+bool refused_function(const char* name) {
+  constexpr std::array<std::string_view, 2> kRefused{"fts3_tokenizer", "load_extension"};
+  if (!name) return false;
+  for (auto refused : kRefused)
+    if (sqlite3_stricmp(name, std::string(refused).c_str()) == 0) return true;
+  return false;
+}
+
+// What the authorizer refused, for the message (SQLite's own says only "not authorized").
+struct Refusal {
+  std::string function;
+};
+
 // Authorizer for user queries: reading only. ATTACH is refused here because sqlite3_stmt_readonly() counts
 // it as read-only (it changes the connection, not a file).
-int authorize_read(void*, int action, const char* arg1, const char* arg2, const char*, const char*) {
+int authorize_read(void* user, int action, const char* arg1, const char* arg2, const char*, const char*) {
   switch (action) {
+    case SQLITE_FUNCTION:
+      if (!refused_function(arg2)) return SQLITE_OK;
+      static_cast<Refusal*>(user)->function = arg2;
+      return SQLITE_DENY;
     case SQLITE_SELECT:
     case SQLITE_READ:
-    case SQLITE_FUNCTION:
     case SQLITE_RECURSIVE:
       return SQLITE_OK;
     case SQLITE_PRAGMA:
@@ -190,13 +219,58 @@ int authorize_read(void*, int action, const char* arg1, const char* arg2, const 
 // Keeps the authorizer installed while preparing, whatever happens.
 class ReadOnlyAuthorizer {
  public:
-  explicit ReadOnlyAuthorizer(sqlite3* db) : db_(db) { sqlite3_set_authorizer(db_, authorize_read, nullptr); }
+  explicit ReadOnlyAuthorizer(sqlite3* db) : db_(db) { sqlite3_set_authorizer(db_, authorize_read, &refusal_); }
   ~ReadOnlyAuthorizer() { sqlite3_set_authorizer(db_, nullptr, nullptr); }
   ReadOnlyAuthorizer(const ReadOnlyAuthorizer&) = delete;
   ReadOnlyAuthorizer& operator=(const ReadOnlyAuthorizer&) = delete;
+  const Refusal& refusal() const { return refusal_; }
 
  private:
   sqlite3* db_;
+  Refusal refusal_;
+};
+
+// The time SQLite spends on a query's steps, stopped (SQLITE_INTERRUPT) once it reaches a limit: a progress
+// handler every 1000 virtual-machine instructions compares the time in steps so far with it. Time between steps
+// (the caller printing a row) is not counted.
+class StepClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  StepClock(sqlite3* db, std::chrono::milliseconds limit) : db_(db), limit_(limit) {
+    if (limit_.count() > 0) sqlite3_progress_handler(db_, 1000, &StepClock::check, this);
+  }
+  ~StepClock() {
+    if (limit_.count() > 0) sqlite3_progress_handler(db_, 0, nullptr, nullptr);
+  }
+  StepClock(const StepClock&) = delete;
+  StepClock& operator=(const StepClock&) = delete;
+
+  // One sqlite3_step, timed; QueryTimeLimit when the limit stopped it.
+  bool step(sqlite::Statement& q) {
+    step_started_ = Clock::now();
+    try {
+      const bool row = q.step();
+      used_ += Clock::now() - step_started_;
+      return row;
+    } catch (const StoreError&) {
+      if (stopped_) throw QueryTimeLimit(limit_);
+      throw;
+    }
+  }
+
+ private:
+  static int check(void* self) {
+    auto* c = static_cast<StepClock*>(self);
+    if (c->used_ + (Clock::now() - c->step_started_) < c->limit_) return 0;
+    c->stopped_ = true;
+    return 1;
+  }
+
+  sqlite3* db_;
+  std::chrono::milliseconds limit_;
+  Clock::duration used_{};
+  Clock::time_point step_started_{};
+  bool stopped_ = false;
 };
 
 }  // namespace
@@ -217,7 +291,22 @@ report::Table Store::query_named(std::string_view what) const {
   throw Error(fmt::format("unknown query '{}' (valid: {})", what, valid));
 }
 
+QueryTimeLimit::QueryTimeLimit(std::chrono::milliseconds limit)
+    : Error(fmt::format("query stopped: it ran past its time limit of {:g} s",
+                        std::chrono::duration<double>(limit).count())),
+      limit_(limit) {}
+
 report::Table Store::query_sql(std::string_view sql) const {
+  report::Table table;
+  query_sql_rows(
+      sql, [&](const std::vector<std::string>& columns) { table.columns = columns; },
+      [&](std::vector<report::Cell>&& row) { table.rows.push_back(std::move(row)); });
+  return table;
+}
+
+void Store::query_sql_rows(std::string_view sql, const std::function<void(const std::vector<std::string>&)>& columns,
+                           const std::function<void(std::vector<report::Cell>&&)>& row,
+                           std::chrono::milliseconds limit) const {
   auto& s = state();
   if (s.mode != Mode::read_only)
     throw Error("a user SQL query needs the database opened read-only (Store::Mode::read_only)");
@@ -226,6 +315,10 @@ report::Table Store::query_sql(std::string_view sql) const {
   sqlite3_stmt* prepared = nullptr;
   const char* tail = nullptr;
   const int rc = sqlite3_prepare_v2(s.conn.db, sql.data(), static_cast<int>(sql.size()), &prepared, &tail);
+  // A refused function fails the prepare with SQLITE_ERROR ("not authorized to use function"), not SQLITE_AUTH.
+  if (rc != SQLITE_OK && !guard.refusal().function.empty())
+    throw Error(fmt::format("query refused: {}() is not allowed (it reaches the program's memory or loads code)",
+                            guard.refusal().function));
   if ((rc & 0xff) == SQLITE_AUTH)
     throw Error(fmt::format("query refused: only reading is allowed ({})", sqlite3_errmsg(s.conn.db)));
   if (rc != SQLITE_OK) sqlite::fail(s.conn, rc, "preparing the query");
@@ -238,7 +331,9 @@ report::Table Store::query_sql(std::string_view sql) const {
   if (rc2 != SQLITE_OK || second != nullptr) throw Error("query refused: only one statement is allowed");
   if (statement.get() == nullptr) throw Error("query refused: it is empty");
   if (!sqlite3_stmt_readonly(statement.get())) throw Error("query refused: it would modify the database");
-  return to_table(statement);
+  columns(columns_of(statement));
+  StepClock clock(s.conn.db, limit);
+  while (clock.step(statement)) row(cells_of(statement));
 }
 
 }  // namespace mpgemm
