@@ -1,11 +1,13 @@
 // mpgemm-query: read-only views of a results database, in the format you need; `mpgemm-query merge OUT IN...`
 // merges databases.
+#include <chrono>
 #include <iostream>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "cli/guarded_main.hpp"
+#include "cli/sql_rows.hpp"
 #include "common/error.hpp"
 #include "compile/cubin_cache.hpp"
 #include "report/table.hpp"
@@ -17,6 +19,11 @@
 using namespace mpgemm;
 
 namespace {
+
+// A --sql query's default time limit: far more than any question about a results database takes, and an endless
+// recursive CTE ends with a message instead of running until killed.
+constexpr std::chrono::milliseconds kDefaultSqlTimeLimit{60'000};
+constexpr double kMaxSqlTimeLimitS = 7 * 24 * 3600;
 
 int merge_main(int argc, char** argv) {
   cli::ArgParser parser(
@@ -83,7 +90,15 @@ int main(int argc, char** argv) {
                   "measurements | profiles | winners | reranks (default: best)",
                   false)
       .option("--format", "FMT", "table | csv | json | markdown", "table")
-      .option("--sql", "QUERY", "run one read-only SELECT on the database instead of a view")
+      .option("--sql", "QUERY",
+              fmt::format("run one read-only SELECT on the database instead of a view; its rows are printed as "
+                          "they come (with --format csv or json in bounded memory, however many; table and "
+                          "markdown align the columns over every row and take at most {} rows)",
+                          cli::kMaxAlignedRows))
+      .option("--timeout", "SECONDS",
+              "stop a --sql query once SQLite has worked on it this long (the time spent printing does not "
+              "count); 0: no limit",
+              fmt::format("{}", std::chrono::duration_cast<std::chrono::seconds>(kDefaultSqlTimeLimit).count()))
       .option("--compare", "A,B",
               "the Nsight Compute counters of two profiled labels side by side, with B/A "
               "(which counter moved); labels are what mpgemm-profile recorded, each label's newest kernel and "
@@ -116,6 +131,14 @@ int main(int argc, char** argv) {
     if (args.positionals().empty())
       throw UsageError("missing DB: name the results database (mpgemm-tune writes results/results.db by default)");
     const std::string db = args.positionals().at(0);
+    std::chrono::milliseconds limit = kDefaultSqlTimeLimit;
+    if (auto t = args.get_double("--timeout")) {
+      if (!args.has("--sql")) throw UsageError("--timeout goes with --sql");
+      if (!(*t >= 0 && *t <= kMaxSqlTimeLimitS))
+        throw UsageError(fmt::format("--timeout must be between 0 and {:g} seconds", kMaxSqlTimeLimitS));
+      limit = std::chrono::milliseconds(static_cast<std::int64_t>(*t * 1000));
+      if (*t > 0 && limit.count() == 0) limit = std::chrono::milliseconds(1);
+    }
     if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db));
     if (std::filesystem::is_directory(db)) throw Error(fmt::format("{} is a folder, not a database", db));
     if (args.has("--dump")) {
@@ -130,7 +153,16 @@ int main(int argc, char** argv) {
       table = store.compare_profiles(cmp->substr(0, comma), cmp->substr(comma + 1));
     } else if (auto sql = args.get("--sql")) {
       if (args.positionals().size() > 1) throw UsageError("give either a VIEW or --sql, not both");
-      table = store.query_sql(*sql);
+      cli::SqlRowPrinter printer(*format, std::cout);
+      try {
+        store.query_sql_rows(
+            *sql, [&](const std::vector<std::string>& names) { printer.columns(names); },
+            [&](std::vector<report::Cell>&& row) { printer.row(std::move(row)); }, limit);
+      } catch (const QueryTimeLimit& e) {
+        throw Error(fmt::format("{}: {} (--timeout SECONDS changes it; 0: no limit)", db, e.what()));
+      }
+      printer.finish();
+      return 0;
     } else {
       const std::string view = args.positionals().size() > 1 ? args.positionals()[1] : "best";
       table = store.query_named(view);
