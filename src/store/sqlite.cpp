@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 
 namespace mpgemm::sqlite {
 
 void fail(const Connection& c, int rc, std::string_view doing) {
-  const std::string message = c.db ? sqlite3_errmsg(c.db) : sqlite3_errstr(rc);
+  // Escaped and cut: SQLite quotes a damaged schema's SQL, newlines and all, and a refusal is one line.
+  const std::string message = text_excerpt(c.db ? sqlite3_errmsg(c.db) : sqlite3_errstr(rc), 200);
   std::string detail;
   switch (rc & 0xff) {
     case SQLITE_FULL:
