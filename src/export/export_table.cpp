@@ -17,10 +17,11 @@ json optional_number(const std::optional<double>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+// `where` is the JSON path of `j`: "" for the root, which messages call "/".
 const json& field(const json& j, const char* name, const std::string& where) {
-  if (!j.is_object()) throw ExportError(fmt::format("{}: expected an object", where));
+  if (!j.is_object()) throw ExportError(fmt::format("{}: expected an object", where.empty() ? "/" : where));
   auto it = j.find(name);
-  if (it == j.end()) throw ExportError(fmt::format("{}: missing \"{}\"", where, name));
+  if (it == j.end()) throw ExportError(fmt::format("{}: missing \"{}\"", where.empty() ? "/" : where, name));
   return *it;
 }
 
