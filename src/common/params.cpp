@@ -29,7 +29,11 @@ Params params_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw Error("parameters must be a JSON object");
   Params p;
   for (const auto& [k, v] : j.items()) {
-    if (v.is_number_integer()) {
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t{std::numeric_limits<std::int64_t>::max()}) {
+      // get<std::int64_t> would wrap it to a negative value: a silently different parameter
+      throw Error(fmt::format("parameter {} = {} is out of range (at most {})", text_excerpt(k), v.get<std::uint64_t>(),
+                              std::numeric_limits<std::int64_t>::max()));
+    } else if (v.is_number_integer()) {
       p[k] = v.get<std::int64_t>();
     } else if (v.is_string()) {
       p[k] = v.get<std::string>();

@@ -76,6 +76,14 @@ TEST_F(ExportBoundedRead, AHugeParameterValueIsQuotedCutShort) {
   EXPECT_LT(what.size(), p.string().size() + 200);
 }
 
+// A parameter past int64 (the JSON reads it as unsigned) was read wrapped to a negative value, not refused.
+TEST_F(ExportBoundedRead, AParameterPastInt64IsRefusedNotWrapped) {
+  const fs::path p = write(export_with_params(R"({"BM": 18446744073709551615})"));
+  EXPECT_EQ(refusal(p), p.string() +
+                            ": /entries/0/params: parameter BM = 18446744073709551615 is out of range (at most "
+                            "9223372036854775807)");
+}
+
 // /dev/zero never ends: reading stops at kMaxInputFileBytes. A folder or a missing file is named the same way.
 TEST_F(ExportBoundedRead, EndlessMissingAndFolderAreOneError) {
   EXPECT_EQ(refusal("/dev/zero"), "/dev/zero: the exported file is larger than 64 MiB (is it the right file?)");
