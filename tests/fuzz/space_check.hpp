@@ -3,22 +3,16 @@
 // corpus replay that CI runs without clang (unit/space_corpus_test.cpp): parse_space, and enumerate when the
 // file loads, either succeed or throw a SpaceError whose what() is the one line
 // "label:line:column: at /path: message". Anything else is a bug in src/space.
-#include <cxxabi.h>
-
 #include <cstdint>
-#include <cstdlib>
 #include <exception>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <typeinfo>
 
+#include "fuzz/contract.hpp"
 #include "space/enumerate.hpp"
 #include "space/space.hpp"
 
 namespace mpgemm::fuzz {
-
-inline constexpr std::string_view kLabel = "input.json";  // how errors name the input
 
 // Enumeration is linear in the product (the loader refuses above 10M); above this many configs the input
 // is only loaded, which keeps the fuzzer fast. Loading has already searched the product for a valid config.
@@ -36,14 +30,6 @@ inline bool well_formed(std::string_view what, std::string_view label) {
     rest.remove_prefix(digits);
   }
   return rest.starts_with(": at /");
-}
-
-// "mpgemm::Error" for what typeid calls "N6mpgemm5ErrorE".
-inline std::string type_name(const std::exception& e) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status),
-                                              std::free);
-  return status == 0 ? name.get() : typeid(e).name();
 }
 
 // Empty when the loader kept its contract on `text`; otherwise what it did wrong.
