@@ -1,5 +1,5 @@
 #pragma once
-// The library's dispatch policy (stated in include/mpgemm/gemm.hpp and the README) as a pure function over a
+// The library's dispatch policy (stated in include/mpgemm/gemm.hpp and docs/library.md) as a pure function over a
 // table of tuned shapes, so it is tested on the CPU. The caller (src/lib/device_state.cpp) builds the table for
 // one device and one requested shape: each tuned shape of the device with its winner's ratio to cuBLAS and
 // whether that winner can run the requested shape there.

@@ -16,7 +16,7 @@ inline constexpr std::int32_t kStoreApplicationId = 0x6D706765;
 int schema_version();
 
 // The documented schema: every migration's SQL in order, with its version as a comment. Shown by
-// `mpgemm-query --schema` and in the README.
+// `mpgemm-query --schema` and in docs/schema.md (tools/gen_schema_doc.py).
 std::string schema_sql();
 
 namespace store_detail {

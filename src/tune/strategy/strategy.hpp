@@ -45,7 +45,7 @@ struct PriorObservation {
 struct StrategyOption {
   std::string name;           // e.g. "initial_temperature"
   std::string default_value;  // as text, e.g. "0.1"
-  std::string description;    // for --help and the README
+  std::string description;    // for --help and mpgemm-strategies list
 };
 
 struct StrategyContext {
