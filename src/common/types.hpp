@@ -58,8 +58,9 @@ std::string_view to_string(L2Mode mode);  // "warm", "cold"
 std::optional<L2Mode> l2_mode_from_string(std::string_view text);
 
 // How a warm batch of launches reaches the GPU. A batch of microsecond launches enqueued call by call runs at the
-// host's pace whenever a call costs the host more than its kernel takes the GPU (cublasGemmEx at 512^3 on an H200:
-// 10 us per call against 3.5 us per kernel); replayed as one captured graph it runs at the GPU's pace.
+// host's pace whenever a call costs the host more than its kernel takes the GPU (cublasGemmEx can, at small shapes:
+// docs/findings.md, "Host-bound references at microsecond shapes"); replayed as one captured graph it runs at the
+// GPU's pace.
 enum class BatchEnqueue {
   stream,  // `iters` calls from the host between two events (the writeup's protocol)
   graph,   // the `iters` calls captured once as a CUDA graph, each batch one replay between two events

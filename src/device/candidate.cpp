@@ -161,10 +161,10 @@ Measurement CandidateRun::time(const TimingPlan& plan, bool pair_with_cublas, co
     if (screen && screen->launches > 0) {
       // Warm L2: the launches as one batch, enqueued as the full protocol's batches are (host calls or a graph),
       // after one untimed batch that warms the kernel; each batch, like the full protocol's, starts on an idle
-      // queue, so a short batch carries its first launch's latency over few launches (a 3-launch batch of a 3.4 us
-      // kernel read ~1.3x its 20-launch batches at 512^3 on the H200): screens are compared with screens
-      // (ScreenBaseline). Timed one at a time, a microsecond kernel's time was mostly launch latency (3.3 us per
-      // launch in batches, 7.5 us alone). Cold L2: one at a time, each after a flush.
+      // queue, so a short batch carries its first launch's latency over few launches: screens are compared with
+      // screens (ScreenBaseline). Timed one at a time, a microsecond kernel's time would be mostly launch latency
+      // (docs/findings.md, "The quick screen must compare like with like"). Cold L2: one at a time, each after a
+      // flush.
       TimingStats shown;
       if (flusher) {
         shown = summarize(time_each_launch(session_.stream(), screen->launches, flusher, [this] { launch(); }), 0,

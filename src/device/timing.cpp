@@ -185,9 +185,9 @@ void WarmBatch::capture() {
   (void)cudaGraphDestroy(graph);  // the instantiated graph no longer needs it
   MPGEMM_CUDA(made);
   exec_.reset(exec);
-  // Uploaded now, in stream order before any timed replay: otherwise the first replay uploads it, ~25 us on the
-  // H200, which put every 512^3 timing's max 1.2 us per launch above its median (a spread of ~30%, so each was
-  // measured three times and flagged noisy).
+  // Uploaded now, in stream order before any timed replay: otherwise the first replay uploads it, and that upload,
+  // tens of microseconds, lands in one timed batch and widens a microsecond timing's spread until it is measured
+  // again and flagged noisy (measure protocol 5; docs/findings.md, "The quick screen must compare like with like").
   MPGEMM_CUDA(cudaGraphUpload(exec_.get(), stream_));
 }
 

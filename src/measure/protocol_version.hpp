@@ -14,19 +14,20 @@
 // re-measured for its spread.
 // 3 = with warm L2 the screening launches are one batch after as many untimed ones, not one at a time: at
 // microsecond shapes single launches are mostly launch latency, and the screen discarded configs faster than the
-// best (a 512^3 run on the H200 fully timed 6 of 1367 configs); a dependent launch is verified overlapping an
-// earlier launch of itself.
+// best; a dependent launch is verified overlapping an earlier launch of itself.
 // 4 = the screen compares like with like: every config is screened (the first of a shape too) and a screen is
-// compared with the fastest screen the worker saw on the shape, not with a full median (a 3-launch batch reads
-// ~1.3x a 20-launch one at 512^3 on the H200, so close configs were screened out: 36 of 1367 fully timed).
-// 5 = a graph batch is uploaded before its first timed replay (the first replay uploaded it: every 512^3 timing's
-// spread was ~30%, measured three times and flagged noisy); a capture's error is cleared when it is abandoned.
+// compared with the fastest screen the worker saw on the shape, not with a full median (a few launches read slower
+// per launch than a full batch, so configs close to the best were screened out).
+// 5 = a graph batch is uploaded before its first timed replay (the first replay uploaded it, which widened every
+// microsecond timing's spread past --max-spread, so each was measured three times and flagged noisy); a capture's
+// error is cleared when it is abandoned.
+// The evidence for 3-5 is in docs/findings.md, "The quick screen must compare like with like".
 // (--settle-ms, untimed cuBLAS launches when a shape is prepared, is off by default and enters the key when set.
 // The worker's clock hold, --keep-warm-ms and --idle-settle-ms, enters the key when set, and the command lines set
-// it by default: their keys from 2026-12-02 on differ from every earlier one, so an older database is measured
-// again unless both are 0.)
-// Not bumped on 2026-12-02e, when the inputs came to be filled in blocks of 2^20 with a generator each (other
-// values for a seed) and a prepared shape settles again after cuBLASLt's search: the tuner draws a fresh seed for
+// it by default: keys measured with the hold differ from every key measured before it existed, so an older database
+// is measured again unless both are 0.)
+// Not bumped when the inputs came to be filled in blocks of 2^20 with a generator each (other values for a seed)
+// and a prepared shape came to settle again after cuBLASLt's search: the tuner draws a fresh seed for
 // every shape of every run, so no stored outcome rested on the old values, and the second settling moves only the
 // clock a shape's first configs meet, toward the one the rest of the shape meets.
 namespace mpgemm {

@@ -1,7 +1,6 @@
 #pragma once
 // Deterministic inputs from a 64-bit seed: the same seed gives the same matrices on every machine, build and
-// thread count (the block layout below is part of what a seed means; it came 2026-12-02, changing every seed's
-// values).
+// thread count (the block layout below is part of what a seed means: changing it changes every seed's values).
 // Values are uniform in [-1, 1] and never exactly zero, so an unwritten or mis-indexed output cannot hide behind
 // zeros (and data-dependent power saving cannot flatter a kernel).
 #include <cstddef>

@@ -54,10 +54,11 @@ bool screened_out(double screen_ms, std::optional<double> best_ms, const ScreenR
 
 // What one worker's screen compares against on the prepared shape: like with like. A screen's few launches read
 // slower per launch than the full protocol's batches of the same kernel wherever launch latency is a visible part
-// of a launch (on the H200 a 3-launch batch of a 3.4 us kernel read ~1.3x its 20-launch batches), so against a
-// full median the screen throws out configs close to the best. Once the worker has screened configs on the shape,
-// the fastest screen time it saw is the baseline (every config is screened, also before a best is known, so the
-// best config's own screen time is among them); until then the coordinator's best full median.
+// of a launch (a 3-launch batch carries its first launch's latency over few launches), so against a full median the
+// screen throws out configs close to the best (docs/findings.md, "The quick screen must compare like with like"). Once
+// the worker has screened configs on the shape, the fastest screen time it saw is the baseline (every config is
+// screened, also before a best is known, so the best config's own screen time is among them); until then the
+// coordinator's best full median.
 class ScreenBaseline {
  public:
   void reset() { fastest_screen_ms_.reset(); }  // a new shape
@@ -76,9 +77,9 @@ class ScreenBaseline {
 };
 
 // Holding the card at the clock sustained load holds while a shape is tuned (the worker, worker/server.cpp). After
-// an idle gap an H200 ran cuBLAS ~9-10% faster than its sustained pace for the first 20-50 ms (a clock burst; ~5%
-// after a gap of only 20 ms), 1.5-3.5% slower at 50-100 ms, and within 0.3% from 100-200 ms on
-// (results/h200/settle/), so a config timed right after a compile wait was timed fast.
+// an idle gap a power-capped GPU runs its first tens of milliseconds of load fast (a clock burst) and reaches its
+// sustained pace only after 100-200 ms, so a config timed right after a compile wait would be timed fast
+// (docs/findings.md, "A cool card runs fast, for about 100 ms").
 struct ClockHold {
   // Between requests, untimed cuBLAS on the prepared shape until the next request arrives, for at most this long
   // after the last one (ms); 0: never.

@@ -44,24 +44,25 @@ inline constexpr std::string_view kRerankRule = "median_tie_band_then_regs_x_thr
 struct RerankOptions {
   int top_k = 5;  // configs re-timed; 0 turns the re-rank off
   // --rerank-within X: also every config whose stored median is within (1 + X) x the fastest, up to
-  // kRerankMaxConfigs, so the re-rank holds every config a first pass cannot tell from the best (on the H200 the
-  // same config timed by two runs moves by +-3.5%). nullopt: the K fastest only.
+  // kRerankMaxConfigs, so the re-rank holds every config a first pass cannot tell from the best: one config's
+  // first-pass median moves by a few percent from run to run (docs/findings.md, "Settle, then re-rank wide").
+  // nullopt: the K fastest only.
   std::optional<double> within;
   // --rerank-cycles: also the K fastest by cycles (the first-pass median x the SM clock read while it was timed;
   // with `within`, those within (1 + X) x the fewest cycles too), so a config timed in a low clock step makes the
-  // re-rank: on an H200 at 4096x1024x2048, which the power cap does not hold, the clock rose 1725 -> 1935 MHz
-  // through a first pass, and the configs timed first came out 5% behind by time and third by cycles, and were 3%
-  // faster side by side. A ranking by cycles alone misleads where the cap holds (the kernel sets its own clock:
-  // 128 x 128 pingpong tiles ran at ~1250 MHz, 128 x 256 cooperative ones at ~1420), hence both, the union re-timed.
+  // re-rank. Where the power cap does not hold a shape its clock drifts through a first pass, and the configs timed
+  // early fall behind by time though they are fastest side by side. A ranking by cycles alone misleads where the
+  // cap does hold, since each kernel then sets its own clock; hence both, the union re-timed (docs/findings.md,
+  // "Where the cap does not hold a shape, re-rank by time and by cycles").
   bool by_cycles_too = false;
   // --rerank-also: configs (by name) re-timed besides the ones above, e.g. another run's pick, so a pick and the
   // best of a first pass are judged in the same rounds. Each needs a verified measurement of the shape on the
   // device; rerank_shape throws UsageError naming the first one that has none.
   std::vector<std::string> also;
-  RerankProtocol protocol;    // warm-up, rounds, launches per batch
-  // The re-rank sized by time (each 0: off; sized_rerank_protocol). A fixed count of rounds is 5.6 ms of each
-  // 28 us kernel (10 rounds of 20 launches): one of the ~100 ms steps in which an H200 moves its clock when the
-  // power cap does not hold it, too little to tell 1% apart; at 1.7 ms a kernel the same count is 2.4 s a shape.
+  RerankProtocol protocol;  // warm-up, rounds, launches per batch
+  // The re-rank sized by time (each 0: off; sized_rerank_protocol). A fixed count of rounds times a microsecond
+  // kernel for a few milliseconds, within one of the steps in which a GPU moves its clock when the power cap does
+  // not hold it, too little to tell 1% apart, and times a millisecond kernel for seconds a shape.
   double min_kernel_ms = 0;   // rounds raised so that each kernel's timed launches add up to at least this
   double max_batch_ms = 0;    // launches per batch lowered so that one batch takes at most this
   double tie_band = 0.01;     // relative: medians within (1 + tie_band) x the fastest tie

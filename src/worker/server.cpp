@@ -41,7 +41,7 @@ void log(const std::string& text) {
 // Shapes prepared earlier are kept, inputs and cuBLASLt's choice, while they take at most this share of the
 // device's memory and number at most kKeptShapesMost: preparing one again with the same seed (the tuner's re-rank
 // after its first pass, a lane coming back to a shape) then costs a settling and cuBLAS's timing, not the host's
-// fill and cuBLASLt's search (2.4 s of 16384x4096x8192's preparation on an H200).
+// fill and cuBLASLt's search, which take seconds at large shapes.
 constexpr double kKeptShapesMemoryShare = 0.125;
 constexpr std::size_t kKeptShapesMost = 16;
 
@@ -338,9 +338,10 @@ class Server {
       cublaslt_for_shape_ = lt->timing.has_value();
       current_cublaslt_ = lt;
       steps.cublaslt_s = seconds_since(lt_start);
-      // Its verifications and screens leave the card idle between short bursts, and the clock climbs (an H200
-      // timed the next kernel at 1890 MHz where sustained load held 1455): cuBLAS and the first candidate come after
-      // sustained load again (settle_ms when the hold is off).
+      // Its verifications and screens leave the card idle between short bursts, so the clock climbs above what
+      // sustained load holds and the next kernel would be timed fast (docs/findings.md, "cuBLASLt's search heats
+      // the next config"): cuBLAS and the first candidate come after sustained load again (settle_ms when the hold
+      // is off).
       settled_ms += problem_->settle_with_cublas(after_search_settle_ms(m));
     }
     const auto mark = std::chrono::steady_clock::now();
@@ -477,12 +478,12 @@ class Server {
   std::unique_ptr<ProblemContext> problem_;
   std::optional<CublasLtReference> current_cublaslt_;  // the prepared shape's cuBLASLt search, kept with it
   std::vector<KeptShape> kept_;                        // shapes prepared before it, the least recent first
-  std::unique_ptr<CublasLtSession> cublaslt_;  // made at the first prepare_shape that asks for cuBLASLt
-  ScreenBaseline screen_baseline_;             // the prepared shape's fastest screen, for the next screens
-  bool cublaslt_for_shape_ = false;            // the prepared shape has a cuBLASLt algorithm (time_interleaved runs it)
-  ClockHold hold_;                             // the prepared shape's (PrepareShapeRequest::hold)
-  bool keep_warm_failed_ = false;              // a keep-warm launch failed on this shape: no more of them
-  double cublas_median_ms_ = 0;                // the prepared shape's cuBLAS reference (ms): sizes keep-warm slices
+  std::unique_ptr<CublasLtSession> cublaslt_;          // made at the first prepare_shape that asks for cuBLASLt
+  ScreenBaseline screen_baseline_;                     // the prepared shape's fastest screen, for the next screens
+  bool cublaslt_for_shape_ = false;  // the prepared shape has a cuBLASLt algorithm (time_interleaved runs it)
+  ClockHold hold_;                   // the prepared shape's (PrepareShapeRequest::hold)
+  bool keep_warm_failed_ = false;    // a keep-warm launch failed on this shape: no more of them
+  double cublas_median_ms_ = 0;      // the prepared shape's cuBLAS reference (ms): sizes keep-warm slices
   // When the last request was handled, and when keeping warm last ran: the card is idle since the later of them.
   std::chrono::steady_clock::time_point last_busy_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_kept_warm_{};

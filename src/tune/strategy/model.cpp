@@ -30,10 +30,10 @@ constexpr const char* kName = "model";
 // A product of at most this many configs has its admissible ones listed once per shape (one constraint check
 // each: ~30 ms for the 27,648 of configs/sm90a_bench.json, several seconds on a 2-core machine for the 2.2 million of
 // configs/sm90a_suite.json), and each proposal scores every unproposed one (or a uniform pool_size of them). A
-// larger product is sampled with rejection. Before 2026-12-02 every product over pool_size was: at the bench
-// space's 4% density that took 80,000 constraint checks per proposal for some 1,100 distinct admissible configs
-// (~0.1 s a proposal; the GPU sat idle 37% of a model-guided run), and at the suite space's 0.07% a pool of ~60
-// (two seeds of a replay at 4096^3 needed 54 evaluations to come within 2% of the optimum; listed, 9).
+// larger product is sampled with rejection. Listing is the default because rejection sampling a sparse space costs
+// many constraint checks per admissible config (tens of thousands per proposal at the bench space's 4% density, slow
+// enough to leave the GPU waiting) and yields a small pool at a very sparse one (the suite space's 0.07%), which
+// points the model less well (docs/findings.md, "A new shape on a warm database is the model strategy's job").
 constexpr std::uint64_t kListAdmissibleUpTo = std::uint64_t{1} << 22;
 
 struct Row {
