@@ -128,7 +128,7 @@ gtests damage tune_query_readonly_test
 for f in "$root"/tests/fuzz/corpus/*; do cli_case "corpus_$(basename "$f")" "$bin/mpgemm-tune" "$f" --dry-run; done
 python3 -c 'print("[" * 100000 + "]" * 100000)' >"$out/deep.json"
 python3 -c 'print("{\"shapes\": [" + "[" * 100000 + "]" * 100000 + "]}")' >"$out/deep_shapes.json"
-cp "$root/results/h200x2/scale_bench/one_gpu.db" "$out/r.db"
+cp "$root/tests/data/db/h200_rerank_three_cubes.db" "$out/r.db"
 sum_before=$(sha256sum <"$out/r.db")
 cli_case dev_zero_space "$bin/mpgemm-tune" /dev/zero --dry-run
 cli_case deep_space "$bin/mpgemm-tune" "$out/deep.json" --dry-run

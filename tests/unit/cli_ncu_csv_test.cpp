@@ -64,7 +64,7 @@ TEST(NcuCsv, TheDeviceIsNamedByItsDisplayNameMetric) {
 }
 
 TEST(NcuCsv, SectionRowsShorterThanTheRuleColumnsCount) {
-  // `ncu --set ...` (results/h200/hopper/ncu_4096): the header ends in rule columns that metric rows leave
+  // `ncu --set ...` (as Nsight Compute wrote it on the H200): the header ends in rule columns that metric rows leave
   // out.
   const char* sections =
       "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block "

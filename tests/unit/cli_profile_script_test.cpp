@@ -37,7 +37,7 @@ printf '%s' "$filter" > "$export_to"
 TEST(CliProfileScript, KeepsOneReportPerKernelAndFiltersTheBestByItsFamily) {
   const auto dir = fresh_dir("profile_script");
   const auto db = dir / "bench.db";
-  std::filesystem::copy_file(source("results/h200/hopper/bench/sm90a_focus.db"), db);  // its best: wgmma
+  std::filesystem::copy_file(source("tests/data/db/h200_wgmma_schema5.db"), db);  // its best: wgmma
   const auto ncu = dir / "ncu";
   std::ofstream(ncu) << kFakeNcu;
   std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
@@ -96,7 +96,7 @@ TEST(CliProfile, TwoKernelsUnderOneLabelAreRefusedUnlessOneIsChosen) {
     bool header = false;
     int id = 0;  // as one ncu run numbers its kernels: 0, 1, ...
     for (const char* label : {"cublas", "wmma_naive"}) {
-      std::ifstream in(source(fmt::format("results/h200/profiles/{}.csv", label)));
+      std::ifstream in(source(fmt::format("tests/data/ncu/{}.csv", label)));
       for (std::string line; std::getline(in, line);) {
         if (!line.starts_with('"')) continue;
         if (line.starts_with("\"ID\"")) {

@@ -1,6 +1,6 @@
-// mpgemm-report on the H200's own results: the Hopper benchmark database (results/h200/hopper/bench) and the
-// WMMA runs kept as CSV (results/h200/*_measurements.csv, rebuilt into a database by
-// tests/support/csv_import.hpp).
+// mpgemm-report on the H200's own results: a Hopper benchmark database (tests/data/db/h200_wgmma_schema5.db) and
+// the WMMA runs kept as CSV (tests/data/wmma/*_measurements.csv, rebuilt into a database by
+// tests/support/csv_import.hpp). Where they come from: tests/data/db/README.md, tests/data/wmma/README.md.
 #include <gtest/gtest.h>
 
 #include "reliability/replay_fixture.hpp"
@@ -36,10 +36,10 @@ TEST_F(ReportRealTest, TheH200WmmaLadderFromItsCsvs) {
   // The two tuning runs of 2026-11-29: the writeup's space at 2048³, then configs/sm90.json at 2048³ and
   // 4096³.
   const auto db = dir_ / "h200_wmma.db";
-  auto done = import_measurements_csv(db, source("results/h200/sm86_space_2048_measurements.csv"),
+  auto done = import_measurements_csv(db, source("tests/data/wmma/sm86_space_2048_measurements.csv"),
                                       source("configs/sm86.json"), h200(), "test import");
   EXPECT_EQ(done.measurements, 133u);
-  done = import_measurements_csv(db, source("results/h200/sm90_space_measurements.csv"), source("configs/sm90.json"),
+  done = import_measurements_csv(db, source("tests/data/wmma/sm90_space_measurements.csv"), source("configs/sm90.json"),
                                  h200(), "test import");
   EXPECT_EQ(done.measurements, 230u);
   EXPECT_EQ(sql_int(db, "SELECT count(*) FROM runs"), 2);
@@ -56,7 +56,7 @@ TEST_F(ReportRealTest, TheH200WmmaLadderFromItsCsvs) {
   const auto numbers = drawn_numbers(out);
   expect_pictures(out, numbers);
 
-  // cuBLAS as each tuning run printed it (results/h200/tune_sm86_2048.log, tune_sm90.log): the ladder takes
+  // cuBLAS as each tuning run printed it (results/wmma/tune_sm86_2048.log, tune_sm90.log): the ladder takes
   // the run of the best config, the writeup's space's at 2048³ (0.0567 ms against 0.0571), the sm90 space's
   // at 4096³.
   const std::map<std::int64_t, std::pair<std::int64_t, double>> run_and_cublas{{2048, {1, 0.0270}},
@@ -108,11 +108,11 @@ TEST_F(ReportRealTest, OneLadderFromTheNaiveKernelToTheHopperFamily) {
   // the named points through the WMMA family's best to the wgmma family's, against the best config's
   // cuBLAS(Lt).
   const auto db = dir_ / "h200_all.db";
-  std::filesystem::copy_file(source("results/h200/hopper/bench/sm90a_focus.db"), db);
-  import_measurements_csv(db, source("results/h200/sm86_space_2048_measurements.csv"), source("configs/sm86.json"),
+  std::filesystem::copy_file(source("tests/data/db/h200_wgmma_schema5.db"), db);
+  import_measurements_csv(db, source("tests/data/wmma/sm86_space_2048_measurements.csv"), source("configs/sm86.json"),
                           h200(), "test import");
-  import_measurements_csv(db, source("results/h200/sm90_space_measurements.csv"), source("configs/sm90.json"), h200(),
-                          "test import");
+  import_measurements_csv(db, source("tests/data/wmma/sm90_space_measurements.csv"), source("configs/sm90.json"),
+                          h200(), "test import");
   const auto out = dir_ / "out";
   const auto r = run_report(db, out, "--sections ladder --shape 2048x2048x2048");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -158,7 +158,7 @@ TEST_F(ReportRealTest, OneLadderFromTheNaiveKernelToTheHopperFamily) {
 TEST_F(ReportRealTest, TheHopperBenchmarkDatabase) {
   std::filesystem::create_directories(dir_ / "db");
   const auto db = dir_ / "db" / "sm90a_focus.db";
-  std::filesystem::copy_file(source("results/h200/hopper/bench/sm90a_focus.db"), db);
+  std::filesystem::copy_file(source("tests/data/db/h200_wgmma_schema5.db"), db);
   const auto before = folder_contents(db.parent_path());
   const auto out = dir_ / "out";
   const auto r = run_report(db, out);

@@ -35,12 +35,11 @@ class ReportTest : public ::testing::Test {
     std::filesystem::remove_all(dir_, ec);
   }
 
-  // The H200's Nsight Compute CSVs (results/h200/profiles), recorded as profiles of the cube shape.
+  // The H200's Nsight Compute CSVs (tests/data/ncu), recorded as profiles of the cube shape.
   void add_profiles() {
     for (const char* label : {"wmma_naive", "wmma_shared", "best", "cublas"}) {
-      const auto r =
-          run_command(fmt::format("{} {} {} --label {} --M 1024 --N 1024 --K 1024", bin("mpgemm-profile"), db_.string(),
-                                  source(fmt::format("results/h200/profiles/{}.csv", label)), label));
+      const auto r = run_command(fmt::format("{} {} {} --label {} --M 1024 --N 1024 --K 1024", bin("mpgemm-profile"),
+                                             db_.string(), source(fmt::format("tests/data/ncu/{}.csv", label)), label));
       ASSERT_EQ(r.exit_code, 0) << r.output;
     }
   }

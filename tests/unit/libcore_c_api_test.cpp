@@ -14,7 +14,7 @@
 
 namespace {
 
-const std::filesystem::path kDb = std::filesystem::path(MPGEMM_SOURCE_DIR) / "results/h200x2/scale_bench/one_gpu.db";
+const std::filesystem::path kDb = std::filesystem::path(MPGEMM_SOURCE_DIR) / "tests/data/db/h200_rerank_three_cubes.db";
 
 TEST(CApi, OpenFailsWithAStatusAndTheReason) {
   mpgemm_library* lib = reinterpret_cast<mpgemm_library*>(0x1);

@@ -33,7 +33,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kDb = fs::path(MPGEMM_SOURCE_DIR) / "results/h200x2/scale_bench/one_gpu.db";
+const fs::path kDb = fs::path(MPGEMM_SOURCE_DIR) / "tests/data/db/h200_rerank_three_cubes.db";
 constexpr const char* kTma4Pers = "wgmma_bm128_bn128_bk64_s5_c2_pingpong_cl1x1_m8_tma4_pers";
 
 // Three sound entries: the recorded H200 database's 2048^3 and 4096^3 re-rank winners as mpgemm-export wrote them,

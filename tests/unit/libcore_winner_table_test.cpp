@@ -22,9 +22,9 @@ using namespace mpgemm::lib;
 
 namespace {
 
-// Two H200s, 1172 Hopper configs x 2048^3, 4096^3, 8192^3, each shape re-ranked (recorded with schema 8, migrated
-// to 9 by one read-write open, before read-only opens migrated a copy in memory).
-const std::filesystem::path kDb = std::filesystem::path(MPGEMM_SOURCE_DIR) / "results/h200x2/scale_bench/one_gpu.db";
+// One H200, Hopper configs at 2048^3, 4096^3, 8192^3, each shape re-ranked: a recorded database cut to the configs
+// its re-ranks timed (tests/data/db/README.md).
+const std::filesystem::path kDb = std::filesystem::path(MPGEMM_SOURCE_DIR) / "tests/data/db/h200_rerank_three_cubes.db";
 
 DeviceDescription h200() {
   return mpgemm::testing::h200_description();
@@ -166,8 +166,8 @@ TEST(Library, OpenFailsWithATypedError) {
 }
 
 TEST(Library, OpensAnOlderSchemaLeavingTheFileAsItWas) {
-  // A schema 5 database (2026-11-30): read through a migrated copy in memory; the committed file is not written.
-  const std::string path = std::string(MPGEMM_SOURCE_DIR) + "/results/h200/hopper/bench2/sm90a_focus.db";
+  // A schema 5 database: read through a migrated copy in memory; the committed file is not written.
+  const std::string path = std::string(MPGEMM_SOURCE_DIR) + "/tests/data/db/h200_wgmma_schema5.db";
   const auto bytes = [&] {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});

@@ -125,8 +125,8 @@ TEST_F(TuneStrategyEvaluate, MissingDatabaseIsAnError) {
 }
 
 TEST(TuneStrategyEvaluateFile, ReadsAnOlderSchemaLeavingTheFileAsItWas) {
-  // A schema 5 database (2026-11-30), migrated in memory; the file is not written.
-  const std::string path = std::string(MPGEMM_SOURCE_DIR) + "/results/h200/hopper/bench2/sm90a_focus.db";
+  // A schema 5 database, migrated in memory; the file is not written.
+  const std::string path = std::string(MPGEMM_SOURCE_DIR) + "/tests/data/db/h200_wgmma_schema5.db";
   const auto bytes = [&] {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});

@@ -6,7 +6,8 @@
 namespace mpgemm {
 namespace {
 
-// The transformer run of 2026-12-03 (results/h200/transformer/m128/): the model strategy over 24 shapes.
+// A real compile-bound run: the model strategy over 24 transformer shapes on an H200, whose GPU sat idle 83% of
+// the run while new configs compiled.
 TuneSummary compile_bound() {
   TuneSummary s;
   s.mode = "gpu";
