@@ -6,14 +6,16 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/bounded_input.hpp"
 #include "common/hash.hpp"
 
 namespace mpgemm {
@@ -22,19 +24,53 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Bumped when the entry format changes: older entries are then misses.
-constexpr int kEntryFormat = 1;
+// Bumped when the entry format changes: older entries are then misses. 2: the json carries its own checksum.
+constexpr int kEntryFormat = 2;
+
+// An entry's json is a few KiB (NVRTC's log is the largest part); a cubin tens to hundreds of KiB. Past these a
+// file is not an entry this cache wrote, and is not read further.
+constexpr std::uintmax_t kMaxEntryJsonBytes = kMaxInputFileBytes;
+constexpr std::uintmax_t kMaxCubinBytes = 256ull << 20;
 
 std::string cubin_hash(const std::vector<char>& cubin) {
   return fmt::format("{:016x}", fnv1a64(std::string_view(cubin.data(), cubin.size())));
 }
 
-std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text((std::istreambuf_iterator<char>(in)), {});
-  if (in.bad()) return std::nullopt;
-  return text;
+// The checksum of an entry's json without its "entry_fnv1a64" member: nlohmann::json keeps members sorted and
+// dumps a number as it reads back, so the writer's value and the reader's parse give the same text.
+std::string entry_hash(const nlohmann::json& without_checksum) {
+  return fmt::format("{:016x}",
+                     fnv1a64(without_checksum.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+}
+
+// A damaged entry is a miss (the next compile replaces it); it is told once per file and process on stderr, so
+// a user learns why a cache that should hold a kernel compiled it again. The cache is only a cache: it never
+// refuses a run.
+void warn_damaged(const fs::path& file, std::string_view why) {
+  static std::mutex mutex;
+  static std::set<std::string> told;
+  std::lock_guard lock(mutex);
+  if (!told.insert(file.string()).second) return;
+  std::fputs(fmt::format("mpgemm: warning: cubin cache entry {} is damaged ({}): ignored, compiled again\n",
+                         file.string(), text_excerpt(why, 200))
+                 .c_str(),
+             stderr);
+}
+
+// The whole of an entry's file within `max_bytes`; nullopt (told) when it is not a plain file, cannot be read or
+// is larger, so a FIFO, /dev/zero or a huge file under the entry's name costs nothing.
+std::optional<std::string> read_entry_file(const fs::path& path, std::uintmax_t max_bytes) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    warn_damaged(path, "not a plain file");
+    return std::nullopt;
+  }
+  try {
+    return read_bounded_file(path, "cache entry", max_bytes);
+  } catch (const InputFileError& e) {
+    warn_damaged(path, e.why());
+    return std::nullopt;
+  }
 }
 
 // Writes `bytes` to a temporary file in `path`'s folder and renames it to `path`: readers see the old file or
@@ -65,6 +101,7 @@ nlohmann::json warnings_json(const std::vector<PtxasWarning>& warnings) {
 }
 
 std::optional<std::vector<PtxasWarning>> warnings_from(const nlohmann::json& array) {
+  if (!array.is_array()) return std::nullopt;
   std::vector<PtxasWarning> out;
   for (const auto& w : array) {
     const auto kind = ptxas_warning_kind_from_string(w.at("kind").get<std::string>());
@@ -75,7 +112,7 @@ std::optional<std::vector<PtxasWarning>> warnings_from(const nlohmann::json& arr
 }
 
 std::string metadata(const CompileResult& r) {
-  const nlohmann::json j = {
+  nlohmann::json j = {
       {"format", kEntryFormat},
       {"compile_key", r.compile_key},
       {"status", to_string(r.status)},
@@ -92,6 +129,9 @@ std::string metadata(const CompileResult& r) {
       {"cubin_bytes", r.cubin.size()},
       {"cubin_fnv1a64", cubin_hash(r.cubin)},
   };
+  // The cubin's hash binds it to this json, the checksum binds the json's every byte (its key, its lowered name,
+  // its ptxas figures) to itself: one damaged byte anywhere is a miss, never another kernel or another figure.
+  j["entry_fnv1a64"] = entry_hash(j);
   return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -102,17 +142,44 @@ struct Metadata {
   std::string cubin_hash;
 };
 
-// nullopt when the json is not an entry of this format for `key`.
-std::optional<Metadata> from_metadata(const std::string& text, const std::string& key) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return std::nullopt;
+// The entry of `key` that `text` holds. nullopt with `why` empty when it is an entry of another format (a miss
+// to compile again, not damage); with `why` set when it is damaged.
+std::optional<Metadata> from_metadata(const std::string& text, const std::string& key, std::string* why) {
+  nlohmann::json j;
   try {
-    if (j.at("format").get<int>() != kEntryFormat || j.at("compile_key").get<std::string>() != key) return std::nullopt;
+    j = parse_json_bounded(text);  // nesting bounded, like every JSON mpgemm reads
+  } catch (const nlohmann::json::exception& e) {
+    *why = fmt::format("not JSON: {}", e.what());
+    return std::nullopt;
+  }
+  if (!j.is_object()) {
+    *why = "not a JSON object";
+    return std::nullopt;
+  }
+  try {
+    const auto format = j.find("format");
+    if (format == j.end() || !format->is_number_integer()) {
+      *why = "no format";
+      return std::nullopt;
+    }
+    if (format->get<std::int64_t>() != kEntryFormat) return std::nullopt;  // written by another mpgemm
+    const std::string checksum = j.at("entry_fnv1a64").get<std::string>();
+    j.erase("entry_fnv1a64");
+    if (entry_hash(j) != checksum) {
+      *why = "its checksum does not match its content";
+      return std::nullopt;
+    }
+    if (j.at("compile_key").get<std::string>() != key) {
+      *why = fmt::format("it is the entry of key {}", text_excerpt(j.at("compile_key").get<std::string>(), 40));
+      return std::nullopt;
+    }
     const auto status = status_from_string(j.at("status").get<std::string>());
     const auto arch = Arch::parse(j.at("arch").get<std::string>());
     auto warnings = warnings_from(j.at("warnings"));
-    if (!status || (*status != Status::ok && *status != Status::compile_failed) || !arch || !warnings)
+    if (!status || (*status != Status::ok && *status != Status::compile_failed) || !arch || !warnings) {
+      *why = "a status, arch or warning this mpgemm does not know";
       return std::nullopt;
+    }
     Metadata m;
     CompileResult& r = m.result;
     r.status = *status;
@@ -130,9 +197,13 @@ std::optional<Metadata> from_metadata(const std::string& text, const std::string
     m.cubin_bytes = j.at("cubin_bytes").get<std::size_t>();
     m.cubin_hash = j.at("cubin_fnv1a64").get<std::string>();
     // An ok compilation has a cubin, a failed one none.
-    if ((r.status == Status::ok) != (m.cubin_bytes > 0)) return std::nullopt;
+    if ((r.status == Status::ok) != (m.cubin_bytes > 0) || m.cubin_bytes > kMaxCubinBytes) {
+      *why = fmt::format("a {} entry of {} cubin bytes", to_string(r.status), m.cubin_bytes);
+      return std::nullopt;
+    }
     return m;
-  } catch (const nlohmann::json::exception&) {
+  } catch (const nlohmann::json::exception& e) {
+    *why = e.what();
     return std::nullopt;
   }
 }
@@ -151,15 +222,35 @@ bool CubinCache::contains(const std::string& key) const {
 }
 
 std::optional<CompileResult> CubinCache::load(const std::string& key) const {
-  const auto text = read_file(dir_ / (key + ".json"));
+  const fs::path json = dir_ / (key + ".json");
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(json, ec))) return std::nullopt;  // never compiled here: a miss, no damage
+  const auto text = read_entry_file(json, kMaxEntryJsonBytes);
   if (!text) return std::nullopt;
-  auto m = from_metadata(*text, key);
-  if (!m) return std::nullopt;
+  std::string why;
+  auto m = from_metadata(*text, key, &why);
+  if (!m) {
+    if (!why.empty()) warn_damaged(json, why);
+    return std::nullopt;
+  }
   if (m->cubin_bytes > 0) {
-    const auto cubin = read_file(dir_ / (key + ".cubin"));
-    if (!cubin || cubin->size() != m->cubin_bytes) return std::nullopt;
+    const fs::path file = dir_ / (key + ".cubin");
+    const std::uintmax_t size = fs::file_size(file, ec);  // before reading: a huge file is never read
+    if (ec) {
+      warn_damaged(file, "missing, or not a plain file");
+      return std::nullopt;
+    }
+    if (size != m->cubin_bytes) {
+      warn_damaged(file, fmt::format("{} bytes where its json names {}", size, m->cubin_bytes));
+      return std::nullopt;
+    }
+    const auto cubin = read_entry_file(file, m->cubin_bytes);
+    if (!cubin) return std::nullopt;
     m->result.cubin.assign(cubin->begin(), cubin->end());
-    if (cubin_hash(m->result.cubin) != m->cubin_hash) return std::nullopt;
+    if (cubin_hash(m->result.cubin) != m->cubin_hash) {
+      warn_damaged(file, "its hash is not the one its json names");
+      return std::nullopt;
+    }
   }
   return std::move(m->result);
 }

@@ -11,11 +11,15 @@
 // cache folder can be deleted at any time and costs only recompiles.
 //
 // Writes are atomic: each file is written under a temporary name and renamed into place, the cubin before the
-// json, so an entry exists once its json does. A read checks the json against the key and the cubin against
-// the size and hash the json names; an entry that does not match (truncated, corrupt, half-written by a crash
-// before the data reached the disk) is a miss and is replaced by the next compile. Compile failures of the
-// source (NVRTC_ERROR_COMPILATION: the config does not compile) are entries too, without a cubin; failures of
-// the machinery (NvrtcError) never are.
+// json, so an entry exists once its json does. A read checks the json against its own checksum and the key, and
+// the cubin against the size and hash the json names, so no damaged byte maps a key to another kernel's cubin or
+// to other ptxas figures. Files are read within bounds (a json within 64 MiB and 64 levels of nesting, a cubin
+// only when its size is the json's); an entry that does not match (truncated, corrupt, half-written by a crash
+// before the data reached the disk, a FIFO or a huge file under its name) is a miss, told once per file on
+// stderr ("mpgemm: warning: cubin cache entry F is damaged (why): ignored, compiled again"), and is replaced by
+// the next compile. An entry of another format is a miss without a warning. Compile failures of the source
+// (NVRTC_ERROR_COMPILATION: the config does not compile) are entries too, without a cubin; failures of the
+// machinery (NvrtcError) never are.
 //
 // A cache that cannot be written (read-only folder, full disk) is no error: the entry is not kept and the run
 // goes on. Thread-safe: every call opens its own files.
@@ -40,7 +44,8 @@ class CubinCache {
   const std::filesystem::path& dir() const { return dir_; }
 
   // The entry of `key` when present and whole, with dynamic_shared_bytes -1 (the coordinator's figure, not
-  // the compiler's); nullopt when absent or damaged.
+  // the compiler's); nullopt when absent, of another format, or damaged (told on stderr). Never throws for what
+  // the folder holds.
   std::optional<CompileResult> load(const std::string& key) const;
   // Whether an entry of `key` exists, without reading it (a damaged one counts; load() tells).
   bool contains(const std::string& key) const;

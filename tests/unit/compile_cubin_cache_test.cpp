@@ -19,10 +19,12 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "codegen/wgmma_family.hpp"
 #include "codegen/wmma_family.hpp"
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/hash.hpp"
 #include "compile/compile_pool.hpp"
@@ -165,6 +167,143 @@ TEST_F(CubinCacheTest, ADamagedEntryIsAMiss) {
   ASSERT_TRUE(cache.store(other));
   fs::copy_file(cache.dir() / (other.compile_key + ".json"), json, fs::copy_options::overwrite_existing);
   EXPECT_FALSE(cache.load(r.compile_key));
+}
+
+// The warning lines load() prints on stderr while `body` runs.
+template <class Body>
+std::vector<std::string> warnings_of(Body&& body) {
+  ::testing::internal::CaptureStderr();
+  body();
+  std::istringstream text(::testing::internal::GetCapturedStderr());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  return lines;
+}
+
+// One damaged byte in the json's figures (registers 40 -> 41) was read as the entry: the run recorded 41
+// registers for a kernel ptxas gave 40. The json's checksum makes it a miss, told once on stderr.
+TEST_F(CubinCacheTest, ADamagedByteInTheJsonIsAMissNotAnotherFigure) {
+  const CubinCache cache(dir_ / "c");
+  const CompileResult r = fake_compile(spec(8), pool_options(nullptr, {}).compile);
+  ASSERT_TRUE(cache.store(r));
+  const fs::path json = cache.dir() / (r.compile_key + ".json");
+  std::string text = testing::read_file(json);
+  const std::size_t at = text.find("\"registers\": 40");
+  ASSERT_NE(at, std::string::npos) << text;
+  text[at + 14] = '1';
+  std::ofstream(json, std::ios::binary | std::ios::trunc) << text;
+  const auto lines = warnings_of([&] {
+    EXPECT_FALSE(cache.load(r.compile_key));
+    EXPECT_FALSE(cache.load(r.compile_key));  // told once
+  });
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "mpgemm: warning: cubin cache entry " + json.string() +
+                          " is damaged (its checksum does not match its content): ignored, compiled again");
+  ASSERT_TRUE(cache.store(r));  // the next compile replaces it
+  EXPECT_EQ(cache.load(r.compile_key)->registers, 40);
+}
+
+// Another kernel's cubin under this key's name (a copy gone wrong) fails the hash the json names.
+TEST_F(CubinCacheTest, AnotherKernelsCubinUnderThisKeyIsAMiss) {
+  const CubinCache cache(dir_ / "c");
+  const auto opts = pool_options(nullptr, {}).compile;
+  KernelSpec same_size = spec(9);
+  same_size.source = "__global__ void kX() {}\n";  // spec(8)'s length: the sizes agree, the bytes do not
+  const CompileResult r = fake_compile(spec(8), opts), other = fake_compile(same_size, opts);
+  ASSERT_NE(r.compile_key, other.compile_key);
+  ASSERT_EQ(r.cubin.size(), other.cubin.size());
+  ASSERT_TRUE(cache.store(r) && cache.store(other));
+  const fs::path cubin = cache.dir() / (r.compile_key + ".cubin");
+  fs::copy_file(cache.dir() / (other.compile_key + ".cubin"), cubin, fs::copy_options::overwrite_existing);
+  const auto lines = warnings_of([&] { EXPECT_FALSE(cache.load(r.compile_key)); });
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find(cubin.string() + " is damaged (its hash is not the one its json names)"), std::string::npos)
+      << lines[0];
+  ASSERT_TRUE(cache.load(other.compile_key));
+  EXPECT_EQ(cache.load(other.compile_key)->cubin, other.cubin);
+}
+
+// What a hostile or broken folder may hold under an entry's names: each is a miss with one warning, read within
+// bounds (no bad_alloc, no stack overflow from a million levels of nesting, no wait on /dev/zero or a FIFO).
+TEST_F(CubinCacheTest, AHostileEntryIsAMissWithAWarningNeverACrash) {
+  const CubinCache cache(dir_ / "c");
+  const auto opts = pool_options(nullptr, {}).compile;
+  int n = 20;
+  auto fresh = [&] {
+    CompileResult r = fake_compile(spec(++n), opts);
+    EXPECT_TRUE(cache.store(r));
+    return r;
+  };
+  // One warning naming the file and a reason that starts with `why`.
+  auto expect_miss = [&](const CompileResult& r, const fs::path& file, const std::string& why) {
+    SCOPED_TRACE(why);
+    const auto lines = warnings_of([&] { EXPECT_FALSE(cache.load(r.compile_key)); });
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_TRUE(lines[0].starts_with("mpgemm: warning: cubin cache entry " + file.string() + " is damaged (" + why))
+        << lines[0];
+    EXPECT_TRUE(lines[0].ends_with("): ignored, compiled again")) << lines[0];
+    EXPECT_LT(lines[0].size(), 400u);
+  };
+  auto json_of = [&](const CompileResult& r) { return cache.dir() / (r.compile_key + ".json"); };
+  auto cubin_of = [&](const CompileResult& r) { return cache.dir() / (r.compile_key + ".cubin"); };
+
+  CompileResult r = fresh();
+  std::ofstream(json_of(r), std::ios::trunc) << std::string(1'000'000, '[') << std::string(1'000'000, ']');
+  expect_miss(r, json_of(r),
+              "not JSON: [json.exception.parse_error.101] parse error at byte 65: nesting deeper than 64 levels");
+
+  r = fresh();
+  fs::resize_file(json_of(r), kMaxInputFileBytes + 1);  // sparse
+  expect_miss(r, json_of(r), "the cache entry is larger than 64 MiB (is it the right file?)");
+
+  r = fresh();
+  fs::remove(json_of(r));
+  fs::create_symlink("/dev/zero", json_of(r));
+  expect_miss(r, json_of(r), "not a plain file");
+
+  r = fresh();
+  fs::remove(json_of(r));
+  ASSERT_EQ(::mkfifo(json_of(r).c_str(), 0644), 0);  // opening it would wait for a writer forever
+  expect_miss(r, json_of(r), "not a plain file");
+
+  r = fresh();
+  fs::remove(cubin_of(r));
+  fs::create_symlink("/dev/zero", cubin_of(r));
+  expect_miss(r, cubin_of(r), "missing, or not a plain file");
+
+  r = fresh();
+  fs::resize_file(cubin_of(r), 8ull << 30);  // 8 GiB, sparse: its size is compared, it is never read
+  expect_miss(r, cubin_of(r), fmt::format("{} bytes where its json names {}", 8ull << 30, r.cubin.size()));
+
+  r = fresh();
+  fs::remove(cubin_of(r));
+  expect_miss(r, cubin_of(r), "missing, or not a plain file");
+
+  r = fresh();
+  std::ofstream(json_of(r), std::ios::trunc) << "[1, 2]";
+  expect_miss(r, json_of(r), "not a JSON object");
+
+  // An entry of another format (an older mpgemm's) is a miss to compile again, not damage.
+  r = fresh();
+  std::ofstream(json_of(r), std::ios::trunc) << R"({"format": 1, "compile_key": ")" << r.compile_key << R"("})";
+  EXPECT_TRUE(warnings_of([&] { EXPECT_FALSE(cache.load(r.compile_key)); }).empty());
+
+  // The pool compiles a damaged key again and the entry is whole after it.
+  r = fresh();
+  fs::resize_file(cubin_of(r), 10);
+  std::atomic<int> calls{0};
+  auto counting = [&](const KernelSpec& s, const CompileOptions& o) {
+    ++calls;
+    return fake_compile(s, o);
+  };
+  const auto lines = warnings_of([&] {
+    const auto results = compile_all({spec(n)}, pool_options(&cache, counting));
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_FALSE(results[0].from_cache);
+  });
+  EXPECT_EQ(lines.size(), 1u);
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(cache.load(r.compile_key));
 }
 
 // mpgemm-query merge: the entries another cache holds and this one lacks are copied whole; damaged ones and the
