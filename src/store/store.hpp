@@ -21,7 +21,8 @@
 namespace mpgemm {
 
 namespace store_detail {
-struct State;  // the connection and its settings; defined in src/store/store_impl.hpp
+struct State;        // the connection and its settings; defined in src/store/store_impl.hpp
+struct StateAccess;  // a Store's State, for the readers in src/store beside its members (store/dump.hpp)
 }  // namespace store_detail
 
 // A user query ran past its time limit (Store::query_sql_rows) and was stopped.
@@ -145,6 +146,7 @@ class Store {
                       std::chrono::milliseconds limit = {}) const;
 
  private:
+  friend struct store_detail::StateAccess;
   explicit Store(std::unique_ptr<store_detail::State> state);
   store_detail::State& state() const;  // throws mpgemm::Error on a moved-from Store
   std::unique_ptr<store_detail::State> state_;

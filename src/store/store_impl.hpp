@@ -42,6 +42,13 @@ struct State {
   [[noreturn]] void bad_row(std::string detail) const;
 };
 
+// A Store's state, for the code of src/store that reads through a Store's connection without being one of its
+// members: the canonical dump reads every table generically from the connection (for an older schema, its migrated
+// copy in memory).
+struct StateAccess {
+  static const State& of(const Store& store) { return store.state(); }
+};
+
 // The six timing columns that measurements, cublas_timings and cublaslt_timings share, in this order from column
 // `first`: median_ms, min_ms, max_ms, warmup, runs, iters. The other fields keep their defaults.
 TimingStats timing_at(const sqlite::Statement& q, int first);

@@ -33,4 +33,24 @@ inline void database_at_version(const std::filesystem::path& path, int version, 
   raw_exec(path, sql + rows);
 }
 
+// Rows every schema version takes (version 1's columns only): a finished run on a GPU, a config, its compilation,
+// a cuBLAS timing and one 'ok' measurement of 1024^3 against it. Five rows, one per table.
+inline constexpr const char* kRowsOfEveryVersion = R"sql(
+INSERT INTO runs (id, tool_version, git_sha, argv, mode, device_name, device_cc, status, started_at)
+  VALUES (1, '0.1.0', 'abc', '["mpgemm-tune"]', 'gpu', 'NVIDIA H200', 'sm_90', 'finished', '2026-11-29T12:00:00Z');
+INSERT INTO configs (id, family, name, params, source_hash, created_at)
+  VALUES (1, 'wmma', 'wmma_bm128', '{"BM": 128}', 'h1', '2026-11-29T12:00:01Z');
+INSERT INTO compilations (id, config_id, run_id, arch, compile_key, status, compile_ms, log, created_at)
+  VALUES (1, 1, 1, 'sm_90a', 'k1', 'ok', 12.5, 'ptxas info', '2026-11-29T12:00:02Z');
+INSERT INTO cublas_timings (id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, warmup, runs,
+                            iters, tflops, created_at)
+  VALUES (1, 1, 'NVIDIA H200', 'sm_90', 1024, 1024, 1024, 0.01, 0.009, 0.011, 5, 10, 20, 214.7,
+          '2026-11-29T12:00:03Z');
+INSERT INTO measurements (id, run_id, config_id, compilation_id, result_key, device_name, device_cc, arch, M, N, K,
+                          status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, cublas_id, ratio_to_cublas,
+                          created_at)
+  VALUES (1, 1, 1, 1, 'r1', 'NVIDIA H200', 'sm_90', 'sm_90a', 1024, 1024, 1024, 'ok', 0.02, 0.019, 0.021, 5, 10, 20,
+          107.4, 1, 0.5, '2026-11-29T12:00:04Z');
+)sql";
+
 }  // namespace mpgemm::testing
