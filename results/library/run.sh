@@ -4,7 +4,7 @@
 # 512^3 and 16x4096x4096, from the suite's database (../suite/suite.db.xz) and from its mpgemm-export JSON at 4096^3.
 # From a clean clone, after tools/bootstrap.sh: bash results/library/run.sh
 # Writes $OUT/libbench_*.log (default OUT: /tmp/mpgemm_results/library); binaries from $MPGEMM_BIN (default
-# build/bin). Exit status: 0 when every bench ran (3 is a bench's "no GPU").
+# build/bin). Exit status: 0 when every bench ran, else the first failing one's (3: no GPU).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here/../.."
