@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Result files that a note cites but nothing builds on, kept in git's history instead of the work tree, so that a
-# checkout stays under the 64 MiB a device call carries. results/archived.tsv names each one: its path, bytes,
-# sha256 and the commit that holds it; `restore` brings it back from there, byte for byte.
+# Result files that are not records of current figures (results/README.md lists those), kept in git's history
+# instead of the work tree. results/archived.tsv names each one: its path when it was here, bytes, sha256 and the
+# commit that holds it; `restore` brings it back from there, byte for byte.
 #
 # Usage: tools/results_archive.sh archive FILE...    record committed, unchanged files in the index and `git rm`
 #                                                     them (commit afterwards)
