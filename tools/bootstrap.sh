@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian packages), then configures and builds mpgemm into build/.
 # Idempotent: on a machine that has everything it only runs the (incremental) build.
+#   tools/bootstrap.sh           everything: the executables, the library and every test (tools/test.sh)
+#   tools/bootstrap.sh --tools   what tuning needs (tools/tune.sh): the packages that build the executables, and
+#                                mpgemm-tune, -worker, -query and -run only; a build folder configured here leaves
+#                                the tests out (MPGEMM_BUILD_TESTS=OFF) until a plain bootstrap turns them on
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mode=all
+case "${1:-}" in
+  "") ;;
+  --tools) mode=tools ;;
+  *) echo "bootstrap: unknown argument $1 (--tools, or nothing)" >&2; exit 2 ;;
+esac
 # clang-14 and libclang-rt-14-dev (libFuzzer) serve only the space loader's fuzz smoke test, which builds in its own
 # folder (tools/fuzz.sh); the build here keeps the default compiler, g++.
 # python3-pip serves the cuobjdump install below when the toolkit has none. python3-matplotlib draws mpgemm-report's
@@ -10,6 +20,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # git: tools/results_archive.sh and its test read the archived results from git's history.
 packages=(cmake make g++ nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev libgtest-dev sqlite3 python3
           python3-pip python3-matplotlib clang-14 libclang-rt-14-dev git)
+# The executables alone need the compiler, CMake and the libraries' headers (git: the build records its commit).
+[ "$mode" = tools ] && packages=(cmake make g++ nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev git)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -33,8 +45,8 @@ build="${MPGEMM_BUILD_DIR:-$root/build}"
 # A failed install only warns: the build goes on and the SASS tests fail, saying why.
 cuda_tools="$build/cuda-tools"
 reconfigure=0
-if ! { command -v cuobjdump && command -v nvdisasm; } >/dev/null 2>&1 && [ ! -x "$cuda_tools/nvidia/cu13/bin/cuobjdump" ]
-then
+if [ "$mode" = all ] && ! { command -v cuobjdump && command -v nvdisasm; } >/dev/null 2>&1 &&
+  [ ! -x "$cuda_tools/nvidia/cu13/bin/cuobjdump" ]; then
   echo "bootstrap: installing cuobjdump and nvdisasm (PyPI) into $cuda_tools" >&2
   if python3 -m pip install --quiet --disable-pip-version-check --no-warn-script-location --root-user-action=ignore \
       --upgrade --target "$cuda_tools" "nvidia-cuda-cuobjdump==13.*" "nvidia-cuda-nvdisasm==13.*" >&2; then
@@ -53,7 +65,18 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
          "so it may fail with 'No space left on device'" >&2
   fi
 fi
-if [ ! -f "$build/CMakeCache.txt" ] || [ "$reconfigure" -eq 1 ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# --tools configures a new build folder without the tests; a plain bootstrap turns them on in a folder configured
+# without them (the objects built so far are kept). --tools on a folder that has them leaves them configured.
+tests=ON
+[ "$mode" = tools ] && tests=OFF
+if [ -f "$build/CMakeCache.txt" ] && grep -q '^MPGEMM_BUILD_TESTS:BOOL=OFF$' "$build/CMakeCache.txt"; then
+  [ "$mode" = all ] && reconfigure=1
 fi
-cmake --build "$build" -j "$(nproc)"
+if [ ! -f "$build/CMakeCache.txt" ] || [ "$reconfigure" -eq 1 ]; then
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPGEMM_BUILD_TESTS="$tests" >/dev/null
+fi
+if [ "$mode" = tools ]; then
+  cmake --build "$build" -j "$(nproc)" --target mpgemm-tune mpgemm-worker mpgemm-query mpgemm-run
+else
+  cmake --build "$build" -j "$(nproc)"
+fi
