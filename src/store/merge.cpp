@@ -13,6 +13,7 @@
 
 #include "common/error.hpp"
 #include "common/file_lock.hpp"
+#include "common/readable.hpp"
 #include "store/merge_rows.hpp"
 #include "store/schema.hpp"
 #include "store/store.hpp"
@@ -103,8 +104,7 @@ std::optional<std::string> running_runs_warning(const sqlite::Connection& c, con
 
 Input prepare_input(const fs::path& path, int ordinal, MergeReport& report) {
   std::vector<std::string>& notes = report.notes;
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw StoreError(path.string(), SQLITE_CANTOPEN, "merge input: no such file");
+  require_readable_file(path, "database");
   OwnConnection c(path, SQLITE_OPEN_READONLY, "opening a merge input");
   const Identity id = read_identity(c.get());
   if (id.application_id != kStoreApplicationId)

@@ -7,12 +7,19 @@
 #include <fmt/ranges.h>
 
 #include "common/error.hpp"
+#include "common/readable.hpp"
 #include "store/store.hpp"
 #include "worker/interleaved.hpp"
 
 namespace mpgemm {
 
 namespace {
+
+// The recording, read-only; a file that cannot be read is refused in the words every reader uses.
+Store open_recording(const std::filesystem::path& path) {
+  require_readable_file(path, "database");
+  return Store::open(path, Store::Mode::read_only);
+}
 
 std::string text_cell(const report::Cell& c) {
   if (const auto* s = std::get_if<std::string>(&c)) return *s;
@@ -42,7 +49,7 @@ Measurement judged(Measurement m, const MeasureSettings& now) {
 class ReplayBackend final : public MeasureBackend {
  public:
   ReplayBackend(const std::filesystem::path& path, const MeasureSettings& settings, std::chrono::milliseconds delay)
-      : store_(Store::open(path, Store::Mode::read_only)), settings_(settings), delay_(delay) {
+      : store_(open_recording(path)), settings_(settings), delay_(delay) {
     // The device of the most recent run that measured on a GPU (a fixed query: no values pasted into SQL).
     auto t = store_.query_sql(
         "SELECT device_name, device_cc, sm_count, driver_version, runtime_version, cublas_version FROM runs "

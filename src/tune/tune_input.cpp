@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/readable.hpp"
 #include "space/enumerate.hpp"
 #include "store/store.hpp"
 #include "tune/candidates.hpp"
@@ -153,10 +154,7 @@ TuneInput check_tune_input(const TuneOptions& opt) {
 
 DryRun dry_run_tune(const TuneOptions& opt) {
   const TuneInput in = check_tune_input(opt);
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (opt.replay_db && !fs::is_regular_file(*opt.replay_db, ec))
-    throw Error(fmt::format("--replay {}: no such database file", opt.replay_db->string()));
+  if (opt.replay_db) require_readable_file(*opt.replay_db, "database");
   if (opt.worker_path && access(opt.worker_path->c_str(), X_OK) != 0)
     throw Error(fmt::format("--worker {}: {}", opt.worker_path->string(), std::strerror(errno)));
   // The database is created (with its folders) or resumed, as Store::open would.

@@ -198,7 +198,7 @@ TEST_F(ExportJson, ToolRefusalsSayWhy) {
     EXPECT_EQ(r.exit_code, code) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(says), std::string::npos) << args << "\n" << r.output;
   };
-  expect((dir_ / "absent.db").string(), 1, "no database at");
+  expect((dir_ / "absent.db").string(), 1, "cannot read " + (dir_ / "absent.db").string() + ": no such file");
   const auto foreign = dir_ / "foreign.db";
   std::ofstream(foreign) << "not sqlite at all, just text that is long enough to be a file";
   expect(foreign.string(), 1, "not an mpgemm results database");

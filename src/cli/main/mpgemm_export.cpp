@@ -7,6 +7,7 @@
 
 #include "cli/guarded_main.hpp"
 #include "common/error.hpp"
+#include "common/readable.hpp"
 #include "common/writable.hpp"
 #include "export/export_collect.hpp"
 #include "export/export_cpp.hpp"
@@ -45,8 +46,7 @@ int main(int argc, char** argv) {
     const std::optional<std::string> out = args.get("-o");
     // Never over the database it reads (through a symlink too) nor over any other database.
     if (out) require_safe_output(*out, {{"the database", options.database}});
-    if (!std::filesystem::exists(options.database))
-      throw Error(fmt::format("no database at {}", options.database.string()));
+    require_readable_file(options.database, "database");
     const Store store = Store::open(options.database, Store::Mode::read_only);
     std::map<std::string, std::int64_t> sm_counts;
     const ExportTable table = collect_export(store, options, &sm_counts);

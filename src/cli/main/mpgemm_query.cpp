@@ -9,6 +9,7 @@
 #include "cli/guarded_main.hpp"
 #include "cli/sql_rows.hpp"
 #include "common/error.hpp"
+#include "common/readable.hpp"
 #include "compile/cubin_cache.hpp"
 #include "report/table.hpp"
 #include "store/dump.hpp"
@@ -106,7 +107,10 @@ int main(int argc, char** argv) {
       .flag("--schema", "print the database schema (SQL with a comment per column) and exit")
       .flag("--dump",
             "print every row as content, one line each, ids replaced by the natural keys of the rows "
-            "they name, sorted: equal dumps mean equal results (compare two databases with diff)")
+            "they name, sorted: equal dumps mean equal results (compare two databases with diff). Any schema "
+            "version is read (an older one migrated in memory; the file is never written). A damaged row (one "
+            "its table's constraints refuse, e.g. a NULL in a NOT NULL column) is left out and named on stderr "
+            "(table and rowid); the other rows are printed and the exit status is 1")
       .example("mpgemm-query results/results.db best", "the fastest verified config per device, arch and shape")
       .example("mpgemm-query t.db configs --format csv", "every config as CSV")
       .example("mpgemm-query t.db warnings", "configs whose compilation ptxas flagged as losing speed")
@@ -139,11 +143,19 @@ int main(int argc, char** argv) {
       limit = std::chrono::milliseconds(static_cast<std::int64_t>(*t * 1000));
       if (*t > 0 && limit.count() == 0) limit = std::chrono::milliseconds(1);
     }
-    if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db));
-    if (std::filesystem::is_directory(db)) throw Error(fmt::format("{} is a folder, not a database", db));
+    require_readable_file(db, "database");
     if (args.has("--dump")) {
-      for (const auto& line : canonical_dump(db)) std::cout << line << "\n";
-      return 0;
+      // A salvage tool: every row that can be read is printed; a damaged one is named on stderr, and the exit
+      // status says the dump is not the whole database.
+      const Dump dump = read_dump(db);
+      for (const auto& line : dump.lines) std::cout << line << "\n";
+      for (const auto& row : dump.damaged)
+        std::cerr << fmt::format("mpgemm-query: warning: {}: damaged row left out of the dump: {}\n", db,
+                                 describe(row));
+      if (dump.damaged.empty()) return 0;
+      std::cout.flush();
+      throw Error(fmt::format("{}: {} damaged row(s) left out of the dump (named above); the other rows were printed",
+                              db, dump.damaged.size()));
     }
     Store store = Store::open(db, Store::Mode::read_only);
     report::Table table;
