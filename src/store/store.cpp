@@ -11,7 +11,9 @@
 
 #include "common/error.hpp"
 #include "common/writable.hpp"
+#include "store/read_open.hpp"
 #include "store/schema.hpp"
+#include "store/schema_check.hpp"
 #include "store/store_impl.hpp"
 
 namespace mpgemm {
@@ -25,48 +27,69 @@ namespace {
 constexpr int kBusyTimeoutMs = 10'000;
 
 // Throws unless the file holds our schema at a version this build can use in `mode`, or is an empty database
-// that read_write may initialize.
-void check_identity(const store_detail::State& s, const Identity& id) {
+// that read_write may initialize. Only versions 1 to schema_version() were ever written (with the application id,
+// in the transaction that created the tables): any other is a damaged or hand-edited header, and migrating from it
+// would run the first migrations again on tables that exist.
+void check_identity(const std::string& path, Store::Mode mode, const Identity& id) {
   const int supported = schema_version();
   if (id.application_id == kStoreApplicationId) {
     if (id.user_version > supported)
-      throw StoreError(s.conn.path, SQLITE_ERROR,
+      throw StoreError(path, SQLITE_ERROR,
                        fmt::format("database schema version {} is newer than this mpgemm supports ({}); upgrade mpgemm",
+                                   id.user_version, supported));
+    if (id.user_version < 1)
+      throw StoreError(path, SQLITE_CORRUPT,
+                       fmt::format("database schema version {} is none that mpgemm ever wrote (1 to {}): its header "
+                                   "was damaged or edited; the file was left as it was, restore it from a copy",
                                    id.user_version, supported));
     return;
   }
   const bool empty = id.application_id == 0 && id.user_version == 0 && id.objects == 0;
-  if (empty && s.mode == Store::Mode::read_write) return;
-  throw StoreError(s.conn.path, SQLITE_NOTADB,
+  if (empty && mode == Store::Mode::read_write) return;
+  throw StoreError(path, SQLITE_NOTADB,
                    empty ? std::string("file is not an mpgemm results database (an empty SQLite database)")
                          : fmt::format("file is not an mpgemm results database (SQLite application_id {:#x}, "
                                        "user_version {}, {} schema objects)",
                                        id.application_id, id.user_version, id.objects));
 }
 
-// A read-only open of an older schema: the file is copied into an in-memory database (SQLite's backup, one
-// consistent snapshot) and the copy is migrated, so the query tools and the library read any mpgemm database and
-// the file stays as it was. The connection then is the copy's; messages still name the file.
-void read_into_memory(store_detail::State& s) {
-  sqlite3* memory = nullptr;
-  const int rc = sqlite3_open_v2(":memory:", &memory, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) {
-    sqlite3_close_v2(memory);
-    sqlite::fail(s.conn, rc, "opening an in-memory copy to migrate an older schema");
+// A writer's look at an existing file before anything writes to it (the WAL switch included), through the
+// read-only open's connection (which creates no -wal or -shm for a file that is then refused): the file is ours at
+// a version this build knows, SQLite finds its pages sound, and its schema is its version's. A refused file is left
+// as it was, byte for byte. Reads every page once (PRAGMA quick_check).
+void check_before_writing(const std::filesystem::path& path, const std::string& name) {
+  sqlite::Connection probe{nullptr, name};
+  const struct Closer {
+    sqlite::Connection& c;
+    ~Closer() { sqlite3_close_v2(c.db); }
+  } closer{probe};
+  const auto damaged = [&](const std::string& what) {
+    return StoreError(name, SQLITE_CORRUPT,
+                      fmt::format("database is damaged ({}); it was not written: restore it from a copy, or save what "
+                                  "can still be read with `mpgemm-query {} --dump`",
+                                  what, name));
+  };
+  Identity id;
+  try {
+    store_detail::open_for_reading(probe, path, kBusyTimeoutMs);
+    id = read_identity(probe);
+  } catch (const StoreError& e) {
+    if ((e.code() & 0xff) == SQLITE_CORRUPT) throw damaged(e.what());  // e.g. a schema page SQLite cannot read
+    throw;
   }
-  sqlite3_backup* backup = sqlite3_backup_init(memory, "main", s.conn.db, "main");
-  int copied = backup ? sqlite3_backup_step(backup, -1) : sqlite3_errcode(memory);
-  if (backup) {
-    const int finished = sqlite3_backup_finish(backup);
-    if (copied == SQLITE_DONE) copied = finished;
+  check_identity(name, Store::Mode::read_write, id);
+  if (id.objects == 0) return;  // an empty database: initialized next
+  std::optional<std::string> problem;
+  try {
+    problem = store_detail::quick_check_problem(probe);
+    if (problem) problem = "PRAGMA quick_check: " + *problem;
+  } catch (const StoreError& e) {
+    if ((e.code() & 0xff) != SQLITE_CORRUPT) throw;
+    problem = e.what();  // a page too damaged for quick_check to read
   }
-  if (copied != SQLITE_DONE && copied != SQLITE_OK) {
-    sqlite3_close_v2(memory);
-    sqlite::fail(s.conn, copied, "copying an older schema into memory to migrate it");
-  }
-  sqlite3_close_v2(s.conn.db);
-  s.conn.db = memory;
-  sqlite3_extended_result_codes(s.conn.db, 1);
+  if (problem) throw damaged(*problem);
+  if (auto difference = store_detail::schema_difference(probe, static_cast<int>(id.user_version)))
+    throw damaged(fmt::format("not the schema of version {}: {}", id.user_version, *difference));
 }
 
 // WAL lets readers work while a writer commits; every read-write open turns it on (the last connection to
@@ -91,7 +114,7 @@ void use_wal(const sqlite::Connection& c) {
 void migrate(const store_detail::State& s) {
   sqlite::Transaction tx(s.conn, "migrating the database schema");
   const Identity id = read_identity(s.conn);
-  check_identity(s, id);
+  check_identity(s.conn.path, s.mode, id);
   for (const auto& m : store_detail::migrations()) {
     if (m.version <= id.user_version) continue;
     sqlite::exec(s.conn, std::string(m.sql).c_str(),
@@ -187,50 +210,60 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
   state->path = path;
   state->mode = mode;
   state->conn.path = path.string();
-  int flags = 0;
   std::error_code folder_ec;
   if (std::filesystem::is_directory(path, folder_ec))
     throw StoreError(state->conn.path, SQLITE_CANTOPEN, "it is a folder, not a database file");
+  bool in_memory = false;  // the connection is to a snapshot in memory, not to the file
   if (mode == Mode::read_write) {
     std::error_code ec;
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
     if (ec)
       throw StoreError(state->conn.path, SQLITE_CANTOPEN,
                        fmt::format("cannot create the folder {}: {}", path.parent_path().string(), ec.message()));
-    flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    std::error_code exists_ec;
+    const bool existed = std::filesystem::exists(path, exists_ec);
+    const int rc =
+        sqlite3_open_v2(state->conn.path.c_str(), &state->conn.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    if (rc != SQLITE_OK && !existed && !std::filesystem::exists(path, exists_ec) && !exists_ec) {
+      const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+      if (access(folder.c_str(), W_OK) != 0)
+        throw StoreError(state->conn.path, rc,
+                         fmt::format("cannot create the database: the folder {} is not writable", folder.string()));
+    }
+    if (rc != SQLITE_OK) sqlite::fail(state->conn, rc, "opening the database");
+    sqlite3_extended_result_codes(state->conn.db, 1);
+    sqlite3_busy_timeout(state->conn.db, kBusyTimeoutMs);
+    // SQLite quietly opens a file it may not write read-only; say so now rather than at the first write.
+    if (sqlite3_db_readonly(state->conn.db, "main") == 1)
+      throw StoreError(state->conn.path, SQLITE_READONLY,
+                       "database is read-only: the file or its folder is not writable (a query can open it read-only)");
+    // Until the open has succeeded, closing must not checkpoint a -wal into the file: a file refused below, or
+    // changed by another process since check_before_writing, stays as it was.
+    sqlite3_db_config(state->conn.db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    if (existed) check_before_writing(path, state->conn.path);
   } else {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
       throw StoreError(state->conn.path, SQLITE_CANTOPEN, "no such file (a read-only open never creates one)");
-    flags = SQLITE_OPEN_READONLY;
+    in_memory = store_detail::open_for_reading(state->conn, path, kBusyTimeoutMs);
   }
-  const int rc = sqlite3_open_v2(state->conn.path.c_str(), &state->conn.db, flags, nullptr);
-  std::error_code exists_ec;
-  if (rc != SQLITE_OK && mode == Mode::read_write && !std::filesystem::exists(path, exists_ec) && !exists_ec) {
-    const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
-    if (access(folder.c_str(), W_OK) != 0)
-      throw StoreError(state->conn.path, rc,
-                       fmt::format("cannot create the database: the folder {} is not writable", folder.string()));
-  }
-  if (rc != SQLITE_OK) sqlite::fail(state->conn, rc, "opening the database");
-  sqlite3_extended_result_codes(state->conn.db, 1);
-  sqlite3_busy_timeout(state->conn.db, kBusyTimeoutMs);
 
-  // SQLite quietly opens a file it may not write read-only; say so now rather than at the first write.
-  if (mode == Mode::read_write && sqlite3_db_readonly(state->conn.db, "main") == 1)
-    throw StoreError(state->conn.path, SQLITE_READONLY,
-                     "database is read-only: the file or its folder is not writable (a query can open it read-only)");
+  // Read again on the writer's connection: another process may have initialized or replaced the file since.
   const Identity id = read_identity(state->conn);
-  check_identity(*state, id);  // before anything below writes to the file
+  check_identity(state->conn.path, mode, id);  // before anything below writes to the file
   if (mode == Mode::read_write) {
     use_wal(state->conn);
     sqlite::exec(state->conn, "PRAGMA synchronous = NORMAL", "setting synchronous = NORMAL");
   }
   const bool older = id.user_version < schema_version();  // or a new file (read-write only: check_identity)
-  if (older && mode == Mode::read_only) read_into_memory(*state);
+  // A read-only open of an older schema migrates a copy in memory (SQLite's backup, one consistent snapshot), so
+  // the query tools and the library read any mpgemm database and the file stays as it was.
+  if (older && mode == Mode::read_only && !in_memory)
+    store_detail::read_into_memory(state->conn, "copying an older schema into memory to migrate it");
   sqlite::exec(state->conn, "PRAGMA foreign_keys = ON", "enabling foreign keys");
   if (older) migrate(*state);
   if (mode == Mode::read_only) sqlite::exec(state->conn, "PRAGMA query_only = ON", "making the connection read-only");
+  if (mode == Mode::read_write) sqlite3_db_config(state->conn.db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
   state->rollback_on_close = mode == Mode::read_write;
   return Store(std::move(state));
 }
