@@ -18,11 +18,16 @@ constexpr int kDefaultKeepWarmMs = 5000;
 }  // namespace
 
 void add_measure_options(ArgParser& p) {
-  p.option("--atol", "X", "absolute tolerance against cuBLAS", "0.5")
-      .option("--rtol", "X", "relative tolerance against cuBLAS", "1e-3")
-      .option("--warmup", "INT", "untimed launches before timing", "3")
-      .option("--runs", "INT", "timed batches; median, min and max are over batches", "5")
-      .option("--iters", "INT", "launches per timed batch", "20")
+  // The defaults shown are the ones measure_settings_from starts from: MeasureSettings's, NoiseStop's and
+  // ScreenRule's (measure/protocol_defaults.hpp, measure/sampling.hpp).
+  const MeasureSettings settings;
+  const NoiseStop noise;
+  const ScreenRule screen;
+  p.option("--atol", "X", "absolute tolerance against cuBLAS", fmt::format("{:g}", settings.atol))
+      .option("--rtol", "X", "relative tolerance against cuBLAS", fmt::format("{:g}", settings.rtol))
+      .option("--warmup", "INT", "untimed launches before timing", std::to_string(settings.warmup))
+      .option("--runs", "INT", "timed batches; median, min and max are over batches", std::to_string(settings.runs))
+      .option("--iters", "INT", "launches per timed batch", std::to_string(settings.iters))
       .flag("--no-cublaslt",
             "skip the second reference: cuBLASLt's best of its top 8 heuristic algorithms, "
             "verified against cuBLAS and timed like the candidates on every shape")
@@ -38,23 +43,25 @@ void add_measure_options(ArgParser& p) {
       .option("--noise-target", "PCT",
               "take timed batches until their relative noise (stdev / mean) is under PCT percent, instead of "
               "--runs (nvbench's rule; see --min-samples, --max-time)")
-      .option("--min-samples", "INT", "with --noise-target: batches before the target may stop sampling", "10")
-      .option("--max-time", "SECONDS", "with --noise-target: stop sampling after this long anyway", "10")
+      .option("--min-samples", "INT", "with --noise-target: batches before the target may stop sampling",
+              std::to_string(noise.min_samples))
+      .option("--max-time", "SECONDS", "with --noise-target: stop sampling after this long anyway",
+              fmt::format("{:g}", noise.max_time_s))
       .option("--screen-threshold", "X",
               "screen out (status screened_out, not timed further) a config whose screening launches are more "
               "than X times slower than the fastest screen so far on its shape (like with like; the best median "
               "before any screen)",
-              "1.5")
+              fmt::format("{:g}", screen.threshold))
       .option("--screen-launches", "INT",
               "launches the screen times: with warm L2 one batch of them after as many untimed, with cold L2 one "
               "by one",
-              "3")
+              std::to_string(screen.launches))
       .flag("--no-screen", "time every config through the full protocol")
       .option("--settle-ms", "MS",
               "when a shape is prepared, run cuBLAS on it untimed for this long before its references and "
               "candidates are timed (at least --idle-settle-ms: after the host-side input fill the card is idle); "
               "part of the result key when set",
-              "0")
+              std::to_string(settings.settle_ms))
       .option("--keep-warm-ms", "MS",
               "between measurements (a compile wait), keep running cuBLAS on the shape untimed until the next "
               "request, for at most this long after the last one, so the next config meets the clock sustained "
@@ -152,7 +159,7 @@ MeasureSettings measure_settings_from(const ParsedArgs& args) {
     r.launches = count_from(args, "--screen-launches", r.launches, 1);
     s.screen = r;
   }
-  s.settle_ms = settle_ms_from(args, "--settle-ms", 0);
+  s.settle_ms = settle_ms_from(args, "--settle-ms", s.settle_ms);
   s.hold.keep_warm_ms = settle_ms_from(args, "--keep-warm-ms", kDefaultKeepWarmMs);
   s.hold.idle_settle_ms = settle_ms_from(args, "--idle-settle-ms", kDefaultIdleSettleMs);
   return s;

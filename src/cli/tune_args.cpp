@@ -85,14 +85,16 @@ void add_tune_options(ArgParser& p) {
               "at the end, re-time each shape's K fastest side by side with cuBLAS in balanced rounds, store every "
               "sample and name the winner (ties within --tie-band go to the smallest registers x threads, then "
               "shared memory, then name); 0 turns it off",
-              "5")
-      .option("--rerank-rounds", "INT", "rounds of the re-rank (one batch of --iters launches per kernel each)", "10")
+              std::to_string(RerankOptions{}.top_k))
+      .option("--rerank-rounds", "INT", "rounds of the re-rank (one batch of --iters launches per kernel each)",
+              std::to_string(kProtocolDefaults.rerank_rounds))
       .flag("--rerank-graphs",
             "enqueue each re-rank batch as one replay of a CUDA graph of its --iters launches (captured once per "
             "config, cuBLAS and cuBLASLt), so microsecond kernels are timed at the GPU's pace, not at the pace the "
             "host issues calls (cublasGemmEx's host cost can exceed a 512^3 kernel's time); --graphs does it for "
             "every batch, the first pass's too")
-      .option("--tie-band", "X", "re-rank medians within (1 + X) x the fastest tie", "0.01")
+      .option("--tie-band", "X", "re-rank medians within (1 + X) x the fastest tie",
+              fmt::format("{:g}", RerankOptions{}.tie_band))
       .option("--rerank-within", "X",
               "re-rank also every config whose first-pass median is within (1 + X) x the fastest (up to 64): what "
               "one pass cannot tell apart (e.g. 0.04 on the H200, where a config's time moves +-3.5% between runs)",
@@ -114,7 +116,7 @@ void add_tune_options(ArgParser& p) {
   p.option("--max-spread", "X",
            "re-measure (twice at most) a timing whose (max - min) / median exceeds X; "
            "one still noisy is flagged in its message",
-           "0.10")
+           fmt::format("{:.2f}", TuneOptions{}.max_spread))
       .option("--replay", "OLD.db", "take each candidate's outcome from an earlier database instead of a GPU")
       .option("--replay-delay-ms", "INT",
               "testing aid for kill and concurrency tests: with --replay, wait this long per candidate, as a GPU "

@@ -14,14 +14,15 @@
 
 #include "common/records.hpp"
 #include "device/cuda_event.hpp"
+#include "measure/protocol_defaults.hpp"
 #include "measure/sampling.hpp"
 
 namespace mpgemm {
 
 struct TimingPlan {
-  int warmup = 3;  // launches before timing
-  int runs = 5;    // timed batches (ignored with a noise target)
-  int iters = 20;  // launches per batch
+  int warmup = kProtocolDefaults.warmup;  // launches before timing
+  int runs = kProtocolDefaults.runs;      // timed batches (ignored with a noise target)
+  int iters = kProtocolDefaults.iters;    // launches per batch
   L2Mode l2 = L2Mode::warm;
   std::optional<NoiseStop> noise_stop;
   // Warm L2 only (with cold L2 every launch is timed alone). Graph: when the launches cannot be captured, the

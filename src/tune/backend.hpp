@@ -11,6 +11,7 @@
 #include "common/device.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
+#include "measure/protocol_defaults.hpp"
 #include "measure/sampling.hpp"
 #include "worker/protocol.hpp"
 
@@ -18,11 +19,11 @@ namespace mpgemm {
 
 // How every candidate is verified and timed; part of each result key (all but `cublaslt`).
 struct MeasureSettings {
-  double atol = 0.5;         // absolute tolerance against cuBLAS
-  double rtol = 1e-3;        // relative tolerance against cuBLAS
-  int warmup = 3;            // launches before timing
-  int runs = 5;              // timed batches
-  int iters = 20;            // launches per batch
+  double atol = kProtocolDefaults.atol;   // absolute tolerance against cuBLAS
+  double rtol = kProtocolDefaults.rtol;   // relative tolerance against cuBLAS
+  int warmup = kProtocolDefaults.warmup;  // launches before timing
+  int runs = kProtocolDefaults.runs;      // timed batches
+  int iters = kProtocolDefaults.iters;    // launches per batch
   bool paired = false;       // time cuBLAS alternately with every candidate (Measurement::paired_cublas): mpgemm-run
                              // --paired. The tuner's ratios use the shape's one cuBLAS timing.
   bool cublaslt = true;      // time cuBLASLt as a second reference per shape; not in result keys: it changes the
@@ -66,9 +67,9 @@ struct RerankKernel {
 // The re-rank's protocol: `warmup` launches of each entry, untimed rounds for `settle_ms`, then `rounds` rounds of
 // one batch of `iters` launches per entry (TimeInterleavedRequest).
 struct RerankProtocol {
-  int warmup = 3;
-  int rounds = 10;
-  int iters = 20;
+  int warmup = kProtocolDefaults.warmup;
+  int rounds = kProtocolDefaults.rerank_rounds;
+  int iters = kProtocolDefaults.iters;
   bool graphs = false;  // time each batch as a replay of a captured CUDA graph (TimeInterleavedRequest::graphs)
   int settle_ms = 0;    // untimed rounds before the timed ones, in wall time (TimeInterleavedRequest::settle_ms)
 };

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/params.hpp"
+#include "measure/protocol_defaults.hpp"
 #include "measure/sampling.hpp"
 #include "worker/wire.hpp"
 
@@ -51,13 +52,13 @@ struct HelloReply {
 
 struct PrepareShapeRequest {
   Shape shape;
-  std::uint64_t seed = 0;  // inputs' seed
-  int warmup = 3;          // cuBLAS timing protocol
-  int runs = 5;
-  int iters = 20;
+  std::uint64_t seed = 0;                 // inputs' seed
+  int warmup = kProtocolDefaults.warmup;  // cuBLAS timing protocol
+  int runs = kProtocolDefaults.runs;
+  int iters = kProtocolDefaults.iters;
   bool cublaslt = true;  // also time cuBLASLt's best of its top heuristics (verified with atol, rtol)
-  double atol = 0.5;
-  double rtol = 1e-3;
+  double atol = kProtocolDefaults.atol;
+  double rtol = kProtocolDefaults.rtol;
   L2Mode l2 = L2Mode::warm;                     // cuBLAS is timed in the candidates' L2 mode (cuBLASLt always warm)
   BatchEnqueue batches = BatchEnqueue::stream;  // and with their warm batches enqueued the same way
   // Untimed cuBLAS launches on the new problem for this long (ms, 0 to kMaxSettleMs) before anything is timed:
@@ -100,11 +101,11 @@ struct MeasureRequest {
   std::vector<char> cubin;   // CompileResult::cubin
   std::string lowered_name;  // CompileResult::lowered_name
   LaunchGeometry geometry;
-  double atol = 0.5;
-  double rtol = 1e-3;
-  int warmup = 3;
-  int runs = 5;
-  int iters = 20;
+  double atol = kProtocolDefaults.atol;
+  double rtol = kProtocolDefaults.rtol;
+  int warmup = kProtocolDefaults.warmup;
+  int runs = kProtocolDefaults.runs;
+  int iters = kProtocolDefaults.iters;
   bool pair_with_cublas = false;  // time cuBLAS alternately with the candidate (Measurement::paired_cublas)
   L2Mode l2 = L2Mode::warm;
   BatchEnqueue batches = BatchEnqueue::stream;  // warm batches (and the warm screen) as graph replays or host calls
@@ -148,11 +149,11 @@ struct InterleavedKernel {
 // state) cancel.
 struct TimeInterleavedRequest {
   std::vector<InterleavedKernel> kernels;
-  double atol = 0.5;
-  double rtol = 1e-3;
-  int warmup = 3;   // launches of each entry before the rounds
-  int rounds = 10;  // batches of each entry
-  int iters = 20;   // launches per batch
+  double atol = kProtocolDefaults.atol;
+  double rtol = kProtocolDefaults.rtol;
+  int warmup = kProtocolDefaults.warmup;         // launches of each entry before the rounds
+  int rounds = kProtocolDefaults.rerank_rounds;  // batches of each entry
+  int iters = kProtocolDefaults.iters;           // launches per batch
   // Also time cuBLASLt, running the algorithm that won its best-of-heuristics at prepare_shape. Without one (the
   // shape was prepared without cuBLASLt, or none of its algorithms verified) it is simply not in the rounds and
   // the reply says why (InterleavedReply::cublaslt_message): never an error.

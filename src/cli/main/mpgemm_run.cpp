@@ -13,6 +13,11 @@
 
 using namespace mpgemm;
 
+namespace {
+// M, N and K when not given: the writeup's table is at 2048^3.
+constexpr std::int64_t kDefaultSide = 2048;
+}  // namespace
+
 int main(int argc, char** argv) {
   cli::ArgParser parser(
       "mpgemm-run", "re-run chosen configs next to cuBLAS and print the results table",
@@ -28,12 +33,13 @@ int main(int argc, char** argv) {
       "configs of the shape side by side with cuBLAS in balanced rounds, stores every sample and names the "
       "winner (fastest median; configs within --tie-band of it are tied and the smallest registers x threads, "
       "then shared memory, then name wins), then prints the re-rank. Needs a GPU.");
-  parser.option("--config", "WHICH", "best | a point name | a config name | a config id", "best")
-      .option("--db", "PATH", "results database to take configs from", "results/results.db")
-      .option("--space", "PATH", "space whose named points make the table's first rows", "configs/sm86.json")
-      .option("--M", "INT", "rows of A and C", "2048")
-      .option("--N", "INT", "columns of B and C", "2048")
-      .option("--K", "INT", "the reduction dimension", "2048");
+  const cli::RunOptions defaults;
+  parser.option("--config", "WHICH", "best | a point name | a config name | a config id", defaults.selector)
+      .option("--db", "PATH", "results database to take configs from", defaults.db_path.string())
+      .option("--space", "PATH", "space whose named points make the table's first rows", defaults.space_path.string())
+      .option("--M", "INT", "rows of A and C", std::to_string(kDefaultSide))
+      .option("--N", "INT", "columns of B and C", std::to_string(kDefaultSide))
+      .option("--K", "INT", "the reduction dimension", std::to_string(kDefaultSide));
   cli::add_measure_options(parser);
   parser.flag("--paired",
               "time cuBLAS alternately with each kernel, batch by batch (a b, b a, ...), and take each row's "
@@ -43,8 +49,10 @@ int main(int argc, char** argv) {
       .option("--rerank", "K",
               "re-rank the K fastest verified configs of the shape and record the winner "
               "instead of printing the table (0: off)")
-      .option("--rounds", "INT", "re-rank rounds: timed batches of each config and of cuBLAS", "10")
-      .option("--tie-band", "X", "re-rank: medians within (1 + X) x the fastest tie, broken by the fixed rule", "0.01")
+      .option("--rounds", "INT", "re-rank rounds: timed batches of each config and of cuBLAS",
+              std::to_string(kProtocolDefaults.rerank_rounds))
+      .option("--tie-band", "X", "re-rank: medians within (1 + X) x the fastest tie, broken by the fixed rule",
+              fmt::format("{:g}", RerankOptions{}.tie_band))
       .option("--rerank-within", "X",
               "re-rank also every config whose stored median is within (1 + X) x the fastest (up to 64)",
               "the K fastest only")
@@ -73,12 +81,12 @@ int main(int argc, char** argv) {
           "is another run's pick as fast as the exhaustive run's best? both timed in the same rounds");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     cli::RunOptions o;
-    o.selector = args.get_or("--config", "best");
+    o.selector = args.get_or("--config", o.selector);
     o.db_path = args.get_or("--db", o.db_path.string());
     o.space_path = args.get_or("--space", o.space_path.string());
-    o.shape.m = args.get_positive_int("--M").value_or(2048);
-    o.shape.n = args.get_positive_int("--N").value_or(2048);
-    o.shape.k = args.get_positive_int("--K").value_or(2048);
+    o.shape.m = args.get_positive_int("--M").value_or(kDefaultSide);
+    o.shape.n = args.get_positive_int("--N").value_or(kDefaultSide);
+    o.shape.k = args.get_positive_int("--K").value_or(kDefaultSide);
     o.settings = cli::measure_settings_from(args);
     o.settings.paired = args.has("--paired");
     if (auto w = args.get("--worker")) o.worker_path = *w;
@@ -95,7 +103,8 @@ int main(int argc, char** argv) {
     if (top_k && *top_k > 0) {
       RerankOptions r;
       r.top_k = static_cast<int>(*top_k);
-      r.protocol = {o.settings.warmup, static_cast<int>(args.get_positive_int("--rounds").value_or(10)),
+      r.protocol = {o.settings.warmup,
+                    static_cast<int>(args.get_positive_int("--rounds").value_or(kProtocolDefaults.rerank_rounds)),
                     o.settings.iters, o.settings.batches == BatchEnqueue::graph, cli::rerank_settle_ms_from(args)};
       cli::rerank_choices_from(args, r);
       r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
