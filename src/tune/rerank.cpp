@@ -125,52 +125,58 @@ RerankPlacing apply_winner_rule(const std::vector<RerankContender>& contenders, 
   return out;
 }
 
-RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& shape, const RerankOptions& options) {
-  RerankOutcome out;
-  if (options.top_k <= 0) {
-    out.note = "re-rank off";
-    return out;
-  }
-  if (!backend.capabilities().interleaved) {
-    out.note = fmt::format("the {} backend cannot re-rank", backend.mode());
-    return out;
-  }
-  const DeviceDescription& device = backend.device();
-  std::vector<RankedConfig> ranked = leading_configs(store, device.name, shape, options, RankBy::time);
-  if (options.by_cycles_too)
-    for (auto& r : leading_configs(store, device.name, shape, options, RankBy::cycles))
-      if (static_cast<int>(ranked.size()) < rerank_limit(options) && !holds(ranked, r)) ranked.push_back(std::move(r));
-  add_named(store, device.name, shape, options.also, ranked);
-  if (ranked.empty()) {
-    out.note = fmt::format("no verified config of {} on {} to re-rank", shape.str(), device.name);
-    return out;
-  }
+namespace {
 
+// The configs a re-rank of `shape` takes: the K fastest by time (with --rerank-within, those within it), by cycles
+// too with --rerank-cycles (up to rerank_limit), and the ones --rerank-also names.
+std::vector<RankedConfig> configs_to_rerank(const Store& store, std::string_view device_name, const Shape& shape,
+                                            const RerankOptions& options) {
+  std::vector<RankedConfig> ranked = leading_configs(store, device_name, shape, options, RankBy::time);
+  if (options.by_cycles_too)
+    for (auto& r : leading_configs(store, device_name, shape, options, RankBy::cycles))
+      if (static_cast<int>(ranked.size()) < rerank_limit(options) && !holds(ranked, r)) ranked.push_back(std::move(r));
+  add_named(store, device_name, shape, options.also, ranked);
+  return ranked;
+}
+
+// options.protocol sized by time from the fastest stored median of `ranked` (sized_rerank_protocol).
+RerankProtocol protocol_for(const std::vector<RankedConfig>& ranked, const RerankOptions& options) {
   double fastest_ms = 0;
   for (const auto& c : ranked)
     if (c.median_ms > 0 && (fastest_ms == 0 || c.median_ms < fastest_ms)) fastest_ms = c.median_ms;
-  const RerankProtocol protocol =
-      sized_rerank_protocol(options.protocol, fastest_ms, options.min_kernel_ms, options.max_batch_ms);
+  return sized_rerank_protocol(options.protocol, fastest_ms, options.min_kernel_ms, options.max_batch_ms);
+}
 
-  RerankRecord& r = out.record;
+// The re-rank's record before any timing: where, what was asked for, by which rule.
+RerankRecord rerank_record(const DeviceDescription& device, const Shape& shape, const RerankOptions& options,
+                           const RerankProtocol& protocol, std::size_t configs) {
+  RerankRecord r;
   r.run_id = options.run_id;
   r.device_name = device.name;
   r.gpu = device.gpu;
   r.device_cc = device.arch.str();
   r.shape = shape;
-  r.top_k = std::max(options.top_k, static_cast<int>(ranked.size()));  // --rerank-within may take more than K
+  r.top_k = std::max(options.top_k, static_cast<int>(configs));  // --rerank-within may take more than K
   r.warmup = protocol.warmup;
   r.rounds = protocol.rounds;
   r.iters = protocol.iters;
   r.tie_band = options.tie_band;
   r.rule = std::string(kRerankRule);
+  return r;
+}
 
-  // Every ranked config becomes an entry; those that compile go to the backend.
-  const auto compile = options.compile ? options.compile : default_compiler(store);
+// Every ranked config as an entry, and those that compile as the kernels the backend re-times.
+struct RerankEntries {
   std::vector<RerankEntryRecord> entries;
-  std::vector<std::string> names;
-  std::vector<RerankKernel> kernels;
+  std::vector<std::string> names;     // config name of each entry
+  std::vector<RerankKernel> kernels;  // the entries that compiled, in entry order
   std::vector<std::size_t> entry_of;  // kernel index -> entry index
+};
+
+RerankEntries compile_entries(const std::vector<RankedConfig>& ranked, const Shape& shape,
+                              const DeviceDescription& device,
+                              const std::function<CompileResult(const Candidate&, const Arch&)>& compile) {
+  RerankEntries out;
   for (const auto& c : ranked) {
     const Candidate& candidate = c.config.candidate;
     const Family& fam = family(candidate.family);
@@ -190,18 +196,125 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
       e.status = Status::compile_failed;
       e.message = "compiling it again failed: " + compiled.log.substr(0, 200);
     } else {
-      entry_of.push_back(entries.size());
-      kernels.push_back({candidate, std::move(compiled), c.median_ms});
+      out.entry_of.push_back(out.entries.size());
+      out.kernels.push_back({candidate, std::move(compiled), c.median_ms});
     }
-    entries.push_back(std::move(e));
-    names.push_back(candidate.name);
+    out.entries.push_back(std::move(e));
+    out.names.push_back(candidate.name);
   }
+  return out;
+}
+
+// The rounds' samples into the record: the references' and, per kernel, its entry's status, samples, timing and
+// ratios to both references.
+void take_rounds(InterleavedReply& reply, const RerankProtocol& protocol, RerankEntries& in, RerankRecord& r) {
+  r.cublas_samples = reply.cublas;
+  if (auto t = stats_of(reply.cublas, protocol)) r.cublas_median_ms = t->median_ms;
+  r.cublaslt_samples = reply.cublaslt;
+  if (auto t = stats_of(reply.cublaslt, protocol)) r.cublaslt_median_ms = t->median_ms;
+  r.sm_clock_mhz = reply.sm_clock_mhz;
+  r.batches = reply.graphs ? BatchEnqueue::graph : BatchEnqueue::stream;
+  r.settled_ms = reply.settled_ms;
+  for (std::size_t k = 0; k < in.kernels.size() && k < reply.kernels.size(); ++k) {
+    auto& e = in.entries[in.entry_of[k]];
+    auto& got = reply.kernels[k];
+    e.status = got.status;
+    e.message = got.message;
+    e.samples = std::move(got.samples);
+    e.timing = stats_of(e.samples, protocol);
+    if (e.timing && e.timing->median_ms > 0) {
+      if (r.cublas_median_ms) e.ratio_to_cublas = *r.cublas_median_ms / e.timing->median_ms;
+      if (r.cublaslt_median_ms) e.ratio_to_cublaslt = *r.cublaslt_median_ms / e.timing->median_ms;
+    }
+  }
+}
+
+// How the winner rule placed the entries.
+struct Placed {
+  std::size_t contenders = 0;  // entries timed ok, which the rule placed
+  std::size_t tied = 0;        // of those, within the tie band of the fastest
+};
+
+// The rule, over the entries timed ok; the others follow in ranked order. Moves the entries into r.entries (the
+// winner first, r.winner_config_id set when there is one) and their names into `names`, in the same order.
+Placed place_entries(RerankEntries& in, double tie_band, RerankRecord& r, std::vector<std::string>& names) {
+  std::vector<RerankContender> contenders;
+  std::vector<std::size_t> contender_entry;
+  for (std::size_t i = 0; i < in.entries.size(); ++i) {
+    const auto& e = in.entries[i];
+    if (e.status != Status::ok || !e.timing) continue;
+    contenders.push_back({in.names[i], e.arch.str(), e.timing->median_ms, e.registers, e.threads, e.smem_bytes});
+    contender_entry.push_back(i);
+  }
+  const RerankPlacing placing = apply_winner_rule(contenders, tie_band);
+  std::vector<std::size_t> order;
+  for (std::size_t p = 0; p < placing.order.size(); ++p) {
+    const std::size_t c = placing.order[p];
+    auto& e = in.entries[contender_entry[c]];
+    e.place = static_cast<int>(p) + 1;
+    e.tied = placing.tied[c];
+    order.push_back(contender_entry[c]);
+  }
+  for (std::size_t i = 0; i < in.entries.size(); ++i)
+    if (!in.entries[i].place) order.push_back(i);
+  for (const std::size_t i : order) {
+    r.entries.push_back(std::move(in.entries[i]));
+    names.push_back(in.names[i]);
+  }
+  if (!placing.order.empty()) r.winner_config_id = r.entries.front().config_id;
+  return {contenders.size(), static_cast<std::size_t>(std::count(placing.tied.begin(), placing.tied.end(), true))};
+}
+
+// The one line a recorded re-rank ends with: the winner, its ratios to both references over the same rounds, and
+// how it was timed.
+std::string recorded_note(const RerankRecord& r, const std::vector<std::string>& names, const Placed& placed,
+                          double tie_band, const std::optional<InterleavedReply>& reply) {
+  std::string ratios;
+  if (r.winner_config_id) {
+    const auto& w = r.entries.front();
+    if (w.ratio_to_cublas) ratios += fmt::format(", {:.3f}x cuBLAS", *w.ratio_to_cublas);
+    if (w.ratio_to_cublaslt) ratios += fmt::format(", {:.3f}x cuBLASLt", *w.ratio_to_cublaslt);
+  }
+  std::string note =
+      r.winner_config_id
+          ? fmt::format("re-rank of {}: {} wins over {} re-timed config(s), {} within the {:g}% tie band{}",
+                        r.shape.str(), names.front(), placed.contenders, placed.tied, 100 * tie_band, ratios)
+          : fmt::format("re-rank of {}: no config was timed ok, no winner", r.shape.str());
+  if (r.batches == BatchEnqueue::graph) note += " (batches replayed as CUDA graphs)";
+  if (r.settled_ms > 0) note += fmt::format(" after {:.0f} ms of untimed rounds", r.settled_ms);
+  note += fmt::format("; {} rounds of {} launches", r.rounds, r.iters);
+  if (reply && !reply->graphs_message.empty()) note += "; " + reply->graphs_message;
+  return note;
+}
+
+}  // namespace
+
+RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& shape, const RerankOptions& options) {
+  RerankOutcome out;
+  if (options.top_k <= 0) {
+    out.note = "re-rank off";
+    return out;
+  }
+  if (!backend.capabilities().interleaved) {
+    out.note = fmt::format("the {} backend cannot re-rank", backend.mode());
+    return out;
+  }
+  const DeviceDescription& device = backend.device();
+  const std::vector<RankedConfig> ranked = configs_to_rerank(store, device.name, shape, options);
+  if (ranked.empty()) {
+    out.note = fmt::format("no verified config of {} on {} to re-rank", shape.str(), device.name);
+    return out;
+  }
+  const RerankProtocol protocol = protocol_for(ranked, options);
+  out.record = rerank_record(device, shape, options, protocol, ranked.size());
+  RerankEntries entries =
+      compile_entries(ranked, shape, device, options.compile ? options.compile : default_compiler(store));
 
   std::optional<InterleavedReply> reply;
-  if (!kernels.empty()) {
+  if (!entries.kernels.empty()) {
     try {
       if (options.prepare_shape) backend.prepare_shape(shape);
-      reply = backend.time_interleaved(kernels, shape, protocol);
+      reply = backend.time_interleaved(entries.kernels, shape, protocol);
     } catch (const WorkerError& e) {
       out.note = fmt::format("re-rank of {} not recorded: {}", shape.str(), e.what());
       return out;
@@ -210,74 +323,13 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
       out.note = fmt::format("the {} backend gave no re-rank of {}", backend.mode(), shape.str());
       return out;
     }
+    take_rounds(*reply, protocol, entries, out.record);
   }
 
-  if (reply) {
-    r.cublas_samples = reply->cublas;
-    if (auto t = stats_of(reply->cublas, protocol)) r.cublas_median_ms = t->median_ms;
-    r.cublaslt_samples = reply->cublaslt;
-    if (auto t = stats_of(reply->cublaslt, protocol)) r.cublaslt_median_ms = t->median_ms;
-    r.sm_clock_mhz = reply->sm_clock_mhz;
-    r.batches = reply->graphs ? BatchEnqueue::graph : BatchEnqueue::stream;
-    r.settled_ms = reply->settled_ms;
-    for (std::size_t k = 0; k < kernels.size() && k < reply->kernels.size(); ++k) {
-      auto& e = entries[entry_of[k]];
-      auto& got = reply->kernels[k];
-      e.status = got.status;
-      e.message = got.message;
-      e.samples = std::move(got.samples);
-      e.timing = stats_of(e.samples, protocol);
-      if (e.timing && e.timing->median_ms > 0) {
-        if (r.cublas_median_ms) e.ratio_to_cublas = *r.cublas_median_ms / e.timing->median_ms;
-        if (r.cublaslt_median_ms) e.ratio_to_cublaslt = *r.cublaslt_median_ms / e.timing->median_ms;
-      }
-    }
-  }
-
-  // The rule, over the configs timed ok; the others follow in ranked order.
-  std::vector<RerankContender> contenders;
-  std::vector<std::size_t> contender_entry;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const auto& e = entries[i];
-    if (e.status != Status::ok || !e.timing) continue;
-    contenders.push_back({names[i], e.arch.str(), e.timing->median_ms, e.registers, e.threads, e.smem_bytes});
-    contender_entry.push_back(i);
-  }
-  const RerankPlacing placing = apply_winner_rule(contenders, options.tie_band);
-  std::vector<std::size_t> order;
-  for (std::size_t p = 0; p < placing.order.size(); ++p) {
-    const std::size_t c = placing.order[p];
-    auto& e = entries[contender_entry[c]];
-    e.place = static_cast<int>(p) + 1;
-    e.tied = placing.tied[c];
-    order.push_back(contender_entry[c]);
-  }
-  for (std::size_t i = 0; i < entries.size(); ++i)
-    if (!entries[i].place) order.push_back(i);
-  for (const std::size_t i : order) {
-    r.entries.push_back(std::move(entries[i]));
-    out.names.push_back(names[i]);
-  }
-  if (!placing.order.empty()) r.winner_config_id = r.entries.front().config_id;
-
-  out.rerank_id = store.record_rerank(r);
+  const Placed placed = place_entries(entries, options.tie_band, out.record, out.names);
+  out.rerank_id = store.record_rerank(out.record);
   out.recorded = true;
-  const auto ties = std::count(placing.tied.begin(), placing.tied.end(), true);
-  // The winner's ratios to both references over the same rounds.
-  std::string ratios;
-  if (r.winner_config_id) {
-    const auto& w = r.entries.front();
-    if (w.ratio_to_cublas) ratios += fmt::format(", {:.3f}x cuBLAS", *w.ratio_to_cublas);
-    if (w.ratio_to_cublaslt) ratios += fmt::format(", {:.3f}x cuBLASLt", *w.ratio_to_cublaslt);
-  }
-  out.note = r.winner_config_id
-                 ? fmt::format("re-rank of {}: {} wins over {} re-timed config(s), {} within the {:g}% tie band{}",
-                               shape.str(), out.names.front(), contenders.size(), ties, 100 * options.tie_band, ratios)
-                 : fmt::format("re-rank of {}: no config was timed ok, no winner", shape.str());
-  if (r.batches == BatchEnqueue::graph) out.note += " (batches replayed as CUDA graphs)";
-  if (r.settled_ms > 0) out.note += fmt::format(" after {:.0f} ms of untimed rounds", r.settled_ms);
-  out.note += fmt::format("; {} rounds of {} launches", r.rounds, r.iters);
-  if (reply && !reply->graphs_message.empty()) out.note += "; " + reply->graphs_message;
+  out.note = recorded_note(out.record, out.names, placed, options.tie_band, reply);
   return out;
 }
 

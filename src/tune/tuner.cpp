@@ -125,72 +125,64 @@ Arch choose_arch(const TuneOptions& opt, const Space& space, const MeasureBacken
   throw UsageError("no GPU, no --arch and the space names no \"arch\": say which arch to compile for (--arch sm_86)");
 }
 
-}  // namespace
-
-TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
-  // Everything that can be wrong with the input is found before anything is written.
-  const TuneInput input = check_tune_input(opt);
-  const Space& space = input.space;
-  const Family* const fam = input.family;
-  const std::vector<Shape>& shapes = input.shapes;
-
-  const std::vector<std::unique_ptr<MeasureBackend>> backends = make_backends(opt, shapes, obs);
-  MeasureBackend* const backend = backends.empty() ? nullptr : backends.front().get();
-  TuneSummary summary;
-  summary.arch = choose_arch(opt, space, backend);
-  summary.mode = backend ? backend->mode() : "compile-only";
-  summary.strategy = opt.strategy;
-  DeviceDescription device;  // what the family is asked about: the measuring device, or the target
-  if (backend)
-    device = backend->device();
-  else
-    device.arch = summary.arch;
-
-  Store store = Store::open(opt.db_path, Store::Mode::read_write);
+// The `runs` row this run begins with: the command, the space, the host and the devices it measures on.
+RunInfo run_info(const TuneOptions& opt, const std::string& mode,
+                 const std::vector<std::unique_ptr<MeasureBackend>>& backends) {
   RunInfo info;
   info.argv = opt.argv;
-  info.mode = summary.mode;
+  info.mode = mode;
   info.space_path = opt.space_path.string();
   info.space_hash = file_hash(opt.space_path);
   info.hostname = host_name();
   info.nvrtc_version = nvrtc_version();
-  if (backend) info.set_device(backend->device());
-  for (const auto& b : backends) {
+  if (!backends.empty()) info.set_device(backends.front()->device());
+  for (const auto& b : backends)
     if (b->device().gpu) info.gpus.push_back(*b->device().gpu);
-    summary.gpus.push_back(gpu_label(b->device()));
-  }
   if (opt.shard) info.shard = opt.shard->str();
-  RunScope scope(store, info);
-  summary.run_id = scope.id();
+  return info;
+}
+
+// The run's first lines: what it takes, how, and where it records it.
+void announce_run(const TuneOptions& opt, const TuneInput& input,
+                  const std::vector<std::unique_ptr<MeasureBackend>>& backends, const TuneSummary& summary,
+                  const TuneObserver& obs) {
   const std::size_t per_shape = input.configs_per_shape(opt);
   obs.note(fmt::format("run {}: {} of {} ({}, {}{}), {} shape(s){}, {} for {} into {}", summary.run_id,
                        per_shape ? fmt::format("{} configs{}", per_shape, input.of_space) : "configs",
-                       opt.space_path.string(), space.family, opt.strategy,
-                       opt.budget ? fmt::format(", budget {}", *opt.budget) : "", shapes.size(),
+                       opt.space_path.string(), input.space.family, opt.strategy,
+                       opt.budget ? fmt::format(", budget {}", *opt.budget) : "", input.shapes.size(),
                        opt.shard ? fmt::format(", shard {}", opt.shard->str()) : "", summary.mode, summary.arch.str(),
                        opt.db_path.string()));
-  if (backends.size() > 1 && backend->capabilities().needs_cubins)
+  if (backends.size() > 1 && backends.front()->capabilities().needs_cubins)
     obs.note(fmt::format("measuring on {} GPUs: {}", backends.size(), fmt::join(summary.gpus, ", ")));
+}
 
-  Plan plan(space, *fam, summary.arch, device, store);
-  Recorder recorder(store, summary.run_id);
-  const CubinCache cache(opt.cubin_cache.value_or(CubinCache::beside(opt.db_path)));
+// How many compile threads the run takes: --threads, else while a lane measures, NVRTC on every core would delay
+// the worker's launches (on the H200 at 4096^3 the configs timed during the compile came out ~10% slower), so a
+// core is left to each lane and one to this process.
+int compile_threads(const TuneOptions& opt, std::size_t lanes, bool replay) {
+  if (opt.compile_threads > 0) return opt.compile_threads;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (lanes == 0 || replay) return cores;
+  return std::max(1, cores - 1 - static_cast<int>(lanes));
+}
+
+// What the scheduler is told: the shapes in their measuring order, the lanes, the protocol and the search.
+// `input`, `opt` and `cache` outlive the schedule (the selection refers to them).
+SchedulerSettings scheduler_settings(const TuneOptions& opt, const TuneInput& input,
+                                     const std::vector<std::unique_ptr<MeasureBackend>>& backends,
+                                     const CubinCache& cache) {
+  const MeasureBackend* const backend = backends.empty() ? nullptr : backends.front().get();
   SchedulerSettings settings;
   // A compile-only run has no shapes to order; it keeps the file's first as the one it checks against.
-  settings.shapes = backend ? measuring_order(shapes, opt.shape_order) : shapes;
+  settings.shapes = backend ? measuring_order(input.shapes, opt.shape_order) : input.shapes;
   for (const auto& b : backends) settings.backends.push_back(b.get());
   settings.shard = opt.shard;
   settings.replay = backend && !backend->capabilities().needs_cubins;
   settings.measure = opt.settings;
   settings.max_spread = opt.max_spread;
   settings.prune = opt.prune;
-  // While a lane measures, NVRTC on every core would delay the worker's launches (on the H200 at 4096^3 the
-  // configs timed during the compile came out ~10% slower): leave a core to each lane and one to this process.
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int lanes = static_cast<int>(settings.backends.size());
-  settings.compile.threads = opt.compile_threads > 0
-                                 ? opt.compile_threads
-                                 : (backend && !settings.replay ? std::max(1, cores - 1 - lanes) : cores);
+  settings.compile.threads = compile_threads(opt, backends.size(), settings.replay);
   settings.compile.cache = &cache;
   settings.db = opt.db_path;
   settings.strategy = opt.strategy;
@@ -200,17 +192,12 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   settings.time_budget = opt.time_budget;
   settings.stop_requested = [] { return g_stop_requested.load(); };
   if (!opt.only.empty() || input.leaders)
-    settings.selected = [&](const Candidate& c) { return input.selects(c.name, c.alias, opt); };
+    settings.selected = [&input, &opt](const Candidate& c) { return input.selects(c.name, c.alias, opt); };
+  return settings;
+}
 
-  SchedulerObserver sobs;
-  sobs.note = obs.note;
-  sobs.progress = [&](std::size_t done, std::size_t, const std::string& current) { obs.progress(done, current); };
-  const std::size_t measured_shapes = backend ? shapes.size() : 1;
-  obs.phase_started(backend ? "measure" : "compile", input.pairs(opt, measured_shapes));
-  // An exception leaves the phase unfinished: the error is the last word, not a progress line.
-  const SchedulerReport r = run_schedule(RunContext{plan, recorder, store, space, *fam, device}, settings, sobs);
-  obs.phase_finished();
-
+// The schedule's counts, and the plan's compilations (recorded now or earlier), into the summary.
+void summarize_schedule(const SchedulerReport& r, const Plan& plan, const Recorder& recorder, TuneSummary& summary) {
   summary.candidates = plan.size();
   summary.proposed = r.proposed;
   summary.other_shards = r.other_shards;
@@ -235,44 +222,98 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
         e.compiled ? !e.compiled->warnings.empty() : e.stored->warnings.has_value() && !e.stored->warnings->empty();
     if (*st == Status::ok && warned) ++summary.perf_warned;
   }
+  summary.interrupted = r.stopped;
+}
+
+// The re-rank's compiler: the tuner's cubin cache, or nothing to compile for a backend that replays a recording.
+std::function<CompileResult(const Candidate&, const Arch&)> rerank_compiler(const MeasureBackend& backend,
+                                                                            const CubinCache& cache) {
+  return [&backend, &cache](const Candidate& c, const Arch& a) {
+    if (!backend.capabilities().needs_cubins) {  // a replay re-ranks from the recording: nothing to compile
+      CompileResult none;
+      none.status = Status::ok;
+      none.arch = a;
+      return none;
+    }
+    CompilePoolOptions pool;
+    pool.cache = &cache;
+    return compile_cached(family(c.family).kernel_spec(c.params, a), pool).result;
+  };
+}
+
+// The top-K re-rank of every shape measured, until a stop is asked for; one line per shape re-ranked into the
+// summary, in the space's order.
+void rerank_shapes(Store& store, MeasureBackend& backend, const CubinCache& cache,
+                   const std::vector<Shape>& measured_order, const std::vector<Shape>& space_order,
+                   const RerankOptions& options, const TuneObserver& obs, TuneSummary& summary) {
+  RerankOptions ro = options;
+  ro.run_id = summary.run_id;
+  ro.compile = rerank_compiler(backend, cache);
+  // The last shape measured first: the worker still holds it, and keeps the ones before it from the most recent
+  // back (it lets the least recently prepared go first), so each re-rank finds its shape's inputs kept.
+  std::vector<std::pair<Shape, std::string>> recorded;
+  for (auto shape = measured_order.rbegin(); shape != measured_order.rend(); ++shape) {
+    if (g_stop_requested) break;
+    const RerankOutcome out = rerank_shape(store, backend, *shape, ro);
+    obs.note(fmt::format("shape {}: re-rank: {}", shape->str(), out.note));
+    if (out.recorded) recorded.emplace_back(*shape, fmt::format("{}: {}", shape->str(), out.note));
+  }
+  for (const Shape& shape : space_order)
+    for (const auto& [s, note] : recorded)
+      if (s == shape) summary.reranks.push_back(note);
+  summary.interrupted = g_stop_requested;
+}
+
+}  // namespace
+
+TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
+  // Everything that can be wrong with the input is found before anything is written.
+  const TuneInput input = check_tune_input(opt);
+
+  const std::vector<std::unique_ptr<MeasureBackend>> backends = make_backends(opt, input.shapes, obs);
+  MeasureBackend* const backend = backends.empty() ? nullptr : backends.front().get();
+  TuneSummary summary;
+  summary.arch = choose_arch(opt, input.space, backend);
+  summary.mode = backend ? backend->mode() : "compile-only";
+  summary.strategy = opt.strategy;
+  for (const auto& b : backends) summary.gpus.push_back(gpu_label(b->device()));
+  DeviceDescription device;  // what the family is asked about: the measuring device, or the target
+  if (backend)
+    device = backend->device();
+  else
+    device.arch = summary.arch;
+
+  Store store = Store::open(opt.db_path, Store::Mode::read_write);
+  RunScope scope(store, run_info(opt, summary.mode, backends));
+  summary.run_id = scope.id();
+  announce_run(opt, input, backends, summary, obs);
+
+  Plan plan(input.space, *input.family, summary.arch, device, store);
+  Recorder recorder(store, summary.run_id);
+  const CubinCache cache(opt.cubin_cache.value_or(CubinCache::beside(opt.db_path)));
+  const SchedulerSettings settings = scheduler_settings(opt, input, backends, cache);
+  SchedulerObserver sobs;
+  sobs.note = obs.note;
+  sobs.progress = [&](std::size_t done, std::size_t, const std::string& current) { obs.progress(done, current); };
+  const std::size_t measured_shapes = backend ? input.shapes.size() : 1;
+  obs.phase_started(backend ? "measure" : "compile", input.pairs(opt, measured_shapes));
+  // An exception leaves the phase unfinished: the error is the last word, not a progress line.
+  const SchedulerReport r =
+      run_schedule(RunContext{plan, recorder, store, input.space, *input.family, device}, settings, sobs);
+  obs.phase_finished();
+  summarize_schedule(r, plan, recorder, summary);
   if (summary.device_rejected > 0)
     obs.note(fmt::format("{} config{} do{} not run on {}: {}", summary.device_rejected,
                          summary.device_rejected == 1 ? "" : "s", summary.device_rejected == 1 ? "es" : "",
                          device.arch.str(), summary.device_rejected_reason));
-  summary.interrupted = r.stopped;
+
   if (opt.shard && opt.rerank.top_k > 0 && backend)
     obs.note(
         fmt::format("no re-rank in a shard: a shard sees only its slice of each shape; merge the shards' "
                     "databases (mpgemm-query merge) and re-rank the result (mpgemm-run DB --rerank {})",
                     opt.rerank.top_k));
-  if (backend && !opt.shard && !summary.interrupted && opt.rerank.top_k > 0 && backend->capabilities().interleaved) {
-    RerankOptions ro = opt.rerank;
-    ro.run_id = summary.run_id;
-    ro.compile = [&](const Candidate& c, const Arch& a) {
-      if (!backend->capabilities().needs_cubins) {  // a replay re-ranks from the recording: nothing to compile
-        CompileResult none;
-        none.status = Status::ok;
-        none.arch = a;
-        return none;
-      }
-      CompilePoolOptions pool;
-      pool.cache = &cache;
-      return compile_cached(family(c.family).kernel_spec(c.params, a), pool).result;
-    };
-    // The last shape measured first: the worker still holds it, and keeps the ones before it from the most recent
-    // back (it lets the least recently prepared go first), so each re-rank finds its shape's inputs kept.
-    std::vector<std::pair<Shape, std::string>> recorded;
-    for (auto shape = settings.shapes.rbegin(); shape != settings.shapes.rend(); ++shape) {
-      if (g_stop_requested) break;
-      const RerankOutcome out = rerank_shape(store, *backend, *shape, ro);
-      obs.note(fmt::format("shape {}: re-rank: {}", shape->str(), out.note));
-      if (out.recorded) recorded.emplace_back(*shape, fmt::format("{}: {}", shape->str(), out.note));
-    }
-    for (const Shape& shape : shapes)  // the summary lists them in the space's order
-      for (const auto& [s, note] : recorded)
-        if (s == shape) summary.reranks.push_back(note);
-    summary.interrupted = g_stop_requested;
-  }
+  if (backend && !opt.shard && !summary.interrupted && opt.rerank.top_k > 0 && backend->capabilities().interleaved)
+    rerank_shapes(store, *backend, cache, settings.shapes, input.shapes, opt.rerank, obs, summary);
   scope.finish(summary.interrupted);
   return summary;
 }

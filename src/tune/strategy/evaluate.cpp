@@ -93,8 +93,10 @@ std::vector<Recording> recordings_of_device(std::vector<Recording> recordings,
   return recordings;
 }
 
-std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const std::vector<Recording>& recordings,
-                                                    const EvaluationSettings& settings) {
+namespace {
+
+// Options only for strategies that exist and are replayed.
+void check_strategy_options(const EvaluationSettings& settings) {
   for (const auto& [name, options] : settings.options) {
     if (std::none_of(strategies().begin(), strategies().end(), [&](const StrategyInfo& s) { return s.name == name; }))
       throw UsageError(fmt::format("options given for '{}', which is no strategy", name));
@@ -103,14 +105,26 @@ std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const st
       throw UsageError(fmt::format("options given for '{}', which is not among the strategies replayed ({})", name,
                                    fmt::join(settings.strategies, ",")));
   }
-  // The configs every strategy can propose: the domains' configs that pass the constraints. Named points outside
-  // the domains (only exhaustive proposes them) are kept apart.
-  std::set<Params> configs;
-  for (Params& p : enumerate(space).configs) configs.insert(std::move(p));
-  std::vector<const NamedPoint*> outside;
-  for (const NamedPoint& p : space.points)
-    if (!configs.contains(p.params)) outside.push_back(&p);
+}
 
+// The configs every strategy can propose: the domains' configs that pass the constraints. Named points outside
+// the domains (only exhaustive proposes them) are kept apart.
+struct Proposable {
+  std::set<Params> configs;
+  std::vector<const NamedPoint*> outside;
+};
+
+Proposable proposable_configs(const Space& space) {
+  Proposable out;
+  for (Params& p : enumerate(space).configs) out.configs.insert(std::move(p));
+  for (const NamedPoint& p : space.points)
+    if (!out.configs.contains(p.params)) out.outside.push_back(&p);
+  return out;
+}
+
+// The shapes asked for, each of which must have recordings; none asked for: the space's shapes that have some.
+std::vector<Shape> shapes_to_replay(const Space& space, const std::vector<Recording>& recordings,
+                                    const EvaluationSettings& settings) {
   auto recorded = [&](const Shape& s) {
     return std::any_of(recordings.begin(), recordings.end(), [&](const Recording& r) { return r.shape == s; });
   };
@@ -133,90 +147,128 @@ std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const st
       throw Error(fmt::format("the database has no measurement of the {} family at the shapes of {}", space.family,
                               space.file));
   }
+  return shapes;
+}
+
+// One shape's recordings: the oracle (a config's latest recording there) and, with settings.prior, the other
+// shapes' recordings as the strategies' prior.
+struct ShapeRecordings {
+  std::map<Params, Observation> oracle;
+  std::vector<PriorObservation> prior;
+};
+
+ShapeRecordings recordings_at(const Shape& shape, const std::vector<Recording>& recordings, bool with_prior) {
+  ShapeRecordings out;
+  for (const Recording& r : recordings) {
+    if (r.shape == shape)
+      out.oracle[r.observation.params] = r.observation;  // the latest recording wins
+    else if (with_prior)
+      out.prior.push_back({r.shape, r.observation});
+  }
+  return out;
+}
+
+// What every strategy's evaluation of `shape` starts from: the counts, the optimum, the fastest outside point
+// that beats it, and the budget.
+StrategyEvaluation shape_baseline(const Space& space, const Shape& shape, const Proposable& proposable,
+                                  const std::map<Params, Observation>& oracle, std::optional<std::size_t> budget) {
+  StrategyEvaluation base;
+  base.shape = shape;
+  base.configs = proposable.configs.size();
+  for (const Params& p : proposable.configs) {
+    auto it = oracle.find(p);
+    if (it == oracle.end()) {
+      ++base.unrecorded;
+    } else if (it->second.status != Status::ok || !it->second.ms) {
+      ++base.failed;
+    } else if (!base.optimum_ms || *it->second.ms < *base.optimum_ms) {
+      base.optimum_ms = it->second.ms;
+      base.optimum = describe_config(space, p);
+    }
+  }
+  base.points_outside = proposable.outside.size();
+  for (const NamedPoint* p : proposable.outside) {
+    auto it = oracle.find(p->params);
+    if (it == oracle.end() || it->second.status != Status::ok || !it->second.ms) continue;
+    if ((!base.optimum_ms || *it->second.ms < *base.optimum_ms) &&
+        (!base.faster_point_ms || *it->second.ms < *base.faster_point_ms)) {
+      base.faster_point_ms = it->second.ms;
+      base.faster_point = p->name;
+    }
+  }
+  // Exhaustive proposes the outside points too: a budget beyond everything there is to propose means all of it.
+  const std::size_t all = proposable.configs.size() + proposable.outside.size();
+  base.budget = std::min(budget.value_or(all), all);
+  return base;
+}
+
+// One replay of strategy `name` with `seed` against the oracle: per tolerance, the number of proposals measured
+// when one first came within it of e.optimum_ms (nullopt: none did within the budget). Throws mpgemm::Error for a
+// proposal made twice, beyond the budget or outside the constraints.
+std::vector<std::optional<std::size_t>> replay_seed(const Space& space, const std::string& name, std::size_t seed,
+                                                    const StrategyEvaluation& e, const ShapeRecordings& recorded,
+                                                    const EvaluationSettings& settings) {
+  StrategyContext context;
+  context.space = &space;
+  context.shape = e.shape;
+  context.seed = seed;
+  context.budget = e.budget;
+  if (auto it = settings.options.find(name); it != settings.options.end()) context.options = it->second;
+  context.prior = recorded.prior;
+  auto strategy = make_strategy(name, std::move(context));
+  std::vector<std::optional<std::size_t>> hit(settings.tolerances.size());
+  std::set<Params> seen;
+  std::size_t evaluations = 0;
+  double best = INFINITY;
+  auto all_hit = [&] { return std::all_of(hit.begin(), hit.end(), [](const auto& h) { return h.has_value(); }); };
+  while (e.optimum_ms && !all_hit()) {
+    std::vector<Params> batch = strategy->propose(1);
+    if (batch.empty()) break;  // done, or waiting with nothing in flight: either way nothing more comes
+    for (Params& p : batch) {
+      if (!seen.insert(p).second)
+        throw Error(fmt::format("strategy {} proposed {} twice (seed {})", name, describe_config(space, p), seed));
+      if (++evaluations > e.budget)
+        throw Error(fmt::format("strategy {} proposed more than its budget of {} (seed {})", name, e.budget, seed));
+      if (auto failed = failing_constraint(space, p))
+        throw Error(fmt::format("strategy {} proposed {}, which fails the constraint \"{}\" (seed {})", name,
+                                describe_config(space, p), *failed, seed));
+      Observation o;
+      if (auto it = recorded.oracle.find(p); it != recorded.oracle.end()) {
+        o = it->second;
+      } else {
+        o.params = p;
+        o.status = Status::launch_failed;  // no recording: replayed as a failure
+      }
+      if (o.status == Status::ok && o.ms) best = std::min(best, *o.ms);
+      for (std::size_t t = 0; t < hit.size(); ++t)
+        if (!hit[t] && best <= *e.optimum_ms * (1 + settings.tolerances[t])) hit[t] = evaluations;
+      strategy->observe(o);
+    }
+  }
+  return hit;
+}
+
+}  // namespace
+
+std::vector<StrategyEvaluation> evaluate_strategies(const Space& space, const std::vector<Recording>& recordings,
+                                                    const EvaluationSettings& settings) {
+  check_strategy_options(settings);
+  const Proposable proposable = proposable_configs(space);
+  const std::vector<Shape> shapes = shapes_to_replay(space, recordings, settings);
   std::vector<std::string> names = settings.strategies;
   if (names.empty())
     for (const StrategyInfo& s : strategies()) names.push_back(s.name);
 
   std::vector<StrategyEvaluation> out;
   for (const Shape& shape : shapes) {
-    std::map<Params, Observation> oracle;  // the latest recording wins
-    std::vector<PriorObservation> prior;
-    for (const Recording& r : recordings) {
-      if (r.shape == shape)
-        oracle[r.observation.params] = r.observation;
-      else if (settings.prior)
-        prior.push_back({r.shape, r.observation});
-    }
-    StrategyEvaluation base;
-    base.shape = shape;
-    base.configs = configs.size();
-    for (const Params& p : configs) {
-      auto it = oracle.find(p);
-      if (it == oracle.end()) {
-        ++base.unrecorded;
-      } else if (it->second.status != Status::ok || !it->second.ms) {
-        ++base.failed;
-      } else if (!base.optimum_ms || *it->second.ms < *base.optimum_ms) {
-        base.optimum_ms = it->second.ms;
-        base.optimum = describe_config(space, p);
-      }
-    }
-    base.points_outside = outside.size();
-    for (const NamedPoint* p : outside) {
-      auto it = oracle.find(p->params);
-      if (it == oracle.end() || it->second.status != Status::ok || !it->second.ms) continue;
-      if ((!base.optimum_ms || *it->second.ms < *base.optimum_ms) &&
-          (!base.faster_point_ms || *it->second.ms < *base.faster_point_ms)) {
-        base.faster_point_ms = it->second.ms;
-        base.faster_point = p->name;
-      }
-    }
-    // Exhaustive proposes the outside points too: a budget beyond everything there is to propose means all of it.
-    base.budget = std::min(settings.budget.value_or(configs.size() + outside.size()), configs.size() + outside.size());
+    const ShapeRecordings recorded = recordings_at(shape, recordings, settings.prior);
+    const StrategyEvaluation base = shape_baseline(space, shape, proposable, recorded.oracle, settings.budget);
     for (const std::string& name : names) {
       StrategyEvaluation e = base;
       e.strategy = name;
       e.evaluations.assign(settings.tolerances.size(), {});
       for (std::size_t seed = 1; seed <= settings.seeds; ++seed) {
-        StrategyContext context;
-        context.space = &space;
-        context.shape = shape;
-        context.seed = seed;
-        context.budget = e.budget;
-        if (auto it = settings.options.find(name); it != settings.options.end()) context.options = it->second;
-        context.prior = prior;
-        auto strategy = make_strategy(name, std::move(context));
-        std::vector<std::optional<std::size_t>> hit(settings.tolerances.size());
-        std::set<Params> seen;
-        std::size_t evaluations = 0;
-        double best = INFINITY;
-        auto all_hit = [&] { return std::all_of(hit.begin(), hit.end(), [](const auto& h) { return h.has_value(); }); };
-        while (e.optimum_ms && !all_hit()) {
-          std::vector<Params> batch = strategy->propose(1);
-          if (batch.empty()) break;  // done, or waiting with nothing in flight: either way nothing more comes
-          for (Params& p : batch) {
-            if (!seen.insert(p).second)
-              throw Error(
-                  fmt::format("strategy {} proposed {} twice (seed {})", name, describe_config(space, p), seed));
-            if (++evaluations > e.budget)
-              throw Error(
-                  fmt::format("strategy {} proposed more than its budget of {} (seed {})", name, e.budget, seed));
-            if (auto failed = failing_constraint(space, p))
-              throw Error(fmt::format("strategy {} proposed {}, which fails the constraint \"{}\" (seed {})", name,
-                                      describe_config(space, p), *failed, seed));
-            Observation o;
-            if (auto it = oracle.find(p); it != oracle.end()) {
-              o = it->second;
-            } else {
-              o.params = p;
-              o.status = Status::launch_failed;  // no recording: replayed as a failure
-            }
-            if (o.status == Status::ok && o.ms) best = std::min(best, *o.ms);
-            for (std::size_t t = 0; t < hit.size(); ++t)
-              if (!hit[t] && best <= *e.optimum_ms * (1 + settings.tolerances[t])) hit[t] = evaluations;
-            strategy->observe(o);
-          }
-        }
+        const auto hit = replay_seed(space, name, seed, e, recorded, settings);
         for (std::size_t t = 0; t < hit.size(); ++t) e.evaluations[t].push_back(hit[t]);
       }
       out.push_back(std::move(e));
