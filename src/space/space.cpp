@@ -2,6 +2,9 @@
 
 #include <cctype>
 #include <cmath>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -85,6 +88,62 @@ std::string one_line(std::string message) {
   return out;
 }
 
+// A space file is tens to hundreds of values; these bounds refuse anything far larger before nlohmann builds it.
+// ordered_json (which keeps the parameters' order) finds each new key by a linear search of its object, so an
+// object of 200,000 keys took minutes to parse; the bounds keep that search, and the loader's checks that compare
+// each name with the ones before it, to a few milliseconds however the file is shaped.
+constexpr std::size_t kMaxSpaceMembers = 1'000;   // members of one object, elements of one array
+constexpr std::size_t kMaxSpaceValues = 100'000;  // values in the whole file
+
+// Where the text holds an object or array of more than kMaxSpaceMembers, or more than kMaxSpaceValues values:
+// the offset to report and what is wrong; nullopt when it does not. One pass, strings skipped, counting the commas
+// at each level: exact on valid JSON (invalid JSON that passes is refused by the parser next).
+std::optional<std::pair<std::size_t, std::string>> too_large_at(std::string_view text) {
+  // Each open container: its '[' or '{' and its commas so far. Past kMaxJsonDepth levels only a count: the parser
+  // refuses those, and a file of 64 MiB of '[' must not take a gigabyte here.
+  std::vector<std::pair<std::size_t, std::size_t>> open;
+  std::size_t too_deep = 0;
+  std::size_t values = 1;  // at least: the root and one more per comma
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character, '"' included
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (open.size() < kMaxJsonDepth) {
+        open.emplace_back(i, 0);
+      } else {
+        ++too_deep;
+      }
+    } else if (c == ']' || c == '}') {
+      if (too_deep > 0) {
+        --too_deep;
+      } else if (!open.empty()) {
+        open.pop_back();
+      }
+    } else if (c == ',' && !open.empty() && too_deep == 0) {
+      if (++open.back().second >= kMaxSpaceMembers) {
+        const bool object = text[open.back().first] == '{';
+        return std::pair{
+            open.back().first,
+            fmt::format("{} of more than {} {}: a space file lists tens (is it the right file?)",
+                        object ? "an object" : "an array", kMaxSpaceMembers, object ? "members" : "elements")};
+      }
+      if (++values > kMaxSpaceValues)
+        return std::pair{i, fmt::format("more than {} values in the file: a space file holds hundreds (is it the "
+                                        "right file?)",
+                                        kMaxSpaceValues)};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<Symbol> Space::symbols() const {
@@ -140,6 +199,10 @@ Space parse_space(std::string_view text, std::string file_label) {
     TextPosition pos = position_at_offset(text, nul);
     throw SpaceError(space.file, pos.line, pos.column, "",
                      "NUL byte in the file (a truncated write or a UTF-16 file?)");
+  }
+  if (auto large = too_large_at(text)) {
+    TextPosition pos = position_at_offset(text, large->first);
+    throw SpaceError(space.file, pos.line, pos.column, "", large->second);
   }
   Json root;
   try {

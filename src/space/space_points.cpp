@@ -1,4 +1,7 @@
 // The "points" section of a space file: named, complete configs such as baselines.
+#include <string_view>
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "space/enumerate.hpp"
@@ -21,7 +24,11 @@ void read_points(Space& space, const Json& root, const Checker& check) {
   if (!root.contains("points")) return;
   const Json& points = check.object(root.at("points"), "/points");
   std::vector<std::string> names;
-  for (const Parameter& p : space.parameters) names.push_back(p.name);
+  std::unordered_map<std::string_view, const Parameter*> by_name;  // a point may set hundreds: no linear search
+  for (const Parameter& p : space.parameters) {
+    names.push_back(p.name);
+    by_name.emplace(p.name, &p);
+  }
 
   for (const auto& [name, value] : points.items()) {
     NamedPoint point{name, {}, member_path("/points", name)};
@@ -31,7 +38,8 @@ void read_points(Space& space, const Json& root, const Checker& check) {
     check.object(value, point.json_path);
     for (const auto& [key, v] : value.items()) {
       std::string path = member_path(point.json_path, key);
-      const Parameter* p = space.find_parameter(key);
+      const auto found = by_name.find(key);
+      const Parameter* p = found == by_name.end() ? nullptr : found->second;
       if (p == nullptr)
         check.fail_key(path, fmt::format("point \"{}\" sets \"{}\", which is not a parameter{}", name, key,
                                          did_you_mean(key, names)));

@@ -157,5 +157,63 @@ TEST(SpaceBadFiles, NestingFarPastTheBoundIsRefusedWhereItPassesIt) {
   }
 }
 
+// A space whose members are `members` (text put in as it is) in the object at `section`.
+std::string space_with(const std::string& section, const std::string& members) {
+  return R"({"family": "wmma", "shapes": [{"M": 64, "N": 64, "K": 64}],
+  "parameters": {"BM": {"values": [64, 128]}},
+  ")" + section +
+         "\": " + members + "}";
+}
+
+std::string keys(int n, const char* prefix) {
+  std::string out = "{";
+  for (int i = 0; i < n; ++i) out += fmt::format("{}\"{}{}\": {}", i ? ", " : "", prefix, i, i);
+  return out + "}";
+}
+
+std::string refusal(const std::string& text) {
+  try {
+    parse_space(text, "big.json");
+  } catch (const SpaceError& e) {
+    return e.what();
+  }
+  return "loaded";
+}
+
+// 200,000 keys in one object: nlohmann's ordered_json searched its object for every key it added (quadratic:
+// minutes). The loader refuses an object of more than 1,000 members before parsing, at its '{', in one line.
+TEST(SpaceBadFiles, AnObjectOfManyKeysIsRefusedAtItsBrace) {
+  EXPECT_EQ(refusal(space_with("constants", keys(200'000, "C"))),
+            "big.json:3:16: at /: an object of more than 1000 members: a space file lists tens (is it the right "
+            "file?)");
+  EXPECT_EQ(refusal(space_with("constants", keys(1'000, "C"))), "loaded");  // at the bound
+  EXPECT_EQ(refusal(space_with("constants", keys(1'001, "C"))),
+            "big.json:3:16: at /: an object of more than 1000 members: a space file lists tens (is it the right "
+            "file?)");
+  // The same whatever the object is: the root, an unknown key's value (refused before its key is looked at).
+  EXPECT_TRUE(refusal(keys(200'000, "k")).starts_with("big.json:1:1: at /: an object of more than 1000 members"));
+  EXPECT_TRUE(refusal(space_with("x", keys(5'000, "k")))
+                  .starts_with("big.json:3:8: at /: an object of more than 1000 members"));
+}
+
+TEST(SpaceBadFiles, AnArrayOfManyElementsAndAFileOfManyValuesAreRefused) {
+  std::string list = "[1";
+  for (int i = 2; i <= 1'001; ++i) list += fmt::format(", {}", i);
+  EXPECT_EQ(refusal(space_with("constraints", list + "]")),
+            "big.json:3:18: at /: an array of more than 1000 elements: a space file lists tens (is it the right "
+            "file?)");
+  // 200 lists of 999: each within the bound, the file past 100,000 values.
+  std::string lists = "[";
+  for (int i = 0; i < 200; ++i) lists += (i ? ", " : "") + list.substr(0, list.rfind(',', list.rfind(',') - 1)) + "]";
+  const std::string what = refusal(space_with("x", lists + "]"));
+  EXPECT_TRUE(
+      what.ends_with(": at /: more than 100000 values in the file: a space file holds hundreds (is it the "
+                     "right file?)"))
+      << what;
+  // Commas and brackets inside strings are text, not members.
+  EXPECT_EQ(refusal(space_with("description", "\"" + std::string(5'000, ',') + std::string(5'000, '[') + "\"")),
+            "loaded");
+}
+
 }  // namespace
 }  // namespace mpgemm
