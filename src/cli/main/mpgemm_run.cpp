@@ -14,11 +14,11 @@
 using namespace mpgemm;
 
 namespace {
+
 // M, N and K when not given: the writeup's table is at 2048^3.
 constexpr std::int64_t kDefaultSide = 2048;
-}  // namespace
 
-int main(int argc, char** argv) {
+cli::ArgParser run_parser() {
   cli::ArgParser parser(
       "mpgemm-run", "re-run chosen configs next to cuBLAS and print the results table",
       "Rebuilds the chosen kernels from their parameters (NVRTC, for the GPU at hand), verifies each against cuBLAS "
@@ -79,56 +79,87 @@ int main(int argc, char** argv) {
           "mpgemm-run --rerank 5 --rerank-also wgmma_bm128_bn256_bk64_s3_c2_coop_cl1x1_m8_tma4_bal --M 4096 "
           "--N 4096 --K 4096 --db exhaustive.db",
           "is another run's pick as fast as the exhaustive run's best? both timed in the same rounds");
-  return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
-    cli::RunOptions o;
-    o.selector = args.get_or("--config", o.selector);
-    o.db_path = args.get_or("--db", o.db_path.string());
-    o.space_path = args.get_or("--space", o.space_path.string());
-    o.shape.m = args.get_positive_int("--M").value_or(kDefaultSide);
-    o.shape.n = args.get_positive_int("--N").value_or(kDefaultSide);
-    o.shape.k = args.get_positive_int("--K").value_or(kDefaultSide);
-    o.settings = cli::measure_settings_from(args);
-    o.settings.paired = args.has("--paired");
-    if (auto w = args.get("--worker")) o.worker_path = *w;
-    if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
-    auto format = report::format_from_string(args.get_or("--format", "table"));
-    if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
-    // A path that cannot be written fails before any GPU time is spent; the file itself is only (re)written once
-    // the table is complete, so a failed run leaves an earlier table as it was.
-    const std::optional<std::string> output_path = args.get("--output");
-    if (output_path) require_safe_output(*output_path, {{"the database", o.db_path}, {"the space", o.space_path}});
-    std::vector<std::string> notes;
-    report::Table t;
-    const auto top_k = args.get_int("--rerank");
-    if (top_k && *top_k > 0) {
-      RerankOptions r;
-      r.top_k = static_cast<int>(*top_k);
-      r.protocol = {o.settings.warmup,
-                    static_cast<int>(args.get_positive_int("--rounds").value_or(kProtocolDefaults.rerank_rounds)),
-                    o.settings.iters, o.settings.batches == BatchEnqueue::graph, cli::rerank_settle_ms_from(args)};
-      cli::rerank_choices_from(args, r);
-      r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
-      if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
-      r.within = cli::rerank_within_from(args);
-      r.also = args.get_list("--rerank-also");
-      t = cli::run_rerank(o, r, std::vector<std::string>(argv, argv + argc), &notes);
-    } else {
-      if (top_k && *top_k < 0) throw UsageError("--rerank must not be negative");
-      if (args.has("--rerank-also")) throw UsageError("--rerank-also needs --rerank K (K >= 1)");
-      t = cli::run_rows(o, &notes);
-    }
-    report::print(t, *format, std::cout);
-    for (const auto& n : notes) std::cout << "note: " << n << "\n";
-    if (output_path) {
-      std::ostringstream output;
-      report::print(t, *format, output);
-      for (const auto& n : notes) output << (*format == report::Format::markdown ? "\n" : "") << "note: " << n << "\n";
-      write_file_atomically(*output_path, output.str());
-    }
-    if (top_k && *top_k > 0) return 0;  // a config dropped from a re-rank is a result, not a failure of the command
-    bool all_ok = true;
-    for (const auto& r : t.rows)
-      if (auto* s = std::get_if<std::string>(&r[2]); s && *s != "ok" && *s != "reference") all_ok = false;
-    return all_ok ? 0 : 1;
-  });
+  return parser;
+}
+
+// Which configs at which shape from which files, measured how.
+cli::RunOptions run_options_from(const cli::ParsedArgs& args) {
+  cli::RunOptions o;
+  o.selector = args.get_or("--config", o.selector);
+  o.db_path = args.get_or("--db", o.db_path.string());
+  o.space_path = args.get_or("--space", o.space_path.string());
+  o.shape.m = args.get_positive_int("--M").value_or(kDefaultSide);
+  o.shape.n = args.get_positive_int("--N").value_or(kDefaultSide);
+  o.shape.k = args.get_positive_int("--K").value_or(kDefaultSide);
+  o.settings = cli::measure_settings_from(args);
+  o.settings.paired = args.has("--paired");
+  if (auto w = args.get("--worker")) o.worker_path = *w;
+  if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
+  return o;
+}
+
+// --rerank K and the options that shape it; the re-rank's warm-up, launches per batch and batches are the
+// measurement's (--warmup, --iters, --graphs).
+RerankOptions rerank_options_from(const cli::ParsedArgs& args, int top_k, const MeasureSettings& settings) {
+  RerankOptions r;
+  r.top_k = top_k;
+  r.protocol = {settings.warmup,
+                static_cast<int>(args.get_positive_int("--rounds").value_or(kProtocolDefaults.rerank_rounds)),
+                settings.iters, settings.batches == BatchEnqueue::graph, cli::rerank_settle_ms_from(args)};
+  cli::rerank_choices_from(args, r);
+  r.tie_band = args.get_double("--tie-band").value_or(r.tie_band);
+  if (r.tie_band < 0) throw UsageError("--tie-band must not be negative");
+  r.within = cli::rerank_within_from(args);
+  r.also = args.get_list("--rerank-also");
+  return r;
+}
+
+// The table and its notes as printed, into `path` in one piece (a temporary file renamed into place).
+void write_output(const std::string& path, const report::Table& t, report::Format format,
+                  const std::vector<std::string>& notes) {
+  std::ostringstream output;
+  report::print(t, format, output);
+  for (const auto& n : notes) output << (format == report::Format::markdown ? "\n" : "") << "note: " << n << "\n";
+  write_file_atomically(path, output.str());
+}
+
+// Whether every row of the results table is ok (or a reference): the exit status of a table run.
+bool all_rows_ok(const report::Table& t) {
+  for (const auto& r : t.rows)
+    if (auto* s = std::get_if<std::string>(&r[2]); s && *s != "ok" && *s != "reference") return false;
+  return true;
+}
+
+int run(const cli::ParsedArgs& args, int argc, char** argv) {
+  const cli::RunOptions o = run_options_from(args);
+  auto format = report::format_from_string(args.get_or("--format", "table"));
+  if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
+  // A path that cannot be written fails before any GPU time is spent; the file itself is only (re)written once
+  // the table is complete, so a failed run leaves an earlier table as it was.
+  const std::optional<std::string> output_path = args.get("--output");
+  if (output_path) require_safe_output(*output_path, {{"the database", o.db_path}, {"the space", o.space_path}});
+  std::vector<std::string> notes;
+  report::Table t;
+  const auto top_k = args.get_int("--rerank");
+  const bool reranking = top_k && *top_k > 0;
+  if (reranking) {
+    const RerankOptions r = rerank_options_from(args, static_cast<int>(*top_k), o.settings);
+    t = cli::run_rerank(o, r, std::vector<std::string>(argv, argv + argc), &notes);
+  } else {
+    if (top_k && *top_k < 0) throw UsageError("--rerank must not be negative");
+    if (args.has("--rerank-also")) throw UsageError("--rerank-also needs --rerank K (K >= 1)");
+    t = cli::run_rows(o, &notes);
+  }
+  report::print(t, *format, std::cout);
+  for (const auto& n : notes) std::cout << "note: " << n << "\n";
+  if (output_path) write_output(*output_path, t, *format, notes);
+  if (reranking) return 0;  // a config dropped from a re-rank is a result, not a failure of the command
+  return all_rows_ok(t) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const cli::ArgParser parser = run_parser();
+  return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) { return run(args, argc, argv); });
 }

@@ -45,9 +45,7 @@ void print_dry_run(const DryRun& d, const TuneOptions& opt) {
       opt.leaders_from ? " (but --leaders-from's, to read)" : "");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+cli::ArgParser tune_parser() {
   cli::ArgParser parser(
       "mpgemm-tune", "autotune mixed-precision GEMM kernels over a search space",
       "Loads SPACE.json (a kernel family, its parameters, constraints, problem shapes and named points), compiles "
@@ -62,81 +60,109 @@ int main(int argc, char** argv) {
       "Problem: C (MxN, FP32, row-major) = A "
       "(MxK, FP16, row-major) * B (KxN, FP16, row-major), FP32 accumulate.");
   cli::add_tune_options(parser);
-  return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
-    TuneOptions opt = cli::tune_options_from(args, argc, argv);
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
-    std::unique_ptr<cli::Progress> bar;
-    TuneObserver obs;
-    obs.phase_started = [&](const std::string& phase, std::size_t total) {
-      bar = std::make_unique<cli::Progress>(phase, total);
-    };
-    obs.progress = [&](std::size_t done, const std::string& name) {
-      if (bar) bar->update(done, name);
-    };
-    obs.phase_finished = [&] {
-      if (bar) bar->finish();
-      bar.reset();
-    };
-    obs.note = [](const std::string& line) { std::cerr << "mpgemm-tune: " << line << "\n"; };
-    if (args.has("--dry-run")) {
-      print_dry_run(dry_run_tune(opt), opt);
-      return 0;
-    }
-    TuneSummary s = run_tune(opt, obs);
+  return parser;
+}
+
+// The run's phases as progress bars (`bar` holds the current one), its notes as lines on stderr.
+TuneObserver terminal_observer(std::unique_ptr<cli::Progress>& bar) {
+  TuneObserver obs;
+  obs.phase_started = [&bar](const std::string& phase, std::size_t total) {
+    bar = std::make_unique<cli::Progress>(phase, total);
+  };
+  obs.progress = [&bar](std::size_t done, const std::string& name) {
+    if (bar) bar->update(done, name);
+  };
+  obs.phase_finished = [&bar] {
+    if (bar) bar->finish();
+    bar.reset();
+  };
+  obs.note = [](const std::string& line) { std::cerr << "mpgemm-tune: " << line << "\n"; };
+  return obs;
+}
+
+// What the run did: compiled, measured, pruned, left to other shards, how busy the GPUs were, the re-ranks and
+// what the device or ptxas refused.
+void print_summary(const TuneSummary& s, const TuneOptions& opt) {
+  std::cout << fmt::format(
+      "run {} ({}, {}): {} candidates; compiled now {}, from the cubin cache {} "
+      "(ok {}, failed {} in total; {} with ptxas performance warnings)",
+      s.run_id, s.mode, s.arch.str(), s.candidates, s.compiled_now, s.cubins_cached, s.compiled_ok, s.compile_failed,
+      s.perf_warned);
+  if (s.mode != "compile-only") {
+    std::cout << fmt::format("; measured now {}, already in the database {}", s.measured_now, s.measured_before);
+    for (auto& [st, n] : s.statuses) std::cout << fmt::format(", {} {}", to_string(st), n);
+  }
+  std::cout << "\n";
+  for (auto& [why, n] : s.pruned)
+    std::cout << fmt::format("pruned before timing ({}): {} (e.g. {})\n", to_string(why), n, s.first_prune_message);
+  if (s.not_in_recording > 0)
+    std::cout << fmt::format("not in the recording: {} (config, shape) pair(s)\n", s.not_in_recording);
+  if (s.other_shards > 0)
+    std::cout << fmt::format("shard {}: {} (config, shape) pairs left to the other shards\n",
+                             opt.shard ? opt.shard->str() : "?", s.other_shards);
+  if (!s.device_busy_s.empty())
     std::cout << fmt::format(
-        "run {} ({}, {}): {} candidates; compiled now {}, from the cubin cache {} "
-        "(ok {}, failed {} in total; {} with ptxas performance warnings)",
-        s.run_id, s.mode, s.arch.str(), s.candidates, s.compiled_now, s.cubins_cached, s.compiled_ok, s.compile_failed,
-        s.perf_warned);
-    if (s.mode != "compile-only") {
-      std::cout << fmt::format("; measured now {}, already in the database {}", s.measured_now, s.measured_before);
-      for (auto& [st, n] : s.statuses) std::cout << fmt::format(", {} {}", to_string(st), n);
-    }
-    std::cout << "\n";
-    for (auto& [why, n] : s.pruned)
-      std::cout << fmt::format("pruned before timing ({}): {} (e.g. {})\n", to_string(why), n, s.first_prune_message);
-    if (s.not_in_recording > 0)
-      std::cout << fmt::format("not in the recording: {} (config, shape) pair(s)\n", s.not_in_recording);
-    if (s.other_shards > 0)
-      std::cout << fmt::format("shard {}: {} (config, shape) pairs left to the other shards\n",
-                               opt.shard ? opt.shard->str() : "?", s.other_shards);
-    if (!s.device_busy_s.empty())
-      std::cout << fmt::format(
-          "{}: {} (config, shape) pairs of {} configs in {:.1f} s on {} device{}; idle {:.0f}% "
-          "of it{}\n",
-          s.strategy, s.proposed, s.candidates, s.wall_s, s.device_busy_s.size(),
-          s.device_busy_s.size() == 1 ? "" : "s", 100 * s.device_idle_share(),
-          s.device_busy_s.size() == 1 ? "" : " on average");
-    if (auto hint = s.idle_hint()) std::cout << "hint: " << *hint << "\n";
-    for (const auto& line : s.reranks) std::cout << "re-rank " << line << "\n";
-    if (s.device_rejected > 0)
-      std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,
-                               s.device_rejected_reason);
-    if (s.perf_warned > 0)
-      std::cout << fmt::format(
-          "ptxas says {} compilation(s) lose speed (wgmma serialized, setmaxnreg ignored, ...): "
-          "mpgemm-query {} warnings\n",
-          s.perf_warned, opt.db_path.string());
-    if (s.interrupted) {
-      std::cout << "interrupted: re-run the same command to resume\n";
-      return 130;
-    }
-    if (s.mode == "compile-only") {
-      if (s.compiled_ok + s.compile_failed == 0)
-        std::cout << fmt::format("nothing compiled for {}; timing needs a GPU\n", s.arch.str());
-      else
-        std::cout << fmt::format("timing needs a GPU; see the compiled configs with: mpgemm-query {} compilations\n",
-                                 opt.db_path.string());
-      return 0;
-    }
-    auto format = report::format_from_string(args.get_or("--format", "table")).value();
-    Arch device_cc = s.arch;  // measurements record the device's cc, also when compiled for sm_90a
-    device_cc.arch_specific = false;
-    report::Table top =
-        top_configs(opt.db_path, device_cc.str(), static_cast<int>(args.get_positive_int("--top").value_or(10)));
-    std::cout << "\nFastest verified configs (ratio = reference time / config time; > 1 beats the reference):\n";
-    report::print(top, format, std::cout);
+        "{}: {} (config, shape) pairs of {} configs in {:.1f} s on {} device{}; idle {:.0f}% "
+        "of it{}\n",
+        s.strategy, s.proposed, s.candidates, s.wall_s, s.device_busy_s.size(), s.device_busy_s.size() == 1 ? "" : "s",
+        100 * s.device_idle_share(), s.device_busy_s.size() == 1 ? "" : " on average");
+  if (auto hint = s.idle_hint()) std::cout << "hint: " << *hint << "\n";
+  for (const auto& line : s.reranks) std::cout << "re-rank " << line << "\n";
+  if (s.device_rejected > 0)
+    std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,
+                             s.device_rejected_reason);
+  if (s.perf_warned > 0)
+    std::cout << fmt::format(
+        "ptxas says {} compilation(s) lose speed (wgmma serialized, setmaxnreg ignored, ...): "
+        "mpgemm-query {} warnings\n",
+        s.perf_warned, opt.db_path.string());
+}
+
+// After a compile-only pass: what it compiled and where to look.
+void print_compile_only_end(const TuneSummary& s, const TuneOptions& opt) {
+  if (s.compiled_ok + s.compile_failed == 0)
+    std::cout << fmt::format("nothing compiled for {}; timing needs a GPU\n", s.arch.str());
+  else
+    std::cout << fmt::format("timing needs a GPU; see the compiled configs with: mpgemm-query {} compilations\n",
+                             opt.db_path.string());
+}
+
+// After a measuring run: the database's fastest verified configs on the device, in --format.
+void print_fastest(const TuneSummary& s, const TuneOptions& opt, const cli::ParsedArgs& args) {
+  auto format = report::format_from_string(args.get_or("--format", "table")).value();
+  Arch device_cc = s.arch;  // measurements record the device's cc, also when compiled for sm_90a
+  device_cc.arch_specific = false;
+  report::Table top =
+      top_configs(opt.db_path, device_cc.str(), static_cast<int>(args.get_positive_int("--top").value_or(10)));
+  std::cout << "\nFastest verified configs (ratio = reference time / config time; > 1 beats the reference):\n";
+  report::print(top, format, std::cout);
+}
+
+int tune(const cli::ParsedArgs& args, int argc, char** argv) {
+  const TuneOptions opt = cli::tune_options_from(args, argc, argv);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  if (args.has("--dry-run")) {
+    print_dry_run(dry_run_tune(opt), opt);
     return 0;
-  });
+  }
+  std::unique_ptr<cli::Progress> bar;
+  const TuneSummary s = run_tune(opt, terminal_observer(bar));
+  print_summary(s, opt);
+  if (s.interrupted) {
+    std::cout << "interrupted: re-run the same command to resume\n";
+    return 130;
+  }
+  if (s.mode == "compile-only")
+    print_compile_only_end(s, opt);
+  else
+    print_fastest(s, opt, args);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const cli::ArgParser parser = tune_parser();
+  return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) { return tune(args, argc, argv); });
 }
