@@ -1,6 +1,7 @@
 #include "cli/run_table.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "codegen/family.hpp"
 #include "common/bounded_input.hpp"
@@ -10,6 +11,7 @@
 #include "space/space.hpp"
 #include "store/shape_winners.hpp"
 #include "store/store.hpp"
+#include "store/winner_checks.hpp"
 #include "tune/candidates.hpp"
 #include "tune/gpu_backend.hpp"
 
@@ -23,13 +25,27 @@ std::string text(const report::Cell& c) {
   return {};
 }
 
-Candidate candidate_from_row(const std::vector<report::Cell>& r) {
+// A configs row as `--config NAME` takes it, checked as a winner's config is (store/winner_checks.hpp): its params
+// read and give its name. A row that fails refuses the database (StoreError, exit 1), as shape_winners() does for
+// `--config best`: never a kernel compiled from other params than its name says.
+Candidate candidate_from_row(const Store& store, const std::vector<report::Cell>& r) {
   // columns: id, family, name, alias, params
   Candidate c;
   c.family = text(r[1]);
   c.name = text(r[2]);
   if (auto a = text(r[3]); !a.empty()) c.alias = a;
-  c.params = params_from_json(parse_json_bounded(text(r[4])));
+  std::optional<std::string> why;
+  try {
+    c.params = params_from_json(parse_json_bounded(text(r[4])));
+    why = why_config_unsound(c.family, c.name, c.params);
+  } catch (const nlohmann::json::exception& e) {
+    why = fmt::format("its params do not read as JSON ({})", text_excerpt(e.what(), 120));
+  } catch (const Error& e) {
+    why = text_excerpt(e.what(), 160);
+  }
+  if (why)
+    refuse_damaged_database(
+        store.path(), fmt::format("the configs row {} (config {}): {}", text_excerpt(c.name, 80), text(r[0]), *why));
   return c;
 }
 
@@ -49,7 +65,7 @@ RowPlan plan_rows(const RunOptions& opt) {
   if (opt.selector != "best") {
     for (const auto& r : configs.rows) {
       if (text(r[0]) == opt.selector || text(r[2]) == opt.selector || text(r[3]) == opt.selector) {
-        Candidate c = candidate_from_row(r);
+        Candidate c = candidate_from_row(*store, r);
         plan.rows.push_back({c.alias.value_or(c.name), c, std::nullopt});
         return plan;
       }
@@ -71,7 +87,9 @@ RowPlan plan_rows(const RunOptions& opt) {
   }
   plan.wants_best = true;
   // The winner of the shape's latest re-rank when there is one, else the fastest of the tuning
-  // (store/shape_winners.hpp): one per device and shape, every family and arch competing.
+  // (store/shape_winners.hpp): one per device and shape, every family and arch competing. shape_winners() checks
+  // every winner of the database, this shape's or not, and refuses the whole database for one that disagrees with
+  // itself (as the library does): a damaged database is not run from.
   if (store)
     for (ShapeWinner& w : shape_winners(*store))
       if (w.shape == opt.shape) plan.winners.push_back(std::move(w));

@@ -19,8 +19,10 @@ struct ExportOptions {
 };
 
 // Throws ExportError when the database has no verified config, or none on options.device (the message lists the
-// devices it has). `sm_counts`, when given, receives each exported device's multiprocessor count where the
-// database knows it (the C++ export sizes persistent grids with it).
+// devices it has), and StoreError when a winner of the database, of any device, fails the checks of
+// store/winner_checks.hpp (shape_winners): a damaged database is refused whole, never exported as other kernels.
+// `sm_counts`, when given, receives each exported device's multiprocessor count where the database knows it (the C++
+// export sizes persistent grids with it).
 ExportTable collect_export(const Store& store, const ExportOptions& options,
                            std::map<std::string, std::int64_t>* sm_counts = nullptr);
 

@@ -1,12 +1,17 @@
 #include "store/shape_winners.hpp"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 #include <tuple>
+#include <variant>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
+#include "store/winner_checks.hpp"
 
 namespace mpgemm {
 
@@ -23,22 +28,59 @@ std::optional<double> real(const report::Cell& c) {
   return std::nullopt;
 }
 
-std::int64_t integer(const report::Cell& c) {
+// A name from the file, cut short for a message (which quotes it with {:?}: escaped, one line).
+std::string_view cut(std::string_view s) {
+  return s.substr(0, 80);
+}
+
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool is_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    std::uint32_t cp = n == 1 ? c : c & (0x7fu >> n);
+    for (std::size_t k = 1; k < n; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 0x2) return false;
+      cp = (cp << 6) | (cc & 0x3fu);
+    }
+    constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n;
+  }
+  return true;
+}
+
+// A column the views never leave NULL, damaged into another type or into bytes that are not UTF-8 (what no tool
+// writes, and what the export's JSON cannot hold): the row does not read.
+std::string required_text(const report::Cell& c, const char* column) {
+  const auto* s = std::get_if<std::string>(&c);
+  if (!s) throw Error(fmt::format("column {} is not text", column));
+  if (!is_utf8(*s)) throw Error(fmt::format("column {} is not UTF-8 text", column));
+  return *s;
+}
+
+std::int64_t integer(const report::Cell& c, const char* column) {
   if (const auto* i = std::get_if<std::int64_t>(&c)) return *i;
-  throw Error("shape_winners: a shape column is not an integer");
+  throw Error(fmt::format("column {} is not an integer", column));
 }
 
 // Both queries give the same leading columns, then the references: cuBLAS (ms), cuBLASLt (ms), the ratios; then how
-// it was timed: warm-up, runs, iterations, L2 mode, the SM count of its run, and how its batches were enqueued.
+// it was timed: warm-up, runs, iterations, L2 mode, the SM count of its run, and how its batches were enqueued; then
+// the row's ids (its re-rank or measurement, config, run) and its run's device and GPUs.
 constexpr const char* kColumns = "device_name, device_cc, arch, M, N, K, family, config_name, alias, params, median_ms";
 
-// A re-rank winner's own fastest tuning measurement of the shape with a timed cuBLASLt: `what` of it.
+// A re-rank winner's own fastest tuning measurement of the shape with a cuBLASLt: `what` of it. One with a timed
+// cuBLASLt always has a ratio to it and one without has none (tune/recorder.cpp); a measurement that keeps its
+// ratio while its cuBLASLt row no longer reads is taken too, so that the ratio comes without the time it was
+// derived from, which the checks refuse, rather than both vanishing without a word.
 #define MPGEMM_OWN_CUBLASLT(what)                                                                               \
   "(SELECT " what                                                                                               \
-  " FROM measurements AS m2 JOIN cublaslt_timings AS lt ON lt.id = m2.cublaslt_id "                             \
+  " FROM measurements AS m2 LEFT JOIN cublaslt_timings AS lt ON lt.id = m2.cublaslt_id "                        \
   "WHERE m2.config_id = winners.config_id AND m2.device_name = winners.device_name AND m2.arch = winners.arch " \
   "AND m2.M = winners.M AND m2.N = winners.N AND m2.K = winners.K AND m2.status = 'ok' "                        \
-  "AND lt.median_ms IS NOT NULL ORDER BY m2.median_ms, m2.id LIMIT 1)"
+  "AND (lt.median_ms IS NOT NULL OR m2.ratio_to_cublaslt IS NOT NULL) ORDER BY m2.median_ms, m2.id LIMIT 1)"
 
 // clang-format off
 constexpr const char* kRerankProtocol =
@@ -52,26 +94,52 @@ constexpr const char* kTuningProtocol =
     "coalesce((SELECT l2 FROM measurements WHERE id = measurement_id), 'warm'), "
     "(SELECT sm_count FROM runs WHERE id = run_id), "
     "coalesce((SELECT batches FROM measurements WHERE id = measurement_id), 'stream')";
-// The re-rank's own cuBLASLt (same rounds, schema 9) where it has one, else the winner's own tuning measurement's.
+// The re-rank's own cuBLASLt (same rounds, schema 9) where it has one (its time or its ratio: one without the
+// other is refused by the checks), else the winner's own tuning measurement's.
+#define MPGEMM_RERANK_HAS_CUBLASLT "cublaslt_median_ms IS NOT NULL OR ratio_to_cublaslt IS NOT NULL"
 constexpr const char* kOwnCublasLt =
-    "coalesce(cublaslt_median_ms, " MPGEMM_OWN_CUBLASLT("lt.median_ms") "), "
-    "CASE WHEN cublaslt_median_ms IS NOT NULL THEN ratio_to_cublaslt ELSE " MPGEMM_OWN_CUBLASLT("m2.ratio_to_cublaslt") " END";
+    "CASE WHEN " MPGEMM_RERANK_HAS_CUBLASLT " THEN cublaslt_median_ms ELSE " MPGEMM_OWN_CUBLASLT("lt.median_ms") " END, "
+    "CASE WHEN " MPGEMM_RERANK_HAS_CUBLASLT " THEN ratio_to_cublaslt ELSE " MPGEMM_OWN_CUBLASLT("m2.ratio_to_cublaslt") " END";
+#undef MPGEMM_RERANK_HAS_CUBLASLT
 // clang-format on
 
 #undef MPGEMM_OWN_CUBLASLT
 
+// Two columns of the row's run, which restates its device: the run's device name and its GPUs (runs.gpus, a JSON
+// array of {"ordinal", "uuid", "name"}).
+std::string run_device_columns(const char* view) {
+  return fmt::format(
+      "(SELECT device_name FROM runs WHERE id = {0}.run_id), (SELECT gpus FROM runs WHERE id = {0}.run_id)", view);
+}
+
+// Whether `device` is one the run measured on: its device_name, or the name of one of its GPUs. A run of no device
+// (NULL, as fixtures begin runs) vouches for any; GPUs that do not read name none.
+bool run_measured_on(const report::Cell& run_device, const report::Cell& run_gpus, const std::string& device) {
+  if (std::holds_alternative<std::monostate>(run_device) || text(run_device) == device) return true;
+  try {
+    const nlohmann::json gpus = parse_json_bounded(text(run_gpus));
+    if (!gpus.is_array()) return false;
+    for (const auto& g : gpus)
+      if (g.is_object() && g.contains("name") && g["name"].is_string() && g["name"].get<std::string>() == device)
+        return true;
+  } catch (const nlohmann::json::exception&) {
+  }
+  return false;
+}
+
 ShapeWinner winner_from_row(const std::vector<report::Cell>& r, bool from_rerank) {
   ShapeWinner w;
-  w.device_name = text(r[0]);
-  w.device_cc = text(r[1]);
-  const auto arch = Arch::parse(text(r[2]));
-  if (!arch) throw Error(fmt::format("the winner row of {} has an unreadable arch '{}'", text(r[7]), text(r[2])));
+  w.device_name = required_text(r[0], "device_name");
+  w.device_cc = required_text(r[1], "device_cc");
+  const auto arch = Arch::parse(required_text(r[2], "arch"));
+  if (!arch) throw Error(fmt::format("its arch '{}' does not read", text_excerpt(text(r[2]))));
   w.arch = *arch;
-  w.shape = {integer(r[3]), integer(r[4]), integer(r[5])};
-  w.family = text(r[6]);
-  w.config_name = text(r[7]);
-  if (auto a = text(r[8]); !a.empty()) w.alias = a;
-  w.params = params_from_json(parse_json_bounded(text(r[9])));
+  w.shape = {integer(r[3], "M"), integer(r[4], "N"), integer(r[5], "K")};
+  w.family = required_text(r[6], "family");
+  w.config_name = required_text(r[7], "config_name");
+  if (!std::holds_alternative<std::monostate>(r[8]))
+    if (auto a = required_text(r[8], "alias"); !a.empty()) w.alias = a;
+  w.params = params_from_json(parse_json_bounded(required_text(r[9], "params")));
   w.median_ms = real(r[10]).value_or(0);
   w.cublas_ms = real(r[11]);
   w.ratio_to_cublas = real(r[12]);
@@ -82,14 +150,42 @@ ShapeWinner winner_from_row(const std::vector<report::Cell>& r, bool from_rerank
   w.runs = static_cast<int>(real(r[16]).value_or(0));
   w.iters = static_cast<int>(real(r[17]).value_or(0));
   const auto l2 = l2_mode_from_string(text(r[18]));
-  if (!l2) throw Error(fmt::format("the winner row of {} has an unreadable L2 mode '{}'", w.config_name, text(r[18])));
+  if (!l2) throw Error(fmt::format("its L2 mode '{}' does not read", text_excerpt(text(r[18]))));
   w.l2 = *l2;
   if (const auto* sms = std::get_if<std::int64_t>(&r[19])) w.sm_count = *sms;
   const auto batches = batch_enqueue_from_string(text(r[20]));
-  if (!batches)
-    throw Error(fmt::format("the winner row of {} has an unreadable batch mode '{}'", w.config_name, text(r[20])));
+  if (!batches) throw Error(fmt::format("its batch mode '{}' does not read", text_excerpt(text(r[20]))));
   w.batches = *batches;
+  w.row = WinnerRow{integer(r[21], "id"), integer(r[22], "config_id"), integer(r[23], "run_id")};
+  // A device name damaged into another makes a device of its own, with this measurement its winner.
+  if (!run_measured_on(r[24], r[25], w.device_name))
+    throw Error(fmt::format("its device is not one its run {} measured on ({:?})", w.row->run_id, cut(text(r[24]))));
   return w;
+}
+
+// A row that does not read, as a message names it: from what of it does (its cells, not yet checked).
+std::string row_label(const std::vector<report::Cell>& r, bool from_rerank) {
+  const auto id = [&](std::size_t i) {
+    const auto* v = std::get_if<std::int64_t>(&r[i]);
+    return v ? std::to_string(*v) : std::string("?");
+  };
+  return fmt::format("the {} row {:?} for {:?} at {}x{}x{} ({} {}, config {}, run {})",
+                     from_rerank ? "winners" : "best_per_shape", cut(text(r[7])), cut(text(r[0])), id(3), id(4), id(5),
+                     from_rerank ? "re-rank" : "measurement", id(21), id(22), id(23));
+}
+
+// winner_from_row, refusing a row that does not read (damaged params, an unknown arch) with a StoreError naming
+// it, whatever the reader under it threw (nlohmann's parse_error for params that are not UTF-8 JSON).
+ShapeWinner read_row(const Store& store, const std::vector<report::Cell>& r, bool from_rerank) {
+  std::string why;
+  try {
+    return winner_from_row(r, from_rerank);
+  } catch (const nlohmann::json::exception& e) {
+    why = fmt::format("its params do not read as JSON ({})", text_excerpt(e.what(), 120));
+  } catch (const Error& e) {
+    why = text_excerpt(e.what(), 160);
+  }
+  refuse_damaged_database(store.path(), fmt::format("{}: {}", row_label(r, from_rerank), why));
 }
 
 }  // namespace
@@ -97,23 +193,27 @@ ShapeWinner winner_from_row(const std::vector<report::Cell>& r, bool from_rerank
 std::vector<ShapeWinner> shape_winners(const Store& store) {
   // winners: the re-rank's own cuBLAS median and ratio (same rounds); cuBLASLt's likewise when it was in the rounds,
   // else from the winner's own tuning measurement.
-  const report::Table reranked = store.query_sql(fmt::format(
-      "SELECT {}, cublas_median_ms, ratio_to_cublas, {}, {} FROM winners", kColumns, kOwnCublasLt, kRerankProtocol));
+  const report::Table reranked = store.query_sql(
+      fmt::format("SELECT {}, cublas_median_ms, ratio_to_cublas, {}, {}, rerank_id, config_id, run_id, {} FROM winners",
+                  kColumns, kOwnCublasLt, kRerankProtocol, run_device_columns("winners")));
   // best_per_shape: the tuning run's references, as throughput; turned back into ms below.
   const report::Table tuned = store.query_sql(fmt::format(
       "SELECT {}, 2.0 * M * N * K / cublas_tflops / 1e9, ratio_to_cublas, 2.0 * M * N * K / cublaslt_tflops / 1e9, "
-      "ratio_to_cublaslt, {} FROM best_per_shape",
-      kColumns, kTuningProtocol));
+      "ratio_to_cublaslt, {}, measurement_id, config_id, run_id, {} FROM best_per_shape",
+      kColumns, kTuningProtocol, run_device_columns("best_per_shape")));
   std::vector<ShapeWinner> out;
-  for (const auto& r : reranked.rows) out.push_back(winner_from_row(r, true));
   const auto key = [](const ShapeWinner& w) { return std::tie(w.device_name, w.shape.m, w.shape.n, w.shape.k); };
+  std::set<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>> reranked_keys;
+  for (const auto& r : reranked.rows) {
+    out.push_back(read_row(store, r, true));
+    reranked_keys.insert(key(out.back()));
+  }
   for (const auto& r : tuned.rows) {
-    ShapeWinner w = winner_from_row(r, false);
-    const bool has_rerank =
-        std::any_of(out.begin(), out.end(), [&](const ShapeWinner& o) { return o.from_rerank && key(o) == key(w); });
-    if (!has_rerank) out.push_back(std::move(w));
+    ShapeWinner w = read_row(store, r, false);
+    if (!reranked_keys.count(key(w))) out.push_back(std::move(w));
   }
   std::sort(out.begin(), out.end(), [&](const ShapeWinner& a, const ShapeWinner& b) { return key(a) < key(b); });
+  if (auto why = first_unsound(out, WinnerSource::database)) refuse_damaged_database(store.path(), *why);
   return out;
 }
 

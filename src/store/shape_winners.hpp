@@ -13,6 +13,14 @@
 
 namespace mpgemm {
 
+// The database row a winner was read from, for messages: the re-rank (view winners) or the tuning measurement
+// (view best_per_shape), the config and the run.
+struct WinnerRow {
+  std::int64_t id = 0;  // reranks.id or measurements.id
+  std::int64_t config_id = 0;
+  std::int64_t run_id = 0;
+};
+
 struct ShapeWinner {
   std::string device_name;  // e.g. "NVIDIA H200"
   std::string device_cc;    // the device's compute capability as an arch, e.g. "sm_90"
@@ -39,12 +47,18 @@ struct ShapeWinner {
   int runs = 0;                          // timed batches (a re-rank's rounds)
   int iters = 0;                         // launches per batch
   std::optional<std::int64_t> sm_count;  // multiprocessors of the device, from the run that timed it
+  std::optional<WinnerRow> row;          // where a database holds it; none for an exported entry
 
   double tflops() const { return shape.flops() / median_ms / 1e9; }
 };
 
 // One winner per (device, shape), ordered by device name, then M, N, K. Needs a Store opened read_only (its
-// queries go through query_sql). Throws StoreError, and mpgemm::Error for a row whose arch or params do not read.
+// queries go through query_sql). Every winner is checked as store/winner_checks.hpp says before any is handed
+// out: a row that does not read (its params not JSON, an unknown arch) or that disagrees with itself (its name
+// with its params, a ratio with its times) throws StoreError naming the database, the view, the row's ids, the
+// device and the shape. Like the library, which opens every winner of a file or none, it refuses the whole
+// database rather than skip the shape: mpgemm-run and mpgemm-export never take another kernel than the one
+// measured, nor leave a shape out without failing.
 std::vector<ShapeWinner> shape_winners(const Store& store);
 
 }  // namespace mpgemm

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "cli/run_table.hpp"
+#include "codegen/family.hpp"
 #include "store/store.hpp"
+#include "support/export_fixture.hpp"
+#include "support/old_database.hpp"
 #include "support/run_command.hpp"
 #include "support/store_fixture.hpp"
 
@@ -31,11 +34,11 @@ class CliResolveBest : public ::testing::Test {
     Store store = Store::open(db_, Store::Mode::read_write);
     run_ = store.begin_run(RunInfo{});
     // At 4096^3 the sm_90a config is faster, at 2048^3 the sm_90 one; on another GPU something faster still.
-    record(store, "wmma", "wmma_x", "sm_90", Shape{4096, 4096, 4096}, 1.0);
-    record(store, "wgmma", "wgmma_y", "sm_90a", Shape{4096, 4096, 4096}, 0.8);
-    record(store, "wmma", "wmma_x", "sm_90", Shape{2048, 2048, 2048}, 0.1);
-    record(store, "wgmma", "wgmma_y", "sm_90a", Shape{2048, 2048, 2048}, 0.2);
-    record(store, "wmma", "wmma_z", "sm_90", Shape{4096, 4096, 4096}, 0.01, "NVIDIA H100");
+    record(store, "wmma", x_, "sm_90", Shape{4096, 4096, 4096}, 1.0);
+    record(store, "wgmma", y_, "sm_90a", Shape{4096, 4096, 4096}, 0.8);
+    record(store, "wmma", x_, "sm_90", Shape{2048, 2048, 2048}, 0.1);
+    record(store, "wgmma", y_, "sm_90a", Shape{2048, 2048, 2048}, 0.2);
+    record(store, "wmma", z_, "sm_90", Shape{4096, 4096, 4096}, 0.01, "NVIDIA H100");
     store.end_run(run_, "finished");
   }
   void TearDown() override {
@@ -43,9 +46,20 @@ class CliResolveBest : public ::testing::Test {
     std::filesystem::remove_all(dir_, ec);
   }
 
-  void record(Store& store, const std::string& family, const std::string& name, const std::string& arch,
+  // Three real configs: the checks of shape_winners() refuse a name that is not the one its params give.
+  static Params z_params() {
+    Params p = testing::wmma_params();
+    p["STAGES"] = std::int64_t{3};
+    return p;
+  }
+  const Params x_ = testing::wmma_params(), y_ = testing::wgmma_winner_params(), z_ = z_params();
+  const std::string x_name_ = family("wmma").config_name(x_), y_name_ = family("wgmma").config_name(y_),
+                    z_name_ = family("wmma").config_name(z_);
+
+  void record(Store& store, const std::string& family_name, const Params& params, const std::string& arch,
               const Shape& shape, double ms, const std::string& device = "NVIDIA H200") {
-    const auto config = store.upsert_config(Candidate{family, {{"BM", std::int64_t{128}}}, name, {}}, "h");
+    const std::string name = family(family_name).config_name(params);
+    const auto config = store.upsert_config(Candidate{family_name, params, name, {}}, "h");
     MeasurementRecord m;
     m.run_id = run_;
     m.config_id = config;
@@ -79,14 +93,14 @@ TEST_F(CliResolveBest, TakesTheFastestConfigAcrossArchesForThisDevice) {
   EXPECT_EQ(big[0].label, "wmma_naive");
   EXPECT_FALSE(big[0].arch);
   EXPECT_EQ(big.back().label, "best tuned");
-  EXPECT_EQ(big.back().candidate.name, "wgmma_y");
+  EXPECT_EQ(big.back().candidate.name, y_name_);
   EXPECT_EQ(big.back().candidate.family, "wgmma");
   ASSERT_TRUE(big.back().arch);
   EXPECT_EQ(big.back().arch->str(), "sm_90a");  // compiled again for the arch it was measured with
 
   const auto small = cli::resolve_rows(options(Shape{2048, 2048, 2048}), h200(), &note);
   ASSERT_EQ(small.back().label, "best tuned");
-  EXPECT_EQ(small.back().candidate.name, "wmma_x");
+  EXPECT_EQ(small.back().candidate.name, x_name_);
   EXPECT_EQ(small.back().arch->str(), "sm_90");
 }
 
@@ -105,10 +119,11 @@ TEST_F(CliResolveBest, TakesTheReRankWinnerWhenTheShapeHasOne) {
     r.iters = 20;
     r.rule = "test";
     RerankEntryRecord winner;
-    winner.config_id = *store.find_config_id("wmma_x");
+    winner.config_id = *store.find_config_id(x_name_);
     winner.arch = *Arch::parse("sm_90");
     winner.place = 1;
     winner.tied = true;
+    winner.timing = TimingStats{0.9, 0.9, 0.9, 2, 10, 20};  // a winner was timed: one without a median is refused
     r.winner_config_id = winner.config_id;
     r.entries = {winner};
     store.record_rerank(r);
@@ -117,14 +132,14 @@ TEST_F(CliResolveBest, TakesTheReRankWinnerWhenTheShapeHasOne) {
   std::string note;
   const auto big = cli::resolve_rows(options(Shape{4096, 4096, 4096}), h200(), &note);
   ASSERT_EQ(big.back().label, "best tuned");
-  EXPECT_EQ(big.back().candidate.name, "wmma_x");  // not wgmma_y, the tuning's fastest
+  EXPECT_EQ(big.back().candidate.name, x_name_);  // not y, the tuning's fastest
   EXPECT_EQ(big.back().arch->str(), "sm_90");
   const auto small = cli::resolve_rows(options(Shape{2048, 2048, 2048}), h200(), &note);
-  EXPECT_EQ(small.back().candidate.name, "wmma_x");
+  EXPECT_EQ(small.back().candidate.name, x_name_);
   DeviceDescription h100 = h200();
   h100.name = "NVIDIA H100";
   // Another device's winners are not this one's.
-  EXPECT_EQ(cli::resolve_rows(options(Shape{4096, 4096, 4096}), h100, &note).back().candidate.name, "wmma_z");
+  EXPECT_EQ(cli::resolve_rows(options(Shape{4096, 4096, 4096}), h100, &note).back().candidate.name, z_name_);
 }
 
 TEST_F(CliResolveBest, AShapeWithoutMeasurementsGivesANote) {
@@ -132,6 +147,50 @@ TEST_F(CliResolveBest, AShapeWithoutMeasurementsGivesANote) {
   const auto rows = cli::resolve_rows(options(Shape{1024, 1024, 1024}), h200(), &note);
   EXPECT_EQ(rows.size(), 3u);
   EXPECT_NE(note.find("no verified config for NVIDIA H200 at 1024x1024x1024"), std::string::npos) << note;
+}
+
+// A database whose winner disagrees with itself (one damaged byte in its params: the name says one config, the
+// params compile another) is refused whole, naming the row, whatever shape is asked for: never run as another
+// kernel.
+TEST_F(CliResolveBest, AWinnerWhoseNameItsParamsDoNotGiveRefusesTheDatabase) {
+  testing::raw_exec(
+      db_, fmt::format("UPDATE configs SET params = json_set(params, '$.STAGES', 3) WHERE name = '{}'", y_name_));
+  for (const Shape& shape : {Shape{4096, 4096, 4096}, Shape{2048, 2048, 2048}}) {
+    try {
+      cli::plan_rows(options(shape));
+      ADD_FAILURE() << "a damaged winner was taken at " << shape.str();
+    } catch (const StoreError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      for (const std::string& w :
+           {"database " + db_.string() + ": ",
+            fmt::format("the best_per_shape row \"{}\" for \"NVIDIA H200\" at 4096x4096x4096 (measurement ", y_name_),
+            std::string("the name and the params disagree"), std::string("the database is refused")})
+        EXPECT_NE(what.find(w), std::string::npos) << "no '" << w << "' in: " << what;
+    }
+  }
+}
+
+// --config NAME takes a configs row: the same check of its params against its name.
+TEST_F(CliResolveBest, ANamedConfigWhoseParamsDisagreeWithItsNameIsRefused) {
+  testing::raw_exec(
+      db_, fmt::format("UPDATE configs SET params = json_set(params, '$.STAGES', 3) WHERE name = '{}'", x_name_));
+  cli::RunOptions o = options(Shape{4096, 4096, 4096});
+  o.selector = x_name_;
+  try {
+    cli::plan_rows(o);
+    ADD_FAILURE() << "a damaged config was taken";
+  } catch (const StoreError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(fmt::format("the configs row {} (config ", x_name_)), std::string::npos) << what;
+    EXPECT_NE(what.find("the name and the params disagree"), std::string::npos) << what;
+  }
+  // Params that are not JSON (ill-formed UTF-8, past the table's CHECK as damage is) are refused as well, not
+  // thrown as nlohmann's parse_error.
+  testing::raw_exec(db_, fmt::format("PRAGMA ignore_check_constraints = ON; UPDATE configs SET params = "
+                                     "CAST(X'7B22424DFF223A203132387D' AS TEXT) WHERE name = '{}'",
+                                     x_name_));
+  EXPECT_THROW(cli::plan_rows(o), StoreError);
 }
 
 // Column `name` of row `row`.

@@ -1,4 +1,4 @@
-#include "lib/winner_checks.hpp"
+#include "store/winner_checks.hpp"
 
 #include <cmath>
 #include <map>
@@ -6,13 +6,18 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "codegen/family.hpp"
 #include "common/error.hpp"
 
-namespace mpgemm::lib {
+namespace mpgemm {
 
 namespace {
+
+constexpr std::string_view kDatabaseRefused =
+    "the database is refused whole (run, export and the library take every winner of it or none): restore it "
+    "from a copy, or tune into a new database";
 
 // A name or a device from the file, as a message quotes it: escaped (one line whatever it holds) and cut short.
 std::string quoted_text(std::string_view text) {
@@ -80,19 +85,22 @@ std::optional<std::string> why_bad_ratio(const char* name, const std::optional<d
                      shown(ref, w.shape, *ref_ms), shown(own, w.shape, w.median_ms), expected);
 }
 
-std::optional<std::string> why_bad_config(const ShapeWinner& w) {
-  bool known = false;
-  for (std::string_view name : family_names()) known = known || name == w.family;
-  if (!known) return std::nullopt;  // the policy says so for each shape it could have served
-  const Family& fam = family(w.family);
-  try {
-    if (auto problems = fam.check_config(w.params); !problems.empty())
-      return fmt::format("its params are not a config family {} builds: {}", w.family, fmt::join(problems, "; "));
-    const std::string name = fam.config_name(w.params);
-    if (name != w.config_name)
-      return fmt::format("its name is not the one its params give ({}): the name and the params disagree", name);
-  } catch (const Error& e) {
-    return fmt::format("its params are not a config family {} builds: {}", w.family, e.what());
+bool is_built(std::string_view family_name) {
+  for (std::string_view name : family_names())
+    if (name == family_name) return true;
+  return false;
+}
+
+// A family this build lacks: the name of a family it has that derives exactly `config_name` from `params`, if one
+// does (then the stored family's name is what is damaged: names are procedural, and each family's begin with its
+// own name, so no two families derive one name).
+std::optional<std::string_view> family_deriving(std::string_view config_name, const Params& params) {
+  for (std::string_view name : family_names()) {
+    try {
+      const Family& fam = family(name);
+      if (fam.check_config(params).empty() && fam.config_name(params) == config_name) return name;
+    } catch (const std::exception&) {  // params of another family: not this one's
+    }
   }
   return std::nullopt;
 }
@@ -101,13 +109,44 @@ std::string where(const ShapeWinner& w, WinnerSource source, std::size_t index) 
   const std::string what =
       fmt::format("{} for {} at {}", quoted_text(w.config_name), quoted_text(w.device_name), w.shape.str());
   if (source == WinnerSource::exported) return fmt::format("/entries/{} ({})", index, what);
-  return fmt::format("the {} row {}", w.from_rerank ? "winners" : "best_per_shape", what);
+  std::string ids;
+  if (w.row)
+    ids = fmt::format(" ({} {}, config {}, run {})", w.from_rerank ? "re-rank" : "measurement", w.row->id,
+                      w.row->config_id, w.row->run_id);
+  return fmt::format("the {} row {}{}", w.from_rerank ? "winners" : "best_per_shape", what, ids);
 }
 
 }  // namespace
 
+std::optional<std::string> why_config_unsound(std::string_view family_name, std::string_view config_name,
+                                              const Params& params) {
+  if (!is_built(family_name)) {
+    // Otherwise not checked here: the library gives its shapes to cuBLAS and says why, mpgemm-run says the
+    // family is not built.
+    if (auto other = family_deriving(config_name, params))
+      return fmt::format(
+          "its family {} is not one this build has, yet its name is the one family {} derives from its params: "
+          "the family and the name disagree",
+          quoted_text(family_name), *other);
+    return std::nullopt;
+  }
+  const Family& fam = family(family_name);
+  try {
+    if (auto problems = fam.check_config(params); !problems.empty())
+      return fmt::format("its params are not a config family {} builds: {}", family_name, fmt::join(problems, "; "));
+    const std::string name = fam.config_name(params);
+    if (name != config_name)
+      return fmt::format("its name is not the one its params give ({}): the name and the params disagree", name);
+  } catch (const Error& e) {
+    return fmt::format("its params are not a config family {} builds: {}", family_name, e.what());
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> why_unsound(const ShapeWinner& w, WinnerSource source) {
-  if (auto why = why_bad_config(w)) return why;
+  if (!(w.shape.m > 0 && w.shape.n > 0 && w.shape.k > 0))
+    return fmt::format("its shape {} is not one of positive sizes", w.shape.str());
+  if (auto why = why_config_unsound(w.family, w.config_name, w.params)) return why;
   const Fields f = fields_of(w, source);
   if (auto why = why_bad_time(f.own, w.shape, w.median_ms)) return why;
   for (const auto& [q, ms] : {std::pair{f.cublas, w.cublas_ms}, std::pair{f.cublaslt, w.cublaslt_ms}})
@@ -118,30 +157,35 @@ std::optional<std::string> why_unsound(const ShapeWinner& w, WinnerSource source
   return why_bad_ratio(f.ratio_cublaslt, w.ratio_to_cublaslt, f.own, f.cublaslt, w, w.cublaslt_ms, !w.from_rerank);
 }
 
-void check_winners(const std::vector<ShapeWinner>& winners, WinnerSource source, const std::filesystem::path& file) {
-  const std::string refused =
-      source == WinnerSource::exported
-          ? "the file is refused (the library opens every entry or none): export it again with mpgemm-export, or "
-            "remove that entry"
-          : "the database is refused (the library opens every winner or none): re-rank or tune that shape again";
-  const std::string prefix = source == WinnerSource::exported ? file.string() : "database " + file.string();
+std::optional<std::string> first_unsound(const std::vector<ShapeWinner>& winners, WinnerSource source) {
   using Key = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>;
   std::map<Key, std::size_t> seen;
   for (std::size_t i = 0; i < winners.size(); ++i) {
     const ShapeWinner& w = winners[i];
-    if (auto why = why_unsound(w, source))
-      throw Error(fmt::format("{}: {}: {}; {}", prefix, where(w, source, i), *why, refused));
+    if (auto why = why_unsound(w, source)) return fmt::format("{}: {}", where(w, source, i), *why);
     const auto [it, fresh] = seen.emplace(Key{w.device_name, w.shape.m, w.shape.n, w.shape.k}, i);
     if (!fresh)
-      throw Error(
-          fmt::format("{}: {}: a second winner for {} at {} (the first is {}); the library takes one per "
-                      "device and shape; {}",
-                      prefix, where(w, source, i), quoted_text(w.device_name), w.shape.str(),
-                      source == WinnerSource::exported
-                          ? fmt::format("/entries/{}", it->second)
-                          : fmt::format("the {} row", winners[it->second].from_rerank ? "winners" : "best_per_shape"),
-                      refused));
+      return fmt::format("{}: a second winner for {} at {} (the first is {}); one is taken per device and shape",
+                         where(w, source, i), quoted_text(w.device_name), w.shape.str(),
+                         source == WinnerSource::exported ? fmt::format("/entries/{}", it->second)
+                                                          : where(winners[it->second], source, it->second));
   }
+  return std::nullopt;
 }
 
-}  // namespace mpgemm::lib
+void check_winners(const std::vector<ShapeWinner>& winners, WinnerSource source, const std::filesystem::path& file) {
+  const auto why = first_unsound(winners, source);
+  if (!why) return;
+  if (source == WinnerSource::exported)
+    throw Error(fmt::format(
+        "{}: {}; the file is refused (the library opens every entry or none): export it again with mpgemm-export, "
+        "or remove that entry",
+        file.string(), *why));
+  throw Error(fmt::format("database {}: {}; {}", file.string(), *why, kDatabaseRefused));
+}
+
+void refuse_damaged_database(const std::filesystem::path& db, std::string_view what) {
+  throw StoreError(db.string(), SQLITE_CORRUPT, fmt::format("{}; {}", what, kDatabaseRefused));
+}
+
+}  // namespace mpgemm
