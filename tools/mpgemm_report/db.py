@@ -5,20 +5,24 @@ folder is writable). So a database with no `-wal` file beside it (no writer has 
 cleanly) is opened `immutable=1`: no locks, no side files. A database with a `-wal` beside it is being written, or
 its writer died before a checkpoint: its newest rows are in the `-wal`, which only the normal read-only mode reads,
 and that mode uses the `-wal`/`-shm` files already there.
+
+A database of an older schema is read as the C++ readers read it: copied into memory (SQLite's backup, one
+consistent snapshot) and the copy migrated there, so every schema version mpgemm ever wrote is drawn and the file
+is never written. The migrations are the C++ ones, as `mpgemm-query --schema` prints them (the schema is defined
+once, in src/store/schema.cpp): the launcher names its mpgemm-query in $MPGEMM_QUERY.
 """
 import os
 import pathlib
+import re
+import shutil
 import sqlite3
+import stat
+import subprocess
 from dataclasses import dataclass
 
 APPLICATION_ID = 0x6D706765  # "mpge": src/store/schema.hpp kStoreApplicationId
-SCHEMA_VERSION = 12  # the schema this report reads (src/store/schema.cpp); a test keeps the two equal
-# The oldest schema it also reads: 5 only added runs.pid, which no picture uses, and 6 the status 'screened_out'
-# and the timings' L2 mode and noise (winners are 'ok' rows either way), so the committed databases of schema 4
-# (results/h200/...) are drawn as they are, without a migrating read-write open. (7-9 only added the re-rank's
-# tables and columns, 10 how its batches were enqueued, 11 the same for every timing and 12 how long the re-rank
-# settled, which no picture reads.)
-OLDEST_READABLE_VERSION = 4
+SCHEMA_VERSION = 12  # the schema the sections' queries are written for (src/store/schema.cpp); checked against
+# the migrations mpgemm-query prints whenever an older database is migrated
 
 
 class ReportError(Exception):
@@ -74,10 +78,15 @@ class Scope:
 
 
 def open_readonly(path):
-    """A read-only connection to the mpgemm database at `path`; ReportError when it is missing or not ours."""
+    """A read-only connection to the mpgemm database at `path`, at SCHEMA_VERSION (an older file migrated in a
+    copy in memory); ReportError when it is missing, unreadable or not ours. PRAGMA user_version says the file's
+    version."""
     path = pathlib.Path(path)
-    if not path.is_file():
+    why = why_not_readable(path)
+    if why == "no such file":
         raise ReportError(f"{path}: no such database file")
+    if why:
+        raise ReportError(f"cannot read {path}: {why}")
     uri = path.resolve().as_uri() + "?mode=ro"
     if not os.path.exists(str(path) + "-wal"):
         uri += "&immutable=1"
@@ -92,14 +101,83 @@ def open_readonly(path):
     if app_id != APPLICATION_ID:
         conn.close()
         raise ReportError(f"{path}: not an mpgemm results database (SQLite application_id {app_id:#x})")
-    if not OLDEST_READABLE_VERSION <= version <= SCHEMA_VERSION:
+    if not 1 <= version <= SCHEMA_VERSION:
         conn.close()
-        hint = ("open it read-write once (e.g. with mpgemm-tune) to migrate it" if version < SCHEMA_VERSION
-                else "this mpgemm-report is older than the database")
-        raise ReportError(f"{path}: schema version {version}, this report reads versions {OLDEST_READABLE_VERSION} "
-                          f"to {SCHEMA_VERSION}; {hint}")
+        raise ReportError(f"{path}: schema version {version}, this report reads versions 1 to {SCHEMA_VERSION}"
+                          + ("; this mpgemm-report is older than the database" if version > SCHEMA_VERSION else ""))
+    if version < SCHEMA_VERSION:
+        conn = migrated_in_memory(conn, path, version)
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def why_not_readable(path):
+    """Why `path` cannot be read as a database, in the words of the C++ readers (src/common/readable.hpp); None
+    when it can."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "no such file"
+    except (NotADirectoryError, PermissionError) as e:
+        for folder in reversed(path.parents):
+            if not folder.is_dir():
+                return f"{folder} is a file, not a folder"
+            if not os.access(folder, os.X_OK):
+                return f"permission denied: the folder {folder} may not be entered"
+        return "permission denied" if isinstance(e, PermissionError) else "a folder of the path is a file"
+    except OSError as e:
+        return e.strerror.lower() if e.strerror else str(e)
+    if stat.S_ISDIR(st.st_mode):
+        return "it is a folder, not a database"
+    if not os.access(path, os.R_OK):
+        return "permission denied: the database may not be read"
+    return None
+
+
+def migrations():
+    """[(version, sql)] of every migration, in order, as `mpgemm-query --schema` prints them ("-- schema version N"
+    before each)."""
+    query = os.environ.get("MPGEMM_QUERY") or shutil.which("mpgemm-query")
+    if not query or not os.access(query, os.X_OK):
+        raise ReportError("reading an older schema needs mpgemm-query (it prints the migrations): none found "
+                          f"({'$MPGEMM_QUERY is ' + query if query else 'none on PATH'}); run the mpgemm-report "
+                          "of a build (build/bin/mpgemm-report) or set MPGEMM_QUERY")
+    try:
+        done = subprocess.run([query, "--schema"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ReportError(f"{query} --schema failed: {e}") from None
+    if done.returncode != 0:
+        raise ReportError(f"{query} --schema failed (exit {done.returncode}): {done.stderr.strip()}")
+    parts = re.split(r"^-- schema version (\d+)\n", done.stdout, flags=re.M)
+    found = [(int(v), sql) for v, sql in zip(parts[1::2], parts[2::2])]
+    if [v for v, _ in found] != list(range(1, len(found) + 1)) or not found or found[-1][0] != SCHEMA_VERSION:
+        last = found[-1][0] if found else "none"
+        raise ReportError(f"{query} --schema gives schema version {last}, this report reads {SCHEMA_VERSION}: use "
+                          "the mpgemm-query of the same checkout (set MPGEMM_QUERY)")
+    return found
+
+
+def migrated_in_memory(conn, path, version):
+    """A copy of `conn`'s database in memory, migrated from `version` to SCHEMA_VERSION; `conn` is closed. The
+    copy keeps the file's user_version, so the report can say which version the file has."""
+    memory = sqlite3.connect(":memory:")
+    try:
+        conn.backup(memory)
+    except sqlite3.DatabaseError as e:
+        raise ReportError(f"{path}: not a readable SQLite database ({e})") from None
+    finally:
+        conn.close()
+    for v, sql in migrations():
+        if v <= version:
+            continue
+        try:
+            memory.executescript(sql)
+        except sqlite3.DatabaseError as e:
+            raise ReportError(f"{path}: schema version {version} could not be migrated to {v} in memory ({e}); "
+                              "the file is unchanged") from None
+    memory.execute(f"PRAGMA user_version = {version}")
+    memory.execute("PRAGMA query_only = ON")
+    return memory
 
 
 def rows(conn, sql, args=()):

@@ -46,11 +46,12 @@ def write(ctx, db_path, built):
     scope = ctx.scope
     parts = [f"device {scope.device}" if scope.device else "", f"shape {scope.shape.title()}" if scope.shape else ""]
     what = ", ".join(x for x in parts if x) or "every device and shape"
-    version = ctx.conn.execute("PRAGMA user_version").fetchone()[0]  # the database's, SCHEMA_VERSION or older
+    version = ctx.conn.execute("PRAGMA user_version").fetchone()[0]  # the file's, SCHEMA_VERSION or older
+    migrated = f", read migrated to {db.SCHEMA_VERSION} in memory" if version < db.SCHEMA_VERSION else ""
     md = [f"# mpgemm report: `{db_path.name}`\n"]
     if ctx.note:
         md.append(f"> {ctx.note}\n")
-    md.append(f"Database `{db_path}` (schema version {version}), read-only; scope: {what}. "
+    md.append(f"Database `{db_path}` (schema version {version}{migrated}), read-only; scope: {what}. "
               "Made by `mpgemm-report`; numbers.json beside this file holds every number drawn.\n")
     md.append("## Runs\n")
     md.append(md_table(runs_table(ctx.conn)))
