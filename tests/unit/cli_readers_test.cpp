@@ -1,7 +1,7 @@
 // Every reader of a results database, end to end: `mpgemm-query --dump` and `mpgemm-report` read every schema
 // version the project ever wrote and leave the file byte for byte as it was; `--dump` names a damaged row and
 // exits 1; a database that cannot be read is refused in one line naming the file and what is wrong, the same in
-// mpgemm-query, mpgemm-export, merge and mpgemm-tune --replay.
+// mpgemm-query, mpgemm-export, merge, mpgemm-strategies and mpgemm-tune --replay.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +107,8 @@ std::vector<std::pair<std::string, std::string>> readers(const fs::path& db, con
       {"mpgemm-query --dump", fmt::format("{} '{}' --dump", bin("mpgemm-query"), db.string())},
       {"mpgemm-export", fmt::format("{} '{}' -o '{}/w.json'", bin("mpgemm-export"), db.string(), out.string())},
       {"merge", fmt::format("{} merge '{}/m.db' '{}'", bin("mpgemm-query"), out.string(), db.string())},
+      {"mpgemm-strategies evaluate", fmt::format("{} evaluate '{}' {}", bin("mpgemm-strategies"), db.string(),
+                                                 source("tests/reliability/data/replay_space.json"))},
       {"replay --dry-run", fmt::format("{} {} --replay '{}' --db '{}/t.db' --dry-run", bin("mpgemm-tune"),
                                        source("tests/reliability/data/replay_space.json"), db.string(), out.string())},
       {"replay", fmt::format("{} {} --replay '{}' --db '{}/t.db'", bin("mpgemm-tune"),

@@ -9,6 +9,7 @@
 
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
+#include "common/readable.hpp"
 #include "space/enumerate.hpp"
 #include "store/store.hpp"
 
@@ -39,7 +40,7 @@ int resource(const report::Cell& c) {
 }  // namespace
 
 std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family) {
-  if (!std::filesystem::exists(db)) throw Error(fmt::format("no database at {}", db.string()));
+  require_readable_file(db, "database");
   // Read-only; a file of an older schema is migrated in memory and left as it was (Store::open).
   const Store store = Store::open(db, Store::Mode::read_only);
   return load_recordings(store, family);
