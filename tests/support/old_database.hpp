@@ -33,6 +33,32 @@ inline void database_at_version(const std::filesystem::path& path, int version, 
   raw_exec(path, sql + rows);
 }
 
+// A database at schema `version` as the first build of that version wrote it, for the versions whose migration SQL
+// changed after databases were written with it (git log -p src/store/schema.cpp): version 1 before
+// compilations.dynamic_shared_bytes (commit 9fad9ec), version 6 before measurements.status admitted 'pruned'
+// (79d379c). Other versions: database_at_version.
+inline void database_at_first_form(const std::filesystem::path& path, int version, const std::string& rows = {}) {
+  std::string sql = "BEGIN;";
+  for (const auto& m : store_detail::migrations()) {
+    if (m.version > version) continue;
+    std::string step(m.sql);
+    const auto drop = [&](const std::string& text) {
+      const auto at = step.find(text);
+      ASSERT_NE(at, std::string::npos) << "migration " << m.version << " no longer has: " << text;
+      step.erase(at, text.size());
+    };
+    if (m.version == 1) {
+      const auto at = step.find("  dynamic_shared_bytes INTEGER,");
+      ASSERT_NE(at, std::string::npos);
+      drop(step.substr(at, step.find('\n', at) + 1 - at));
+    }
+    if (m.version == 6) drop("'pruned', ");
+    sql += step;
+  }
+  sql += fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {}; COMMIT;", kStoreApplicationId, version);
+  raw_exec(path, sql + rows);
+}
+
 // Rows every schema version takes (version 1's columns only): a finished run on a GPU, a config, its compilation,
 // a cuBLAS timing and one 'ok' measurement of 1024^3 against it. Five rows, one per table.
 inline constexpr const char* kRowsOfEveryVersion = R"sql(

@@ -73,6 +73,21 @@ TEST_P(EveryVersion, DumpAndReportReadItWithoutWriting) {
   EXPECT_EQ(folder_contents(folder), before) << "the database folder changed (a -wal, -shm, journal or a write)";
 }
 
+// Version 1 as its first build wrote it (without compilations.dynamic_shared_bytes: old_database.hpp).
+TEST_F(Readers, DumpAndReportReadTheFirstFormOfVersionOne) {
+  const fs::path folder = dir_ / "db";
+  fs::create_directories(folder);
+  const fs::path db = folder / "r.db";
+  database_at_first_form(db, 1, kRowsOfEveryVersion);
+  const auto before = folder_contents(folder);
+  const auto dump = run_command(fmt::format("{} '{}' --dump", bin("mpgemm-query"), db.string()));
+  EXPECT_EQ(dump.exit_code, 0) << dump.output;
+  EXPECT_EQ(lines_of(dump.output).size(), 5u) << dump.output;
+  const auto report = run_report(db, dir_ / "out", "--sections ladder");
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_EQ(folder_contents(folder), before);
+}
+
 INSTANTIATE_TEST_SUITE_P(Schemas, EveryVersion, ::testing::Range(1, schema_version() + 1),
                          [](const ::testing::TestParamInfo<int>& p) { return fmt::format("v{}", p.param); });
 

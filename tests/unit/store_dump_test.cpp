@@ -101,6 +101,22 @@ TEST_F(Dump, EverySchemaVersionIsReadAndTheFileLeftAsItWas) {
   }
 }
 
+// The two versions whose migration changed after databases were written with it, as first written.
+TEST_F(Dump, TheFirstFormsOfVersionsOneAndSix) {
+  for (const int version : {1, 6}) {
+    SCOPED_TRACE(fmt::format("schema version {} as first written", version));
+    const fs::path sub = dir_ / fmt::format("first_v{}", version);
+    fs::create_directories(sub);
+    testing::database_at_first_form(sub / "r.db", version, kRowsOfEveryVersion);
+    const auto before = folder(sub);
+    mpgemm::Dump dump;
+    ASSERT_NO_THROW(dump = read_dump(sub / "r.db"));
+    EXPECT_TRUE(dump.damaged.empty());
+    EXPECT_EQ(dump.lines.size(), 5u) << fmt::format("{}", fmt::join(dump.lines, "\n"));
+    EXPECT_EQ(folder(sub), before);
+  }
+}
+
 // A row that reads as NULL where the schema says NOT NULL is left out and named, never printed as content;
 // canonical_dump (what merge tests compare) refuses the file.
 TEST_F(Dump, ARowWithNullsInNotNullColumnsIsNamed) {
