@@ -35,7 +35,7 @@ std::string strategy_help() {
 }  // namespace
 
 void add_tune_options(ArgParser& p) {
-  p.positional("SPACE.json", "the search space, e.g. configs/sm86.json (format in the README)")
+  p.positional("SPACE.json", "the search space, e.g. configs/sm86.json (format in docs/spaces.md)")
       .option("--db", "PATH", "results database; created if missing, resumed if present", "results/results.db")
       .option("--arch", "sm_XX", "compile target (sm_86, sm_90, sm_90a); with a GPU it must match the device",
               "the device's, else the space's \"arch\"")

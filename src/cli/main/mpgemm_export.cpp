@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
       "shape's latest re-rank, else the fastest verified measurement of any family and arch (mpgemm-query DB "
       "winners / best_per_shape). --format json writes the table libmpgemm reads: device, arch, shape, family, "
       "config name and parameters, TFLOP/s, cuBLAS's and cuBLASLt's TFLOP/s and the ratios to them, the L2 mode, "
-      "where the winner came from (rerank or tune) and the mpgemm-run command that measures it again (the README "
+      "where the winner came from (rerank or tune) and the mpgemm-run command that measures it again (docs/export.md "
       "lists the fields). --format cpp writes one C++ header that instantiates each winner's kernel template "
       "from kernels/*.cuh, guarded by the arch it was tuned for, with a table shape -> kernel and launch geometry "
       "and a launch() that builds the Hopper kernels' TMA tensor maps itself; compile it with nvcc -I "

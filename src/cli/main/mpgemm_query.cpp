@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
       "top-K re-rank: what mpgemm-run --config best takes first), reranks (every config of every re-rank in place "
       "order, with its samples' median, ratio to cuBLAS and tie-break facts). --sql runs your own SELECT instead. The "
       "database is "
-      "opened read-only; nothing is ever written. The schema is in the README and printed by --schema.");
+      "opened read-only; nothing is ever written. The schema is in docs/schema.md and printed by --schema.");
   parser.positional("DB", "the results database (mpgemm-tune writes results/results.db by default)", false)
       .positional("VIEW",
                   "runs | configs | compilations | warnings | failures | best | best_per_shape | references | "
