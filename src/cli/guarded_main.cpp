@@ -5,9 +5,20 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
+#include "common/writable.hpp"
 
 namespace mpgemm::cli {
+
+const std::string_view kExitStatusHelp =
+    "\nExit status:\n"
+    "  0  done\n"
+    "  1  a failure while working: a database that cannot be opened, read or written, what it holds not\n"
+    "     answering the request, an output that cannot be written, NVRTC, CUDA, a worker\n"
+    "  2  bad input, refused in one line before any work: an option or its value (an output that is one of the\n"
+    "     command's inputs, or a database), or a space, shape or exported file that cannot be read or is malformed\n"
+    "  3  no CUDA device or driver, for a command that needs one\n";
 
 int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
                  const std::function<int(const ParsedArgs&)>& body) {
@@ -17,6 +28,7 @@ int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
     ParsedArgs args = parser.parse(argc, argv);
     if (args.help_requested()) {
       std::fputs(parser.help_text().c_str(), stdout);
+      std::fputs(std::string(kExitStatusHelp).c_str(), stdout);
       return kExitOk;
     }
     return body(args);
@@ -25,6 +37,12 @@ int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
     return kExitBadInput;
   } catch (const SpaceError& e) {
     std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  } catch (const InputFileError& e) {  // a file handed to it as input: missing, a folder, unreadable, too large
+    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
+    return kExitBadInput;
+  } catch (const OutputRefused& e) {  // an output that is one of its inputs, or a database
+    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
     return kExitBadInput;
   } catch (const NoDeviceError& e) {
     std::fprintf(stderr, "%s: %s\n", prog, e.what());

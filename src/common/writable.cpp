@@ -82,15 +82,16 @@ bool is_sqlite_file(const std::filesystem::path& path) {
 void require_not_an_input(const std::filesystem::path& output, std::initializer_list<InputFile> inputs) {
   for (const InputFile& in : inputs)
     if (same_file(output, in.path))
-      throw Error(fmt::format("cannot write {}: it is {} {}, which this command reads; choose another output file",
-                              output.string(), in.role, in.path.string()));
+      throw OutputRefused(
+          fmt::format("cannot write {}: it is {} {}, which this command reads; choose another output file",
+                      output.string(), in.role, in.path.string()));
 }
 
 void require_safe_output(const std::filesystem::path& output, std::initializer_list<InputFile> inputs) {
   require_writable_output(output);
   require_not_an_input(output, inputs);
   if (is_sqlite_file(output))
-    throw Error(fmt::format(
+    throw OutputRefused(fmt::format(
         "cannot write {}: it is an SQLite database (a results database?), which a text output never replaces; "
         "choose another output file",
         output.string()));

@@ -7,7 +7,17 @@
 #include <string>
 #include <string_view>
 
+#include "common/error.hpp"
+
 namespace mpgemm {
+
+// An output path refused for what it names: one of the command's own inputs, or a database a text output would
+// replace. It is the command line that is wrong, not the machine, so the executables treat it as bad input (exit
+// 2), like a bad option value; a path that cannot be written (a missing or read-only folder) is a plain Error.
+class OutputRefused : public Error {
+ public:
+  using Error::Error;
+};
 
 // What the writer does about folders of the path that do not exist yet.
 enum class MissingFolders {
@@ -56,13 +66,13 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 // Whether `path` is an existing file that begins with SQLite's 16-byte header ("SQLite format 3\0").
 bool is_sqlite_file(const std::filesystem::path& path);
 
-// Throws mpgemm::Error "cannot write OUT: it is ROLE INPUT, which this command reads" when `output` is one of
+// Throws OutputRefused "cannot write OUT: it is ROLE INPUT, which this command reads" when `output` is one of
 // `inputs` (same_file).
 void require_not_an_input(const std::filesystem::path& output, std::initializer_list<InputFile> inputs);
 
 // For a command's output file that is text (an exported table, a header, a printed table): require_writable_output,
 // require_not_an_input, and no existing SQLite file (a results database given as -o by mistake) is replaced.
-// Throws mpgemm::Error, one line naming the file and why.
+// Throws one line naming the file and why: OutputRefused for an input or a database, mpgemm::Error otherwise.
 void require_safe_output(const std::filesystem::path& output, std::initializer_list<InputFile> inputs);
 
 // Writes `text` as the whole of `path`: into a temporary file in the same folder, flushed to disk, then renamed

@@ -59,7 +59,7 @@ TEST(CliOutputs, ExportNeverWritesOverItsDatabaseNorAnyOther) {
       SCOPED_TRACE(fmt::format("{} -o {}", format, c.out.string()));
       const auto r = run_command(
           fmt::format("{} {} --format {} -o {}", bin("mpgemm-export"), db.string(), format, c.out.string()));
-      EXPECT_EQ(r.exit_code, 1) << r.output;
+      EXPECT_EQ(r.exit_code, 2) << r.output;  // the command line is refused: bad input
       EXPECT_EQ(lines(r.output), 1u) << r.output;
       EXPECT_TRUE(r.output.starts_with("mpgemm-export: error: cannot write " + c.out.string() + ": " + c.why))
           << r.output;
@@ -86,17 +86,36 @@ TEST(CliOutputs, RunNeverWritesItsTableOverItsDatabaseOrSpace) {
   { mpgemm::Store s = mpgemm::Store::open(db, mpgemm::Store::Mode::read_write); }
   const std::string before = read_file(db);
   const auto r = run_command(fmt::format("{} --db {} --output {}", bin("mpgemm-run"), db.string(), db.string()));
-  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
   EXPECT_NE(r.output.find("cannot write " + db.string() + ": it is the database"), std::string::npos) << r.output;
   const auto space = dir / "space.json";
   fs::copy_file(source("configs/sm86.json"), space);
   const std::string space_before = read_file(space);
   const auto s = run_command(
       fmt::format("{} --db {} --space {} --output {}", bin("mpgemm-run"), db.string(), space.string(), space.string()));
-  EXPECT_EQ(s.exit_code, 1) << s.output;
+  EXPECT_EQ(s.exit_code, 2) << s.output;
   EXPECT_NE(s.output.find("cannot write " + space.string() + ": it is the space"), std::string::npos) << s.output;
   EXPECT_EQ(read_file(db), before);
   EXPECT_EQ(read_file(space), space_before);
+  fs::remove_all(dir);
+}
+
+// mpgemm-tune --db naming its own space (through ../) is refused like an output over an input: exit 2, one line,
+// the space as it was.
+TEST(CliOutputs, TuneNeverWritesItsDatabaseOverItsSpace) {
+  const auto dir = fresh_dir("cli_outputs_tune");
+  fs::create_directories(dir / "sub");
+  const auto space = dir / "space.json";
+  fs::copy_file(source("configs/sm86.json"), space);
+  const std::string before = read_file(space);
+  const auto r = run_command(fmt::format("{} {} --dry-run --db {}", bin("mpgemm-tune"), space.string(),
+                                         (dir / "sub" / ".." / "space.json").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(lines(r.output), 1u) << r.output;
+  EXPECT_TRUE(r.output.starts_with("mpgemm-tune: error: cannot write ")) << r.output;
+  EXPECT_NE(r.output.find(": it is the space " + space.string()), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(space), before);
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,99 @@
+// The exit-code rule of src/cli/guarded_main.hpp, error type by error type: a refusal of the user's input (the
+// command line, an output that is one of the inputs or a database, a space, shape or exported file that cannot be
+// read) is exit 2 in one line; a failure while working (a database, a run) is 1; no device is 3. InputFileError
+// and OutputRefused were exit 1, against the promise of "one line and exit 2" for bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/guarded_main.hpp"
+#include "common/bounded_input.hpp"
+#include "common/error.hpp"
+#include "common/writable.hpp"
+#include "support/run_command.hpp"
+
+namespace mpgemm {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code = -1;
+  std::string err;  // what guarded_main printed on stderr
+};
+
+// guarded_main of a tool whose body throws `thrown`.
+Outcome run_throwing(const std::function<void()>& thrown) {
+  const cli::ArgParser parser("mpgemm-test", "a test", "A tool whose body throws.");
+  const char* argv[] = {"mpgemm-test"};
+  ::testing::internal::CaptureStderr();
+  Outcome o;
+  o.code = cli::guarded_main(parser, 1, argv, [&](const cli::ParsedArgs&) {
+    thrown();
+    return cli::kExitOk;
+  });
+  o.err = ::testing::internal::GetCapturedStderr();
+  return o;
+}
+
+TEST(CliExitCodes, EachErrorTypeHasItsCodeAndOneLine) {
+  const auto dir = testing::fresh_dir("cli_exit_codes");
+  const Outcome missing = run_throwing([&] { read_bounded_file(dir / "none.json", "exported file"); });
+  EXPECT_EQ(missing.code, cli::kExitBadInput);
+  EXPECT_EQ(missing.err,
+            "mpgemm-test: error: " + (dir / "none.json").string() + ": cannot read the exported file: no such file\n");
+
+  const Outcome endless = run_throwing([] { read_bounded_file("/dev/zero", "shape file"); });
+  EXPECT_EQ(endless.code, 2);
+  EXPECT_EQ(endless.err,
+            "mpgemm-test: error: /dev/zero: the shape file is larger than 64 MiB (is it the right file?)\n");
+
+  const fs::path db = dir / "r.db";
+  std::ofstream(db, std::ios::binary) << std::string("SQLite format 3\0", 16);
+  const Outcome over = run_throwing([&] { require_safe_output(db, {{"the database", db}}); });
+  EXPECT_EQ(over.code, 2);
+  EXPECT_EQ(over.err, fmt::format("mpgemm-test: error: cannot write {}: it is the database {}, which this command "
+                                  "reads; choose another output file\n",
+                                  db.string(), db.string()));
+  const Outcome other_db = run_throwing([&] { require_safe_output(db, {{"the space", dir / "space.json"}}); });
+  EXPECT_EQ(other_db.code, 2);
+  EXPECT_NE(other_db.err.find(": it is an SQLite database"), std::string::npos) << other_db.err;
+
+  // A folder that does not exist is the machine's state, not the command line's: a failure.
+  const Outcome no_folder = run_throwing([&] { require_writable_output(dir / "no" / "t.md"); });
+  EXPECT_EQ(no_folder.code, cli::kExitFailure);
+  EXPECT_NE(no_folder.err.find("does not exist"), std::string::npos) << no_folder.err;
+
+  const Outcome usage = run_throwing([] { throw UsageError("--calls must be a positive integer"); });
+  EXPECT_EQ(usage.code, 2);
+  EXPECT_EQ(usage.err,
+            "mpgemm-test: error: --calls must be a positive integer\nRun 'mpgemm-test --help' for the options.\n");
+  const Outcome space = run_throwing([] { throw SpaceError("s.json", 3, 4, "/family", "unknown family"); });
+  EXPECT_EQ(space.code, 2);
+  EXPECT_EQ(space.err, std::string(SpaceError("s.json", 3, 4, "/family", "unknown family").what()) + "\n");
+
+  const Outcome store = run_throwing([] { throw StoreError("r.db", 11, "database disk image is malformed"); });
+  EXPECT_EQ(store.code, cli::kExitFailure);
+  EXPECT_TRUE(store.err.starts_with("mpgemm-test: error: ")) << store.err;
+  EXPECT_EQ(run_throwing([] { throw Error("no verified config"); }).code, 1);
+  EXPECT_EQ(run_throwing([] { throw NoDeviceError("no CUDA device"); }).code, cli::kExitNoDevice);
+  EXPECT_EQ(run_throwing([] { throw std::runtime_error("bug"); }).code, 1);
+  fs::remove_all(dir);
+}
+
+// The rule is printed at the end of every --help.
+TEST(CliExitCodes, HelpEndsWithTheRule) {
+  for (const char* tool : {"mpgemm-tune", "mpgemm-query", "mpgemm-export", "mpgemm-run"}) {
+    const auto r = testing::run_command(testing::bin(tool) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << tool;
+    EXPECT_TRUE(r.output.ends_with(std::string(cli::kExitStatusHelp))) << tool << ":\n" << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace mpgemm
