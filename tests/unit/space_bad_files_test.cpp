@@ -157,6 +157,33 @@ TEST(SpaceBadFiles, NestingFarPastTheBoundIsRefusedWhereItPassesIt) {
   }
 }
 
+// The three loader bugs fuzzing found (tests/fuzz/crashes/README.md), each replayed from its reproducer in the
+// corpus with the exact line it gives now: a NUL byte after the document (was the locator's mpgemm::Error), an
+// out-of-range number in text that is not valid JSON (the same), a key with a newline (a what() of two lines).
+TEST(SpaceBadFiles, TheFormerFuzzCrashesAreOneLineSpaceErrors) {
+  const std::string corpus = MPGEMM_SOURCE_DIR "/tests/fuzz/corpus/";
+  const auto what = [&](const std::string& name) {
+    try {
+      load_space(corpus + name);
+    } catch (const SpaceError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_EQ(what("locator_nul_after_document.json"),
+            corpus +
+                "locator_nul_after_document.json:2:1: at /: NUL byte in the file (a truncated write or a UTF-16 "
+                "file?)");
+  EXPECT_EQ(what("locator_out_of_range_in_bad_json.json"),
+            corpus +
+                "locator_out_of_range_in_bad_json.json:1:2: at /: invalid JSON: [json.exception.out_of_range.406] "
+                "number overflow parsing '1e999'");
+  EXPECT_EQ(what("path_with_newline.json"),
+            corpus +
+                "path_with_newline.json:1:70: at /parameters/A\\nB: invalid parameter name \"A\\nB\": names are "
+                "letters, digits and '_', not starting with a digit, and not min, max or is_pow2");
+}
+
 // A space whose members are `members` (text put in as it is) in the object at `section`.
 std::string space_with(const std::string& section, const std::string& members) {
   return R"({"family": "wmma", "shapes": [{"M": 64, "N": 64, "K": 64}],
