@@ -46,154 +46,204 @@ std::optional<TimingStats> stats_of(const std::vector<RoundSample>& samples, int
   return t;
 }
 
-}  // namespace
+constexpr const char* kNotTimedMessage =
+    "not timed: another kernel left the CUDA context unusable before its first batch";
 
-InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& problem,
-                                  const TimeInterleavedRequest& request, CublasLtSession* cublaslt) {
-  const auto n = request.kernels.size();
-  InterleavedReply out;
-  out.kernels.resize(n);
-  const std::size_t cublas_entry = n;
-  const std::size_t cublaslt_entry = n + 1;
-  const bool with_cublaslt = request.cublaslt && cublaslt != nullptr && cublaslt->has_best(problem.shape());
-  if (!request.cublaslt)
-    out.cublaslt_message = "not asked for";
-  else if (!with_cublaslt)
-    out.cublaslt_message = "no cuBLASLt algorithm for this shape (prepared without cuBLASLt, or none verified)";
-  std::vector<bool> active(with_cublaslt ? n + 2 : n + 1, true);
-  std::vector<std::unique_ptr<CandidateRun>> runs;
-  runs.reserve(n);
-  const auto drop = [&](std::size_t i, Status status, std::string message, bool context_lost) {
-    out.kernels[i].status = status;
-    out.kernels[i].message = std::move(message);
-    active[i] = false;
-    if (context_lost) out.context_lost = true;
-  };
+// One time_interleaved request, phase by phase: verify, warm up, prepare the batches, settle, time the rounds,
+// summarize. Entries 0..n-1 are the kernels, n is cuBLAS, n + 1 cuBLASLt when it is in the rounds
+// (interleaved_order). Each phase stops at a kernel that leaves the context unusable (reply.context_lost).
+class InterleavedRounds {
+ public:
+  InterleavedRounds(DeviceSession& session, ProblemContext& problem, const TimeInterleavedRequest& request,
+                    CublasLtSession* cublaslt)
+      : session_(session),
+        problem_(problem),
+        request_(request),
+        cublaslt_(cublaslt),
+        n_(request.kernels.size()),
+        with_cublaslt_(request.cublaslt && cublaslt != nullptr && cublaslt->has_best(problem.shape())),
+        active_(with_cublaslt_ ? n_ + 2 : n_ + 1, true) {
+    out_.kernels.resize(n_);
+    if (!request.cublaslt)
+      out_.cublaslt_message = "not asked for";
+    else if (!with_cublaslt_)
+      out_.cublaslt_message = "no cuBLASLt algorithm for this shape (prepared without cuBLASLt, or none verified)";
+    runs_.reserve(n_);
+  }
 
   // Verification, one kernel after the other (each poisons C, launches once, compares with cuBLAS).
-  for (std::size_t i = 0; i < n && !out.context_lost; ++i) {
-    const InterleavedKernel& k = request.kernels[i];
-    ArgsBuilder args = k.family.empty() ? standard_args() : family_args(family(k.family), k.params);
-    runs.push_back(std::make_unique<CandidateRun>(
-        session, problem, CandidateKernel{k.cubin, k.lowered_name, k.geometry, std::move(args)}));
-    const VerifyOutcome v = runs.back()->verify(request.atol, request.rtol);
-    out.kernels[i].error = v.error;
-    if (v.status != Status::ok) drop(i, v.status, v.message, v.context_lost);
+  void verify() {
+    for (std::size_t i = 0; i < n_ && !out_.context_lost; ++i) {
+      const InterleavedKernel& k = request_.kernels[i];
+      ArgsBuilder args = k.family.empty() ? standard_args() : family_args(family(k.family), k.params);
+      runs_.push_back(std::make_unique<CandidateRun>(
+          session_, problem_, CandidateKernel{k.cubin, k.lowered_name, k.geometry, std::move(args)}));
+      const VerifyOutcome v = runs_.back()->verify(request_.atol, request_.rtol);
+      out_.kernels[i].error = v.error;
+      if (v.status != Status::ok) drop(i, v.status, v.message, v.context_lost);
+    }
   }
 
-  // Warm-up of every entry still in, then the rounds.
-  for (std::size_t i = 0; i < runs.size() && !out.context_lost; ++i) {
-    if (!active[i] || request.warmup == 0) continue;
-    const auto b = runs[i]->warm_up(request.warmup);
-    if (b.status != Status::ok) drop(i, b.status, b.message, runs[i]->context_lost());
-  }
-  // cuBLASLt's failures drop it, as a kernel's do: it is a second reference, never a reason to lose the rounds.
-  const auto cublaslt_failed = [&](const CublasError& e) {
-    out.cublaslt_message = fmt::format("cuBLASLt dropped out: {}", e.what());
-    active[cublaslt_entry] = false;
-  };
-  if (!out.context_lost) {
-    for (int w = 0; w < request.warmup; ++w) problem.run_cublas();
-    if (with_cublaslt) {
+  // `warmup` launches of every entry still in.
+  void warm_up() {
+    for (std::size_t i = 0; i < runs_.size() && !out_.context_lost; ++i) {
+      if (!active_[i] || request_.warmup == 0) continue;
+      const auto b = runs_[i]->warm_up(request_.warmup);
+      if (b.status != Status::ok) drop(i, b.status, b.message, runs_[i]->context_lost());
+    }
+    if (out_.context_lost) return;
+    for (int w = 0; w < request_.warmup; ++w) problem_.run_cublas();
+    if (with_cublaslt_) {
       try {
-        for (int w = 0; w < request.warmup; ++w) cublaslt->run_best(problem);
+        for (int w = 0; w < request_.warmup; ++w) cublaslt_->run_best(problem_);
       } catch (const CublasError& e) {
         cublaslt_failed(e);
       }
     }
-    MPGEMM_CUDA(cudaStreamSynchronize(session.stream()));
+    MPGEMM_CUDA(cudaStreamSynchronize(session_.stream()));
   }
+
   // Each entry's batch, enqueued one way for all: with graphs, cuBLAS is captured first (when it cannot be, every
   // entry's batches are enqueued from the host), then cuBLASLt (dropped when it cannot be captured, as when it
   // fails) and every kernel still in.
-  BatchEnqueue how = request.graphs ? BatchEnqueue::graph : BatchEnqueue::stream;
-  std::optional<WarmBatch> cublas_batch, cublaslt_batch;
-  if (!out.context_lost) {
-    const auto run_cublas = [&] { problem.run_cublas(); };
-    if (how == BatchEnqueue::graph) {
-      try {
-        cublas_batch.emplace(session.stream(), request.iters, run_cublas, how);
-      } catch (const std::exception& e) {  // CudaError or CublasError: the capture, not the GPU, failed
-        out.graphs_message =
-            fmt::format("cuBLAS could not be captured as a graph ({}): batches enqueued from the host", e.what());
-        how = BatchEnqueue::stream;
+  void prepare_batches() {
+    how_ = request_.graphs ? BatchEnqueue::graph : BatchEnqueue::stream;
+    if (!out_.context_lost) {
+      const auto run_cublas = [this] { problem_.run_cublas(); };
+      if (how_ == BatchEnqueue::graph) {
+        try {
+          cublas_batch_.emplace(session_.stream(), request_.iters, run_cublas, how_);
+        } catch (const std::exception& e) {  // CudaError or CublasError: the capture, not the GPU, failed
+          out_.graphs_message =
+              fmt::format("cuBLAS could not be captured as a graph ({}): batches enqueued from the host", e.what());
+          how_ = BatchEnqueue::stream;
+        }
+      }
+      if (!cublas_batch_) cublas_batch_.emplace(session_.stream(), request_.iters, run_cublas, how_);
+      if (with_cublaslt_ && active_[cublaslt_entry()]) {
+        try {
+          cublaslt_batch_.emplace(
+              session_.stream(), request_.iters, [this] { cublaslt_->run_best(problem_); }, how_);
+        } catch (const std::exception& e) {
+          out_.cublaslt_message =
+              fmt::format("cuBLASLt dropped out: {}{}",
+                          how_ == BatchEnqueue::graph ? "it could not be captured as a graph: " : "", e.what());
+          active_[cublaslt_entry()] = false;
+        }
+      }
+      for (std::size_t i = 0; i < runs_.size() && !out_.context_lost; ++i) {
+        if (!active_[i]) continue;
+        const auto b = runs_[i]->prepare_batch(request_.iters, how_);
+        if (b.status != Status::ok) drop(i, b.status, b.message, runs_[i]->context_lost());
       }
     }
-    if (!cublas_batch) cublas_batch.emplace(session.stream(), request.iters, run_cublas, how);
-    if (with_cublaslt && active[cublaslt_entry]) {
-      try {
-        cublaslt_batch.emplace(
-            session.stream(), request.iters, [&] { cublaslt->run_best(problem); }, how);
-      } catch (const std::exception& e) {
-        out.cublaslt_message =
-            fmt::format("cuBLASLt dropped out: {}{}",
-                        how == BatchEnqueue::graph ? "it could not be captured as a graph: " : "", e.what());
-        active[cublaslt_entry] = false;
-      }
-    }
-    for (std::size_t i = 0; i < runs.size() && !out.context_lost; ++i) {
-      if (!active[i]) continue;
-      const auto b = runs[i]->prepare_batch(request.iters, how);
-      if (b.status != Status::ok) drop(i, b.status, b.message, runs[i]->context_lost());
-    }
+    out_.graphs = how_ == BatchEnqueue::graph;
   }
-  out.graphs = how == BatchEnqueue::graph;
+
+  // Untimed rounds first, until settle_ms of wall time has passed (at least one round when asked for).
+  void settle() {
+    if (request_.settle_ms <= 0 || out_.context_lost) return;
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed_ms = [&] {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    };
+    for (int r = 0; !out_.context_lost; ++r) {
+      run_round(-1 - r, false);  // untimed rounds count down from -1 (interleaved_order)
+      ++out_.settle_rounds;
+      if (elapsed_ms() >= request_.settle_ms) break;
+    }
+    out_.settled_ms = elapsed_ms();
+  }
+
+  void time_rounds() {
+    for (int r = 0; r < request_.rounds && !out_.context_lost; ++r) run_round(r, true);
+  }
+
+  // Every entry's timing over its samples, the messages of those the rounds never reached, and the clock.
+  InterleavedReply finish() {
+    for (auto& k : out_.kernels) {
+      k.timing = stats_of(k.samples, request_.warmup, request_.iters, how_);
+      // Still ok but never timed: the rounds stopped before it (another kernel lost the context).
+      if (k.status == Status::ok && k.samples.empty()) k.message = kNotTimedMessage;
+    }
+    out_.cublas_timing = stats_of(out_.cublas, request_.warmup, request_.iters, how_);
+    out_.cublaslt_timing = stats_of(out_.cublaslt, request_.warmup, request_.iters, how_);
+    if (with_cublaslt_ && out_.cublaslt.empty() && out_.cublaslt_message.empty())
+      out_.cublaslt_message = kNotTimedMessage;
+    if (!out_.context_lost) out_.sm_clock_mhz = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
+    return std::move(out_);
+  }
+
+ private:
+  std::size_t cublas_entry() const { return n_; }
+  std::size_t cublaslt_entry() const { return n_ + 1; }
+
+  void drop(std::size_t i, Status status, std::string message, bool context_lost) {
+    out_.kernels[i].status = status;
+    out_.kernels[i].message = std::move(message);
+    active_[i] = false;
+    if (context_lost) out_.context_lost = true;
+  }
+
+  // cuBLASLt's failures drop it, as a kernel's do: it is a second reference, never a reason to lose the rounds.
+  void cublaslt_failed(const CublasError& e) {
+    out_.cublaslt_message = fmt::format("cuBLASLt dropped out: {}", e.what());
+    active_[cublaslt_entry()] = false;
+  }
 
   // One round: every entry still in, one batch each, in the round's order; kept as samples when `timed`.
-  const auto run_round = [&](int r, bool timed) {
+  void run_round(int r, bool timed) {
     int position = 0;
-    for (const int e : interleaved_order(r, active)) {
+    for (const int e : interleaved_order(r, active_)) {
       const auto i = static_cast<std::size_t>(e);
-      if (i == cublas_entry) {
-        const double ms = cublas_batch->time();
-        if (timed) out.cublas.push_back({r, position++, ms});
+      if (i == cublas_entry()) {
+        const double ms = cublas_batch_->time();
+        if (timed) out_.cublas.push_back({r, position++, ms});
         continue;
       }
-      if (i == cublaslt_entry) {
+      if (i == cublaslt_entry()) {
         try {
-          const double ms = cublaslt_batch->time();
-          if (timed) out.cublaslt.push_back({r, position++, ms});
+          const double ms = cublaslt_batch_->time();
+          if (timed) out_.cublaslt.push_back({r, position++, ms});
         } catch (const CublasError& failure) {
           cublaslt_failed(failure);
         }
         continue;
       }
-      const auto b = runs[i]->time_prepared_batch();
+      const auto b = runs_[i]->time_prepared_batch();
       if (b.status != Status::ok) {
-        drop(i, b.status, b.message, runs[i]->context_lost());
-        if (out.context_lost) return;
+        drop(i, b.status, b.message, runs_[i]->context_lost());
+        if (out_.context_lost) return;
         continue;
       }
-      if (timed) out.kernels[i].samples.push_back({r, position++, b.ms});
+      if (timed) out_.kernels[i].samples.push_back({r, position++, b.ms});
     }
-  };
-  // Untimed rounds first, until settle_ms of wall time has passed (at least one round when asked for).
-  if (request.settle_ms > 0 && !out.context_lost) {
-    const auto start = std::chrono::steady_clock::now();
-    const auto elapsed_ms = [&] {
-      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    };
-    for (int r = 0; !out.context_lost; ++r) {
-      run_round(-1 - r, false);  // untimed rounds count down from -1 (interleaved_order)
-      ++out.settle_rounds;
-      if (elapsed_ms() >= request.settle_ms) break;
-    }
-    out.settled_ms = elapsed_ms();
   }
-  for (int r = 0; r < request.rounds && !out.context_lost; ++r) run_round(r, true);
 
-  for (auto& k : out.kernels) {
-    k.timing = stats_of(k.samples, request.warmup, request.iters, how);
-    // Still ok but never timed: the rounds stopped before it (another kernel lost the context).
-    if (k.status == Status::ok && k.samples.empty())
-      k.message = "not timed: another kernel left the CUDA context unusable before its first batch";
-  }
-  out.cublas_timing = stats_of(out.cublas, request.warmup, request.iters, how);
-  out.cublaslt_timing = stats_of(out.cublaslt, request.warmup, request.iters, how);
-  if (with_cublaslt && out.cublaslt.empty() && out.cublaslt_message.empty())
-    out.cublaslt_message = "not timed: another kernel left the CUDA context unusable before its first batch";
-  if (!out.context_lost) out.sm_clock_mhz = read_sm_clock_mhz(session.info().pci_bus_id, session.info().ordinal);
-  return out;
+  DeviceSession& session_;
+  ProblemContext& problem_;
+  const TimeInterleavedRequest& request_;
+  CublasLtSession* const cublaslt_;
+  const std::size_t n_;       // kernels
+  const bool with_cublaslt_;  // cuBLASLt joins the rounds (it may drop out of them)
+  InterleavedReply out_;
+  std::vector<bool> active_;  // per entry: still in
+  std::vector<std::unique_ptr<CandidateRun>> runs_;
+  BatchEnqueue how_ = BatchEnqueue::stream;
+  std::optional<WarmBatch> cublas_batch_, cublaslt_batch_;
+};
+
+}  // namespace
+
+InterleavedReply time_interleaved(DeviceSession& session, ProblemContext& problem,
+                                  const TimeInterleavedRequest& request, CublasLtSession* cublaslt) {
+  InterleavedRounds rounds(session, problem, request, cublaslt);
+  rounds.verify();
+  rounds.warm_up();
+  rounds.prepare_batches();
+  rounds.settle();
+  rounds.time_rounds();
+  return rounds.finish();
 }
 
 }  // namespace mpgemm
