@@ -7,7 +7,7 @@
 
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
-#include "common/writable.hpp"
+#include "common/refusal.hpp"
 
 namespace mpgemm::cli {
 
@@ -41,7 +41,7 @@ int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
   } catch (const InputFileError& e) {  // a file handed to it as input: missing, a folder, unreadable, too large
     std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
     return kExitBadInput;
-  } catch (const OutputRefused& e) {  // an output that is one of its inputs, or a database
+  } catch (const InputRefused& e) {  // an output that is one of its inputs or a database; SQL that would write
     std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
     return kExitBadInput;
   } catch (const NoDeviceError& e) {

@@ -7,16 +7,16 @@
 #include <string>
 #include <string_view>
 
-#include "common/error.hpp"
+#include "common/refusal.hpp"
 
 namespace mpgemm {
 
 // An output path refused for what it names: one of the command's own inputs, or a database a text output would
-// replace. It is the command line that is wrong, not the machine, so the executables treat it as bad input (exit
-// 2), like a bad option value; a path that cannot be written (a missing or read-only folder) is a plain Error.
-class OutputRefused : public Error {
+// replace. It is the command line that is wrong, not the machine (exit 2, like a bad option value); a path that
+// cannot be written (a missing or read-only folder) is a plain Error.
+class OutputRefused : public InputRefused {
  public:
-  using Error::Error;
+  using InputRefused::InputRefused;
 };
 
 // What the writer does about folders of the path that do not exist yet.

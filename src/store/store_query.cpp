@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/refusal.hpp"
 #include "store/store_impl.hpp"
 
 namespace mpgemm {
@@ -317,10 +318,10 @@ void Store::query_sql_rows(std::string_view sql, const std::function<void(const 
   const int rc = sqlite3_prepare_v2(s.conn.db, sql.data(), static_cast<int>(sql.size()), &prepared, &tail);
   // A refused function fails the prepare with SQLITE_ERROR ("not authorized to use function"), not SQLITE_AUTH.
   if (rc != SQLITE_OK && !guard.refusal().function.empty())
-    throw Error(fmt::format("query refused: {}() is not allowed (it reaches the program's memory or loads code)",
-                            guard.refusal().function));
+    throw InputRefused(fmt::format("query refused: {}() is not allowed (it reaches the program's memory or loads code)",
+                                   guard.refusal().function));
   if ((rc & 0xff) == SQLITE_AUTH)
-    throw Error(fmt::format("query refused: only reading is allowed ({})", sqlite3_errmsg(s.conn.db)));
+    throw InputRefused(fmt::format("query refused: only reading is allowed ({})", sqlite3_errmsg(s.conn.db)));
   if (rc != SQLITE_OK) sqlite::fail(s.conn, rc, "preparing the query");
   sqlite::Statement statement(s.conn, prepared, "running the query");
   // Anything after the first statement other than blanks, comments and semicolons is a second statement.
@@ -328,9 +329,9 @@ void Store::query_sql_rows(std::string_view sql, const std::function<void(const 
   const auto rest = static_cast<int>(sql.data() + sql.size() - tail);
   const int rc2 = sqlite3_prepare_v2(s.conn.db, tail, rest, &second, nullptr);
   sqlite3_finalize(second);
-  if (rc2 != SQLITE_OK || second != nullptr) throw Error("query refused: only one statement is allowed");
-  if (statement.get() == nullptr) throw Error("query refused: it is empty");
-  if (!sqlite3_stmt_readonly(statement.get())) throw Error("query refused: it would modify the database");
+  if (rc2 != SQLITE_OK || second != nullptr) throw InputRefused("query refused: only one statement is allowed");
+  if (statement.get() == nullptr) throw InputRefused("query refused: it is empty");
+  if (!sqlite3_stmt_readonly(statement.get())) throw InputRefused("query refused: it would modify the database");
   columns(columns_of(statement));
   StepClock clock(s.conn.db, limit);
   while (clock.step(statement)) row(cells_of(statement));

@@ -4,6 +4,7 @@
 // and OutputRefused were exit 1, against the promise of "one line and exit 2" for bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -14,7 +15,9 @@
 #include "cli/guarded_main.hpp"
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
+#include "common/refusal.hpp"
 #include "common/writable.hpp"
+#include "store/store.hpp"
 #include "support/run_command.hpp"
 
 namespace mpgemm {
@@ -83,6 +86,30 @@ TEST(CliExitCodes, EachErrorTypeHasItsCodeAndOneLine) {
   EXPECT_EQ(run_throwing([] { throw Error("no verified config"); }).code, 1);
   EXPECT_EQ(run_throwing([] { throw NoDeviceError("no CUDA device"); }).code, cli::kExitNoDevice);
   EXPECT_EQ(run_throwing([] { throw std::runtime_error("bug"); }).code, 1);
+  fs::remove_all(dir);
+}
+
+// SQL the guard refuses is a bad --sql value: exit 2, one line; SQL the database cannot run (an unknown table) and a
+// query past its time limit are failures of the work: exit 1.
+TEST(CliExitCodes, RefusedSqlIsBadInputAFailedQueryIsAFailure) {
+  const auto dir = testing::fresh_dir("cli_exit_codes_sql");
+  const fs::path db = dir / "r.db";
+  { Store s = Store::open(db, Store::Mode::read_write); }
+  const std::string before = testing::read_file(db);
+  for (const std::string sql : {"ATTACH DATABASE ':memory:' AS x", "PRAGMA user_version = 7",
+                                "SELECT 1; DELETE FROM runs", "DELETE FROM runs", "SELECT fts3_tokenizer('simple')"}) {
+    SCOPED_TRACE(sql);
+    const auto r =
+        testing::run_command(fmt::format("{} {} --sql \"{}\"", testing::bin("mpgemm-query"), db.string(), sql));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(r.output.starts_with("mpgemm-query: error: query refused: ")) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+  EXPECT_EQ(testing::read_file(db), before);
+  const auto unknown = testing::run_command(
+      fmt::format("{} {} --sql 'SELECT * FROM no_such_table'", testing::bin("mpgemm-query"), db.string()));
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  EXPECT_EQ(run_throwing([] { throw InputRefused("query refused: it is empty"); }).code, 2);
   fs::remove_all(dir);
 }
 
