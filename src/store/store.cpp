@@ -57,6 +57,15 @@ void check_identity(const std::string& path, Store::Mode mode, const Identity& i
 // read-only open's connection (which creates no -wal or -shm for a file that is then refused): the file is ours at
 // a version this build knows, SQLite finds its pages sound, and its schema is its version's. A refused file is left
 // as it was, byte for byte. Reads every page once (PRAGMA quick_check).
+// What a StoreError says about `name`, without the "database NAME: " and "(SQLite code N)" that a message quoting
+// it repeats.
+std::string detail_of(const StoreError& e, const std::string& name) {
+  std::string_view text = e.what();
+  if (const std::string prefix = "database " + name + ": "; text.starts_with(prefix)) text.remove_prefix(prefix.size());
+  if (const auto code = text.rfind(" (SQLite code "); code != std::string_view::npos) text = text.substr(0, code);
+  return std::string(text);
+}
+
 void check_before_writing(const std::filesystem::path& path, const std::string& name) {
   sqlite::Connection probe{nullptr, name};
   const struct Closer {
@@ -74,7 +83,8 @@ void check_before_writing(const std::filesystem::path& path, const std::string& 
     store_detail::open_for_reading(probe, path, kBusyTimeoutMs);
     id = read_identity(probe);
   } catch (const StoreError& e) {
-    if ((e.code() & 0xff) == SQLITE_CORRUPT) throw damaged(e.what());  // e.g. a schema page SQLite cannot read
+    if ((e.code() & 0xff) == SQLITE_CORRUPT)
+      throw damaged(detail_of(e, name));  // e.g. a schema page SQLite cannot read
     throw;
   }
   check_identity(name, Store::Mode::read_write, id);
@@ -85,7 +95,7 @@ void check_before_writing(const std::filesystem::path& path, const std::string& 
     if (problem) problem = "PRAGMA quick_check: " + *problem;
   } catch (const StoreError& e) {
     if ((e.code() & 0xff) != SQLITE_CORRUPT) throw;
-    problem = e.what();  // a page too damaged for quick_check to read
+    problem = detail_of(e, name);  // a page too damaged for quick_check to read
   }
   if (problem) throw damaged(*problem);
   if (auto difference = store_detail::schema_difference(probe, static_cast<int>(id.user_version)))

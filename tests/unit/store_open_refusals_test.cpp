@@ -204,6 +204,13 @@ TEST_F(StoreOpenRefusals, ADamagedDatabaseIsRefusedByAWriterUnchanged) {
     put_bytes(malformed, file);
   }
   expect_refused(malformed, Store::Mode::read_write, "database is damaged (");
+  try {
+    Store::open(malformed, Store::Mode::read_write);
+  } catch (const StoreError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("database " + malformed.string(), 1), std::string::npos) << "the file named once: " << what;
+    EXPECT_EQ(what.find("SQLite code", what.find("SQLite code") + 1), std::string::npos) << what;
+  }
 }
 
 // A database whose tables are not its version's (an index dropped, a column dropped, a table gone: edited by hand,
