@@ -8,6 +8,7 @@
 
 #include "codegen/family.hpp"
 #include "common/error.hpp"
+#include "common/readable.hpp"
 #include "compile/compile_pool.hpp"
 #include "compile/cubin_cache.hpp"
 #include "compile/nvrtc_compile.hpp"
@@ -20,9 +21,10 @@ report::Table run_rerank(const RunOptions& opt, const RerankOptions& rerank, con
                          std::vector<std::string>* notes) {
   // A re-rank times what a tune recorded: without the database there is nothing to rank, GPU or not (and
   // opening it read-write would create an empty one).
-  if (std::error_code ec; !std::filesystem::exists(opt.db_path, ec))
+  if (const auto o = read_obstacle(opt.db_path); o && o->kind == ReadObstacle::Kind::missing)
     throw Error(fmt::format("no database at {}: a re-rank takes its configs from a tuned database (mpgemm-tune --db)",
                             opt.db_path.string()));
+  require_readable_file(opt.db_path, "database");
   Store::require_writable(opt.db_path);  // the winner and every sample are written into it
   if (!rerank.also.empty()) {  // a misspelt name says so on any machine; its measurement is checked on the device
     const Store known = Store::open(opt.db_path, Store::Mode::read_only);

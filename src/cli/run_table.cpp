@@ -6,6 +6,7 @@
 #include "codegen/family.hpp"
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
+#include "common/readable.hpp"
 #include "compile/compile_pool.hpp"
 #include "compile/cubin_cache.hpp"
 #include "space/space.hpp"
@@ -49,8 +50,10 @@ Candidate candidate_from_row(const Store& store, const std::vector<report::Cell>
   return c;
 }
 
+// None when there is no file; a file that is there but cannot be read is refused (common/readable.hpp).
 std::optional<Store> open_if_present(const std::filesystem::path& p) {
-  if (!std::filesystem::exists(p)) return std::nullopt;
+  if (const auto o = read_obstacle(p); o && o->kind == ReadObstacle::Kind::missing) return std::nullopt;
+  require_readable_file(p, "database");
   return Store::open(p, Store::Mode::read_only);
 }
 

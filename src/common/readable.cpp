@@ -17,6 +17,7 @@ namespace mpgemm {
 namespace {
 
 namespace fs = std::filesystem;
+using Kind = ReadObstacle::Kind;
 
 // The folders `path` goes through, outermost first ("a", "a/b" for "a/b/c"; "/", "/a" for "/a/c").
 std::vector<fs::path> folders_of(const fs::path& path) {
@@ -41,31 +42,56 @@ std::string system_words(int error) {
 
 }  // namespace
 
-std::optional<std::string> why_not_readable(const fs::path& path, std::string_view noun) {
-  if (path.empty()) return std::string("the path is empty");
+std::optional<ReadObstacle> read_obstacle(const fs::path& path) {
+  if (path.empty()) return ReadObstacle{Kind::empty_path, {}, 0};
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int error = errno;
-    if (error == ENOENT) return std::string("no such file");
-    // Which folder of the path is to blame, for the two errors that are a folder's: the first one that is a file
-    // (ENOTDIR), or may not be entered (EACCES).
+    if (error == ENOENT) return ReadObstacle{Kind::missing, {}, error};
+    if (error != ENOTDIR && error != EACCES) return ReadObstacle{Kind::other, {}, error};
+    const Kind kind = error == ENOTDIR ? Kind::through_a_file : Kind::folder_not_enterable;
+    // Which folder of the path is to blame: the first one that is a file, or may not be entered.
     for (const fs::path& folder : folders_of(path)) {
       struct stat f {};
       if (::stat(folder.c_str(), &f) != 0) break;  // past the culprit: its parent could not be entered
-      if (error == ENOTDIR && !S_ISDIR(f.st_mode)) return fmt::format("{} is a file, not a folder", folder.string());
-      if (error == EACCES && S_ISDIR(f.st_mode) && ::access(folder.c_str(), X_OK) != 0)
-        return fmt::format("permission denied: the folder {} may not be entered", folder.string());
+      if (kind == Kind::through_a_file && !S_ISDIR(f.st_mode)) return ReadObstacle{kind, folder, error};
+      if (kind == Kind::folder_not_enterable && S_ISDIR(f.st_mode) && ::access(folder.c_str(), X_OK) != 0)
+        return ReadObstacle{kind, folder, error};
     }
-    if (error == EACCES) return std::string("permission denied");
-    if (error == ENOTDIR) return std::string("a folder of the path is a file");
-    return system_words(error);
+    return ReadObstacle{kind, {}, error};
   }
-  if (S_ISDIR(st.st_mode)) return fmt::format("it is a folder, not a {}", noun);
+  if (S_ISDIR(st.st_mode)) return ReadObstacle{Kind::names_a_folder, {}, 0};
   if (::access(path.c_str(), R_OK) != 0) {
     const int error = errno;
-    if (error == EACCES) return fmt::format("permission denied: the {} may not be read", noun);
-    return system_words(error);
+    return ReadObstacle{error == EACCES ? Kind::file_not_readable : Kind::other, {}, error};
   }
+  return std::nullopt;
+}
+
+std::string describe(const ReadObstacle& o, std::string_view noun) {
+  switch (o.kind) {
+    case Kind::empty_path:
+      return "the path is empty";
+    case Kind::missing:
+      return "no such file";
+    case Kind::through_a_file:
+      return o.folder.empty() ? std::string("a folder of the path is a file")
+                              : fmt::format("{} is a file, not a folder", o.folder.string());
+    case Kind::folder_not_enterable:
+      return o.folder.empty() ? std::string("permission denied")
+                              : fmt::format("permission denied: the folder {} may not be entered", o.folder.string());
+    case Kind::names_a_folder:
+      return fmt::format("it is a folder, not a {}", noun);
+    case Kind::file_not_readable:
+      return fmt::format("permission denied: the {} may not be read", noun);
+    case Kind::other:
+      return system_words(o.error);
+  }
+  return "it cannot be read";
+}
+
+std::optional<std::string> why_not_readable(const fs::path& path, std::string_view noun) {
+  if (auto o = read_obstacle(path)) return describe(*o, noun);
   return std::nullopt;
 }
 

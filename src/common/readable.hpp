@@ -9,13 +9,34 @@
 
 namespace mpgemm {
 
-// Why `path` cannot be opened as a file for reading, or nothing when it can. Checks only (stat and access): opens
-// and changes nothing, and never throws. The reasons: "the path is empty", "no such file", "F is a file, not a
-// folder" (a folder of the path is a file), "permission denied: the folder F may not be entered" (or "... the file
-// may not be read"), "it is a folder, not a `noun`", or the system's words for anything else.
+// Why a path cannot be opened as a file for reading.
+struct ReadObstacle {
+  enum class Kind {
+    empty_path,            // ""
+    missing,               // no such file (its folders may be missing too)
+    through_a_file,        // a folder of the path is a file (ENOTDIR); `folder` names it when found
+    folder_not_enterable,  // a folder of the path may not be entered (EACCES); `folder` names it when found
+    names_a_folder,        // the path is a folder
+    file_not_readable,     // the file exists and may not be read
+    other,                 // anything else the system says (`error`: the errno)
+  };
+  Kind kind;
+  std::filesystem::path folder;  // for through_a_file and folder_not_enterable
+  int error = 0;                 // the errno, for other
+};
+
+// What stands in the way of reading `path` as a file, or nothing. Checks only (stat and access): opens and changes
+// nothing, and never throws.
+std::optional<ReadObstacle> read_obstacle(const std::filesystem::path& path);
+
+// The obstacle in words, `noun` naming what the file is: "no such file", "F is a file, not a folder", "permission
+// denied: the folder F may not be entered", "it is a folder, not a database", ...
+std::string describe(const ReadObstacle& obstacle, std::string_view noun = "file");
+
+// read_obstacle, described; nothing when the path can be read.
 std::optional<std::string> why_not_readable(const std::filesystem::path& path, std::string_view noun = "file");
 
-// Throws mpgemm::Error "cannot read PATH: why" when why_not_readable says why.
+// Throws mpgemm::Error "cannot read PATH: why" when read_obstacle finds one.
 void require_readable_file(const std::filesystem::path& path, std::string_view noun = "file");
 
 }  // namespace mpgemm

@@ -1,7 +1,7 @@
 // Every reader of a results database, end to end: `mpgemm-query --dump` and `mpgemm-report` read every schema
 // version the project ever wrote and leave the file byte for byte as it was; `--dump` names a damaged row and
 // exits 1; a database that cannot be read is refused in one line naming the file and what is wrong, the same in
-// mpgemm-query, mpgemm-export, merge, mpgemm-strategies and mpgemm-tune --replay.
+// mpgemm-query, mpgemm-export, merge, mpgemm-strategies, mpgemm-run and mpgemm-tune --replay.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,6 +124,8 @@ std::vector<std::pair<std::string, std::string>> readers(const fs::path& db, con
       {"merge", fmt::format("{} merge '{}/m.db' '{}'", bin("mpgemm-query"), out.string(), db.string())},
       {"mpgemm-strategies evaluate", fmt::format("{} evaluate '{}' {}", bin("mpgemm-strategies"), db.string(),
                                                  source("tests/reliability/data/replay_space.json"))},
+      {"mpgemm-run --config best", fmt::format("{} --db '{}' --config best", bin("mpgemm-run"), db.string())},
+      {"mpgemm-run --rerank", fmt::format("{} --db '{}' --rerank 3", bin("mpgemm-run"), db.string())},
       {"replay --dry-run", fmt::format("{} {} --replay '{}' --db '{}/t.db' --dry-run", bin("mpgemm-tune"),
                                        source("tests/reliability/data/replay_space.json"), db.string(), out.string())},
       {"replay", fmt::format("{} {} --replay '{}' --db '{}/t.db'", bin("mpgemm-tune"),

@@ -74,6 +74,9 @@ TEST_F(Readable, AFileThatCanBeRead) {
 
 TEST_F(Readable, MissingEmptyAndFolder) {
   EXPECT_EQ(reason(dir_ / "none.db"), "no such file");
+  ASSERT_TRUE(read_obstacle(dir_ / "none.db"));
+  EXPECT_EQ(read_obstacle(dir_ / "none.db")->kind, ReadObstacle::Kind::missing);  // what "if present" readers ask
+  EXPECT_EQ(read_obstacle(dir_)->kind, ReadObstacle::Kind::names_a_folder);
   EXPECT_EQ(reason(dir_ / "no_folder" / "none.db"), "no such file");
   EXPECT_EQ(reason(""), "the path is empty");
   EXPECT_EQ(reason(dir_), "it is a folder, not a database");
@@ -84,6 +87,8 @@ TEST_F(Readable, MissingEmptyAndFolder) {
 TEST_F(Readable, AFolderOfThePathIsAFile) {
   const fs::path inside = dir_ / "r.db" / "x.db";
   EXPECT_EQ(reason(inside), (dir_ / "r.db").string() + " is a file, not a folder");
+  EXPECT_EQ(read_obstacle(inside)->kind, ReadObstacle::Kind::through_a_file);
+  EXPECT_EQ(read_obstacle(inside)->folder, dir_ / "r.db");
   EXPECT_EQ(reason(dir_ / "r.db" / "deeper" / "x.db"), (dir_ / "r.db").string() + " is a file, not a folder");
   try {
     require_readable_file(inside, "database");
