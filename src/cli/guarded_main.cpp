@@ -17,7 +17,8 @@ const std::string_view kExitStatusHelp =
     "  1  a failure while working: a database that cannot be opened, read or written, what it holds not\n"
     "     answering the request, an output that cannot be written, NVRTC, CUDA, a worker\n"
     "  2  bad input, refused in one line before any work: an option or its value (an output that is one of the\n"
-    "     command's inputs, or a database), or a space, shape or exported file that cannot be read or is malformed\n"
+    "     command's inputs or a database, SQL that would write), or a space, shape or exported file that cannot be\n"
+    "     read or is malformed\n"
     "  3  no CUDA device or driver, for a command that needs one\n";
 
 int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
