@@ -65,19 +65,18 @@ std::size_t proposals_per_shape(const std::vector<bool>& selected, const TuneOpt
   return opt.budget ? std::min(*opt.budget, selected.size()) : selected.size();
 }
 
-}  // namespace
-
 // In exhaustive order, the proposals are the first `budget` configs.
-std::size_t TuneInput::configs_per_shape(const TuneOptions& opt) const {
+std::size_t configs_per_shape(const std::vector<bool>& selected, const TuneOptions& opt) {
   if (selected.empty()) return opt.budget.value_or(0);
   const std::size_t proposed = proposals_per_shape(selected, opt);
   if (opt.budget && !opt.only.empty() && opt.strategy != "exhaustive") return 0;  // their own order: unknown
   return static_cast<std::size_t>(std::count(selected.begin(), selected.begin() + static_cast<long>(proposed), true));
 }
 
-// A shard (exhaustive only) takes pairs by their place in the search order, before --only filters.
-std::size_t TuneInput::pairs(const TuneOptions& opt, std::size_t shape_count) const {
-  const std::size_t per_shape = configs_per_shape(opt);
+// How many (config, shape) pairs a run over `shape_count` shapes takes. A shard (exhaustive only) takes pairs by
+// their place in the search order, before --only filters.
+std::size_t pairs_of(const std::vector<bool>& selected, const TuneOptions& opt, std::size_t shape_count) {
+  const std::size_t per_shape = configs_per_shape(selected, opt);
   if (!opt.shard) return per_shape * shape_count;
   if (selected.empty()) return opt.shard->pairs(per_shape, shape_count);
   const std::size_t proposed = proposals_per_shape(selected, opt);
@@ -87,9 +86,10 @@ std::size_t TuneInput::pairs(const TuneOptions& opt, std::size_t shape_count) co
   return n;
 }
 
-bool TuneInput::selects(const std::string& name, const std::optional<std::string>& alias,
-                        const TuneOptions& opt) const {
-  if (!opt.only.empty() && !only_selects(name, alias, opt.only)) return false;
+}  // namespace
+
+bool TuneInput::selects(const std::string& name, const std::optional<std::string>& alias) const {
+  if (!only.empty() && !only_selects(name, alias, only)) return false;
   return !leaders || leaders->count(name) > 0;
 }
 
@@ -102,6 +102,7 @@ TuneInput check_tune_input(const TuneOptions& opt) {
     throw in.space.error_at("/family", e.what());
   }
   in.shapes = shapes_of(in.space, opt);
+  in.only = opt.only;
   const bool listable = product_size(in.space) <= kMaxSpaceProduct;
   if (opt.leaders_from && !listable)
     throw UsageError(
@@ -132,7 +133,7 @@ TuneInput check_tune_input(const TuneOptions& opt) {
       found = leaders_of(opt, in.space.family);
       in.leaders.emplace(found->names.begin(), found->names.end());
     }
-    for (const Candidate& c : all) in.selected.push_back(in.selects(c.name, c.alias, opt));
+    for (const Candidate& c : all) in.selected.push_back(in.selects(c.name, c.alias));
     const auto taken = static_cast<std::size_t>(std::count(in.selected.begin(), in.selected.end(), true));
     if (taken == 0 && found)
       throw UsageError(
@@ -149,6 +150,9 @@ TuneInput check_tune_input(const TuneOptions& opt) {
         fmt::format("--shard takes a fixed slice of the exhaustive search; --strategy {} chooses its "
                     "configs from what it measures, so its shards would not add up to one search",
                     opt.strategy));
+  in.configs_per_shape = configs_per_shape(in.selected, opt);
+  in.pairs = pairs_of(in.selected, opt, in.shapes.size());
+  in.compile_pairs = pairs_of(in.selected, opt, 1);
   return in;
 }
 
@@ -160,10 +164,10 @@ DryRun dry_run_tune(const TuneOptions& opt) {
   // The database is created (with its folders) or resumed, as Store::open would.
   Store::require_writable(opt.db_path);
   DryRun d;
-  d.configs_per_shape = in.configs_per_shape(opt);
+  d.configs_per_shape = in.configs_per_shape;
   d.of_space = in.of_space;
   d.shapes = in.shapes.size();
-  d.pairs = in.pairs(opt, opt.compile_only ? 1 : in.shapes.size());  // compile-only: each config once
+  d.pairs = opt.compile_only ? in.compile_pairs : in.pairs;
   if (opt.arch) {
     d.arch = opt.arch;
   } else if (in.space.arch) {

@@ -1,7 +1,8 @@
 #pragma once
-// A tune's input, checked: the space, its family, the shapes, and which configs --only and --leaders-from select, found
-// before anything is written (run_tune) or instead of running (dry_run_tune). Every mistake in the space or the options
-// is an error here.
+// A tune's input, checked and resolved once: the space, its family, the shapes, which configs --only and
+// --leaders-from select and how many the run takes, found before anything is written (run_tune) or instead of
+// running (dry_run_tune). Every mistake in the space or the options is an error here; the later stages read the
+// TuneInput, not the options again.
 #include <cstddef>
 #include <optional>
 #include <set>
@@ -17,7 +18,8 @@ namespace mpgemm {
 struct TuneInput {
   Space space;
   const Family* family = nullptr;
-  std::vector<Shape> shapes;  // the space's or --shapes / --M --N --K's, each once
+  std::vector<Shape> shapes;      // the space's or --shapes / --M --N --K's, each once
+  std::vector<std::string> only;  // --only's entries (tune/only.hpp); empty: no restriction by name
   // --leaders-from: the names of the configs that led in that database (a listable space only); nullopt without
   // it.
   std::optional<std::set<std::string>> leaders;
@@ -25,16 +27,19 @@ struct TuneInput {
   // (all without either); empty when the space is too large to enumerate.
   std::vector<bool> selected;
   std::string of_space;  // "" or " (--only: N of the space's M)", " (--leaders-from: ...)"
-
-  // Whether --only and --leaders-from (those given) both take the config named `name` (point name `alias`).
-  bool selects(const std::string& name, const std::optional<std::string>& alias, const TuneOptions& opt) const;
-
   // How many configs one shape's search will take at most; 0 when unknown before it runs (a space too large to
   // enumerate, or a strategy choosing in its own order under --budget and --only; check_tune_input refuses that
   // with --leaders-from).
-  std::size_t configs_per_shape(const TuneOptions& opt) const;
-  // How many (config, shape) pairs a run over `shapes` shapes takes (a shard's share with --shard); 0: unknown.
-  std::size_t pairs(const TuneOptions& opt, std::size_t shapes) const;
+  std::size_t configs_per_shape = 0;
+  // How many (config, shape) pairs a run takes (a shard's share with --shard); 0: unknown. `pairs` over every
+  // shape, as a measuring run takes them; `compile_pairs` over one, as a compile-only run compiles each config once.
+  std::size_t pairs = 0;
+  std::size_t compile_pairs = 0;
+
+  // Whether --only or --leaders-from restricts the configs at all.
+  bool restricted() const { return !only.empty() || leaders.has_value(); }
+  // Whether --only and --leaders-from (those given) both take the config named `name` (point name `alias`).
+  bool selects(const std::string& name, const std::optional<std::string>& alias) const;
 };
 
 // Throws SpaceError, UsageError or mpgemm::Error for the first mistake found.

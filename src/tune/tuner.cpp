@@ -146,7 +146,7 @@ RunInfo run_info(const TuneOptions& opt, const std::string& mode,
 void announce_run(const TuneOptions& opt, const TuneInput& input,
                   const std::vector<std::unique_ptr<MeasureBackend>>& backends, const TuneSummary& summary,
                   const TuneObserver& obs) {
-  const std::size_t per_shape = input.configs_per_shape(opt);
+  const std::size_t per_shape = input.configs_per_shape;
   obs.note(fmt::format("run {}: {} of {} ({}, {}{}), {} shape(s){}, {} for {} into {}", summary.run_id,
                        per_shape ? fmt::format("{} configs{}", per_shape, input.of_space) : "configs",
                        opt.space_path.string(), input.space.family, opt.strategy,
@@ -168,7 +168,7 @@ int compile_threads(const TuneOptions& opt, std::size_t lanes, bool replay) {
 }
 
 // What the scheduler is told: the shapes in their measuring order, the lanes, the protocol and the search.
-// `input`, `opt` and `cache` outlive the schedule (the selection refers to them).
+// `input` and `cache` outlive the schedule (the selection refers to them).
 SchedulerSettings scheduler_settings(const TuneOptions& opt, const TuneInput& input,
                                      const std::vector<std::unique_ptr<MeasureBackend>>& backends,
                                      const CubinCache& cache) {
@@ -191,8 +191,7 @@ SchedulerSettings scheduler_settings(const TuneOptions& opt, const TuneInput& in
   settings.budget = opt.budget;
   settings.time_budget = opt.time_budget;
   settings.stop_requested = [] { return g_stop_requested.load(); };
-  if (!opt.only.empty() || input.leaders)
-    settings.selected = [&input, &opt](const Candidate& c) { return input.selects(c.name, c.alias, opt); };
+  if (input.restricted()) settings.selected = [&input](const Candidate& c) { return input.selects(c.name, c.alias); };
   return settings;
 }
 
@@ -295,8 +294,8 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   SchedulerObserver sobs;
   sobs.note = obs.note;
   sobs.progress = [&](std::size_t done, std::size_t, const std::string& current) { obs.progress(done, current); };
-  const std::size_t measured_shapes = backend ? input.shapes.size() : 1;
-  obs.phase_started(backend ? "measure" : "compile", input.pairs(opt, measured_shapes));
+  // Without a backend each config is compiled once, for the first shape.
+  obs.phase_started(backend ? "measure" : "compile", backend ? input.pairs : input.compile_pairs);
   // An exception leaves the phase unfinished: the error is the last word, not a progress line.
   const SchedulerReport r =
       run_schedule(RunContext{plan, recorder, store, input.space, *input.family, device}, settings, sobs);
