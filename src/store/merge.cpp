@@ -105,7 +105,8 @@ std::optional<std::string> running_runs_warning(const sqlite::Connection& c, con
 Input prepare_input(const fs::path& path, int ordinal, MergeReport& report) {
   std::vector<std::string>& notes = report.notes;
   require_readable_file(path, "database");
-  OwnConnection c(path, SQLITE_OPEN_READONLY, "opening a merge input");
+  // Read as every reader reads: nothing written beside the input, also on read-only media or in WAL mode.
+  OwnConnection c(path, OwnConnection::ForReading{});
   const Identity id = read_identity(c.get());
   if (id.application_id != kStoreApplicationId)
     throw StoreError(path.string(), SQLITE_NOTADB,
@@ -117,15 +118,25 @@ Input prepare_input(const fs::path& path, int ordinal, MergeReport& report) {
                      fmt::format("merge input has schema version {}, newer than this mpgemm's ({}); merge with a "
                                  "newer mpgemm; nothing was merged",
                                  id.user_version, schema_version()));
+  if (id.user_version < 1)
+    throw StoreError(path.string(), SQLITE_CORRUPT,
+                     fmt::format("merge input has schema version {}, none that mpgemm ever wrote (1 to {}): its "
+                                 "header was damaged or edited; nothing was merged",
+                                 id.user_version, schema_version()));
   Input in{path, nullptr};
-  if (id.user_version != schema_version()) {
+  const bool older = id.user_version != schema_version();
+  // The merge reads each input twice (here and in OUT's transaction) as a file. An older schema, the first form of
+  // schema 1 or a snapshot held in memory (WAL mode without its -wal or -shm) is read as a reader reads it
+  // (migrated, completed, in memory) and written to a temporary copy: the input itself is never written.
+  if (older || c.in_memory() || lacks_dynamic_shared_bytes(c.get())) {
+    const Store reader = Store::open(path, Store::Mode::read_only);
     in.copy =
         std::make_unique<TempDb>(fs::temp_directory_path() / fmt::format("mpgemm-merge-{}-{}.db", ::getpid(), ordinal));
-    snapshot(c.get(), in.copy->path());
-    Store::open(in.copy->path(), Store::Mode::read_write);  // migrates the copy
+    snapshot(StateAccess::of(reader).conn, in.copy->path());
+  }
+  if (older)
     notes.push_back(fmt::format("{}: schema version {} migrated to {} in a temporary copy (the file is unchanged)",
                                 path.string(), id.user_version, schema_version()));
-  }
   // The tables as the merge will read them (a migrated copy's: the migrations keep a table they do not know).
   std::optional<OwnConnection> copy;
   if (in.copy) copy.emplace(in.copy->path(), SQLITE_OPEN_READONLY, "reading a migrated merge input");

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "store/read_open.hpp"
 
 namespace mpgemm::store_detail {
 
@@ -156,6 +157,12 @@ OwnConnection::OwnConnection(const std::filesystem::path& path, int flags, std::
   }
   sqlite3_extended_result_codes(conn_.db, 1);
   sqlite3_busy_timeout(conn_.db, 10'000);
+}
+
+OwnConnection::OwnConnection(const std::filesystem::path& path, ForReading) {
+  conn_.path = path.string();
+  in_memory_ = open_for_reading(conn_, path, 10'000);
+  sqlite3_extended_result_codes(conn_.db, 1);
 }
 
 OwnConnection::~OwnConnection() {

@@ -76,14 +76,21 @@ void for_each_row(const sqlite::Connection& c, const TableInfo& info, F&& each) 
 // A read-only or read-write connection of its own, closed on destruction.
 class OwnConnection {
  public:
+  struct ForReading {};  // opened as every reader opens a database: open_for_reading (read_open.hpp)
+
   OwnConnection(const std::filesystem::path& path, int flags, std::string_view doing);
+  // Reads `path` without writing anything beside it, whatever journal mode it was left in; in_memory() tells
+  // whether the connection holds a snapshot of the file rather than the file.
+  OwnConnection(const std::filesystem::path& path, ForReading);
   ~OwnConnection();
   OwnConnection(const OwnConnection&) = delete;
   OwnConnection& operator=(const OwnConnection&) = delete;
   const sqlite::Connection& get() const { return conn_; }
+  bool in_memory() const { return in_memory_; }
 
  private:
   sqlite::Connection conn_;
+  bool in_memory_ = false;
 };
 
 }  // namespace mpgemm::store_detail

@@ -301,6 +301,15 @@ TEST_F(StoreMerge, NewerSchemasAndOtherApplicationsAreRefusedByName) {
   expect_refused(at("newer.db"), fmt::format("schema version {}, newer than this mpgemm's ({})", schema_version() + 1,
                                              schema_version()));
   expect_refused(at("foreign.db"), "not an mpgemm results database (SQLite application_id 0x4d2");
+  for (const int version : {0, -3}) {  // no version mpgemm ever wrote: a damaged or edited header
+    const auto damaged = at(fmt::format("version{}.db", version));
+    fs::copy_file(b_, damaged);
+    raw_exec(damaged, fmt::format("PRAGMA user_version = {}", version));
+    const auto bytes = file_bytes(damaged);
+    expect_refused(damaged, fmt::format("schema version {}, none that mpgemm ever wrote", version));
+    EXPECT_EQ(file_bytes(damaged), bytes) << "a refused input is never changed";
+    EXPECT_FALSE(fs::exists(damaged.string() + "-wal"));
+  }
 }
 
 // A version-7 database as an mpgemm of that version left it (the migrations' own SQL up to 7, rows written

@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "common/error.hpp"
+#include "store/merge.hpp"
 #include "store/store.hpp"
 #include "support/old_database.hpp"
 #include "support/store_fixture.hpp"
@@ -203,6 +204,34 @@ TEST_P(StoreWalReadOnly, ReadOnlyFolderReadsEveryRun) {
   const ChildResult r = in_read_only_folder(dir_, [&] { return read_runs(path); });
   if (!r.read_only) GTEST_SKIP() << "cannot make a folder read-only here: " << r.text;
   EXPECT_EQ(r.text, "3 runs");
+  EXPECT_EQ(listing(dir_), before);
+}
+
+// A merge input left in WAL mode is read like any other reader reads it: every run merged, nothing left beside
+// the input (mpgemm-query merge), from a writable folder and from a read-only one.
+std::string merged_runs(const fs::path& input, const fs::path& out) {
+  try {
+    merge_databases(out, {input});
+    return read_runs(out);
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+TEST_P(StoreWalReadOnly, AMergeInputLeavesNoFilesAndLosesNoRun) {
+  const auto path = dir_ / "results.db";
+  wal_database(path, GetParam(), 3);
+  const auto out_dir = dir_.string() + "-out";
+  fs::create_directories(out_dir);
+  const auto before = listing(dir_);
+  // The three runs are alike (the same content, no uid) and merge as one; with a -wal, the file alone holds none.
+  EXPECT_EQ(merged_runs(path, fs::path(out_dir) / "writable.db"), "1 runs");
+  EXPECT_EQ(listing(dir_), before) << "before: " << names(before) << "now: " << names(listing(dir_));
+  const ChildResult r = in_read_only_folder(dir_, [&] { return merged_runs(path, fs::path(out_dir) / "ro.db"); });
+  std::error_code ec;
+  fs::remove_all(out_dir, ec);
+  if (!r.read_only) GTEST_SKIP() << "cannot make a folder read-only here: " << r.text;
+  EXPECT_EQ(r.text, "1 runs");
   EXPECT_EQ(listing(dir_), before);
 }
 
