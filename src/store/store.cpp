@@ -138,6 +138,14 @@ void migrate(const store_detail::State& s) {
 
 }  // namespace
 
+bool store_detail::lacks_dynamic_shared_bytes(const sqlite::Connection& c) {
+  sqlite::Statement s(c,
+                      "SELECT (SELECT count(*) FROM pragma_table_info('compilations')) > 0 AND (SELECT count(*) FROM "
+                      "pragma_table_info('compilations') WHERE name = 'dynamic_shared_bytes') = 0",
+                      "looking for the first form of schema 1");
+  return s.step() && s.int64(0) != 0;
+}
+
 store_detail::Identity store_detail::read_identity(const sqlite::Connection& c) {
   // One statement, so one snapshot: read piecemeal, another process's migration could commit in between.
   sqlite::Statement s(c,
@@ -272,6 +280,14 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
     store_detail::read_into_memory(state->conn, "copying an older schema into memory to migrate it");
   sqlite::exec(state->conn, "PRAGMA foreign_keys = ON", "enabling foreign keys");
   if (older) migrate(*state);
+  // A reader adds the column the first form lacked (NULL: not recorded) to its copy in memory; a writer refused
+  // that form before opening (check_before_writing: not the schema of its version).
+  if (mode == Mode::read_only && store_detail::lacks_dynamic_shared_bytes(state->conn)) {
+    if (!in_memory && !older)
+      store_detail::read_into_memory(state->conn, "copying the first form of schema 1 into memory to read it");
+    sqlite::exec(state->conn, "ALTER TABLE compilations ADD COLUMN dynamic_shared_bytes INTEGER",
+                 "adding the column the first form of schema 1 lacked");
+  }
   if (mode == Mode::read_only) sqlite::exec(state->conn, "PRAGMA query_only = ON", "making the connection read-only");
   if (mode == Mode::read_write) sqlite3_db_config(state->conn.db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
   state->rollback_on_close = mode == Mode::read_write;

@@ -45,6 +45,10 @@ struct State {
 // A Store's state, for the code of src/store that reads through a Store's connection without being one of its
 // members: the canonical dump reads every table generically from the connection (for an older schema, its migrated
 // copy in memory).
+// Whether the file is (or was migrated from) the first form of schema 1, before commit 9fad9ec: its compilations
+// table lacks dynamic_shared_bytes, which no migration adds. A read-only open adds it to its copy in memory.
+bool lacks_dynamic_shared_bytes(const sqlite::Connection& c);
+
 struct StateAccess {
   static const State& of(const Store& store) { return store.state(); }
 };

@@ -85,6 +85,14 @@ TEST_F(Readers, DumpAndReportReadTheFirstFormOfVersionOne) {
   EXPECT_EQ(lines_of(dump.output).size(), 5u) << dump.output;
   const auto report = run_report(db, dir_ / "out", "--sections ladder");
   EXPECT_EQ(report.exit_code, 0) << report.output;
+  // The named queries select the column the first form lacked: it reads as not recorded.
+  const auto compilations =
+      run_command(fmt::format("{} '{}' compilations --format csv", bin("mpgemm-query"), db.string()));
+  EXPECT_EQ(compilations.exit_code, 0) << compilations.output;
+  EXPECT_NE(compilations.output.find("wmma_bm128"), std::string::npos) << compilations.output;
+  const auto merged =
+      run_command(fmt::format("{} merge '{}' '{}'", bin("mpgemm-query"), (dir_ / "merged.db").string(), db.string()));
+  EXPECT_EQ(merged.exit_code, 0) << merged.output;
   EXPECT_EQ(folder_contents(folder), before);
 }
 
