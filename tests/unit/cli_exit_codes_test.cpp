@@ -9,6 +9,8 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -110,6 +112,30 @@ TEST(CliExitCodes, RefusedSqlIsBadInputAFailedQueryIsAFailure) {
       fmt::format("{} {} --sql 'SELECT * FROM no_such_table'", testing::bin("mpgemm-query"), db.string()));
   EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
   EXPECT_EQ(run_throwing([] { throw InputRefused("query refused: it is empty"); }).code, 2);
+  fs::remove_all(dir);
+}
+
+// mpgemm-profile's CSV is an input file: missing, a folder, not ncu's CSV or without a kernel is exit 2 in one line
+// naming it; a database in a folder that may not be entered is one line too, never an internal error.
+TEST(CliExitCodes, AProfileCsvThatCannotBeReadIsBadInput) {
+  const auto dir = testing::fresh_dir("cli_exit_codes_profile");
+  std::ofstream(dir / "not_ncu.csv") << "a,b,c\n1,2,3\n";
+  std::ofstream(dir / "header_only.csv") << "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  const std::string tail = " --label x --M 64 --N 64 --K 64";
+  for (const auto& [csv, says] :
+       std::vector<std::pair<fs::path, std::string>>{{dir / "none.csv", "cannot read the ncu CSV: no such file"},
+                                                     {dir, "cannot read the ncu CSV: it is a folder"},
+                                                     {dir / "not_ncu.csv", "no ncu CSV header"},
+                                                     {dir / "header_only.csv", "the ncu CSV has no profiled kernel"}}) {
+    SCOPED_TRACE(csv.string());
+    const auto r = testing::run_command(
+        fmt::format("{} {} {}{}", testing::bin("mpgemm-profile"), (dir / "p.db").string(), csv.string(), tail));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(r.output.starts_with("mpgemm-profile: error: " + csv.string() + ": ")) << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "p.db")) << "nothing is created for a refused input";
   fs::remove_all(dir);
 }
 

@@ -11,6 +11,7 @@
 
 #include "cli/guarded_main.hpp"
 #include "cli/ncu_csv.hpp"
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "store/store.hpp"
 
@@ -54,12 +55,15 @@ int main(int argc, char** argv) {
       throw UsageError("--M, --N and --K are required: the shape the kernel was profiled at (ncu's CSV does not say)");
     const Shape shape{*rows_m, *cols_n, *depth_k};
     const std::string path = args.positionals().at(1);
-    std::ifstream in(path);
-    if (!in) throw Error(fmt::format("cannot read {}", path));
-    std::stringstream text;
-    text << in.rdbuf();
-    auto kernels = cli::parse_ncu_csv(text.str());
-    if (kernels.empty()) throw Error(fmt::format("{} has no profiled kernel", path));
+    // The CSV is an input file: unreadable, too large or not ncu's CSV is bad input (exit 2), in one line.
+    const std::string text = read_bounded_file(path, "ncu CSV");
+    std::vector<ProfileRecord> kernels;
+    try {
+      kernels = cli::parse_ncu_csv(text);
+    } catch (const Error& e) {
+      throw InputFileError(path, e.what());
+    }
+    if (kernels.empty()) throw InputFileError(path, "the ncu CSV has no profiled kernel");
     if (auto only = args.get("--kernel")) {
       std::erase_if(kernels, [&](const ProfileRecord& k) { return k.kernel.find(*only) == std::string::npos; });
       if (kernels.empty())
@@ -76,7 +80,8 @@ int main(int argc, char** argv) {
                                    path, names.size(), fmt::join(shown, "; ")));
     }
     const std::filesystem::path db = args.positionals().at(0);
-    const bool existed = std::filesystem::exists(db);
+    std::error_code ec;  // an unreadable folder is Store::open's refusal, in its words
+    const bool existed = std::filesystem::exists(db, ec) || ec;
     Store store = Store::open(db, Store::Mode::read_write);
     if (!existed)
       std::cerr << fmt::format(
