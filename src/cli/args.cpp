@@ -103,6 +103,10 @@ ParsedArgs ArgParser::parse(int argc, const char* const* argv) const {
       out.help_ = true;
       continue;
     }
+    if (!only_positionals && arg == "--version") {
+      out.version_ = true;
+      continue;
+    }
     if (!only_positionals && arg == "--") {
       only_positionals = true;
       continue;
@@ -136,7 +140,7 @@ ParsedArgs ArgParser::parse(int argc, const char* const* argv) const {
     }
     out.positionals_.push_back(arg);
   }
-  if (out.help_) return out;
+  if (out.help_ || out.version_) return out;
   std::size_t required = 0;
   for (const auto& p : positionals_) required += p.required ? 1 : 0;
   if (out.positionals_.size() < required)
@@ -190,6 +194,7 @@ std::string ArgParser::help_text() const {
     }
   }
   out += fmt::format("  {:<24}{}\n", "-h, --help", "Show this help and exit.");
+  out += fmt::format("  {:<24}{}\n", "--version", "Print the version and the commit it was built from, and exit.");
   if (!examples_.empty()) {
     out += "\nExamples:\n";
     for (const auto& [cmd, what] : examples_) out += fmt::format("  {}\n      {}\n", cmd, wrap(what, 6, 110));

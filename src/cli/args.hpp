@@ -37,12 +37,14 @@ class ParsedArgs {
   std::vector<std::string> get_list(const std::string& name) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
   bool help_requested() const { return help_; }
+  bool version_requested() const { return version_; }
 
  private:
   friend class ArgParser;
   std::map<std::string, std::string> values_;
   std::vector<std::string> positionals_;
   bool help_ = false;
+  bool version_ = false;
 };
 
 class ArgParser {
@@ -54,7 +56,8 @@ class ArgParser {
   ArgParser& flag(std::string name, std::string help);
   ArgParser& example(std::string command, std::string explanation);
 
-  // Accepts "--name value" and "--name=value"; "-h"/"--help" set help_requested(). Throws UsageError, also for an
+  // Accepts "--name value" and "--name=value"; "-h"/"--help" set help_requested(), "--version"
+  // version_requested(). Throws UsageError, also for an
   // empty value ("--db ''") or an empty positional: no option or argument means anything by one.
   ParsedArgs parse(int argc, const char* const* argv) const;
   std::string help_text() const;

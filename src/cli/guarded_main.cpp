@@ -8,6 +8,7 @@
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/refusal.hpp"
+#include "common/version.hpp"
 
 namespace mpgemm::cli {
 
@@ -21,6 +22,10 @@ const std::string_view kExitStatusHelp =
     "     read or is malformed\n"
     "  3  no CUDA device or driver, for a command that needs one\n";
 
+std::string version_line(std::string_view program) {
+  return fmt::format("{} {} (commit {})\n", program, tool_version(), git_sha());
+}
+
 int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
                  const std::function<int(const ParsedArgs&)>& body) {
   std::signal(SIGPIPE, SIG_IGN);  // a dead worker or a closed pager must surface as an error, not kill us
@@ -30,6 +35,10 @@ int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
     if (args.help_requested()) {
       std::fputs(parser.help_text().c_str(), stdout);
       std::fputs(std::string(kExitStatusHelp).c_str(), stdout);
+      return kExitOk;
+    }
+    if (args.version_requested()) {
+      std::fputs(version_line(parser.program()).c_str(), stdout);
       return kExitOk;
     }
     return body(args);

@@ -13,6 +13,7 @@
 // Every refusal is one line naming the file or option and what is wrong; a UsageError adds the --help hint.
 // Library code below never exits.
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include "cli/args.hpp"
@@ -23,6 +24,9 @@ enum ExitCode : int { kExitOk = 0, kExitFailure = 1, kExitBadInput = 2, kExitNoD
 
 // The rule above as --help ends with it.
 extern const std::string_view kExitStatusHelp;
+
+// "<program> <version> (commit <sha>)\n": what --version prints, in every executable.
+std::string version_line(std::string_view program);
 
 int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
                  const std::function<int(const ParsedArgs&)>& body);

@@ -60,6 +60,25 @@ TEST(CliErrors, HelpExplainsEveryCommand) {
   }
 }
 
+// Every executable says which build it is: "<tool> <version> (commit <sha>)", one line, exit 0, also after other
+// arguments; its --help lists the option.
+TEST(CliErrors, EveryExecutablePrintsItsVersion) {
+  const std::regex line(R"(([a-z-]+) [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]+(-dirty)?|unknown)\)\n)");
+  for (const char* tool : {"mpgemm-tune", "mpgemm-query", "mpgemm-run", "mpgemm-export", "mpgemm-profile",
+                           "mpgemm-strategies", "mpgemm-worker", "mpgemm-lib-bench", "mpgemm-report"}) {
+    SCOPED_TRACE(tool);
+    const auto r = run_command(bin(tool) + " --version");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(r.output, m, line)) << r.output;
+    EXPECT_EQ(m[1], tool);
+    if (std::string(tool) != "mpgemm-worker") {
+      EXPECT_EQ(run_command(bin(tool) + " some.db --version").output, r.output);
+      EXPECT_NE(run_command(bin(tool) + " --help").output.find("--version"), std::string::npos);
+    }
+  }
+}
+
 TEST(CliErrors, QueryRefusesMissingDatabaseAndWrites) {
   auto dir = fresh_dir("cli_query");
   auto r = run_command(fmt::format("{} {}/none.db runs", bin("mpgemm-query"), dir.string()));

@@ -1,7 +1,9 @@
 """The command line: arguments, --help, exit codes (0 written, 1 a problem with the database or the output folder,
 2 a usage error)."""
 import argparse
+import os
 import pathlib
+import subprocess
 import sys
 
 from . import db, report
@@ -23,7 +25,7 @@ it open (its -wal exists), when SQLite's read-only mode shares the writer's -wal
 EPILOG = """\
 examples:
   mpgemm-report results/results.db                          # into results/results_report/
-  mpgemm-report results/h200/hopper/bench/sm90a_focus.db -o results/h200/report
+  mpgemm-report /tmp/suite.db -o /tmp/suite_report                  # xz -dkc results/suite/suite.db.xz > /tmp/suite.db
   mpgemm-report h200.db --shape 4096x4096x4096 --heatmap STAGES,BN --sections ladder,params
   mpgemm-report h200.db --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 
@@ -31,9 +33,23 @@ exit status: 0 report written (notes say what could not be drawn), 1 the databas
 be used, 2 wrong arguments."""
 
 
+class VersionAction(argparse.Action):
+    """--version: this build's version line, as mpgemm-query (the launcher's $MPGEMM_QUERY) prints it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        query = os.environ.get("MPGEMM_QUERY", "mpgemm-query")
+        try:
+            line = subprocess.run([query, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError) as e:
+            parser.exit(1, f"mpgemm-report: cannot read the version from {query}: {e}\n")
+        parser.exit(0, "mpgemm-report" + line[line.find(" "):] + "\n")
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="mpgemm-report", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action=VersionAction, nargs=0,
+                   help="print the version and the commit it was built from (those of $MPGEMM_QUERY), and exit")
     p.add_argument("db", metavar="DB", help="the results database (mpgemm-tune --db), read-only")
     p.add_argument("-o", "--out", metavar="DIR",
                    help="folder for report.md, numbers.json and the PNGs (default: DB's folder/<DB name>_report)")

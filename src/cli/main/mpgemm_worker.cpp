@@ -42,7 +42,7 @@ void watch_parent() {
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--version") == 0) {
-      std::printf("mpgemm-worker %s (%s)\n", mpgemm::tool_version(), mpgemm::git_sha());
+      std::printf("mpgemm-worker %s (commit %s)\n", mpgemm::tool_version(), mpgemm::git_sha());
       return 0;
     }
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
