@@ -7,7 +7,7 @@
 #
 #   SPACE.json            default configs/sm90a_focus.json (configs/sm90a.json, every lever of the family, has
 #                         thousands of configs: hours exhaustively, until the tuner has search strategies)
-#   $OUT                  output folder (default results/h200); the database is $OUT/<space>.db, resumed if present
+#   $OUT                  output folder (default /tmp/mpgemm_results/hopper); the database is $OUT/<space>.db, resumed if present
 #   $MPGEMM_BIN           folder of the mpgemm binaries (default build/bin; built with tools/bootstrap.sh if absent)
 #   $MPGEMM_BENCH_SIZES   cube sizes to tune (default "2048 4096 8192")
 #   $MPGEMM_BENCH_RERUN   1 (default): also re-measure each shape's best with mpgemm-run --config best; 0: skip
@@ -29,7 +29,7 @@ fi
 if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; fi
 extra=("$@")
 
-out="${OUT:-$root/results/h200}"
+out="${OUT:-${TMPDIR:-/tmp}/mpgemm_results/hopper}"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 read -r -a sizes <<<"${MPGEMM_BENCH_SIZES:-2048 4096 8192}"
 rerun="${MPGEMM_BENCH_RERUN:-1}"

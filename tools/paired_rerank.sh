@@ -7,7 +7,7 @@
 #   tools/paired_rerank.sh DB M N K [TOP]
 #
 #   TOP                   how many of the fastest verified configs at that shape to re-time (default 5)
-#   $OUT                  output folder (default results/h200/paired); files paired_<M>x<N>x<K>.{md,csv,log}
+#   $OUT                  output folder (default /tmp/mpgemm_results/paired); files paired_<M>x<N>x<K>.{md,csv,log}
 #   $MPGEMM_BIN           folder of the mpgemm binaries (default build/bin)
 #   $MPGEMM_PAIRED_RUNS   timed batches per config, each paired with a cuBLAS batch (default 10)
 #   $MPGEMM_PAIRED_ARGS   more mpgemm-run arguments, e.g. "--warmup 2000 --iters 50": a long warm-up brings the
@@ -32,7 +32,7 @@ runs="${MPGEMM_PAIRED_RUNS:-10}"
 source "$root/tools/split_args.sh"
 extra=()
 split_args extra MPGEMM_PAIRED_ARGS || die "MPGEMM_PAIRED_ARGS does not split into words (above)"
-out="${OUT:-$root/results/h200/paired}"
+out="${OUT:-${TMPDIR:-/tmp}/mpgemm_results/paired}"
 for t in mpgemm-run mpgemm-query; do [ -x "$bin/$t" ] || die "$bin/$t is missing (build with tools/bootstrap.sh)"; done
 mkdir -p "$out"
 shape="${m}x${n}x${k}"

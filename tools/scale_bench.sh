@@ -11,7 +11,7 @@
 #     measure   the two timed runs, the cache filled already
 #     report    only compare the winners of $OUT/one_gpu.db and $OUT/all_gpus.db (no GPU needed)
 #
-#   $OUT                  output folder (default results/h200x2/scale_bench)
+#   $OUT                  output folder (default /tmp/mpgemm_results/scale_bench)
 #   $MPGEMM_BIN           folder of the mpgemm binaries (default build/bin)
 #   $MPGEMM_SCALE_SPACE   the space (default configs/sm90a_bench.json: 1172 configs x 3 shapes)
 #   $MPGEMM_SCALE_CACHE   the cubin cache (default $OUT/bench.cubins)
@@ -24,7 +24,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-out="${OUT:-$root/results/h200x2/scale_bench}"
+out="${OUT:-${TMPDIR:-/tmp}/mpgemm_results/scale_bench}"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 space="${MPGEMM_SCALE_SPACE:-configs/sm90a_bench.json}"
 cache="${MPGEMM_SCALE_CACHE:-$out/bench.cubins}"

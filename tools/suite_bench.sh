@@ -8,7 +8,7 @@
 #
 #   SPACE.json   default configs/sm90a_suite.json
 #   SHAPES.json  default configs/shapes/suite10.json (anything --shapes takes: a file or MxNxK,MxNxK)
-#   $OUT         output folder (default results/h200/suite); the database is $OUT/suite.db, resumed if present
+#   $OUT         output folder (default /tmp/mpgemm_results/suite); the database is $OUT/suite.db, resumed if present
 #   $MPGEMM_BIN  folder of the mpgemm binaries (default build/bin)
 #   $MPGEMM_SUITE_RERANK  configs per shape re-timed side by side with cuBLAS before the winner is named (default 5)
 #   $MPGEMM_SUITE_WITHIN  also re-rank every config whose first-pass median is within (1 + X) x the best, up to 64
@@ -53,7 +53,7 @@ fi
 if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; fi
 extra=("$@")
 
-out="${OUT:-$root/results/h200/suite}"
+out="${OUT:-${TMPDIR:-/tmp}/mpgemm_results/suite}"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 rerank="${MPGEMM_SUITE_RERANK:-5}"
 within="${MPGEMM_SUITE_WITHIN-0.10}"

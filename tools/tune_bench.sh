@@ -8,7 +8,7 @@
 #
 #   tools/tune_bench.sh [PART ...]      PART: sm86 | hopper (default: both)
 #
-#   $OUT                   output folder (default results/h200/tune_bench)
+#   $OUT                   output folder (default /tmp/mpgemm_results/tune_bench)
 #   $MPGEMM_BIN            folder of the mpgemm binaries (default build/bin)
 #   $MPGEMM_BENCH_HOPPER   the Hopper space (default configs/sm90a_bench.json: 1170 configs x 3 shapes)
 #   $MPGEMM_BENCH_ARGS     more mpgemm-tune arguments for every run (e.g. "--no-screen"; quotes keep a word
@@ -49,7 +49,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-out="${OUT:-$root/results/h200/tune_bench}"
+out="${OUT:-${TMPDIR:-/tmp}/mpgemm_results/tune_bench}"
 bin="${MPGEMM_BIN:-$root/build/bin}"
 hopper="${MPGEMM_BENCH_HOPPER:-configs/sm90a_bench.json}"
 parts=("$@")

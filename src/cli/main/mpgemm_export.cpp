@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
               "other SQLite file)",
               "standard output")
       .example("mpgemm-export results/results.db --format json -o winners.json", "the table libmpgemm loads")
-      .example("mpgemm-export results/h200/sm90a.db --format cpp --device \"NVIDIA H200\" -o mpgemm_winners.hpp",
+      .example("mpgemm-export results/results.db --format cpp --device \"NVIDIA H200\" -o mpgemm_winners.hpp",
                "a header for nvcc -std=c++17 -I kernels -gencode arch=compute_90a,code=sm_90a");
   return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
     const std::string format = args.get_or("--format", "json");

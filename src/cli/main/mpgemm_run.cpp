@@ -70,10 +70,10 @@ cli::ArgParser run_parser() {
               "DB.cubins beside the database")
       .example("mpgemm-run --config best", "the writeup's table at 2048^3, with the best tuned config")
       .example("mpgemm-run --config wmma_cp_async --M 4096 --N 4096 --K 4096", "one kernel next to cuBLAS")
-      .example("mpgemm-run --config best --format markdown --output results/h200_2048.md", "keep the table")
+      .example("mpgemm-run --config best --format markdown --output h200_2048.md", "keep the table")
       .example("mpgemm-run --config best --paired --runs 10 --M 4096 --N 4096 --K 4096",
                "the best config's ratio to cuBLAS timed side by side with it")
-      .example("mpgemm-run --rerank 5 --M 4096 --N 4096 --K 4096 --db results/h200/sm90a.db",
+      .example("mpgemm-run --rerank 5 --M 4096 --N 4096 --K 4096 --db results/results.db",
                "re-time the top 5 of a shape interleaved and record the winner (mpgemm-query DB winners)")
       .example(
           "mpgemm-run --rerank 5 --rerank-also wgmma_bm128_bn256_bk64_s3_c2_coop_cl1x1_m8_tma4_bal --M 4096 "

@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
       .flag("--no-prior", "do not give the strategies the recordings at the other shapes")
       .option("--format", "FMT", "table | csv | json | markdown", "table")
       .example("mpgemm-strategies list", "every strategy and its options")
-      .example("mpgemm-strategies evaluate results/h200/hopper/bench2/sm90a_focus.db configs/sm90a_focus.json",
+      .example("mpgemm-strategies evaluate results/results.db configs/sm90a_focus.json",
                "every strategy, 20 seeds, at each of the space's three shapes")
       .example(
           "mpgemm-strategies evaluate t.db configs/sm86.json --strategy model,random --set model.initial=10 "

@@ -157,8 +157,7 @@ int main(int argc, char** argv) {
       .option("--batches", "N", "timed batches of each", "200")
       .option("--min-ratio", "X", "Library::Options::min_ratio (0: run the tuned winner even where cuBLAS beat it)",
               "1")
-      .example("mpgemm-lib-bench results/h200/hopper/bench2/sm90a_focus.db --M 4096 --N 4096 --K 4096",
-               "the Hopper winner at 4096^3");
+      .example("mpgemm-lib-bench results/results.db --M 4096 --N 4096 --K 4096", "the Hopper winner at 4096^3");
   return cli::guarded_main(parser, argc, argv, [](const cli::ParsedArgs& args) {
     try {
       return bench(args);
