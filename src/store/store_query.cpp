@@ -28,7 +28,7 @@ struct NamedQuery {
 
 // The SQL is laid out by hand, a clause or a group of columns per line.
 // clang-format off
-constexpr std::array<NamedQuery, 12> kQueries{{
+constexpr std::array<NamedQuery, 13> kQueries{{
     {"runs",
      "SELECT r.id, r.started_at, r.ended_at, r.status, r.mode, r.device_name, r.device_cc, r.tool_version, "
      "r.git_sha, (SELECT count(*) FROM compilations WHERE run_id = r.id) AS compilations, "
@@ -69,8 +69,28 @@ constexpr std::array<NamedQuery, 12> kQueries{{
      "SELECT 'measure', m.id, m.run_id, c.name, m.arch, m.M || 'x' || m.N || 'x' || m.K, m.status, "
      MPGEMM_EXCERPT("m.message") " FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
      "WHERE m.status NOT IN ('ok', 'screened_out')) ORDER BY run_id, stage, id"},
-    // The winner's warnings come from the compilation its measurement ran.
+    // Each device's and shape's winner, as mpgemm-run --config best, the export and the library take it
+    // (store/shape_winners.hpp): the latest re-rank's winner where the shape was re-ranked, else the first pass's
+    // fastest verified config of any family and arch. chosen_by says which; a re-rank winner's TFLOP/s, its
+    // references' and its ratios are from the re-rank's rounds.
     {"best",
+     "SELECT b.M, b.N, b.K, b.config_name, b.arch, b.chosen_by, b.tflops, b.cublas_tflops, b.cublaslt_tflops, "
+     "b.ratio_to_cublas, b.ratio_to_cublaslt, b.median_ms, b.family, b.alias, b.device_name, b.params FROM ("
+     "SELECT w.device_name, w.M, w.N, w.K, w.config_name, w.arch, 're-rank' AS chosen_by, "
+     "2.0 * w.M * w.N * w.K / (w.median_ms * 1e9) AS tflops, "
+     "2.0 * w.M * w.N * w.K / (w.cublas_median_ms * 1e9) AS cublas_tflops, "
+     "2.0 * w.M * w.N * w.K / (w.cublaslt_median_ms * 1e9) AS cublaslt_tflops, "
+     "w.ratio_to_cublas, w.ratio_to_cublaslt, w.median_ms, w.family, w.alias, w.params FROM winners AS w "
+     "UNION ALL "
+     "SELECT p.device_name, p.M, p.N, p.K, p.config_name, p.arch, 'first pass', p.tflops, p.cublas_tflops, "
+     "p.cublaslt_tflops, p.ratio_to_cublas, p.ratio_to_cublaslt, p.median_ms, p.family, p.alias, p.params "
+     "FROM best_per_shape AS p "
+     "WHERE NOT EXISTS (SELECT 1 FROM winners AS w WHERE w.device_name = p.device_name AND w.M = p.M AND "
+     "w.N = p.N AND w.K = p.K)) AS b "
+     "ORDER BY b.device_name, b.M, b.N, b.K"},
+    // The first pass's fastest verified config per device, arch and shape (the SQL view best); the winner's
+    // warnings come from the compilation its measurement ran.
+    {"fastest",
      "SELECT b.device_name, b.arch, b.M, b.N, b.K, b.config_name, b.alias, b.median_ms, b.tflops, "
      "b.cublas_tflops, b.cublaslt_tflops, b.ratio_to_cublas, b.ratio_to_cublaslt, "
      MPGEMM_WARNING_KINDS("cp") " AS warnings, b.measurement_id, b.params "

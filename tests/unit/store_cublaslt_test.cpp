@@ -177,7 +177,7 @@ TEST_F(StoreCublasLt, BestPerShapeLetsSm90AndSm90aCompete) {
   measure(config("wmma_sm90"), "w-small", small, 0.05, "sm_90");
   measure(config("wgmma_sm90a"), "g-small", small, 0.06, "sm_90a");
 
-  EXPECT_EQ(store_->query_named("best").rows.size(), 4u);  // one per arch and shape
+  EXPECT_EQ(store_->query_named("fastest").rows.size(), 4u);  // one per arch and shape
   const auto t = store_->query_named("best_per_shape");
   ASSERT_EQ(t.rows.size(), 2u);  // one per shape, ordered by M
   EXPECT_EQ(cell(t, 0, "M"), Cell(std::int64_t{2048}));

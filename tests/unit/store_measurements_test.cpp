@@ -153,7 +153,7 @@ TEST_F(StoreMeasurements, BestPicksTheFastestOkRowPerShape) {
   store_->record_measurement(measurement(fast, "f-small", small, 0.5));
   store_->record_measurement(measurement(fast, "f-big-h100", big, 3.0, Status::ok, "NVIDIA H100"));
 
-  const auto best = store_->query_named("best");
+  const auto best = store_->query_named("fastest");
   ASSERT_EQ(best.rows.size(), 3u);
   auto column = [&](std::string_view name) {
     return static_cast<std::size_t>(std::find(best.columns.begin(), best.columns.end(), name) - best.columns.begin());

@@ -204,7 +204,7 @@ TEST_F(StoreRecords, CompilationWarningsRoundTripAndShowInTheViews) {
   m.result_key = "r-clean";
   m.shape = Shape{4096, 4096, 4096};
   store_->record_measurement(m);
-  const auto best = store_->query_named("best");
+  const auto best = store_->query_named("fastest");
   ASSERT_EQ(best.rows.size(), 2u);
   EXPECT_EQ(best.rows[0][column(best, "config_name")], Cell(std::string("wmma_slow")));
   EXPECT_EQ(best.rows[0][column(best, "warnings")], Cell(std::string("wgmma_arrive_injected,wgmma_serialized")));

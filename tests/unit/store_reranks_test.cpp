@@ -2,6 +2,7 @@
 // a re-rank starts from; a re-rank with every sample written and read back; the winners view.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -20,7 +21,8 @@ const Shape kShape{256, 128, 64};
 
 // An 'ok' measurement of `config` at `median_ms` with its compilation (registers), in one call.
 void measured(Store& store, std::int64_t run, std::int64_t config, double median_ms, int registers,
-              const std::string& key, const std::string& arch = "sm_90a", double sm_clock_mhz = 0) {
+              const std::string& key, const std::string& arch = "sm_90a", double sm_clock_mhz = 0,
+              const Shape& shape = kShape) {
   CompileResult c;
   c.status = Status::ok;
   c.arch = *Arch::parse(arch);
@@ -37,7 +39,7 @@ void measured(Store& store, std::int64_t run, std::int64_t config, double median
   m.device_name = "NVIDIA H200";
   m.device_cc = "sm_90";
   m.arch = c.arch;
-  m.shape = kShape;
+  m.shape = shape;
   m.measurement.status = Status::ok;
   m.measurement.timing = TimingStats{median_ms, median_ms, median_ms, 3, 5, 20};
   m.measurement.sm_clock_mhz = sm_clock_mhz;
@@ -289,6 +291,66 @@ TEST_F(StoreRerankRows, ARerankRoundTripsWithEverySampleAndNamesTheWinner) {
   const auto later = store_->query_named("winners");
   ASSERT_EQ(later.rows.size(), 1u);
   EXPECT_EQ(std::get<std::string>(later.rows[0][3]), "wmma_a");
+}
+
+// The query view best is each shape's winner as mpgemm-run --config best takes it: the re-rank's where the shape was
+// re-ranked (here not the first pass's fastest), else the first pass's fastest; chosen_by says which. The view
+// fastest keeps the first pass's answer.
+TEST_F(StoreRerankRows, TheBestViewIsEachShapesWinner) {
+  const auto a = config("wmma_a"), b = config("wmma_b");
+  const Shape other{512, 512, 512};
+  measured(*store_, run_, a, 0.2, 96, "a");
+  measured(*store_, run_, b, 0.3, 96, "b");
+  measured(*store_, run_, a, 0.7, 96, "a-other", "sm_90a", 0, other);
+  RerankRecord r;
+  r.run_id = run_;
+  r.device_name = "NVIDIA H200";
+  r.device_cc = "sm_90";
+  r.shape = kShape;
+  r.top_k = 2;
+  r.warmup = 3;
+  r.rounds = 1;
+  r.iters = 20;
+  r.tie_band = 0.01;
+  r.rule = "test_rule";
+  r.winner_config_id = b;
+  r.cublas_median_ms = 0.5;
+  RerankEntryRecord eb;
+  eb.config_id = b;
+  eb.arch = *Arch::parse("sm_90a");
+  eb.timing = TimingStats{0.25, 0.25, 0.25, 3, 1, 20};
+  eb.ratio_to_cublas = 2.0;
+  eb.place = 1;
+  eb.samples = {{0, 0, 0.25}};
+  RerankEntryRecord ea = eb;
+  ea.config_id = a;
+  ea.timing = TimingStats{0.26, 0.26, 0.26, 3, 1, 20};
+  ea.place = 2;
+  ea.samples = {{0, 1, 0.26}};
+  r.entries = {eb, ea};
+  r.cublas_samples = {{0, 2, 0.5}};
+  store_->record_rerank(r);
+
+  const auto best = store_->query_named("best");
+  ASSERT_EQ(best.rows.size(), 2u);
+  const auto cell = [&](std::size_t row, std::string_view name) {
+    const auto at = std::find(best.columns.begin(), best.columns.end(), name);
+    EXPECT_NE(at, best.columns.end()) << name;
+    return best.rows[row].at(static_cast<std::size_t>(at - best.columns.begin()));
+  };
+  EXPECT_EQ(cell(0, "M"), report::Cell(std::int64_t{256}));
+  EXPECT_EQ(cell(0, "config_name"), report::Cell(std::string("wmma_b")));
+  EXPECT_EQ(cell(0, "chosen_by"), report::Cell(std::string("re-rank")));
+  EXPECT_EQ(cell(0, "median_ms"), report::Cell(0.25));
+  EXPECT_EQ(cell(0, "ratio_to_cublas"), report::Cell(2.0));
+  EXPECT_EQ(cell(0, "tflops"), report::Cell(kShape.flops() / 0.25e9));
+  EXPECT_EQ(cell(0, "cublas_tflops"), report::Cell(kShape.flops() / 0.5e9));  // the re-rank's cuBLAS
+  EXPECT_EQ(cell(1, "M"), report::Cell(std::int64_t{512}));
+  EXPECT_EQ(cell(1, "config_name"), report::Cell(std::string("wmma_a")));
+  EXPECT_EQ(cell(1, "chosen_by"), report::Cell(std::string("first pass")));
+  const auto fastest = store_->query_named("fastest");
+  ASSERT_EQ(fastest.rows.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(fastest.rows[0][5]), "wmma_a");  // config_name: the first pass's fastest
 }
 
 }  // namespace

@@ -75,10 +75,12 @@ int main(int argc, char** argv) {
       "Prints one view of DB: runs (every tuning run with its device and versions), configs (every config with its "
       "parameters), compilations (registers, shared memory, spills, ptxas performance warnings per arch), warnings "
       "(compilations that ptxas says lose speed: wgmma serialized, setmaxnreg ignored, injected warpgroup waits, "
-      "spills), failures (every compilation or measurement that did not end ok, with why), best (the fastest "
+      "spills), failures (every compilation or measurement that did not end ok, with why), best (the default: each "
+      "device's and shape's winner, what mpgemm-run --config best, mpgemm-export and the library take: the latest "
+      "re-rank's winner, else the first pass's fastest; chosen_by says which), fastest (the first pass's fastest "
       "verified config per device, arch and shape, with cuBLAS's and cuBLASLt's TFLOP/s and the ratios to both), "
-      "best_per_shape (the same per device and shape, every family and arch competing: what mpgemm-run --config "
-      "best takes for a shape with no re-rank), references (every cuBLAS and cuBLASLt timing), measurements (every "
+      "best_per_shape (the first pass's fastest per device and shape, every family and arch competing), references "
+      "(every cuBLAS and cuBLASLt timing), measurements (every "
       "measurement), profiles "
       "(Nsight Compute counters imported by mpgemm-profile), winners (per device and shape, the winner of the latest "
       "top-K re-rank: what mpgemm-run --config best takes first), reranks (every config of every re-rank in place "
@@ -86,10 +88,11 @@ int main(int argc, char** argv) {
       "database is "
       "opened read-only; nothing is ever written. The schema is in docs/schema.md and printed by --schema.");
   parser.positional("DB", "the results database (mpgemm-tune writes results/results.db by default)", false)
-      .positional("VIEW",
-                  "runs | configs | compilations | warnings | failures | best | best_per_shape | references | "
-                  "measurements | profiles | winners | reranks (default: best)",
-                  false)
+      .positional(
+          "VIEW",
+          "runs | configs | compilations | warnings | failures | best | fastest | best_per_shape | references | "
+          "measurements | profiles | winners | reranks (default: best)",
+          false)
       .option("--format", "FMT", "table | csv | json | markdown", "table")
       .option("--sql", "QUERY",
               fmt::format("run one read-only SELECT on the database instead of a view; its rows are printed as "
@@ -114,7 +117,7 @@ int main(int argc, char** argv) {
       .example("mpgemm-query results/results.db best", "the fastest verified config per device, arch and shape")
       .example("mpgemm-query t.db configs --format csv", "every config as CSV")
       .example("mpgemm-query t.db warnings", "configs whose compilation ptxas flagged as losing speed")
-      .example("mpgemm-query results/h200/sm90a.db best_per_shape --format markdown",
+      .example("mpgemm-query results/results.db best_per_shape --format markdown",
                "per shape: the fastest config of any family and arch, cuBLAS's and cuBLASLt's TFLOP/s, "
                "both ratios")
       .example("mpgemm-query results/results.db --compare wmma_naive,wmma_shared",
@@ -179,7 +182,7 @@ int main(int argc, char** argv) {
       const std::string view = args.positionals().size() > 1 ? args.positionals()[1] : "best";
       table = store.query_named(view);
       // An empty answer says why on stderr (the printed table stays what the format promises).
-      if (table.rows.empty() && (view == "best" || view == "best_per_shape"))
+      if (table.rows.empty() && (view == "best" || view == "fastest" || view == "best_per_shape"))
         std::cerr << fmt::format(
             "mpgemm-query: {} has no verified measurement yet (a compile-only run measures "
             "nothing; see mpgemm-query {} runs)\n",
