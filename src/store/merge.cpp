@@ -16,6 +16,7 @@
 #include "common/readable.hpp"
 #include "store/merge_rows.hpp"
 #include "store/schema.hpp"
+#include "store/schema_check.hpp"
 #include "store/store.hpp"
 #include "store/store_impl.hpp"
 
@@ -123,6 +124,11 @@ Input prepare_input(const fs::path& path, int ordinal, MergeReport& report) {
                      fmt::format("merge input has schema version {}, none that mpgemm ever wrote (1 to {}): its "
                                  "header was damaged or edited; nothing was merged",
                                  id.user_version, schema_version()));
+  // Its schema before any of it is read: a table or view of its own, or a trigger, is not merged from.
+  if (auto difference = schema_difference(c.get(), static_cast<int>(id.user_version), SchemaUse::read))
+    throw StoreError(path.string(), SQLITE_CORRUPT,
+                     fmt::format("merge input is not the schema of version {} ({}); nothing was merged",
+                                 id.user_version, *difference));
   Input in{path, nullptr};
   const bool older = id.user_version != schema_version();
   // The merge reads each input twice (here and in OUT's transaction) as a file. An older schema, the first form of

@@ -190,6 +190,7 @@ void open_connection(sqlite::Connection& c, const std::string& name, int flags, 
     sqlite::fail(failed, rc, "opening the database");
   }
   sqlite3_extended_result_codes(c.db, 1);
+  sqlite::harden(c.db);
   sqlite3_busy_timeout(c.db, busy_timeout_ms);
 }
 
@@ -247,6 +248,7 @@ void read_into_memory(sqlite::Connection& c, std::string_view doing) {
   sqlite3_close_v2(c.db);
   c.db = memory;
   sqlite3_extended_result_codes(c.db, 1);
+  sqlite::harden(c.db);
 }
 
 bool open_for_reading(sqlite::Connection& c, const fs::path& path, int busy_timeout_ms) {

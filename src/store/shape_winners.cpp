@@ -188,9 +188,25 @@ ShapeWinner read_row(const Store& store, const std::vector<report::Cell>& r, boo
   refuse_damaged_database(store.path(), fmt::format("{}: {}", row_label(r, from_rerank), why));
 }
 
+// A time the views order by that is not a number: in a STRICT table a REAL column holds none, but a table whose
+// STRICT was edited away and back can, and ORDER BY median_ms sorts text after every number, so that row would
+// lose without a word. The first one is refused, named.
+void refuse_times_that_are_not_numbers(const Store& store) {
+  const report::Table bad = store.query_sql(
+      "SELECT * FROM (SELECT 'measurement ' || id, typeof(median_ms) FROM measurements "
+      "WHERE status = 'ok' AND typeof(median_ms) NOT IN ('real', 'integer') LIMIT 1) "
+      "UNION ALL SELECT * FROM (SELECT 'rerank_configs row of re-rank ' || rerank_id || ', config ' || config_id, "
+      "typeof(median_ms) FROM rerank_configs WHERE typeof(median_ms) NOT IN ('real', 'integer', 'null') LIMIT 1)");
+  if (bad.rows.empty()) return;
+  const auto& r = bad.rows.front();
+  refuse_damaged_database(store.path(),
+                          fmt::format("{}: its median_ms is {}, not a number (ms)", text(r[0]), text(r[1])));
+}
+
 }  // namespace
 
 std::vector<ShapeWinner> shape_winners(const Store& store) {
+  refuse_times_that_are_not_numbers(store);
   // winners: the re-rank's own cuBLAS median and ratio (same rounds); cuBLASLt's likewise when it was in the rounds,
   // else from the winner's own tuning measurement.
   const report::Table reranked = store.query_sql(

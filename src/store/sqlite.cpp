@@ -39,6 +39,11 @@ void fail(const Connection& c, int rc, std::string_view doing) {
   throw StoreError(c.path, rc, std::move(detail));
 }
 
+void harden(sqlite3* db) {
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+}
+
 void exec(const Connection& c, const char* sql, std::string_view doing) {
   check(c, sqlite3_exec(c.db, sql, nullptr, nullptr, nullptr), doing);
 }

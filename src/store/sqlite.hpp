@@ -23,6 +23,13 @@ inline void check(const Connection& c, int rc, std::string_view doing) {
   if (rc != SQLITE_OK) fail(c, rc, doing);
 }
 
+// What every connection of the store sets before its first statement: SQLite's defensive mode (no writable_schema,
+// no journal_mode OFF, no writes to shadow tables: a statement cannot damage the file it runs on) and triggers off
+// (mpgemm defines none; one planted in a file after its schema was checked still does not run). trusted_schema stays
+// on: SQLite 3.40's JSON functions are not marked innocuous, so the schema's own CHECKs would be refused without it;
+// the schema check (store/schema_check.hpp) is what keeps views, triggers and CHECKs to mpgemm's own.
+void harden(sqlite3* db);
+
 // Runs constant SQL (schema, pragmas, BEGIN/COMMIT); never SQL built from values.
 void exec(const Connection& c, const char* sql, std::string_view doing);
 

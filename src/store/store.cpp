@@ -53,10 +53,6 @@ void check_identity(const std::string& path, Store::Mode mode, const Identity& i
                                        id.application_id, id.user_version, id.objects));
 }
 
-// A writer's look at an existing file before anything writes to it (the WAL switch included), through the
-// read-only open's connection (which creates no -wal or -shm for a file that is then refused): the file is ours at
-// a version this build knows, SQLite finds its pages sound, and its schema is its version's. A refused file is left
-// as it was, byte for byte. Reads every page once (PRAGMA quick_check).
 // What a StoreError says about `name`, without the "database NAME: " and "(SQLite code N)" that a message quoting
 // it repeats.
 std::string detail_of(const StoreError& e, const std::string& name) {
@@ -66,6 +62,10 @@ std::string detail_of(const StoreError& e, const std::string& name) {
   return std::string(text);
 }
 
+// A writer's look at an existing file before anything writes to it (the WAL switch included), through the
+// read-only open's connection (which creates no -wal or -shm for a file that is then refused): the file is ours at
+// a version this build knows, SQLite finds its pages sound, and its schema is its version's. A refused file is left
+// as it was, byte for byte. Reads every page once (PRAGMA quick_check).
 void check_before_writing(const std::filesystem::path& path, const std::string& name) {
   sqlite::Connection probe{nullptr, name};
   const struct Closer {
@@ -98,8 +98,23 @@ void check_before_writing(const std::filesystem::path& path, const std::string& 
     problem = detail_of(e, name);  // a page too damaged for quick_check to read
   }
   if (problem) throw damaged(*problem);
-  if (auto difference = store_detail::schema_difference(probe, static_cast<int>(id.user_version)))
-    throw damaged(fmt::format("not the schema of version {}: {}", id.user_version, *difference));
+  if (auto difference =
+          store_detail::schema_difference(probe, static_cast<int>(id.user_version), store_detail::SchemaUse::write))
+    throw StoreError(name, SQLITE_CORRUPT,
+                     fmt::format("database is damaged (not the schema of version {}: {}); it was not written: a "
+                                 "database from elsewhere is checked before it is trusted; restore it from a copy",
+                                 id.user_version, *difference));
+}
+
+// A reader's look at the schema before it reads anything through it: a view that is not its version's would be
+// believed (or never finish), a trigger or table of the file's own is not mpgemm's. Refused whole, unread.
+void check_before_reading(const sqlite::Connection& c, const Identity& id) {
+  if (auto difference =
+          store_detail::schema_difference(c, static_cast<int>(id.user_version), store_detail::SchemaUse::read))
+    throw StoreError(c.path, SQLITE_CORRUPT,
+                     fmt::format("database is not the schema of version {} ({}); it was not read: a database from "
+                                 "elsewhere is checked before it is trusted; restore it from a copy",
+                                 id.user_version, *difference));
 }
 
 // WAL lets readers work while a writer commits; every read-write open turns it on (the last connection to
@@ -250,6 +265,7 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
     }
     if (rc != SQLITE_OK) sqlite::fail(state->conn, rc, "opening the database");
     sqlite3_extended_result_codes(state->conn.db, 1);
+    sqlite::harden(state->conn.db);
     sqlite3_busy_timeout(state->conn.db, kBusyTimeoutMs);
     // SQLite quietly opens a file it may not write read-only; say so now rather than at the first write.
     if (sqlite3_db_readonly(state->conn.db, "main") == 1)
@@ -268,7 +284,8 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
 
   // Read again on the writer's connection: another process may have initialized or replaced the file since.
   const Identity id = read_identity(state->conn);
-  check_identity(state->conn.path, mode, id);  // before anything below writes to the file
+  check_identity(state->conn.path, mode, id);                          // before anything below writes to the file
+  if (mode == Mode::read_only) check_before_reading(state->conn, id);  // a writer's: check_before_writing
   if (mode == Mode::read_write) {
     use_wal(state->conn);
     sqlite::exec(state->conn, "PRAGMA synchronous = NORMAL", "setting synchronous = NORMAL");

@@ -156,6 +156,7 @@ OwnConnection::OwnConnection(const std::filesystem::path& path, int flags, std::
     sqlite::fail(conn_, rc, doing);
   }
   sqlite3_extended_result_codes(conn_.db, 1);
+  sqlite::harden(conn_.db);
   sqlite3_busy_timeout(conn_.db, 10'000);
 }
 

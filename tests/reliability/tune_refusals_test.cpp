@@ -129,6 +129,29 @@ TEST_F(ReliabilityRefusals, NewerSchemaVersion) {
   EXPECT_FALSE(std::filesystem::exists(fresh));
 }
 
+// A database from elsewhere is untrusted (issue 57): a trigger planted in it (one that, on the next run's insert,
+// deleted the earlier runs' rows and tripled the winner's times) is refused before a resumed tune writes anything,
+// and a redefined view in a replay source before it is read.
+TEST_F(ReliabilityRefusals, PlantedTriggersAndRedefinedViewsAreRefused) {
+  const auto planted = victims_ / "planted.db";
+  make_recorded_db(planted);
+  sql_exec(planted,
+           "CREATE TRIGGER after_run AFTER INSERT ON runs BEGIN DELETE FROM measurements WHERE run_id < new.id; "
+           "UPDATE measurements SET median_ms = median_ms * 3; END;");
+  expect_refused(
+      fmt::format("{} --db {}", replay_args(), planted.string()), planted,
+      {"planted.db", fmt::format("a trigger 'after_run' on runs, which version {} does not define", schema_version())});
+
+  const auto redefined = victims_ / "redefined.db";
+  make_recorded_db(redefined);
+  sql_exec(redefined,
+           "DROP VIEW best_per_shape; CREATE VIEW best_per_shape AS SELECT * FROM best ORDER BY median_ms DESC;");
+  const auto fresh = dir_ / "never.db";
+  expect_refused(fmt::format("--replay {} --db {}", redefined.string(), fresh.string()), redefined,
+                 {"redefined.db", "view best_per_shape is not the one version"});
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+}
+
 // No small filesystem can be mounted here, so a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes the writes
 // fail part-way: SQLite reports EFBIG as an I/O error (a real ENOSPC would be SQLITE_FULL, "disk full while ...",
 // whose message tests/unit/store_open_test.cpp checks).

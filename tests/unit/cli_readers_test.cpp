@@ -104,10 +104,17 @@ INSTANTIATE_TEST_SUITE_P(Schemas, EveryVersion, ::testing::Range(1, schema_versi
 TEST_F(Readers, DumpNamesADamagedRowAndPrintsTheRest) {
   const fs::path db = dir_ / "r.db";
   database_at_version(db, schema_version(), kRowsOfEveryVersion);
+  // The definition is put back as it was after the row is written: a schema that is not its version's is refused
+  // whole (store_schema_trust_test), damage to a row is what this test is about.
   raw_exec(db,
+           "CREATE TABLE saved AS SELECT sql FROM sqlite_schema WHERE name = 'configs'; "
            "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, 'NOT NULL', '') "
            "WHERE name = 'configs';");
   raw_exec(db, "PRAGMA ignore_check_constraints = ON; INSERT INTO configs (id, created_at) VALUES (7, NULL);");
+  raw_exec(db,
+           "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = (SELECT sql FROM saved) "
+           "WHERE name = 'configs';");
+  raw_exec(db, "DROP TABLE saved;");
   const auto out = run_command(fmt::format("({} '{}' --dump 2>/dev/null)", bin("mpgemm-query"), db.string()));
   EXPECT_EQ(out.exit_code, 1) << out.output;
   EXPECT_EQ(lines_of(out.output).size(), 5u) << out.output;

@@ -5,6 +5,7 @@
 // refused naming the row. No GPU needed.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -169,6 +170,27 @@ TEST_F(OpenValidation, ADatabaseWhoseWinnerDisagreesWithItselfIsRefused) {
   mpgemm::testing::raw_exec(
       name, fmt::format("UPDATE configs SET params = json_set(params, '$.STAGES', 4) WHERE name = '{}'", kTma4Pers));
   expect_refused(name, {name.string(), "params"});
+}
+
+// A database from elsewhere is untrusted (issue 57): a view redefined to put the slowest kernel first, or one that
+// never ends, is refused from the schema alone, before a winner is read; the file itself is not written.
+TEST_F(OpenValidation, ADatabaseWithARedefinedViewIsRefusedAtOnce) {
+  const fs::path slowest = dir_ / "slowest.db";
+  fs::copy_file(kDb, slowest);
+  mpgemm::testing::raw_exec(slowest,
+                            "DROP VIEW winners; CREATE VIEW winners AS SELECT * FROM (SELECT r.device_name, "
+                            "r.device_cc, rc.arch, r.M, r.N, r.K FROM reranks AS r JOIN rerank_configs AS rc ON "
+                            "rc.rerank_id = r.id ORDER BY rc.median_ms DESC);");
+  expect_refused(slowest, {slowest.string(), "view winners is not the one version 12 defines"});
+
+  const fs::path endless = dir_ / "endless.db";
+  fs::copy_file(kDb, endless);
+  mpgemm::testing::raw_exec(endless,
+                            "DROP VIEW best_per_shape; CREATE VIEW best_per_shape AS WITH RECURSIVE n(i) AS "
+                            "(SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT * FROM best, n;");
+  const auto start = std::chrono::steady_clock::now();
+  expect_refused(endless, {endless.string(), "view best_per_shape is not the one version 12 defines"});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 // The checks of a database's winners name the view row and the view's columns.
