@@ -186,6 +186,33 @@ std::optional<std::string> failing_constraint(const Space& space, const Params& 
   return space.constraints[failed].source();
 }
 
+struct AdmissibleIndexes::Walk {
+  explicit Walk(const Space& s) : space(s), walker(s) {}
+  const Space& space;
+  Walker walker;
+  std::uint64_t index = 0;  // the walker's config
+};
+
+// No bound on the product: the walk is lazy, so a budget over a space too large to list stops it early.
+AdmissibleIndexes::AdmissibleIndexes(const Space& space) {
+  if (product_size(space) > 0) walk_ = std::make_unique<Walk>(space);
+}
+
+AdmissibleIndexes::AdmissibleIndexes(std::vector<std::uint64_t> known) : found_(std::move(known)) {}
+
+AdmissibleIndexes::~AdmissibleIndexes() = default;
+
+std::optional<std::uint64_t> AdmissibleIndexes::at(std::size_t k) {
+  while (found_.size() <= k && walk_) {
+    if (first_failure(walk_->space, walk_->walker.env()) == walk_->space.constraints.size())
+      found_.push_back(walk_->index);
+    ++walk_->index;
+    if (!walk_->walker.advance()) walk_.reset();
+  }
+  if (k < found_.size()) return found_[k];
+  return std::nullopt;
+}
+
 std::string describe_config(const Space& space, const Params& params) {
   std::string out;
   for (const Parameter& p : space.parameters) {

@@ -3,6 +3,7 @@
 // varying fastest) filtered by the constraints. Pure functions of the Space; the same space gives the same
 // configs in the same order on every machine.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,27 @@ std::vector<Value> make_environment(const Space& space, const Params& params);
 // The source text of the first constraint `params` fails, or nullopt if it satisfies all of them. Throws as
 // make_environment, and SpaceError at a constraint that cannot be evaluated.
 std::optional<std::string> failing_constraint(const Space& space, const Params& params);
+
+// The indexes of the configs satisfying every constraint (SpaceIndex's numbering: the product in declaration order,
+// last parameter fastest), found by walking the product as far as asked, no further: at(k) is the k-th. Walking
+// with one environment updated in place costs a fraction of decoding each index (SpaceIndex::admissible), and one
+// instance shared by a run's shapes walks the product once for all of them.
+class AdmissibleIndexes {
+ public:
+  explicit AdmissibleIndexes(const Space& space);  // `space` outlives it
+  // Already known: every admissible config's index, in order (a listable space enumerated once for the run).
+  explicit AdmissibleIndexes(std::vector<std::uint64_t> known);
+  ~AdmissibleIndexes();
+  AdmissibleIndexes(const AdmissibleIndexes&) = delete;
+  AdmissibleIndexes& operator=(const AdmissibleIndexes&) = delete;
+  // The k-th admissible config's index; nullopt past the last. Throws what evaluating a constraint throws.
+  std::optional<std::uint64_t> at(std::size_t k);
+
+ private:
+  struct Walk;
+  std::unique_ptr<Walk> walk_;  // null once the product is walked
+  std::vector<std::uint64_t> found_;
+};
 
 // "BM=128 BN=64 LOAD="cp_async"": the parameters in declaration order, for messages.
 std::string describe_config(const Space& space, const Params& params);

@@ -5,6 +5,8 @@
 #include "store/store.hpp"
 #include "tune/noise.hpp"
 
+#include <fmt/format.h>
+
 namespace mpgemm {
 
 void EventQueue::push(TuneEvent e) {
@@ -65,7 +67,8 @@ MeasureLanes::MeasureLanes(std::vector<MeasureBackend*> backends, ReadyQueue& re
       events_(events),
       settings_(std::move(settings)),
       claims_(settings_.db),
-      busy_(backends_.size(), 0.0) {
+      busy_(backends_.size(), 0.0),
+      clocks_(backends_.size(), PhaseClock<LanePhase>(LanePhase::waiting_for_coordinator)) {
   for (std::size_t i = 0; i < backends_.size(); ++i) threads_.emplace_back([this, i] { run(i); });
 }
 
@@ -84,23 +87,53 @@ std::vector<double> MeasureLanes::busy_seconds() const {
   return busy_;
 }
 
+std::vector<TimeAccount> MeasureLanes::accounts() const {
+  std::vector<TimeAccount> out;
+  for (std::size_t i = 0; i < clocks_.size(); ++i) out.push_back(account_of(fmt::format("lane {}", i), clocks_[i]));
+  return out;
+}
+
 void MeasureLanes::run(std::size_t lane) {
   try {
     MeasureBackend& backend = *backends_[lane];
     // Its own connection: only to see whether another process recorded a key since the run planned it.
     const Store store = Store::open(settings_.db, Store::Mode::read_only);
+    PhaseClock<LanePhase>& clock = clocks_[lane];
+    clock = PhaseClock<LanePhase>(LanePhase::waiting_for_coordinator);  // from the thread's start
     std::optional<std::size_t> prepared;
-    while (auto item = ready_.pop(prepared)) {
-      auto claim = std::make_shared<Claims::Held>(claims_.take(item->result_key, item->wait_for_claim));
+    for (;;) {
+      const auto asked = std::chrono::steady_clock::now();
+      std::optional<MeasureItem> item = ready_.pop(prepared);
+      if (!item) {  // the queue was closed: the wait was for the run's end
+        clock.enter(LanePhase::waiting_for_coordinator);
+        clock.move(LanePhase::waiting_for_coordinator, LanePhase::after_last,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());
+        break;
+      }
+      // The part of the wait before the item's cubin was ready was a wait for its compile.
+      clock.enter(LanePhase::waiting_for_coordinator);  // the wait counted up to now
+      clock.move(LanePhase::waiting_for_coordinator, LanePhase::waiting_for_compiles,
+                 std::chrono::duration<double>(item->compiled_at - asked).count());
+      std::shared_ptr<Claims::Held> claim;
+      {
+        PhaseScope in(clock, LanePhase::claiming);
+        claim = std::make_shared<Claims::Held>(claims_.take(item->result_key, item->wait_for_claim));
+      }
       if (!*claim) {
         events_.push(DeferredEvent{std::move(*item)});
         continue;
       }
-      if (store.has_measurement(item->result_key)) {
+      bool elsewhere = false;
+      {
+        PhaseScope in(clock, LanePhase::checking);
+        elsewhere = store.has_measurement(item->result_key);
+      }
+      if (elsewhere) {
         events_.push(MeasuredEvent{lane, std::move(*item), std::nullopt, true, claim});
         continue;
       }
       const Shape& shape = (*settings_.shapes)[item->shape];
+      PhaseScope working(clock, LanePhase::in_worker);
       const auto start = std::chrono::steady_clock::now();
       if (prepared != item->shape) {
         events_.push(ReferenceEvent{lane, item->shape, backend.prepare_shape(shape)});
@@ -130,7 +163,9 @@ void MeasureLanes::run(std::size_t lane) {
       }
       events_.push(MeasuredEvent{lane, std::move(*item), std::move(m), false, claim});
     }
+    clock.settle();
   } catch (...) {
+    clocks_[lane].settle();
     events_.push(LaneFailedEvent{lane, std::current_exception()});
   }
 }

@@ -19,6 +19,7 @@
 #include "tune/backend.hpp"
 #include "tune/claims.hpp"
 #include "tune/plan.hpp"
+#include "tune/time_account.hpp"
 
 namespace mpgemm {
 
@@ -29,11 +30,15 @@ struct MeasureItem {
   std::string result_key;
   std::optional<double> screen_against_ms;  // the best time so far on the shape, for the worker's screen
   bool wait_for_claim = false;              // another process held the claim when this item was first met: wait for it
+  // When its cubin was ready (the compile service's callback); the epoch for a cubin compiled or found before the
+  // lane could wait for it. A lane's wait is split at this moment (tune/time_account.hpp).
+  std::chrono::steady_clock::time_point compiled_at{};
 };
 
 // Events from the compile service and the lanes to the coordinator, in the order they happened per source.
 struct CompiledEvent {
   std::size_t entry = 0;
+  std::chrono::steady_clock::time_point done_at{};
   std::optional<PooledCompile> result;
   std::exception_ptr error;
 };
@@ -101,6 +106,8 @@ class MeasureLanes {
 
   // Seconds each lane spent in its backend (preparing shapes, measuring): the device's busy time.
   std::vector<double> busy_seconds() const;
+  // Each lane's account, "lane N" (after join()).
+  std::vector<TimeAccount> accounts() const;
   void join();
 
  private:
@@ -113,7 +120,8 @@ class MeasureLanes {
   Claims claims_;
   mutable std::mutex mutex_;
   std::vector<double> busy_;
-  std::map<std::size_t, double> best_;  // shape -> the fastest ok median the lanes measured (ms), for the screen
+  std::vector<PhaseClock<LanePhase>> clocks_;  // each touched by its lane's thread only, read after join()
+  std::map<std::size_t, double> best_;         // shape -> the fastest ok median the lanes measured (ms), for the screen
   std::vector<std::thread> threads_;
 };
 

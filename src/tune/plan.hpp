@@ -3,6 +3,7 @@
 // what the database already holds of it (its compilation) and whether the device can run it at all; and the
 // result key of each (config, shape) measurement. Entries never move once added, so the measuring threads may
 // hold pointers to them.
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -30,7 +31,8 @@ struct PlannedConfig {
   std::optional<std::string> device_rejected;  // Family::check_device's reason: never compiled
 
   // Filled in by the scheduler as the run goes.
-  std::shared_ptr<const CompileResult> compiled;  // this run's compilation, from NVRTC or the cubin cache
+  std::shared_ptr<const CompileResult> compiled;        // this run's compilation, from NVRTC or the cubin cache
+  std::chrono::steady_clock::time_point compiled_at{};  // when the compile service returned it (tune/time_account)
   std::optional<std::int64_t> compilation_id;
   bool compiling = false;
   std::vector<std::pair<std::size_t, std::string>> waiting;  // (shape, result key) waiting for the compile

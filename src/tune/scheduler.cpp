@@ -66,7 +66,7 @@ class Coordinator {
     std::optional<CompileService> compiler;
     if (!s_.replay)
       compiler.emplace(s_.compile, [this](CompileService::Done d) {
-        events_.push(CompiledEvent{d.tag, std::move(d.result), d.error});
+        events_.push(CompiledEvent{d.tag, Clock::now(), std::move(d.result), d.error});
       });
     compiler_ = compiler ? &*compiler : nullptr;
     std::optional<MeasureLanes> lanes;
@@ -80,7 +80,12 @@ class Coordinator {
       }
       top_up();
       if (finished()) break;
-      if (auto e = events_.pop(std::chrono::milliseconds(200))) {
+      std::optional<TuneEvent> e;
+      {
+        PhaseScope waiting(clock_, CoordinatorPhase::waiting);
+        e = events_.pop(std::chrono::milliseconds(200));
+      }
+      if (e) {
         handle(std::move(*e));
         // Whatever else has arrived is handled before the next top-up, so a strategy that refits on new outcomes
         // (model: ~20 ms over a few thousand prior rows) refits once for all of them. One refit per outcome left
@@ -92,6 +97,7 @@ class Coordinator {
     if (lanes) {
       lanes->join();
       report_.lane_busy_s = lanes->busy_seconds();
+      report_.lanes = lanes->accounts();
     }
     compiler.reset();
     while (auto e = events_.pop(std::chrono::milliseconds(0))) {
@@ -100,6 +106,8 @@ class Coordinator {
         handle(std::move(*e));
     }
     report_.measure_wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    clock_.settle();
+    report_.coordinator = account_of("coordinator", clock_);
     if (lane_error_) std::rethrow_exception(lane_error_);
     return report_;
   }
@@ -116,6 +124,7 @@ class Coordinator {
   }
 
   void start_shape(std::size_t s) {
+    PhaseScope switching(clock_, CoordinatorPhase::switching);
     StrategyContext ctx;
     ctx.space = &space_;
     ctx.shape = s_.shapes[s];
@@ -123,6 +132,11 @@ class Coordinator {
     ctx.budget = s_.budget;
     ctx.options = s_.strategy_options;
     if (strategy_info(s_.strategy).learns_from_prior) ctx.prior = prior_for(s);
+    // The space is walked once for every shape (a leaders run over a large space walked it once per shape).
+    if (!admissible_)
+      admissible_ = s_.admissible.empty() ? std::make_shared<AdmissibleIndexes>(space_)
+                                          : std::make_shared<AdmissibleIndexes>(s_.admissible);
+    ctx.admissible = admissible_;
     shapes_[s].strategy = make_strategy(s_.strategy, std::move(ctx));
     if (run_deadline_) {
       const auto now = Clock::now();
@@ -162,7 +176,11 @@ class Coordinator {
         continue;
       }
       if (st.in_flight >= window_) return;
-      std::vector<Params> proposals = st.strategy->propose(window_ - st.in_flight);
+      std::vector<Params> proposals;
+      {
+        PhaseScope proposing(clock_, CoordinatorPhase::proposing);
+        proposals = st.strategy->propose(window_ - st.in_flight);
+      }
       if (proposals.empty()) {
         if (st.in_flight == 0) ++cursor_;  // nothing to wait for: the strategy has nothing more to say
         return;
@@ -172,6 +190,7 @@ class Coordinator {
   }
 
   void propose(std::size_t s, const Params& params) {
+    PhaseScope planning(clock_, CoordinatorPhase::planning);
     // The shard is decided by the place in the search order, before any filter: the same on every machine.
     const std::size_t ordinal = shapes_[s].proposals++;
     if (s_.shard && !s_.shard->takes(ordinal, s)) {
@@ -250,6 +269,7 @@ class Coordinator {
 
   // A config whose compilation is known: record why it is not measured, or queue it for the lanes.
   void after_compile(std::size_t i, std::size_t s, std::string key) {
+    PhaseScope screening(clock_, CoordinatorPhase::screening);
     PlannedConfig& e = plan_.at(i);
     const Shape& shape = s_.shapes[s];
     if (e.compile_status() != Status::ok) {
@@ -272,7 +292,7 @@ class Coordinator {
       record(i, s, key, Measurement::unmeasured(st, "pruned before timing: " + verdict->message), std::nullopt);
       return;
     }
-    ready_.push(MeasureItem{&e, i, s, std::move(key), shapes_[s].best_ms, false});
+    ready_.push(MeasureItem{&e, i, s, std::move(key), shapes_[s].best_ms, false, e.compiled_at});
   }
 
   const RecordedReferences* references_for(std::size_t s, std::optional<std::size_t> lane) const {
@@ -300,7 +320,10 @@ class Coordinator {
     rec.shape = s_.shapes[s];
     rec.measurement = m;
     const RecordedReferences* refs = references_for(s, lane);
-    recorder_.measurement(rec, refs ? std::optional<RecordedReferences>(*refs) : std::nullopt);
+    {
+      PhaseScope recording(clock_, CoordinatorPhase::recording);
+      recorder_.measurement(rec, refs ? std::optional<RecordedReferences>(*refs) : std::nullopt);
+    }
     observe(s, e, m);
     if (!lane_error_) --shapes_[s].in_flight;
     progress(e);
@@ -310,7 +333,10 @@ class Coordinator {
     ShapeState& st = shapes_[s];
     Observation o = observation_of(e, m);
     if (o.ms && (!st.best_ms || *o.ms < *st.best_ms)) st.best_ms = o.ms;
-    if (st.strategy) st.strategy->observe(o);
+    if (st.strategy) {
+      PhaseScope proposing(clock_, CoordinatorPhase::proposing);
+      st.strategy->observe(o);
+    }
   }
 
   void progress(const PlannedConfig& e) { obs_.progress(++done_, 0, e.candidate.alias.value_or(e.candidate.name)); }
@@ -330,7 +356,11 @@ class Coordinator {
     compiled->dynamic_shared_bytes =
         static_cast<int>(family_.launch_geometry(e.candidate.params, s_.shapes.front(), dev).dynamic_smem_bytes);
     e.compiled = std::move(compiled);
-    e.compilation_id = recorder_.compilation(e.config_id, *e.compiled);
+    e.compiled_at = ev.done_at;
+    {
+      PhaseScope recording(clock_, CoordinatorPhase::recording);
+      e.compilation_id = recorder_.compilation(e.config_id, *e.compiled);
+    }
     if (lane_error_) return;
     if (compile_only()) {
       observe(0, e, Measurement::unmeasured(e.compiled->status, ""));
@@ -347,8 +377,11 @@ class Coordinator {
     const DeviceDescription& dev = s_.backends[ev.lane]->device();
     const Shape& shape = s_.shapes[ev.shape];
     const auto earlier = refs_.find({ev.lane, ev.shape});
-    refs_[{ev.lane, ev.shape}] =
-        recorder_.references(dev, shape, ev.reference, earlier != refs_.end() ? &earlier->second : nullptr);
+    {
+      PhaseScope recording(clock_, CoordinatorPhase::recording);
+      refs_[{ev.lane, ev.shape}] =
+          recorder_.references(dev, shape, ev.reference, earlier != refs_.end() ? &earlier->second : nullptr);
+    }
     const TimingStats& c = ev.reference.timing;
     obs_.note(fmt::format("shape {}: cuBLAS {:.4f} ms ({:.1f} TFLOP/s){}", shape.str(), c.median_ms,
                           shape.flops() / c.median_ms / 1e9,
@@ -429,6 +462,8 @@ class Coordinator {
   ReadyQueue ready_;
   std::map<std::pair<std::size_t, std::size_t>, RecordedReferences> refs_;  // (lane, shape)
   SchedulerReport report_;
+  std::shared_ptr<AdmissibleIndexes> admissible_;                // the space's admissible configs, shared by the shapes
+  PhaseClock<CoordinatorPhase> clock_{CoordinatorPhase::other};  // from construction: the run's planning included
 };
 
 }  // namespace

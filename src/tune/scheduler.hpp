@@ -22,6 +22,7 @@
 #include "tune/recorder.hpp"
 #include "tune/shard.hpp"
 #include "tune/strategy/strategy.hpp"
+#include "tune/time_account.hpp"
 
 namespace mpgemm {
 
@@ -43,6 +44,9 @@ struct SchedulerSettings {
   // --only / --leaders-from: a proposal it refuses is not planned; its strategy sees it as constraint_rejected. Empty:
   // all.
   std::function<bool(const Candidate&)> selected;
+  // The space's admissible configs as the run's input enumerated them (TuneInput::admissible); empty: the
+  // strategies walk the space themselves, once for every shape.
+  std::vector<std::uint64_t> admissible;
   // --shard: only this shard's pairs are planned (tune/shard.hpp); the others are counted, not measured.
   std::optional<Shard> shard;
 };
@@ -57,6 +61,8 @@ struct SchedulerReport {
   std::map<PruneReason, std::size_t> pruned;
   std::string first_prune_message;
   std::vector<double> lane_busy_s;  // per backend: seconds spent preparing shapes and measuring
+  TimeAccount coordinator;          // where the coordinator thread's time went (tune/time_account.hpp)
+  std::vector<TimeAccount> lanes;   // and each measuring lane's
   double measure_wall_s = 0;        // from the first proposal to the last outcome
   bool stopped = false;             // a stop was requested, or the time budget ran out
 };

@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "common/readable.hpp"
 #include "space/enumerate.hpp"
+#include "space/space_index.hpp"
 #include "store/store.hpp"
 #include "tune/candidates.hpp"
 #include "tune/only.hpp"
@@ -134,6 +135,14 @@ TuneInput check_tune_input(const TuneOptions& opt) {
       in.leaders.emplace(found->names.begin(), found->names.end());
     }
     for (const Candidate& c : all) in.selected.push_back(in.selects(c.name, c.alias));
+    // The strategies' walk of the space, done here once: SpaceIndex's number of each admissible config. The
+    // enumeration walks the product in that numbering's order; the named points come first in `all`, and one
+    // lying inside the domains counts where it lies there when it satisfies the constraints.
+    const SpaceIndex index(in.space);
+    in.admissible.reserve(all.size());
+    for (const Candidate& c : all)
+      if (const auto i = index.index_of(c.params); i && (!c.alias || index.admissible(*i))) in.admissible.push_back(*i);
+    std::sort(in.admissible.begin(), in.admissible.end());
     const auto taken = static_cast<std::size_t>(std::count(in.selected.begin(), in.selected.end(), true));
     if (taken == 0 && found)
       throw UsageError(
@@ -144,7 +153,7 @@ TuneInput check_tune_input(const TuneOptions& opt) {
     if (!opt.only.empty() || found) in.of_space = selection_note(opt, found ? &*found : nullptr, taken, all.size());
   }
   make_strategy(opt.strategy,
-                StrategyContext{&in.space, in.shapes.front(), opt.seed, opt.budget, opt.strategy_options, {}});
+                StrategyContext{&in.space, in.shapes.front(), opt.seed, opt.budget, opt.strategy_options, {}, nullptr});
   if (opt.shard && opt.strategy != "exhaustive")
     throw UsageError(
         fmt::format("--shard takes a fixed slice of the exhaustive search; --strategy {} chooses its "

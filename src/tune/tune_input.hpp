@@ -4,6 +4,7 @@
 // running (dry_run_tune). Every mistake in the space or the options is an error here; the later stages read the
 // TuneInput, not the options again.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +27,9 @@ struct TuneInput {
   // Which configs of the space --only and --leaders-from take, by their place in the exhaustive search's order
   // (all without either); empty when the space is too large to enumerate.
   std::vector<bool> selected;
+  // Every admissible config's SpaceIndex number, in the exhaustive search's order (build_candidates' walk, kept so
+  // the strategies need not walk the space again); empty when the space is too large to enumerate.
+  std::vector<std::uint64_t> admissible;
   std::string of_space;  // "" or " (--only: N of the space's M)", " (--leaders-from: ...)"
   // How many configs one shape's search will take at most; 0 when unknown before it runs (a space too large to
   // enumerate, or a strategy choosing in its own order under --budget and --only; check_tune_input refuses that

@@ -39,13 +39,40 @@ double TuneSummary::device_idle_share() const {
 }
 
 std::optional<std::string> TuneSummary::idle_hint() const {
-  const double idle = device_idle_share();
-  if (mode != "gpu" || idle < 0.5 || compiled_now == 0 || compiled_now < cubins_cached) return std::nullopt;
+  // A share of the run below this is not worth a line: noise, a shape switch, the run's start.
+  constexpr double kHintShare = 0.10;
+  if (mode != "gpu" || lanes.empty()) return std::nullopt;
+  double compile = 0, coordinator_wait = 0, compile_s = 0, coordinator_s = 0;
+  for (const TimeAccount& lane : lanes) {
+    if (lane.wall_s <= 0) continue;
+    const double c = lane.seconds(to_string(LanePhase::waiting_for_compiles));
+    const double w = lane.seconds(to_string(LanePhase::waiting_for_coordinator)) +
+                     lane.seconds(to_string(LanePhase::claiming)) + lane.seconds(to_string(LanePhase::checking));
+    compile += c / lane.wall_s;
+    coordinator_wait += w / lane.wall_s;
+    compile_s += c;
+    coordinator_s += w;
+  }
+  const double n = static_cast<double>(lanes.size());
+  compile /= n, coordinator_wait /= n, compile_s /= n, coordinator_s /= n;
+  const char* plural = lanes.size() == 1 ? "" : "s";
+  if (std::max(compile, coordinator_wait) < kHintShare) return std::nullopt;
+  if (compile >= coordinator_wait)
+    return fmt::format(
+        "the GPU{} waited for compiles {:.0f}% of the run ({:.1f} s; {} of its {} configs were compiled now): "
+        "compile the space beforehand (mpgemm-tune SPACE --compile-only --cubin-cache DIR, for the space's arch, no "
+        "GPU needed) and give the run the same --cubin-cache DIR, so it only times",
+        plural, 100 * compile, compile_s, compiled_now, compiled_now + cubins_cached);
+  // The coordinator's busiest phase, its waits for events aside: what to look at.
+  std::pair<std::string, double> top{"", 0};
+  for (const auto& [name, sec] : coordinator.phases)
+    if (name != to_string(CoordinatorPhase::waiting) && sec > top.second) top = {name, sec};
   return fmt::format(
-      "the GPU{} waited {:.0f}% of the run while {} of its {} configs were compiled: compile the space beforehand "
-      "(mpgemm-tune SPACE --compile-only --cubin-cache DIR, for the space's arch, no GPU needed) and give the run "
-      "the same --cubin-cache DIR, so it only times",
-      device_busy_s.size() == 1 ? "" : "s", 100 * idle, compiled_now, compiled_now + cubins_cached);
+      "the GPU{} waited for the coordinator {:.0f}% of the run ({:.1f} s) with the item's cubin at hand; the "
+      "coordinator's own time went most to {} ({:.1f} s of {:.1f} s): a cubin cache does not help here "
+      "(docs/tuning.md#where-a-runs-time-goes)",
+      plural, 100 * coordinator_wait, coordinator_s, top.first.empty() ? "nothing" : top.first, top.second,
+      coordinator.wall_s);
 }
 
 namespace {
@@ -191,6 +218,7 @@ SchedulerSettings scheduler_settings(const TuneOptions& opt, const TuneInput& in
   settings.budget = opt.budget;
   settings.time_budget = opt.time_budget;
   settings.stop_requested = [] { return g_stop_requested.load(); };
+  settings.admissible = input.admissible;
   if (input.restricted()) settings.selected = [&input](const Candidate& c) { return input.selects(c.name, c.alias); };
   return settings;
 }
@@ -210,6 +238,8 @@ void summarize_schedule(const SchedulerReport& r, const Plan& plan, const Record
   summary.first_prune_message = r.first_prune_message;
   summary.wall_s = r.measure_wall_s;
   summary.device_busy_s = r.lane_busy_s;
+  summary.coordinator = r.coordinator;
+  summary.lanes = r.lanes;
   summary.device_rejected = plan.device_rejected();
   summary.device_rejected_reason = plan.device_rejected_reason();
   for (std::size_t i = 0; i < plan.size(); ++i) {

@@ -22,6 +22,7 @@
 #include "tune/prune.hpp"
 #include "tune/rerank.hpp"
 #include "tune/shard.hpp"
+#include "tune/time_account.hpp"
 
 namespace mpgemm {
 
@@ -50,7 +51,7 @@ struct TuneOptions {
   // --leaders-from: restrict (also) to the configs that led at the shapes of this database (Store::leaders).
   std::optional<std::filesystem::path> leaders_from;
   LeaderRule leader_rule;
-  std::vector<std::string> argv;  // recorded with the run
+  std::vector<std::string> argv;                     // recorded with the run
   std::optional<std::filesystem::path> worker_path;  // mpgemm-worker to start (default: next to this binary)
   // Compilations kept between runs (compile/cubin_cache.hpp); default CubinCache::beside(db_path),
   // "<db>.cubins".
@@ -105,11 +106,13 @@ struct TuneSummary {
   double wall_s = 0;                  // the run, planning to the last outcome (s)
   std::vector<double> device_busy_s;  // per measuring backend (GPU): time spent preparing shapes and measuring (s)
   double device_idle_share() const;   // 1 - busy / wall, averaged over the GPUs; 0 without a backend
-  // When the GPUs idled half the run or more while most of its configs were compiled during it (an adaptive
-  // strategy over many shapes proposes configs no cubin cache has), how to take compiling off their time.
+  TimeAccount coordinator;            // where the coordinator's time went (tune/time_account.hpp)
+  std::vector<TimeAccount> lanes;     // and each measuring lane's: in the worker, waiting for compiles, ...
+  // What kept the GPUs from timing, from the lanes' accounts: when their waits for compiles, or for the
+  // coordinator, took 10% of the run or more, the larger one named with its measured share and what to do.
   std::optional<std::string> idle_hint() const;
-  std::vector<std::string> gpus;      // the GPUs measured on: "0 (GPU-...)" per lane
-  std::vector<std::string> reranks;   // per shape re-ranked: one line naming the winner and the ties
+  std::vector<std::string> gpus;     // the GPUs measured on: "0 (GPU-...)" per lane
+  std::vector<std::string> reranks;  // per shape re-ranked: one line naming the winner and the ties
   bool interrupted = false;
 };
 

@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "space/enumerate.hpp"
+#include "space/space_index.hpp"
 
 namespace mpgemm {
 namespace {
@@ -63,6 +64,24 @@ TEST(SpaceEnumerate, IsDeterministic) {
   ASSERT_GE(a.configs.size(), 2u);
   EXPECT_EQ(a.configs.front(), config(32, 32, 16, 16, 16, 1, "sync"));
   EXPECT_EQ(a.configs.back(), config(128, 64, 32, 32, 32, 2, "cp_async"));
+}
+
+// AdmissibleIndexes gives the enumeration's configs, in its order, as SpaceIndex numbers them; asked in any order
+// and past the end.
+TEST(SpaceEnumerate, AdmissibleIndexesAreTheEnumerationsConfigsInOrder) {
+  const Space s = load_space(kGoodSmall);
+  const Enumeration e = enumerate(s);
+  const SpaceIndex index(s);
+  AdmissibleIndexes admissible(s);
+  EXPECT_EQ(admissible.at(3), index.index_of(e.configs.at(3)));  // a later one first: walked to it
+  for (std::size_t k = 0; k < e.configs.size(); ++k) {
+    const auto i = admissible.at(k);
+    ASSERT_TRUE(i) << k;
+    EXPECT_EQ(index.decode(*i), e.configs[k]) << k;
+  }
+  EXPECT_EQ(admissible.at(e.configs.size()), std::nullopt);
+  EXPECT_EQ(admissible.at(e.configs.size() + 5), std::nullopt);
+  EXPECT_EQ(admissible.at(0), index.index_of(e.configs.front()));  // still there after the walk ended
 }
 
 TEST(SpaceEnumerate, FollowsDeclarationOrderNotNameOrder) {

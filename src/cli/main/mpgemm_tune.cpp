@@ -106,6 +106,10 @@ void print_summary(const TuneSummary& s, const TuneOptions& opt) {
         "of it{}\n",
         s.strategy, s.proposed, s.candidates, s.wall_s, s.device_busy_s.size(), s.device_busy_s.size() == 1 ? "" : "s",
         100 * s.device_idle_share(), s.device_busy_s.size() == 1 ? "" : " on average");
+  if (!s.lanes.empty()) {  // where the time went, beside the worker's own account (its last line on stderr)
+    std::cout << s.coordinator.summary() << "\n";
+    for (const auto& lane : s.lanes) std::cout << lane.summary() << "\n";
+  }
   if (auto hint = s.idle_hint()) std::cout << "hint: " << *hint << "\n";
   for (const auto& line : s.reranks) std::cout << "re-rank " << line << "\n";
   if (s.device_rejected > 0)

@@ -1,8 +1,11 @@
 // exhaustive: every config of the space, the named points first (file order), then the product in enumeration
 // order, each config once and only those satisfying the constraints: the order of tune/candidates.cpp's
-// build_candidates, produced lazily from a SpaceIndex so a budget stops it early at no cost.
+// build_candidates, produced lazily (space/enumerate.hpp's AdmissibleIndexes, shared by a run's shapes) so a
+// budget stops it early at no cost.
+#include <memory>
 #include <set>
 
+#include "space/enumerate.hpp"
 #include "tune/strategy/detail.hpp"
 
 namespace mpgemm::strategy_detail {
@@ -12,7 +15,10 @@ namespace {
 class Exhaustive final : public Strategy {
  public:
   explicit Exhaustive(const StrategyContext& context)
-      : space_(*context.space), index_(space_), budget_(context.budget) {
+      : space_(*context.space),
+        index_(space_),
+        admissible_(context.admissible ? context.admissible : std::make_shared<AdmissibleIndexes>(space_)),
+        budget_(context.budget) {
     for (const NamedPoint& p : space_.points)
       if (auto i = index_.index_of(p.params)) point_indexes_.insert(*i);
   }
@@ -27,10 +33,11 @@ class Exhaustive final : public Strategy {
         ++proposed_;
         continue;
       }
-      if (cursor_ >= index_.size()) break;
-      const std::uint64_t i = cursor_++;
-      if (point_indexes_.count(i) || !index_.admissible(i)) continue;
-      out.push_back(index_.decode(i));
+      const std::optional<std::uint64_t> i = admissible_->at(next_);
+      if (!i) break;
+      ++next_;
+      if (point_indexes_.count(*i)) continue;
+      out.push_back(index_.decode(*i));
       ++proposed_;
     }
     return out;
@@ -41,9 +48,12 @@ class Exhaustive final : public Strategy {
   bool done() const override {
     if (budget_spent()) return true;
     if (next_point_ < space_.points.size()) return false;
-    // Whether an admissible config remains is only known by looking; the scan is cheap and done once.
-    while (cursor_ < index_.size() && (point_indexes_.count(cursor_) || !index_.admissible(cursor_))) ++cursor_;
-    return cursor_ >= index_.size();
+    // Whether a config remains is only known by looking; done() skips the named points ahead of propose().
+    while (const std::optional<std::uint64_t> i = admissible_->at(next_)) {
+      if (!point_indexes_.count(*i)) return false;
+      ++next_;
+    }
+    return true;
   }
 
  private:
@@ -51,11 +61,12 @@ class Exhaustive final : public Strategy {
 
   const Space& space_;
   SpaceIndex index_;
+  std::shared_ptr<AdmissibleIndexes> admissible_;
   std::optional<std::size_t> budget_;
   std::set<std::uint64_t> point_indexes_;  // named points that lie inside the domains, not proposed twice
   std::set<Params> proposed_points_;
   std::size_t next_point_ = 0;
-  mutable std::uint64_t cursor_ = 0;  // done() skips inadmissible configs ahead of propose()
+  mutable std::size_t next_ = 0;  // the next admissible config to propose (AdmissibleIndexes::at)
   std::size_t proposed_ = 0;
 };
 

@@ -20,6 +20,7 @@
 
 #include "common/params.hpp"
 #include "common/types.hpp"
+#include "space/enumerate.hpp"
 #include "space/space.hpp"
 
 namespace mpgemm {
@@ -55,6 +56,9 @@ struct StrategyContext {
   std::optional<std::size_t> budget;           // the most configs it may propose; nullopt: no limit
   std::map<std::string, std::string> options;  // validated against StrategyInfo::options, defaults filled in
   std::vector<PriorObservation> prior;         // earlier measurements of the family on other shapes
+  // The space's admissible configs, walked once for a run's shapes (space/enumerate.hpp); null: the strategy walks
+  // the space on its own.
+  std::shared_ptr<AdmissibleIndexes> admissible;
 };
 
 class Strategy {
