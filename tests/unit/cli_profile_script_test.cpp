@@ -132,6 +132,16 @@ TEST(CliProfile, TwoKernelsUnderOneLabelAreRefusedUnlessOneIsChosen) {
   const auto kernels = sql_rows(db, "SELECT DISTINCT kernel FROM profile_metrics");
   ASSERT_EQ(kernels.size(), 1u);
   EXPECT_NE(kernels[0][0].find("wmma_gemm"), std::string::npos) << kernels[0][0];
+
+  // A trigger planted in the database (issue 57: one deleted every measurement and the import still exited 0) is
+  // refused before anything is written, naming it; the file stays as it was.
+  sql_exec(db, "CREATE TRIGGER wipe AFTER INSERT ON profile_metrics BEGIN DELETE FROM profile_metrics; END;");
+  const std::string before = file_text(db);
+  const auto planted = run_command(profile + " --kernel wmma_gemm");
+  EXPECT_EQ(planted.exit_code, 1) << planted.output;
+  EXPECT_EQ(lines_of(planted.output).size(), 1u) << planted.output;
+  EXPECT_NE(planted.output.find("a trigger 'wipe' on profile_metrics"), std::string::npos) << planted.output;
+  EXPECT_EQ(file_text(db), before);
   std::filesystem::remove_all(dir);
 }
 
