@@ -26,7 +26,7 @@ typedef enum mpgemm_status {
   MPGEMM_OK = 0,
   MPGEMM_OPEN_FAILED = 1,     /* the database or exported file cannot be read */
   MPGEMM_NO_DEVICE = 2,       /* no CUDA driver or device */
-  MPGEMM_BAD_ARGUMENT = 3,    /* a dimension < 1 or above INT_MAX, a null pointer or handle */
+  MPGEMM_BAD_ARGUMENT = 3,    /* a dimension < 1 or above INT_MAX, a null pointer or handle, a bad option */
   MPGEMM_NO_TUNED_CONFIG = 4, /* the policy chose cuBLAS and allow_cublas is 0 */
   MPGEMM_COMPILE_FAILED = 5,  /* a winner's cubin is missing and could not be (or may not be) compiled */
   MPGEMM_LOAD_FAILED = 6,     /* the cubin does not load or fit on this device */
@@ -42,7 +42,8 @@ typedef enum mpgemm_path { MPGEMM_PATH_TUNED = 0, MPGEMM_PATH_NEAREST = 1, MPGEM
 /* mpgemm::Library::Options. */
 typedef struct mpgemm_options {
   const char* cubin_cache; /* NULL or "": "<path>.cubins" beside the file */
-  double min_ratio;        /* a winner runs only where its ratio to cuBLAS at its tuned shape is >= this */
+  double min_ratio;        /* a winner runs only where its ratio to cuBLAS at its tuned shape is >= this (0: any
+                              winner runs); NaN, infinite or negative: mpgemm_open returns MPGEMM_BAD_ARGUMENT */
   int allow_cublas;        /* 0: a shape the policy gives to cuBLAS fails with MPGEMM_NO_TUNED_CONFIG */
   int allow_compile;       /* 0: a cubin missing from the cache fails with MPGEMM_COMPILE_FAILED */
 } mpgemm_options;
@@ -69,7 +70,8 @@ MPGEMM_API mpgemm_options mpgemm_default_options(void);
    refused whole: MPGEMM_OPEN_FAILED, the last error naming the file and the entry. Needs no GPU. */
 MPGEMM_API mpgemm_status mpgemm_open(const char* path, const mpgemm_options* options, mpgemm_library** out);
 
-/* Frees the library (NULL is ignored). No call on it may be running. */
+/* Frees the library (NULL is ignored). No call on it may be running. Closing the same library twice is undefined
+   behaviour, as free() twice is: the handle is invalid once this returns (set it to NULL). */
 MPGEMM_API void mpgemm_close(mpgemm_library* lib);
 
 /* C = A * B on `stream` (a cudaStream_t; NULL: the legacy default stream) on the current device; A is M x K

@@ -75,7 +75,7 @@ class MPGEMM_API GemmError : public std::runtime_error {
   enum class Kind {
     open_failed,      // the database or exported file cannot be read
     no_device,        // no CUDA driver or device
-    bad_argument,     // a dimension < 1 or above INT_MAX, a null pointer
+    bad_argument,     // a dimension < 1 or above INT_MAX, a null pointer, an option out of range
     no_tuned_config,  // the policy chose cuBLAS and Options::allow_cublas is false
     compile_failed,   // a winner's cubin is missing and NVRTC could not build it (or compiling is not allowed)
     load_failed,      // the cubin does not load or fit on this device
@@ -97,7 +97,8 @@ class MPGEMM_API Library {
   struct Options {
     std::string cubin_cache;    // empty: "<path>.cubins" beside the database or exported file
     double min_ratio = 1.0;     // a winner runs only where its ratio to cuBLAS at its tuned shape is >= this
-                                // (0: any tuned winner runs, even one cuBLAS beat)
+                                // (0: any tuned winner runs, even one cuBLAS beat); NaN, infinite or negative:
+                                // open() throws GemmError(bad_argument)
     bool allow_cublas = true;   // false: a shape the policy gives to cuBLAS throws GemmError(no_tuned_config)
     bool allow_compile = true;  // false: a cubin missing from the cache throws GemmError(compile_failed)
   };

@@ -1,5 +1,6 @@
 // The public API (include/mpgemm/gemm.hpp) over Library::Impl.
 #include <climits>
+#include <cmath>
 
 #include <cuda.h>
 #include <fmt/format.h>
@@ -106,6 +107,13 @@ Library Library::open(const std::string& path) {
 }
 
 Library Library::open(const std::string& path, const Options& options) {
+  // A NaN threshold compares false with every ratio and a negative one reads as "always the winner" by accident:
+  // 0 says that on purpose.
+  if (!(options.min_ratio >= 0) || std::isinf(options.min_ratio))
+    throw GemmError(
+        GemmError::Kind::bad_argument,
+        fmt::format("libmpgemm: min_ratio is {}; it must be a finite number >= 0 (0: any tuned winner runs)",
+                    options.min_ratio));
   try {
     lib::WinnerTable table = lib::WinnerTable::load(path);
     CubinCache cache(options.cubin_cache.empty() ? CubinCache::beside(path)

@@ -3,8 +3,10 @@
 // as C99, which it must be for the bindings it serves.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
@@ -61,6 +63,28 @@ TEST(CApi, NullLibrariesAreRefusedNotDereferenced) {
   EXPECT_EQ(o.cubin_cache, nullptr);
   for (int s = MPGEMM_OK; s <= MPGEMM_INTERNAL; ++s)
     EXPECT_STRNE(mpgemm_status_name(static_cast<mpgemm_status>(s)), "?") << s;
+}
+
+// A threshold no ratio can be compared with (NaN), or one below the documented 0, is the caller's mistake: refused
+// before the file is read, with the C API's convention (a status, *out NULL, a last error naming the option).
+TEST(CApi, AMinRatioThatIsNotANumberAtLeastZeroIsABadArgument) {
+  for (const double bad :
+       {std::nan(""), -0.5, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()}) {
+    mpgemm_options o = mpgemm_default_options();
+    o.min_ratio = bad;
+    mpgemm_library* lib = reinterpret_cast<mpgemm_library*>(0x1);
+    EXPECT_EQ(mpgemm_open(kDb.c_str(), &o, &lib), MPGEMM_BAD_ARGUMENT) << bad;
+    EXPECT_EQ(lib, nullptr);
+    EXPECT_NE(std::string(mpgemm_last_error()).find("min_ratio"), std::string::npos) << mpgemm_last_error();
+    EXPECT_EQ(std::string(mpgemm_last_error()).find('\n'), std::string::npos) << mpgemm_last_error();
+  }
+  for (const double good : {0.0, 0.9, 1.0}) {  // 0: every tuned winner runs
+    mpgemm_options o = mpgemm_default_options();
+    o.min_ratio = good;
+    mpgemm_library* lib = nullptr;
+    EXPECT_EQ(mpgemm_open(kDb.c_str(), &o, &lib), MPGEMM_OK) << good << ": " << mpgemm_last_error();
+    mpgemm_close(lib);
+  }
 }
 
 TEST(CApi, TheHeaderIsC99) {
