@@ -75,6 +75,12 @@ std::vector<Shape> parse_shape_list(std::string_view text) {
   return shapes.take();
 }
 
+std::vector<Shape> without_repeats(std::vector<Shape> shapes) {
+  UniqueShapes unique;
+  for (const Shape& s : shapes) unique.add(s);
+  return unique.take();
+}
+
 std::vector<Shape> parse_shape_file(std::string_view text, const std::string& path) {
   nlohmann::json root;
   try {

@@ -25,4 +25,8 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
 // --shapes ARG: a file when ARG names one (or ends in .json), else an inline list.
 std::vector<Shape> load_shapes(const std::string& arg);
 
+// `shapes` in their order, each once (where it is first listed). O(n log n): a million shapes take well under a
+// second, where a linear search for each took minutes.
+std::vector<Shape> without_repeats(std::vector<Shape> shapes);
+
 }  // namespace mpgemm

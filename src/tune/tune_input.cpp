@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "common/readable.hpp"
 #include "space/enumerate.hpp"
+#include "space/shape_list.hpp"
 #include "space/space_index.hpp"
 #include "store/store.hpp"
 #include "tune/candidates.hpp"
@@ -29,10 +30,7 @@ std::vector<Shape> shapes_of(const Space& space, const TuneOptions& opt) {
     if (opt.n) s.n = *opt.n;
     if (opt.k) s.k = *opt.k;
   }
-  std::vector<Shape> unique;
-  for (const auto& s : shapes)
-    if (std::find(unique.begin(), unique.end(), s) == unique.end()) unique.push_back(s);
-  return unique;
+  return without_repeats(std::move(shapes));  // --m/--n/--k can make two listed shapes one
 }
 
 // --leaders-from: the configs of `family` that led in that database, by name.

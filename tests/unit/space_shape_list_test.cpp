@@ -2,8 +2,10 @@
 // forms, what is refused, and the suites kept in configs/shapes/.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -142,6 +144,19 @@ TEST(SpaceShapeListSize, LongListsLoadAndTheFirstDuplicateIsReported) {
     EXPECT_EQ(std::string(e.what()), (dir / "dup.json").string() + ": /shapes/200000: shape 7x8x8 is listed twice");
   }
   fs::remove_all(dir);
+}
+
+// mpgemm-tune's shapes after --M/--N/--K, each once in list order: two million shapes (half of them repeats) in
+// about a second; the linear search it replaced took 418 s for a million (issue 57), past ctest's timeout here.
+TEST(SpaceShapeListSize, RepeatsAreDroppedInOrderWithoutAQuadraticSearch) {
+  std::vector<Shape> shapes;
+  for (std::int64_t i = 1; i <= 1'000'000; ++i) shapes.push_back(Shape{i, 8, 1 + i % 7});
+  for (std::int64_t i = 1'000'000; i >= 1; --i) shapes.push_back(Shape{i, 8, 1 + i % 7});
+  const std::vector<Shape> unique = without_repeats(shapes);
+  ASSERT_EQ(unique.size(), 1'000'000u);
+  EXPECT_TRUE(std::equal(unique.begin(), unique.end(), shapes.begin()));
+  EXPECT_EQ(without_repeats({Shape{4, 4, 4}, Shape{2, 2, 2}, Shape{4, 4, 4}, Shape{3, 3, 3}, Shape{2, 2, 2}}),
+            (std::vector<Shape>{Shape{4, 4, 4}, Shape{2, 2, 2}, Shape{3, 3, 3}}));
 }
 
 // The suites of configs/shapes: issue 9's ten shapes, and 48 transformer GEMMs whose N and K suit TMA.
