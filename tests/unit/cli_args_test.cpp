@@ -2,14 +2,19 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "cli/args.hpp"
 #include "cli/measure_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/tune_args.hpp"
 #include "common/error.hpp"
+#include "tune/tune_input.hpp"
 
 using namespace mpgemm;
 using namespace mpgemm::cli;
@@ -400,4 +405,17 @@ TEST(TuneArgs, TheDatabaseIsNeverOneOfTheRunsInputs) {
             std::string::npos);
   EXPECT_EQ(error(space, {"--replay", recorded.string(), "--db", (dir / "new.db").string()}), "");
   fs::remove_all(dir);
+}
+
+// The run's shapes after --M/--N/--K, each once: a million shapes (the 418 s with a linear search per
+// shape) check in about a second, and two that --K makes one count once.
+TEST(TuneArgs, AMillionShapesAreCheckedWithoutAQuadraticSearch) {
+  TuneOptions opt = tune_args(tune_parser(), {});
+  opt.space_path = MPGEMM_SOURCE_DIR "/configs/sm86.json";
+  opt.db_path = std::filesystem::temp_directory_path() / fmt::format("mpgemm_million_shapes_{}.db", getpid());
+  for (std::int64_t i = 1; i <= 1'000'000; ++i) opt.shapes.push_back(Shape{i, 8, 8});
+  EXPECT_EQ(dry_run_tune(opt).shapes, 1'000'000u);
+  opt.shapes = {Shape{64, 64, 64}, Shape{64, 64, 128}, Shape{128, 64, 64}};
+  opt.k = 256;
+  EXPECT_EQ(check_tune_input(opt).shapes, (std::vector<Shape>{Shape{64, 64, 256}, Shape{128, 64, 256}}));
 }
