@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_input.hpp"
 #include "common/version.hpp"
 
 namespace mpgemm {
@@ -72,14 +73,14 @@ ExportTable collect_export(const Store& store, const ExportOptions& options,
   t.database = options.database.string();
   std::set<std::string> devices;
   for (const ShapeWinner& w : winners) {
-    devices.insert(w.device_name);
+    devices.insert(text_excerpt(w.device_name));  // a message quotes them: no stored newline splits it
     if (options.device && w.device_name != *options.device) continue;
     t.entries.push_back(entry_of(w, options.database));
     if (sm_counts && w.sm_count) (*sm_counts)[w.device_name] = *w.sm_count;
   }
   if (t.entries.empty())
     throw ExportError(fmt::format("{} has no verified config on device '{}'; its devices: \"{}\"",
-                                  options.database.string(), options.device.value_or(""),
+                                  options.database.string(), text_excerpt(options.device.value_or("")),
                                   fmt::join(devices, "\", \"")));
   sort_entries(t.entries);
   return t;

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "codegen/family.hpp"
 #include "codegen/wgmma_family.hpp"
+#include "common/bounded_input.hpp"
 #include "export/export_cpp_host.hpp"
 
 namespace mpgemm {
@@ -40,12 +42,60 @@ ArgsKind args_of(std::string_view family_name) {
       fmt::format("family '{}' has no C++ export (the header knows how to launch wmma and wgmma)", family_name));
 }
 
+// A stored string (a device or config name from a database that may come from anywhere) as a C string literal:
+// printable ASCII stays, '"', '\\' and '?' (no trigraph) are escaped and every other byte is a three-digit octal
+// escape, so no newline, control character or quote can end the literal or the line. A NUL cannot be expressed:
+// the header's strings are compared with strcmp, which would stop there and match another device.
+std::string c_string(const std::string& s, std::string_view what) {
+  if (s.find('\0') != std::string::npos)
+    throw ExportError(fmt::format("{} \"{}\" holds a NUL byte, which a C string cannot carry", what, text_excerpt(s)));
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\' || c == '?') {
+      out += '\\';
+      out += ch;
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += ch;
+    } else {
+      out += fmt::format("\\{:03o}", c);
+    }
+  }
+  return out + "\"";
+}
+
+// A stored string or a path inside a // comment: printable ASCII stays, a backslash and every other byte become
+// \xHH, so a newline cannot end the comment (the rest of the line would be code) and a backslash can never stand
+// last on the line, where it would splice the next line into the comment.
+std::string comment_text(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f && c != '\\')
+      out += ch;
+    else
+      out += fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
+// Text the header pastes as code (a family's name expression, its kernel file): built by mpgemm from checked
+// params, so only these characters can occur; anything else means the table did not come from a family.
+void check_code_text(const std::string& text, std::string_view what, std::string_view where) {
+  if (text.empty() ||
+      text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:<>, .-") !=
+          std::string::npos)
+    throw ExportError(
+        fmt::format("{}: its {} \"{}\" is not text the header can paste as code", where, what, text_excerpt(text)));
+}
+
 CppKernel cpp_kernel_of(const ExportEntry& e, const std::map<std::string, std::int64_t>& sm_counts) {
-  const auto where = fmt::format("{} at {} ({})", e.config, e.shape.str(), e.device);
+  const auto where = fmt::format("{} at {} ({})", text_excerpt(e.config, 120), e.shape.str(), text_excerpt(e.device));
   const auto arch = Arch::parse(e.arch);
   const auto device_arch = Arch::parse(e.device_arch);
   if (!arch || !device_arch)
-    throw ExportError(fmt::format("{}: unreadable arch '{}' / '{}'", where, e.arch, e.device_arch));
+    throw ExportError(
+        fmt::format("{}: unreadable arch '{}' / '{}'", where, text_excerpt(e.arch), text_excerpt(e.device_arch)));
   CppKernel k;
   k.entry = &e;
   k.args = args_of(e.family);
@@ -57,6 +107,8 @@ CppKernel cpp_kernel_of(const ExportEntry& e, const std::map<std::string, std::i
         throw ExportError(fmt::format("{}: its NVRTC options define {}, which a header cannot carry", where, option));
     k.kernel_file = std::string(fam.kernel_file());
     k.name_expression = spec.name_expression;
+    check_code_text(k.kernel_file, "kernel file", where);
+    check_code_text(k.name_expression, "name expression", where);
     k.arch = spec.arch;
     DeviceDescription device;
     device.name = e.device;
@@ -87,15 +139,6 @@ std::string device_pass(const Arch& arch) {
 
 std::string guard(const std::set<std::string>& device_passes) {
   return fmt::format("#if !defined(__CUDA_ARCH__) || {}", fmt::join(device_passes, " || "));
-}
-
-std::string c_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string number_or_zero(const std::optional<double>& v) {
@@ -144,11 +187,11 @@ std::string table_row(const CppKernel& k) {
       "     MPGEMM_EXPORT_KERNEL({}),\n"
       "     {}, {}, {}, {}, {}u, {}, {}ull, {}u, {},\n"
       "     {}}},\n",
-      e.device, e.shape.str(), e.config, fmt::format("{:.1f}", e.tflops),
-      e.ratio_cublas ? fmt::format("{:.3f}", *e.ratio_cublas) : std::string("?"), c_string(e.device),
-      c_string(e.device_arch), c_string(k.arch.str()), e.shape.m, e.shape.n, e.shape.k, c_string(e.family),
-      c_string(e.config), fmt::format("{:.6g}", e.tflops), number_or_zero(e.ratio_cublas),
-      number_or_zero(e.ratio_cublaslt), k.name_expression,
+      comment_text(e.device), e.shape.str(), comment_text(e.config), fmt::format("{:.1f}", e.tflops),
+      e.ratio_cublas ? fmt::format("{:.3f}", *e.ratio_cublas) : std::string("?"), c_string(e.device, "device name"),
+      c_string(e.device_arch, "device arch"), c_string(k.arch.str(), "arch"), e.shape.m, e.shape.n, e.shape.k,
+      c_string(e.family, "family"), c_string(e.config, "config name"), fmt::format("{:.6g}", e.tflops),
+      number_or_zero(e.ratio_cublas), number_or_zero(e.ratio_cublaslt), k.name_expression,
       k.args == ArgsKind::tensor_maps ? "Args::tensor_maps" : "Args::standard", dim3_row(g.grid), dim3_row(g.block),
       dim3_row(g.cluster), g.dynamic_smem_bytes, g.persistent ? "true" : "false", g.balanced_units, k.workspace_bytes,
       g.dependent_launch ? "true" : "false", maps);
@@ -215,7 +258,7 @@ std::string export_cpp_header(const ExportTable& table, const std::map<std::stri
 #include <cstring>
 
 )",
-      table.generated_by, table.database, table.entries.size(), archs_line, gencodes);
+      comment_text(table.generated_by), comment_text(table.database), table.entries.size(), archs_line, gencodes);
 
   for (const auto& [file, passes] : file_passes) {
     h += fmt::format("// {}: compiled for {}\n{}\n#include \"{}\"\n#endif\n", file,

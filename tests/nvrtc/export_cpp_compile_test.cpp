@@ -11,6 +11,7 @@
 #include "export/export_collect.hpp"
 #include "export/export_cpp.hpp"
 #include "support/export_fixture.hpp"
+#include "support/old_database.hpp"
 #include "support/run_command.hpp"
 #include "support/store_fixture.hpp"
 
@@ -128,6 +129,33 @@ int main() {
   const auto ran = testing::run_command(program.string());  // the table and find() need no GPU
   EXPECT_EQ(ran.exit_code, 0) << ran.output;
   EXPECT_NE(ran.output.find(WgmmaConfig{}.name()), std::string::npos) << ran.output;
+}
+
+// A device name from a hostile database (issue 57): a newline and a directive, a quote and a backslash. The header
+// compiles, its literal is the stored name byte for byte (find() matches it, not the name before the newline), and
+// the directive never runs.
+TEST_F(ExportCpp, AHostileDeviceNameCompilesAsTheSameBytes) {
+  std::string sql;
+  for (const char* table : {"runs", "measurements", "cublas_timings", "cublaslt_timings", "reranks"})
+    sql += fmt::format(
+        "UPDATE {} SET device_name = 'NVIDIA H200' || char(10) || '#error X \"\\' WHERE device_name = 'NVIDIA H200';",
+        table);
+  testing::raw_exec(db_, sql);
+  const auto header = dir_ / "mpgemm_winners.hpp";
+  const auto r = testing::run_command(
+      fmt::format("{} {} --format cpp -o {}", testing::bin("mpgemm-export"), db_.string(), header.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ofstream(dir_ / "use.cu") << R"(#include "mpgemm_winners.hpp"
+int main() {
+  if (mpgemm_export::find(4096, 4096, 4096, "NVIDIA H200") != nullptr) return 1;
+  return mpgemm_export::find(4096, 4096, 4096, "NVIDIA H200\n#error X \"\\") != nullptr ? 0 : 2;
+}
+)";
+  const auto program = dir_ / "use";
+  const auto built = nvcc("sm_90a", "", program);
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  const auto ran = testing::run_command(program.string());  // find() and the table need no GPU
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
 }
 
 TEST_F(ExportCpp, TheTableCarriesTheFamilysGeometryAndTensorMaps) {
