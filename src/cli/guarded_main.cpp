@@ -43,25 +43,26 @@ int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
     }
     return body(args);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for the options.\n", prog, e.what(), prog);
+    std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for the options.\n", prog, printable_text(e.what()).c_str(),
+                 prog);
     return kExitBadInput;
   } catch (const SpaceError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "%s\n", printable_text(e.what()).c_str());
     return kExitBadInput;
   } catch (const InputFileError& e) {  // a file handed to it as input: missing, a folder, unreadable, too large
-    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
+    std::fprintf(stderr, "%s: error: %s\n", prog, printable_text(e.what()).c_str());
     return kExitBadInput;
   } catch (const InputRefused& e) {  // an output that is one of its inputs or a database; SQL that would write
-    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
+    std::fprintf(stderr, "%s: error: %s\n", prog, printable_text(e.what()).c_str());
     return kExitBadInput;
   } catch (const NoDeviceError& e) {
-    std::fprintf(stderr, "%s: %s\n", prog, e.what());
+    std::fprintf(stderr, "%s: %s\n", prog, printable_text(e.what()).c_str());
     return kExitNoDevice;
   } catch (const Error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
+    std::fprintf(stderr, "%s: error: %s\n", prog, printable_text(e.what()).c_str());
     return kExitFailure;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: internal error: %s\n", prog, e.what());
+    std::fprintf(stderr, "%s: internal error: %s\n", prog, printable_text(e.what()).c_str());
     return kExitFailure;
   }
 }

@@ -18,6 +18,7 @@ namespace {
 constexpr std::int64_t kMaxRerankRounds = 1'000'000;
 constexpr std::int64_t kMaxTimeBudgetS = 366 * 24 * 3600;
 constexpr std::int64_t kMaxThreads = 4096;
+constexpr std::int64_t kMaxTop = 1'000'000;
 
 // "exhaustive (every config ...); random (...; options: a=1 ...)", from the strategies' own declarations.
 std::string strategy_help() {
@@ -235,6 +236,10 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   if (auto w = args.get("--worker")) o.worker_path = *w;
   if (!report::format_from_string(args.get_or("--format", "table")))
     throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
+  // Read at the end of a run, like --format: checked here so that a bad value is refused before any work (a dry run
+  // included), not after hours of measuring.
+  if (auto top = args.get_positive_int("--top"); top && *top > kMaxTop)
+    throw UsageError(fmt::format("--top must be at most {}", kMaxTop));
   if (o.replay_db && o.compile_only) throw UsageError("--replay and --compile-only exclude each other");
   // A replay times nothing, so it holds no clock and its keys leave the hold out.
   if (o.replay_db) {

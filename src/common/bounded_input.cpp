@@ -176,6 +176,10 @@ std::string text_excerpt(std::string_view text, std::size_t max_chars) {
   return cut_to(std::move(out), max_chars);
 }
 
+std::string printable_text(std::string_view text) {
+  return text_excerpt(text, std::string::npos);
+}
+
 std::string json_excerpt(const nlohmann::json& j, std::size_t max_chars) {
   return cut_to(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), max_chars);
 }

@@ -60,6 +60,11 @@ extern template nlohmann::ordered_json parse_json_bounded<nlohmann::ordered_json
 // short line.
 std::string text_excerpt(std::string_view text, std::size_t max_chars = 40);
 
+// Text from a file or a database (a hostname, a device name, a message quoting them) as one line for a terminal:
+// control characters escaped as text_excerpt does them, nothing cut. No stored newline splits a message and no
+// escape sequence reaches the terminal raw.
+std::string printable_text(std::string_view text);
+
 // A value as a message quotes it: its JSON, cut the same way ("[1,2,3,4,...").
 std::string json_excerpt(const nlohmann::json& j, std::size_t max_chars = 40);
 

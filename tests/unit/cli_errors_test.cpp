@@ -1,8 +1,12 @@
 // The executables' contract for bad input: one line, exit code 2, nothing written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -226,5 +230,44 @@ TEST(CliErrors, UnknownFamilyListsTheKernelFamiliesNotTheTestOnes) {
   if (r.output.find("test_faulty") != std::string::npos) {
     EXPECT_NE(r.output.find("test-only, linked by MPGEMM_TEST_FAMILIES: test_faulty"), std::string::npos) << r.output;
   }
+  std::filesystem::remove_all(dir);
+}
+
+// Every option of mpgemm-tune is checked before any work: --top, read only when a run ends, was refused after a
+// full run and passed the dry run (issue 57). A value holding a newline stays inside its one-line message.
+TEST(CliErrors, TuneChecksTopBeforeAnyWork) {
+  const std::string tune = fmt::format("{} {} --dry-run", bin("mpgemm-tune"), source("configs/sm86.json"));
+  for (const auto& [top, says] : std::vector<std::pair<std::string, std::string>>{
+           {"-1", "--top must be a positive integer, got -1"},
+           {"0", "--top must be a positive integer, got 0"},
+           {"abc", "--top expects an integer, got 'abc'"},
+           {"10000000000", "--top must be at most 1000000"},
+           {"\"$(printf '1\\n#x\\033[2J')\"", "--top expects an integer, got '1\\n#x\\x1b[2J'"}}) {
+    const auto r = run_command(fmt::format("{} --top {}", tune, top));
+    EXPECT_EQ(r.exit_code, 2) << top << ": " << r.output;
+    EXPECT_NE(r.output.find("mpgemm-tune: error: " + says + "\n"), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2) << "the error and the --help hint: " << r.output;
+    EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << r.output;
+  }
+  const auto ok = run_command(fmt::format("{} --top 3", tune));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+}
+
+// A hostname stored in a merge input (a database from elsewhere) cannot split merge's warning or send an escape
+// sequence to the terminal.
+TEST(CliErrors, AHostileHostnameInAMergeWarningStaysOneLine) {
+  auto dir = fresh_dir("cli_merge_hostname");
+  {
+    mpgemm::Store in = mpgemm::Store::open(dir / "in.db", mpgemm::Store::Mode::read_write);
+    mpgemm::RunInfo info;
+    info.hostname = "evil\nwarning: forged\x1b[31m";
+    in.begin_run(info);  // never ended: it reads 'running', which merge warns about, naming its host
+  }
+  const auto r = run_command(
+      fmt::format("{} merge {} {}", bin("mpgemm-query"), (dir / "out.db").string(), (dir / "in.db").string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("on evil\\nwarning: forged\\x1b[31m"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("\nwarning: forged"), std::string::npos) << r.output;
   std::filesystem::remove_all(dir);
 }

@@ -8,6 +8,7 @@
 
 #include "cli/guarded_main.hpp"
 #include "cli/sql_rows.hpp"
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/readable.hpp"
 #include "compile/cubin_cache.hpp"
@@ -52,8 +53,9 @@ int merge_main(int argc, char** argv) {
     std::vector<std::filesystem::path> inputs;
     for (std::size_t i = 1; i < args.positionals().size(); ++i) inputs.emplace_back(args.positionals()[i]);
     const MergeReport report = merge_databases(out, inputs);
-    for (const auto& note : report.notes) std::cout << note << "\n";
-    for (const auto& warning : report.warnings) std::cerr << "warning: " << warning << "\n";
+    // Notes and warnings quote the inputs' hostnames and paths: one line each, whatever a database holds.
+    for (const auto& note : report.notes) std::cout << printable_text(note) << "\n";
+    for (const auto& warning : report.warnings) std::cerr << "warning: " << printable_text(warning) << "\n";
     std::cout << fmt::format("{} {} from {} input(s)\n", report.created ? "created" : "merged into", out.string(),
                              inputs.size());
     report::print(merge_table(report), *format, std::cout);
@@ -154,7 +156,7 @@ int main(int argc, char** argv) {
       for (const auto& line : dump.lines) std::cout << line << "\n";
       for (const auto& row : dump.damaged)
         std::cerr << fmt::format("mpgemm-query: warning: {}: damaged row left out of the dump: {}\n", db,
-                                 describe(row));
+                                 printable_text(describe(row)));
       if (dump.damaged.empty()) return 0;
       std::cout.flush();
       throw Error(fmt::format("{}: {} damaged row(s) left out of the dump (named above); the other rows were printed",

@@ -8,6 +8,7 @@
 #include "cli/measure_options.hpp"
 #include "cli/run_rerank.hpp"
 #include "cli/run_table.hpp"
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/writable.hpp"
 
@@ -151,7 +152,7 @@ int run(const cli::ParsedArgs& args, int argc, char** argv) {
     t = cli::run_rows(o, &notes);
   }
   report::print(t, *format, std::cout);
-  for (const auto& n : notes) std::cout << "note: " << n << "\n";
+  for (const auto& n : notes) std::cout << "note: " << printable_text(n) << "\n";  // they may quote stored names
   if (output_path) write_output(*output_path, t, *format, notes);
   if (reranking) return 0;  // a config dropped from a re-rank is a result, not a failure of the command
   return all_rows_ok(t) ? 0 : 1;
