@@ -173,7 +173,8 @@ TEST_F(OpenValidation, ADatabaseWhoseWinnerDisagreesWithItselfIsRefused) {
 }
 
 // A database from elsewhere is untrusted (issue 57): a view redefined to put the slowest kernel first, or one that
-// never ends, is refused from the schema alone, before a winner is read; the file itself is not written.
+// never ends, is refused from the schema alone, before a winner is read; the file itself is not written. The refusal
+// names the file's own version (kDb is at 12), which the check compares against before any migration.
 TEST_F(OpenValidation, ADatabaseWithARedefinedViewIsRefusedAtOnce) {
   const fs::path slowest = dir_ / "slowest.db";
   fs::copy_file(kDb, slowest);

@@ -30,6 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kDb = fs::path(MPGEMM_SOURCE_DIR) / "tests/data/db/h200_rerank_three_cubes.db";
+// kDb's schema version (its user_version). A file is checked against its own version, before any migration, so the
+// refusals below name this version whatever schema_version() this build has.
+constexpr int kDbVersion = 12;
 
 std::string bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -93,9 +96,10 @@ TEST_F(SchemaTrust, APlantedTriggerIsRefusedBeforeAnythingIsWritten) {
   const auto path = recorded("trigger.db",
                              "CREATE TRIGGER after_run AFTER INSERT ON runs BEGIN "
                              "DELETE FROM measurements WHERE run_id < new.id; END;");
-  const std::string named = fmt::format("a trigger 'after_run' on runs, which version {} does not define", 12);
+  const std::string named = fmt::format("a trigger 'after_run' on runs, which version {} does not define", kDbVersion);
   expect_refused_both(path, named);
-  expect_refused(path, Store::Mode::read_write, "database is damaged (not the schema of version 12: " + named);
+  expect_refused(path, Store::Mode::read_write,
+                 fmt::format("database is damaged (not the schema of version {}: ", kDbVersion) + named);
   // The reader says it did not read it; nothing in the message sends the user to a tool that would read it.
   expect_refused(path, Store::Mode::read_only, "it was not read");
 }
@@ -124,7 +128,7 @@ TEST_F(SchemaTrust, ARedefinedViewIsRefusedByReadersAndWriters) {
   const auto slowest = recorded("slowest.db",
                                 "DROP VIEW best_per_shape; CREATE VIEW best_per_shape AS SELECT * FROM best "
                                 "ORDER BY median_ms DESC;");
-  expect_refused_both(slowest, "view best_per_shape is not the one version 12 defines");
+  expect_refused_both(slowest, fmt::format("view best_per_shape is not the one version {} defines", kDbVersion));
   // Comments and layout are no difference: the same view written on one line opens.
   const auto reflowed = dir_ / "reflowed.db";
   fs::copy_file(kDb, reflowed);
@@ -153,22 +157,22 @@ TEST_F(SchemaTrust, AnEndlessViewIsRefusedWithoutRunningIt) {
       "DROP VIEW winners; CREATE VIEW winners AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
       "SELECT * FROM best, n;");
   const auto start = std::chrono::steady_clock::now();
-  expect_refused_both(endless, "view winners is not the one version 12 defines");
+  expect_refused_both(endless, fmt::format("view winners is not the one version {} defines", kDbVersion));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 TEST_F(SchemaTrust, ATableOrViewOfTheFilesOwnIsRefused) {
   expect_refused_both(recorded("view.db", "CREATE VIEW my_runs AS SELECT id FROM runs;"),
-                      "a view 'my_runs', which version 12 does not define");
+                      fmt::format("a view 'my_runs', which version {} does not define", kDbVersion));
   expect_refused_both(recorded("table.db", "CREATE TABLE my_notes (t TEXT);"),
-                      "a table 'my_notes', which version 12 does not define");
+                      fmt::format("a table 'my_notes', which version {} does not define", kDbVersion));
   expect_refused_both(recorded("unique.db", "CREATE UNIQUE INDEX one_run ON measurements (id, status);"),
                       "a UNIQUE index 'one_run' on measurements");
   // A table changed in what its columns do not show (a CHECK dropped) is named too.
   expect_refused_both(recorded("check.db",
                                "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, "
                                "'CHECK (settled_ms IS NULL OR settled_ms >= 0)', '') WHERE name = 'reranks';"),
-                      "table reranks is not as version 12 defines it");
+                      fmt::format("table reranks is not as version {} defines it", kDbVersion));
   // Names from the file are quoted escaped: the refusal stays one line.
   expect_refused_both(recorded("newline.db", "CREATE VIEW \"a\nb\" AS SELECT 1;"), "a view 'a\\nb'");
 }
@@ -220,6 +224,17 @@ TEST_F(SchemaTrust, TextWhereATimeBelongsNamesItsRow) {
     EXPECT_NE(std::string(e.what()).find("measurement 3: its median_ms is text, not a number"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(SchemaTrustFixture, TheRecordedDatabaseIsAtTheVersionTheRefusalsName) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(kDb.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(q, 0), kDbVersion);
+  sqlite3_finalize(q);
+  sqlite3_close(db);
 }
 
 TEST(NormalisedSql, SetsCommentsAndLayoutAsideButNotQuotedText) {
