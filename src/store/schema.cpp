@@ -559,6 +559,17 @@ constexpr std::string_view kVersion12 = R"sql(
 ALTER TABLE reranks ADD COLUMN settled_ms REAL CHECK (settled_ms IS NULL OR settled_ms >= 0);
 )sql";
 
+// Version 13: where a tuning run's time went (issue 44). A run that timed on the GPU 7% of its wall time blamed
+// compiling in its hint while its coordinator paced it; the accounts that show which are now kept with the run.
+constexpr std::string_view kVersion13 = R"sql(
+-- runs.time_accounts: where the run's time went, a JSON object: "coordinator" and each of "lanes" as {"owner",
+-- "wall_s", "phases": {phase: seconds}} (the phases add up to wall_s; docs/tuning.md names them), and "workers",
+-- each GPU worker's own account at the run's end ({"measurements", "shapes", "timing_s", "verifying_s", ...}:
+-- worker/phase_totals.hpp). NULL for a compile-only run, a run that ended in an error, and before version 13.
+ALTER TABLE runs ADD COLUMN time_accounts TEXT
+  CHECK (time_accounts IS NULL OR (json_valid(time_accounts) AND json_type(time_accounts) = 'object'));
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1},   store_detail::Migration{2, kVersion2},
     store_detail::Migration{3, kVersion3},   store_detail::Migration{4, kVersion4},
@@ -566,6 +577,7 @@ constexpr std::array kMigrations{
     store_detail::Migration{7, kVersion7},   store_detail::Migration{8, kVersion8},
     store_detail::Migration{9, kVersion9},   store_detail::Migration{10, kVersion10},
     store_detail::Migration{11, kVersion11}, store_detail::Migration{12, kVersion12},
+    store_detail::Migration{13, kVersion13},
 };
 
 }  // namespace

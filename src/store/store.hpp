@@ -67,6 +67,8 @@ class Store {
   // now.
   std::int64_t begin_run(const RunInfo& info);
   void end_run(std::int64_t run_id, std::string_view status);
+  // runs.time_accounts (schema version 13): where the run's time went, a JSON object; refused unless it is one.
+  void record_time_accounts(std::int64_t run_id, const std::string& json);
   std::optional<StoredRun> find_run(std::int64_t run_id) const;
 
   // Configs are keyed by (family, name, source_hash); returns the existing id when present, and sets its alias

@@ -145,6 +145,15 @@ void Store::end_run(std::int64_t run_id, std::string_view status) {
   store_detail::release_live_run(s, run_id);
 }
 
+void Store::record_time_accounts(std::int64_t run_id, const std::string& json) {
+  auto& s = state();
+  const std::string doing = fmt::format("recording the time accounts of run {}", run_id);
+  s.require_writable(doing);
+  sqlite::Statement(s.conn, "UPDATE runs SET time_accounts = ?1 WHERE id = ?2", doing).bind(json, run_id).run();
+  if (sqlite3_changes(s.conn.db) == 0)
+    throw StoreError(s.conn.path, SQLITE_NOTFOUND, fmt::format("{}: there is no run {}", doing, run_id));
+}
+
 std::optional<StoredRun> Store::find_run(std::int64_t run_id) const {
   auto& s = state();
   sqlite::Statement q(s.conn,

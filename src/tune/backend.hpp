@@ -112,6 +112,9 @@ class MeasureBackend {
     (void)kernels, (void)shape, (void)protocol;
     return std::nullopt;
   }
+  // Where its measuring process's time went (worker/phase_totals.hpp), asked at the end of a run; nullopt: a
+  // backend without a worker, or one that did not answer.
+  virtual std::optional<WorkerPhases> worker_account() { return std::nullopt; }
 };
 
 }  // namespace mpgemm

@@ -87,6 +87,8 @@ class GpuBackend final : public MeasureBackend {
     return client_.time_interleaved(req);
   }
 
+  std::optional<WorkerPhases> worker_account() override { return client_.account(); }
+
   int device_count() const { return device_count_; }
 
  private:

@@ -75,6 +75,23 @@ double TimeAccount::seconds(std::string_view phase) const {
   return 0;
 }
 
+nlohmann::json to_json(const TimeAccount& a) {
+  nlohmann::json phases = nlohmann::json::object();
+  for (const auto& [name, s] : a.phases) phases[name] = s;
+  return {{"owner", a.owner}, {"wall_s", a.wall_s}, {"phases", phases}};
+}
+
+void TimeAccount::add(std::string phase, double s) {
+  s = std::max(0.0, s);
+  wall_s += s;
+  for (auto& [name, seconds] : phases)
+    if (name == phase) {
+      seconds += s;
+      return;
+    }
+  phases.emplace_back(std::move(phase), s);
+}
+
 std::string TimeAccount::summary() const {
   std::vector<std::pair<std::string, double>> shown;
   for (const auto& p : phases)

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace mpgemm {
 
 // The coordinator thread's phases (tune/scheduler.cpp).
@@ -97,10 +99,16 @@ struct TimeAccount {
   std::vector<std::pair<std::string, double>> phases;
 
   double seconds(std::string_view phase) const;
+  // A phase timed apart from the clock (the run's start and re-rank, around the schedule): its seconds join the
+  // wall time.
+  void add(std::string phase, double s);
   // "coordinator 41.0 s: recording 2.1 s (5%), proposing 1.0 s (2%), ..." largest first, phases under 0.05 s left
   // out.
   std::string summary() const;
 };
+
+// {"owner", "wall_s", "phases": {phase: seconds}}, as runs.time_accounts keeps it.
+nlohmann::json to_json(const TimeAccount& a);
 
 TimeAccount account_of(std::string owner, const PhaseClock<CoordinatorPhase>& clock);
 TimeAccount account_of(std::string owner, const PhaseClock<LanePhase>& clock);

@@ -295,7 +295,15 @@ void rerank_shapes(Store& store, MeasureBackend& backend, const CubinCache& cach
 
 }  // namespace
 
+nlohmann::json time_accounts_json(const TuneSummary& s) {
+  nlohmann::json lanes = nlohmann::json::array(), workers = nlohmann::json::array();
+  for (const auto& lane : s.lanes) lanes.push_back(to_json(lane));
+  for (const auto& worker : s.workers) workers.push_back(to_json(worker));
+  return {{"coordinator", to_json(s.coordinator)}, {"lanes", lanes}, {"workers", workers}};
+}
+
 TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
+  const auto started = std::chrono::steady_clock::now();
   // Everything that can be wrong with the input is found before anything is written.
   const TuneInput input = check_tune_input(opt);
 
@@ -327,10 +335,12 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   // Without a backend each config is compiled once, for the first shape.
   obs.phase_started(backend ? "measure" : "compile", backend ? input.pairs : input.compile_pairs);
   // An exception leaves the phase unfinished: the error is the last word, not a progress line.
+  const double starting_s = seconds_since(started);  // input checks, the workers' start, the database, the plan
   const SchedulerReport r =
       run_schedule(RunContext{plan, recorder, store, input.space, *input.family, device}, settings, sobs);
   obs.phase_finished();
   summarize_schedule(r, plan, recorder, summary);
+  summary.coordinator.add("starting", starting_s);
   if (summary.device_rejected > 0)
     obs.note(fmt::format("{} config{} do{} not run on {}: {}", summary.device_rejected,
                          summary.device_rejected == 1 ? "" : "s", summary.device_rejected == 1 ? "es" : "",
@@ -341,8 +351,14 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
         fmt::format("no re-rank in a shard: a shard sees only its slice of each shape; merge the shards' "
                     "databases (mpgemm-query merge) and re-rank the result (mpgemm-run DB --rerank {})",
                     opt.rerank.top_k));
-  if (backend && !opt.shard && !summary.interrupted && opt.rerank.top_k > 0 && backend->capabilities().interleaved)
+  if (backend && !opt.shard && !summary.interrupted && opt.rerank.top_k > 0 && backend->capabilities().interleaved) {
+    const auto reranking = std::chrono::steady_clock::now();
     rerank_shapes(store, *backend, cache, settings.shapes, input.shapes, opt.rerank, obs, summary);
+    summary.coordinator.add("re-ranking", seconds_since(reranking));
+  }
+  for (const auto& b : backends)
+    if (auto account = b->worker_account()) summary.workers.push_back(*account);
+  if (backend) store.record_time_accounts(summary.run_id, time_accounts_json(summary).dump());
   scope.finish(summary.interrupted);
   return summary;
 }

@@ -108,6 +108,7 @@ struct TuneSummary {
   double device_idle_share() const;   // 1 - busy / wall, averaged over the GPUs; 0 without a backend
   TimeAccount coordinator;            // where the coordinator's time went (tune/time_account.hpp)
   std::vector<TimeAccount> lanes;     // and each measuring lane's: in the worker, waiting for compiles, ...
+  std::vector<WorkerPhases> workers;  // each GPU worker's own account at the run's end (the running process's)
   // What kept the GPUs from timing, from the lanes' accounts: when their waits for compiles, or for the
   // coordinator, took 10% of the run or more, the larger one named with its measured share and what to do.
   std::optional<std::string> idle_hint() const;
@@ -118,6 +119,9 @@ struct TuneSummary {
 
 // Set from a signal handler to stop after the candidate in flight; the run is then recorded as interrupted.
 extern std::atomic<bool> g_stop_requested;
+
+// runs.time_accounts of a run (schema version 13): the coordinator's, each lane's and each worker's account.
+nlohmann::json time_accounts_json(const TuneSummary& summary);
 
 // Throws SpaceError (bad space), UsageError (bad options), StoreError, NoDeviceError (replay or GPU asked for
 // and unavailable), NvrtcError (the compiler machinery still failing after retries: the run is recorded as

@@ -276,6 +276,18 @@ InterleavedReply WorkerClient::time_interleaved(const TimeInterleavedRequest& re
   return std::move(*r);
 }
 
+std::optional<WorkerPhases> WorkerClient::account() noexcept {
+  if (!running()) return std::nullopt;
+  try {
+    Message reply = call(AccountRequest{}, options_.hello_timeout);
+    if (auto* r = std::get_if<AccountReply>(&reply)) return r->phases;
+    end_worker(milliseconds(0));  // any other answer breaks the protocol
+  } catch (...) {
+    // call() has ended a worker that did not answer; an account is never worth failing a run for
+  }
+  return std::nullopt;
+}
+
 void WorkerClient::shutdown() noexcept {
   if (!child_) return;
   try {

@@ -82,6 +82,10 @@ class WorkerClient {
   std::chrono::milliseconds interleaved_limit(const TimeInterleavedRequest& request) const;
   std::chrono::milliseconds prepare_limit(const PrepareShapeRequest& request) const;
 
+  // The running worker's account of its time since it started (a worker replaced after a fault starts a new
+  // one); nullopt when none runs or it does not answer within hello_timeout (it is then ended). Never throws.
+  std::optional<WorkerPhases> account() noexcept;
+
   // Ends the worker (politely, then SIGKILL). The next call starts a new one. Never throws.
   void shutdown() noexcept;
 

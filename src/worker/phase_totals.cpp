@@ -1,5 +1,7 @@
 #include "worker/phase_totals.hpp"
 
+#include <type_traits>
+
 #include <fmt/format.h>
 
 namespace mpgemm {
@@ -23,6 +25,41 @@ std::string WorkerPhases::summary() const {
     out += fmt::format("; per measurement {:.1f} ms outside timing",
                        1e3 * (setup_s + verifying_s + waiting_s + replying_s) / measurements);
   return out;
+}
+
+namespace {
+
+// Each field once, for both directions.
+template <class Phases, class F>
+void each_field(Phases& p, F&& f) {
+  f("measurements", p.measurements);
+  f("shapes", p.shapes);
+  f("reranks", p.reranks);
+  f("idle_settles", p.idle_settles);
+  f("waiting_s", p.waiting_s);
+  f("setup_s", p.setup_s);
+  f("verifying_s", p.verifying_s);
+  f("timing_s", p.timing_s);
+  f("replying_s", p.replying_s);
+  f("preparing_s", p.preparing_s);
+  f("reranking_s", p.reranking_s);
+  f("settling_s", p.settling_s);
+  f("keeping_warm_s", p.keeping_warm_s);
+  f("idle_settling_s", p.idle_settling_s);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const WorkerPhases& p) {
+  nlohmann::json j = nlohmann::json::object();
+  each_field(p, [&](const char* name, const auto& value) { j[name] = value; });
+  return j;
+}
+
+WorkerPhases worker_phases_from_json(const nlohmann::json& j) {
+  WorkerPhases p;
+  each_field(p, [&](const char* name, auto& value) { value = j.at(name).get<std::remove_cvref_t<decltype(value)>>(); });
+  return p;
 }
 
 }  // namespace mpgemm

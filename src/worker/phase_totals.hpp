@@ -4,6 +4,8 @@
 #include <chrono>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace mpgemm {
 
 struct WorkerPhases {
@@ -15,9 +17,9 @@ struct WorkerPhases {
   double replying_s = 0;   // writing the replies
   double preparing_s = 0;  // prepare_shape: inputs, cuBLAS and cuBLASLt references
   int shapes = 0;
-  int reranks = 0;         // time_interleaved requests served
-  double reranking_s = 0;  // their loading, verification, timed rounds and replies
-  double settling_s = 0;   // their untimed rounds before the timed ones (settle_ms)
+  int reranks = 0;             // time_interleaved requests served
+  double reranking_s = 0;      // their loading, verification, timed rounds and replies
+  double settling_s = 0;       // their untimed rounds before the timed ones (settle_ms)
   double keeping_warm_s = 0;   // untimed cuBLAS between requests (ClockHold::keep_warm_ms); not in waiting_s
   int idle_settles = 0;        // measurements that found the card idle and settled it first
   double idle_settling_s = 0;  // their untimed cuBLAS (ClockHold::idle_settle_ms)
@@ -30,6 +32,11 @@ struct WorkerPhases {
   // settling ...][, keeping warm ...][, settling after idle ... (N time(s))]; per measurement ...".
   std::string summary() const;
 };
+
+// As the worker protocol's worker_account and runs.time_accounts carry it: every count and phase by its field name.
+nlohmann::json to_json(const WorkerPhases& p);
+// Throws nlohmann::json's exceptions for a missing or mistyped field.
+WorkerPhases worker_phases_from_json(const nlohmann::json& j);
 
 // Seconds since `start` on the steady clock.
 inline double seconds_since(std::chrono::steady_clock::time_point start) {

@@ -28,8 +28,8 @@ ErrorKind error_kind_from(const std::string& text) {
 
 // Types and their names, in the variant's order.
 constexpr std::array<std::string_view, std::variant_size_v<Message>> kTypeNames{
-    "hello",  "device", "prepare_shape", "cublas_reference", "measure",    "verified",
-    "result", "error",  "shutdown",      "time_interleaved", "interleaved"};
+    "hello", "device",   "prepare_shape",    "cublas_reference", "measure", "verified",      "result",
+    "error", "shutdown", "time_interleaved", "interleaved",      "account", "worker_account"};
 
 json encode_samples(const std::vector<RoundSample>& samples) {
   json a = json::array();
@@ -156,6 +156,8 @@ struct Encoder {
     return {{"kind", std::string(to_string(m.kind))}, {"code", m.code}, {"message", m.message}, {"fatal", m.fatal}};
   }
   json operator()(const ShutdownRequest&) const { return json::object(); }
+  json operator()(const AccountRequest&) const { return json::object(); }
+  json operator()(const AccountReply& m) const { return to_json(m.phases); }
   json operator()(const TimeInterleavedRequest& m) const {
     json kernels = json::array();
     for (const auto& k : m.kernels)
@@ -252,6 +254,8 @@ Message decode_body(std::string_view type, const json& j) {
     return ErrorReply{error_kind_from(j.at("kind").get<std::string>()), j.at("code").get<int>(),
                       j.at("message").get<std::string>(), j.at("fatal").get<bool>()};
   if (type == "shutdown") return ShutdownRequest{};
+  if (type == "account") return AccountRequest{};
+  if (type == "worker_account") return AccountReply{worker_phases_from_json(j)};
   if (type == "time_interleaved") {
     TimeInterleavedRequest m;
     for (const auto& k : j.at("kernels").get_ref<const json::array_t&>()) {

@@ -8,6 +8,7 @@
 //   prepare_shape                  cublas_reference, with cuBLASLt's when asked for (or error)
 //   measure                        verified, then result (or error)
 //   time_interleaved               interleaved (or error)
+//   account                        worker_account: where the worker's time went so far
 //   shutdown                       (the worker exits)
 //
 // Pure: no I/O here, so every message round-trips in unit tests.
@@ -23,6 +24,7 @@
 #include "common/params.hpp"
 #include "measure/protocol_defaults.hpp"
 #include "measure/sampling.hpp"
+#include "worker/phase_totals.hpp"
 #include "worker/wire.hpp"
 
 namespace mpgemm {
@@ -34,8 +36,8 @@ namespace mpgemm {
 // (`settle_ms`, `settled_ms`); 10: their count (`settle_rounds`), and rounds ordered by a Williams square, not rotated;
 // 11: prepare_shape's untimed cuBLAS launches before its timings (`settle_ms`, `settled_ms`); 12: the clock hold
 // (prepare_shape's `hold`, verified's `settled_ms`); 13: shapes kept by the worker (cublas_reference's
-// `inputs_kept`)
-inline constexpr int kProtocolVersion = 13;
+// `inputs_kept`); 14: the worker's account of its time (`account`, answered by `worker_account`)
+inline constexpr int kProtocolVersion = 14;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -213,9 +215,16 @@ struct ErrorReply {
 
 struct ShutdownRequest {};
 
-using Message =
-    std::variant<HelloRequest, HelloReply, PrepareShapeRequest, PrepareShapeReply, MeasureRequest, VerifiedReply,
-                 ResultReply, ErrorReply, ShutdownRequest, TimeInterleavedRequest, InterleavedReply>;
+// Where the worker's time went since it started (worker/phase_totals.hpp), asked for at the end of a run so the
+// tuner can store it beside its own account.
+struct AccountRequest {};
+struct AccountReply {
+  WorkerPhases phases;
+};
+
+using Message = std::variant<HelloRequest, HelloReply, PrepareShapeRequest, PrepareShapeReply, MeasureRequest,
+                             VerifiedReply, ResultReply, ErrorReply, ShutdownRequest, TimeInterleavedRequest,
+                             InterleavedReply, AccountRequest, AccountReply>;
 
 std::string_view message_type(const Message& message);  // "hello", "device", "prepare_shape", ...
 

@@ -153,6 +153,10 @@ class Server {
       if (const auto* m = std::get_if<PrepareShapeRequest>(&request)) return prepare(*m);
       if (const auto* m = std::get_if<MeasureRequest>(&request)) return measure(*m);
       if (const auto* m = std::get_if<TimeInterleavedRequest>(&request)) return interleaved(*m);
+      if (std::holds_alternative<AccountRequest>(request)) {
+        reply(AccountReply{phases_});
+        return std::nullopt;
+      }
       reply(ErrorReply{ErrorKind::protocol, 0, fmt::format("'{}' is not a request", message_type(request)), true});
       return kWorkerExitProtocol;
     } catch (const ReplyFailed&) {

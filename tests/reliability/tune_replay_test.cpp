@@ -65,6 +65,19 @@ TEST_F(ReliabilityReplay, ReproducesEveryRecordedOutcomeAndResumesToNothing) {
   EXPECT_GT(sql_int(db, "SELECT count(*) FROM measurements WHERE ratio_to_cublaslt IS NOT NULL"), 0);
   EXPECT_EQ(sql_rows(db, "SELECT mode, status, device_name, device_cc, driver_version, cublas_version FROM runs"),
             (std::vector<std::vector<std::string>>{{"replay", "finished", "NVIDIA H200", "sm_90", "13.0", "13.1.0"}}));
+  // Where its time went is kept with the run: the coordinator's account (its start included) and the lane's, each
+  // adding up to its wall time; no worker answers a replay. The same accounts are printed.
+  EXPECT_EQ(sql_rows(db,
+                     "SELECT json_type(time_accounts, '$.coordinator.phases.starting'), "
+                     "json_array_length(time_accounts, '$.lanes'), json_array_length(time_accounts, '$.workers'), "
+                     "json_extract(time_accounts, '$.lanes[0].owner') FROM runs"),
+            (std::vector<std::vector<std::string>>{{"real", "1", "0", "lane 0"}}));
+  EXPECT_EQ(sql_int(db,
+                    "SELECT abs((SELECT sum(value) FROM json_each(time_accounts, '$.lanes[0].phases')) - "
+                    "json_extract(time_accounts, '$.lanes[0].wall_s')) < 1e-6 FROM runs"),
+            1);
+  EXPECT_NE(last_output_.find("\ncoordinator "), std::string::npos) << last_output_;
+  EXPECT_NE(last_output_.find("\nlane 0 "), std::string::npos) << last_output_;
 
   // The same command again: everything is already there.
   const TuneOutput second = tune(recorded_, db);

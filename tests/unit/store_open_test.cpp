@@ -570,7 +570,7 @@ TEST_F(StoreOpen, Version10DatabaseGainsBatchesReadAsStream) {
 
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 12);
+  EXPECT_EQ(schema_version(), 13);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object : {"CREATE TABLE runs",
                              "CREATE TABLE configs",

@@ -119,7 +119,7 @@ TEST_F(StoreQuery, SqlReadsTypedCells) {
   ASSERT_EQ(t.rows.size(), 2u);
   EXPECT_EQ(t.rows[0], (std::vector<report::Cell>{std::int64_t{1}, std::string("ok"), 0.5, std::monostate{}}));
   EXPECT_EQ(t.rows[1][2], report::Cell(std::monostate{}));
-  EXPECT_EQ(store.query_sql("PRAGMA table_info(runs)").rows.size(), 23u);
+  EXPECT_EQ(store.query_sql("PRAGMA table_info(runs)").rows.size(), 24u);      // time_accounts: version 13
   EXPECT_EQ(store.query_sql("SELECT config_name FROM best").rows.size(), 1u);  // the view and its window function
   EXPECT_EQ(store.query_sql("SELECT json_extract(params, '$.BM') FROM configs").rows[0][0],
             report::Cell(std::int64_t{64}));

@@ -535,6 +535,37 @@ TEST(WorkerProtocol, ErrorAndShutdown) {
   round_trip(ShutdownRequest{});
 }
 
+// The worker's account crosses whole: every count and every phase's seconds.
+TEST(WorkerProtocol, AccountRequestAndReply) {
+  round_trip(AccountRequest{});
+  WorkerPhases p;
+  p.measurements = 312;
+  p.shapes = 5;
+  p.reranks = 4;
+  p.idle_settles = 2;
+  p.waiting_s = 1.5;
+  p.setup_s = 2.25;
+  p.verifying_s = 3.5;
+  p.timing_s = 13.75;
+  p.replying_s = 0.125;
+  p.preparing_s = 8.5;
+  p.reranking_s = 20.25;
+  p.settling_s = 1.75;
+  p.keeping_warm_s = 120.5;
+  p.idle_settling_s = 0.625;
+  const WorkerPhases q = round_trip(AccountReply{p}).phases;
+  EXPECT_EQ(q.summary(), p.summary());
+  EXPECT_EQ(q.total_s(), p.total_s());
+  EXPECT_EQ(q.measurements, 312);
+  EXPECT_EQ(q.shapes, 5);
+  EXPECT_EQ(q.reranks, 4);
+  EXPECT_EQ(q.idle_settles, 2);
+  EXPECT_EQ(q.timing_s, 13.75);
+  EXPECT_EQ(q.keeping_warm_s, 120.5);
+  EXPECT_EQ(message_type(AccountReply{}), "worker_account");
+  EXPECT_EQ(message_type(AccountRequest{}), "account");
+}
+
 TEST(WorkerProtocol, FrameIsLittleEndianLengthPlusMsgpack) {
   const auto frame = encode_frame(ShutdownRequest{});
   ASSERT_GE(frame.size(), 4u);

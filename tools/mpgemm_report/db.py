@@ -21,7 +21,7 @@ import subprocess
 from dataclasses import dataclass
 
 APPLICATION_ID = 0x6D706765  # "mpge": src/store/schema.hpp kStoreApplicationId
-SCHEMA_VERSION = 12  # the schema the sections' queries are written for (src/store/schema.cpp); checked against
+SCHEMA_VERSION = 13  # the schema the sections' queries are written for (src/store/schema.cpp); checked against
 # the migrations mpgemm-query prints whenever an older database is migrated
 
 
