@@ -1,7 +1,12 @@
 #include "cli/guarded_main.hpp"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -26,6 +31,31 @@ std::string version_line(std::string_view program) {
   return fmt::format("{} {} (commit {})\n", program, tool_version(), git_sha());
 }
 
+namespace {
+
+// Flushes standard output and says whether everything written there arrived: a full disk (ENOSPC), a closed pipe
+// (EPIPE: SIGPIPE is ignored) or any other failed write must not read as success.
+std::optional<std::string> stdout_failure() {
+  std::cout.flush();
+  const bool stream_failed = !std::cout.good();
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int error = errno;
+  if (!stream_failed && !flush_failed && !std::ferror(stdout)) return std::nullopt;
+  return flush_failed && error != 0 ? std::string(std::strerror(error)) : std::string("a write failed");
+}
+
+// `status`, or kExitFailure with one line on stderr when standard output did not take everything written to it.
+int checking_stdout(const char* prog, int status) {
+  if (auto why = stdout_failure()) {
+    std::fprintf(stderr, "%s: error: cannot write standard output: %s\n", prog, why->c_str());
+    return status == kExitOk ? kExitFailure : status;
+  }
+  return status;
+}
+
+}  // namespace
+
 int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
                  const std::function<int(const ParsedArgs&)>& body) {
   std::signal(SIGPIPE, SIG_IGN);  // a dead worker or a closed pager must surface as an error, not kill us
@@ -35,13 +65,13 @@ int guarded_main(const ArgParser& parser, int argc, const char* const* argv,
     if (args.help_requested()) {
       std::fputs(parser.help_text().c_str(), stdout);
       std::fputs(std::string(kExitStatusHelp).c_str(), stdout);
-      return kExitOk;
+      return checking_stdout(prog, kExitOk);
     }
     if (args.version_requested()) {
       std::fputs(version_line(parser.program()).c_str(), stdout);
-      return kExitOk;
+      return checking_stdout(prog, kExitOk);
     }
-    return body(args);
+    return checking_stdout(prog, body(args));
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for the options.\n", prog, printable_text(e.what()).c_str(),
                  prog);

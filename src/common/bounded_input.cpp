@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "common/readable.hpp"
+
 namespace mpgemm {
 
 InputFileError::InputFileError(std::string file, std::string why)
@@ -23,6 +25,9 @@ std::string read_bounded_file(const std::filesystem::path& path, std::string_vie
                                      ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "no such file"));
   if (std::filesystem::is_directory(st))
     throw InputFileError(name, fmt::format("cannot read the {}: it is a folder", what));
+  // A FIFO's open waits for a writer, perhaps forever; a device such as /dev/zero is read within the bound below.
+  if (opens_like_no_file(path))
+    throw InputFileError(name, fmt::format("cannot read the {}: it is a FIFO or a socket, not a regular file", what));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputFileError(name, fmt::format("cannot read the {}: {}", what, std::strerror(errno)));
   std::string text;

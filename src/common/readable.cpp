@@ -61,6 +61,7 @@ std::optional<ReadObstacle> read_obstacle(const fs::path& path) {
     return ReadObstacle{kind, {}, error};
   }
   if (S_ISDIR(st.st_mode)) return ReadObstacle{Kind::names_a_folder, {}, 0};
+  if (!S_ISREG(st.st_mode)) return ReadObstacle{Kind::not_a_regular_file, {}, 0};  // before an open that may block
   if (::access(path.c_str(), R_OK) != 0) {
     const int error = errno;
     return ReadObstacle{error == EACCES ? Kind::file_not_readable : Kind::other, {}, error};
@@ -82,6 +83,8 @@ std::string describe(const ReadObstacle& o, std::string_view noun) {
                               : fmt::format("permission denied: the folder {} may not be entered", o.folder.string());
     case Kind::names_a_folder:
       return fmt::format("it is a folder, not a {}", noun);
+    case Kind::not_a_regular_file:
+      return fmt::format("it is not a regular file (a FIFO, a socket or a device), not a {}", noun);
     case Kind::file_not_readable:
       return fmt::format("permission denied: the {} may not be read", noun);
     case Kind::other:
@@ -93,6 +96,11 @@ std::string describe(const ReadObstacle& o, std::string_view noun) {
 std::optional<std::string> why_not_readable(const fs::path& path, std::string_view noun) {
   if (auto o = read_obstacle(path)) return describe(*o, noun);
   return std::nullopt;
+}
+
+bool opens_like_no_file(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
 void require_readable_file(const fs::path& path, std::string_view noun) {

@@ -17,6 +17,7 @@ struct ReadObstacle {
     through_a_file,        // a folder of the path is a file (ENOTDIR); `folder` names it when found
     folder_not_enterable,  // a folder of the path may not be entered (EACCES); `folder` names it when found
     names_a_folder,        // the path is a folder
+    not_a_regular_file,    // a FIFO, a socket or a device: opening a FIFO waits for a writer, maybe forever
     file_not_readable,     // the file exists and may not be read
     other,                 // anything else the system says (`error`: the errno)
   };
@@ -35,6 +36,10 @@ std::string describe(const ReadObstacle& obstacle, std::string_view noun = "file
 
 // read_obstacle, described; nothing when the path can be read.
 std::optional<std::string> why_not_readable(const std::filesystem::path& path, std::string_view noun = "file");
+
+// Whether opening `path` to read could wait forever or fail as no file does: a FIFO (open blocks until a writer
+// comes) or a socket. Checked with stat before any open; false for anything else, a missing path included.
+bool opens_like_no_file(const std::filesystem::path& path);
 
 // Throws mpgemm::Error "cannot read PATH: why" when read_obstacle finds one.
 void require_readable_file(const std::filesystem::path& path, std::string_view noun = "file");

@@ -87,9 +87,30 @@ void require_not_an_input(const std::filesystem::path& output, std::initializer_
                       output.string(), in.role, in.path.string()));
 }
 
+std::optional<std::filesystem::path> database_of_side_file(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  for (std::string_view suffix : {"-wal", "-shm", "-journal"}) {
+    if (name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
+    std::filesystem::path db = path;
+    db.replace_filename(name.substr(0, name.size() - suffix.size()));
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(db, ec)) return db;
+  }
+  return std::nullopt;
+}
+
+void require_not_a_side_file(const std::filesystem::path& output) {
+  if (auto db = database_of_side_file(output))
+    throw OutputRefused(
+        fmt::format("cannot write {}: it is a side file SQLite keeps beside the database {} (its -wal, -shm or "
+                    "-journal), and writing it would lose that database's rows; choose another output file",
+                    output.string(), db->string()));
+}
+
 void require_safe_output(const std::filesystem::path& output, std::initializer_list<InputFile> inputs) {
   require_writable_output(output);
   require_not_an_input(output, inputs);
+  require_not_a_side_file(output);
   if (is_sqlite_file(output))
     throw OutputRefused(fmt::format(
         "cannot write {}: it is an SQLite database (a results database?), which a text output never replaces; "

@@ -66,13 +66,23 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 // Whether `path` is an existing file that begins with SQLite's 16-byte header ("SQLite format 3\0").
 bool is_sqlite_file(const std::filesystem::path& path);
 
+// The database `path` is a side file of, as SQLite names them: PATH-wal, PATH-shm or PATH-journal beside an
+// existing file PATH. Writing there loses the database's committed rows (a WAL replaced under a writer), so no
+// output may go there; nothing when `path` is no such name.
+std::optional<std::filesystem::path> database_of_side_file(const std::filesystem::path& path);
+
+// Throws OutputRefused "cannot write OUT: it is the -wal file of the database DB ..." when database_of_side_file
+// finds one.
+void require_not_a_side_file(const std::filesystem::path& output);
+
 // Throws OutputRefused "cannot write OUT: it is ROLE INPUT, which this command reads" when `output` is one of
 // `inputs` (same_file).
 void require_not_an_input(const std::filesystem::path& output, std::initializer_list<InputFile> inputs);
 
 // For a command's output file that is text (an exported table, a header, a printed table): require_writable_output,
-// require_not_an_input, and no existing SQLite file (a results database given as -o by mistake) is replaced.
-// Throws one line naming the file and why: OutputRefused for an input or a database, mpgemm::Error otherwise.
+// require_not_an_input, require_not_a_side_file, and no existing SQLite file (a results database given as -o by
+// mistake) is replaced. Throws one line naming the file and why: OutputRefused for an input or a database,
+// mpgemm::Error otherwise.
 void require_safe_output(const std::filesystem::path& output, std::initializer_list<InputFile> inputs);
 
 // Writes `text` as the whole of `path`: into a temporary file in the same folder, flushed to disk, then renamed

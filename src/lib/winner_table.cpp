@@ -10,6 +10,7 @@
 #include "codegen/family.hpp"
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
+#include "common/readable.hpp"
 #include "lib/export_file.hpp"
 #include "lib/winner_checks.hpp"
 #include "store/store.hpp"
@@ -47,6 +48,9 @@ WinnerTable WinnerTable::load(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error(fmt::format("{}: is a folder, not a results database or an mpgemm-export JSON file", path.string()));
+  if (opens_like_no_file(path))  // before is_sqlite's open, which would wait for a FIFO's writer
+    throw Error(
+        fmt::format("{}: is a FIFO or a socket, not a results database or an mpgemm-export JSON file", path.string()));
   if (is_sqlite(path)) {
     std::vector<ShapeWinner> winners = shape_winners(Store::open(path, Store::Mode::read_only));
     check_winners(winners, WinnerSource::database, path);

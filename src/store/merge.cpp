@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "common/file_lock.hpp"
 #include "common/readable.hpp"
+#include "common/writable.hpp"
 #include "store/merge_rows.hpp"
 #include "store/schema.hpp"
 #include "store/schema_check.hpp"
@@ -222,6 +223,7 @@ void publish(const fs::path& built, const fs::path& out) {
 }  // namespace
 
 MergeReport merge_databases(const fs::path& out, const std::vector<fs::path>& inputs) {
+  require_not_a_side_file(out);  // a database's -wal replaced by another database loses its rows
   MergeReport report;
   std::error_code ec;
   report.created = !fs::exists(out, ec);

@@ -1,6 +1,7 @@
 // Opening a results database: identity checks before anything is written, connection settings, migrations.
 #include "store/store.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -235,6 +236,10 @@ std::optional<std::string> Store::why_not_writable(const std::filesystem::path& 
 }
 
 void Store::require_writable(const std::filesystem::path& path) {
+  require_not_a_side_file(path);  // a database's -wal as another database would lose its rows
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    throw Error(fmt::format("database {}: it is not a regular file (a FIFO, a socket or a device), not a database file",
+                            path.string()));
   if (auto why = why_not_writable(path)) throw Error(fmt::format("database {}: {}", path.string(), *why));
 }
 
@@ -246,6 +251,12 @@ Store Store::open(const std::filesystem::path& path, Mode mode) {
   std::error_code folder_ec;
   if (std::filesystem::is_directory(path, folder_ec))
     throw StoreError(state->conn.path, SQLITE_CANTOPEN, "it is a folder, not a database file");
+  // Before SQLite opens it: a FIFO's open waits for a writer, perhaps forever, and a device (/dev/null as --db) would
+  // have SQLite write its journal beside it.
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw StoreError(state->conn.path, SQLITE_CANTOPEN,
+                     "it is not a regular file (a FIFO, a socket or a device), not a database file");
+  if (mode == Mode::read_write) require_not_a_side_file(path);
   bool in_memory = false;  // the connection is to a snapshot in memory, not to the file
   if (mode == Mode::read_write) {
     std::error_code ec;

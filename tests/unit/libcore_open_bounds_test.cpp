@@ -1,10 +1,16 @@
 // Library::open and mpgemm_open read an exported file within kMaxInputFileBytes: a file past the bound (a sparse
 // one here, so the test writes nothing) and /dev/zero, which never ends, are each refused at open in one line that
 // names the file and the bound, never bad_alloc or a wait for the end of /dev/zero.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
 
 #include "common/bounded_input.hpp"
@@ -59,6 +65,26 @@ TEST_F(LibOpenBounds, DevZeroIsRefusedInOneLine) {
   EXPECT_EQ(lib, nullptr);
   EXPECT_STREQ(mpgemm_last_error(),
                "libmpgemm: /dev/zero: the exported file is larger than 64 MiB (is it the right file?)");
+}
+
+// Issue 57, item 7: a FIFO's open waits for a writer, perhaps forever; it is refused before anything opens it. Should
+// it block (a regression), the test opens the FIFO's other end after 10 s so the open returns, and fails.
+TEST_F(LibOpenBounds, AFifoIsRefusedBeforeItsOpenWaits) {
+  const fs::path fifo = dir_ / "winners.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto refused = std::async(std::launch::async, [&] { return refusal(fifo.string()); });
+  if (refused.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0) ::close(writer);
+    ADD_FAILURE() << "Library::open waited on the FIFO";
+  }
+  const std::string what = refused.get();
+  EXPECT_EQ(what, "libmpgemm: " + fifo.string() +
+                      ": is a FIFO or a socket, not a results database or an mpgemm-export JSON file");
+
+  mpgemm_library* lib = nullptr;
+  EXPECT_EQ(mpgemm_open(fifo.c_str(), nullptr, &lib), MPGEMM_OPEN_FAILED);
+  EXPECT_EQ(lib, nullptr);
 }
 
 }  // namespace

@@ -129,6 +129,8 @@ def why_not_readable(path):
         return e.strerror.lower() if e.strerror else str(e)
     if stat.S_ISDIR(st.st_mode):
         return "it is a folder, not a database"
+    if not stat.S_ISREG(st.st_mode):  # before connect: opening a FIFO waits for a writer, perhaps forever
+        return "it is not a regular file (a FIFO, a socket or a device), not a database"
     if not os.access(path, os.R_OK):
         return "permission denied: the database may not be read"
     return None
