@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -32,6 +34,16 @@ namespace {
 class TempDb {
  public:
   explicit TempDb(fs::path path) : path_(std::move(path)) { remove_all(); }
+  // A new empty file in `folder`, named `.NAME-XXXXXX` by mkstemp: created exclusively (O_CREAT | O_EXCL, so a
+  // symlink or a file raced in at the name is never followed or reused) and readable by its owner only.
+  static std::unique_ptr<TempDb> create_in(const fs::path& folder, std::string_view name) {
+    std::string temp = (folder / fmt::format(".{}-XXXXXX", name)).string();
+    const int fd = ::mkstemp(temp.data());
+    if (fd < 0)
+      throw Error(fmt::format("cannot create a temporary file in {}: {}", folder.string(), std::strerror(errno)));
+    ::close(fd);
+    return std::unique_ptr<TempDb>(new TempDb(fs::path(temp), Created{}));
+  }
   ~TempDb() {
     if (!kept_) remove_all();
   }
@@ -45,6 +57,8 @@ class TempDb {
     std::error_code ec;
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path_.string() + suffix, ec);
   }
+  struct Created {};
+  TempDb(fs::path path, Created) : path_(std::move(path)) {}
   fs::path path_;
   bool kept_ = false;
 };
@@ -104,7 +118,8 @@ std::optional<std::string> running_runs_warning(const sqlite::Connection& c, con
       one ? "it has" : "they have");
 }
 
-Input prepare_input(const fs::path& path, int ordinal, MergeReport& report) {
+// `folder`: where a temporary copy goes (OUT's folder: never a shared, predictable name in $TMPDIR).
+Input prepare_input(const fs::path& path, const fs::path& folder, MergeReport& report) {
   std::vector<std::string>& notes = report.notes;
   require_readable_file(path, "database");
   // Read as every reader reads: nothing written beside the input, also on read-only media or in WAL mode.
@@ -137,8 +152,7 @@ Input prepare_input(const fs::path& path, int ordinal, MergeReport& report) {
   // (migrated, completed, in memory) and written to a temporary copy: the input itself is never written.
   if (older || c.in_memory() || lacks_dynamic_shared_bytes(c.get())) {
     const Store reader = Store::open(path, Store::Mode::read_only);
-    in.copy =
-        std::make_unique<TempDb>(fs::temp_directory_path() / fmt::format("mpgemm-merge-{}-{}.db", ::getpid(), ordinal));
+    in.copy = TempDb::create_in(folder, path.filename().string() + ".merge-copy");
     snapshot(StateAccess::of(reader).conn, in.copy->path());
   }
   if (older)
@@ -233,7 +247,7 @@ MergeReport merge_databases(const fs::path& out, const std::vector<fs::path>& in
       report.notes.push_back(fmt::format("{}: the output itself, skipped (its rows are already there)", path.string()));
       continue;
     }
-    ready.push_back(prepare_input(path, static_cast<int>(ready.size()), report));
+    ready.push_back(prepare_input(path, fs::absolute(out).parent_path(), report));
   }
   if (!report.created) {
     merge_into(out, out, ready, report);

@@ -15,6 +15,7 @@
 
 #include "store/store.hpp"
 #include "support/export_fixture.hpp"
+#include "support/old_database.hpp"
 #include "support/run_command.hpp"
 
 namespace mpgemm::testing {
@@ -103,6 +104,12 @@ TEST_F(CliUntrustedPaths, NoOutputGoesOntoADatabasesSideFiles) {
       EXPECT_FALSE(fs::exists(out));
     }
   }
+  // /dev/null as --db would have SQLite write /dev/null-journal: a database is a regular file.
+  const auto null_db = run_command(fmt::format("{}{} {} --db /dev/null --dry-run", kPrompt, bin("mpgemm-tune"), space));
+  EXPECT_EQ(null_db.exit_code, 1) << null_db.output;
+  EXPECT_EQ(null_db.output,
+            "mpgemm-tune: error: database /dev/null: it is not a regular file (a FIFO, a socket or a "
+            "device), not a database file\n");
   // A name that only ends like one, with no database beside it, is an ordinary output.
   const fs::path plain = dir_ / "notes-wal";
   const auto ok = run_command(fmt::format("{} '{}' -o '{}'", bin("mpgemm-export"), db.string(), plain.string()));
@@ -147,6 +154,23 @@ TEST_F(CliUntrustedPaths, AnOutputOnAFullDiskIsAnError) {
     EXPECT_EQ(lines(r.output), 1u) << r.output;
     EXPECT_NE(r.output.find("cannot write /dev/full: No space left on device"), std::string::npos) << r.output;
   }
+}
+
+// Issue 57, item 6: merge migrated an older input into `$TMPDIR/mpgemm-merge-PID-0.db`, a name anyone could plant a
+// symlink at. The copy is now created exclusively (mkstemp) beside OUT: a TMPDIR that does not exist is no obstacle,
+// and nothing is left beside OUT.
+TEST_F(CliUntrustedPaths, MergeMakesItsTemporaryCopiesBesideTheOutput) {
+  const fs::path in = dir_ / "old.db";
+  database_at_version(in, 1, kRowsOfEveryVersion);
+  fs::create_directories(dir_ / "out");
+  const auto r = run_command(fmt::format("{}env TMPDIR='{}/missing' {} merge '{}/out/m.db' '{}'", kPrompt,
+                                         dir_.string(), bin("mpgemm-query"), dir_.string(), in.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("migrated to"), std::string::npos) << r.output;
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir_ / "out")) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"m.db"});
+  EXPECT_FALSE(fs::exists(dir_ / "missing"));
 }
 
 }  // namespace
