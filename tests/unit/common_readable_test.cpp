@@ -129,5 +129,16 @@ TEST_F(Readable, AFileThatMayNotBeRead) {
   EXPECT_EQ(as_unprivileged([&] { return reason(dir_ / "r.db"); }), "permission denied: the database may not be read");
 }
 
+// Issue 57, item 7: a FIFO's open waits for a writer; it is named before anything opens it, as is a device.
+TEST_F(Readable, AFifoOrADeviceIsNotARegularFile) {
+  ASSERT_EQ(::mkfifo((dir_ / "f.db").c_str(), 0600), 0);
+  EXPECT_EQ(reason(dir_ / "f.db"), "it is not a regular file (a FIFO, a socket or a device), not a database");
+  EXPECT_EQ(reason("/dev/null"), "it is not a regular file (a FIFO, a socket or a device), not a database");
+  EXPECT_TRUE(opens_like_no_file(dir_ / "f.db"));
+  EXPECT_FALSE(opens_like_no_file("/dev/zero"));  // read within kMaxInputFileBytes by read_bounded_file
+  EXPECT_FALSE(opens_like_no_file(dir_ / "r.db"));
+  EXPECT_FALSE(opens_like_no_file(dir_ / "missing"));
+}
+
 }  // namespace
 }  // namespace mpgemm::testing

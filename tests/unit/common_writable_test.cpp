@@ -191,3 +191,22 @@ TEST(Writable, AFailedAtomicWriteLeavesTheOldFileWhole) {
   EXPECT_EQ(names_in(dir), std::vector<std::string>{"table.md"});
   std::filesystem::remove_all(dir);
 }
+
+// Issue 57, item 4: PATH-wal, PATH-shm and PATH-journal beside an existing PATH are that database's side files.
+TEST(Writable, ADatabasesSideFilesAreNeverAnOutput) {
+  namespace fs = std::filesystem;
+  const auto dir = fresh_dir("writable_side");
+  const auto db = dir / "lw.db";
+  std::ofstream(db) << "x";
+  for (const char* side : {"-wal", "-shm", "-journal"}) {
+    const fs::path out = db.string() + side;
+    EXPECT_EQ(mpgemm::database_of_side_file(out), db) << out;
+    EXPECT_NE(error_of([&] { mpgemm::require_safe_output(out, {}); }).find("it is a side file SQLite keeps beside"),
+              std::string::npos)
+        << out;
+  }
+  EXPECT_EQ(mpgemm::database_of_side_file(dir / "other.db-wal"), std::nullopt);  // no database of that name
+  EXPECT_EQ(mpgemm::database_of_side_file(dir / "-wal"), std::nullopt);
+  EXPECT_EQ(mpgemm::database_of_side_file(dir / "lw.db.wal"), std::nullopt);
+  fs::remove_all(dir);
+}
