@@ -63,6 +63,20 @@ std::string detail_of(const StoreError& e, const std::string& name) {
   return std::string(text);
 }
 
+// What SQLite does on the first read of a writable connection to a file with a hot journal: the interrupted
+// transaction rolled back, the journal deleted. Nothing else is read or written.
+void roll_back_hot_journal(const std::filesystem::path& path, const std::string& name) {
+  sqlite::Connection rw{nullptr, name};
+  const struct Closer {
+    sqlite::Connection& c;
+    ~Closer() { sqlite3_close_v2(c.db); }
+  } closer{rw};
+  sqlite::check(rw, sqlite3_open_v2(path.c_str(), &rw.db, SQLITE_OPEN_READWRITE, nullptr),
+                "opening the database to roll back an interrupted transaction (a hot journal)");
+  sqlite3_busy_timeout(rw.db, kBusyTimeoutMs);
+  sqlite::exec(rw, "SELECT count(*) FROM sqlite_schema", "rolling back an interrupted transaction (a hot journal)");
+}
+
 // A writer's look at an existing file before anything writes to it (the WAL switch included), through the
 // read-only open's connection (which creates no -wal or -shm for a file that is then refused): the file is ours at
 // a version this build knows, SQLite finds its pages sound, and its schema is its version's. A refused file is left
@@ -80,13 +94,23 @@ void check_before_writing(const std::filesystem::path& path, const std::string& 
                                   what, name));
   };
   Identity id;
-  try {
-    store_detail::open_for_reading(probe, path, kBusyTimeoutMs);
-    id = read_identity(probe);
-  } catch (const StoreError& e) {
-    if ((e.code() & 0xff) == SQLITE_CORRUPT)
-      throw damaged(detail_of(e, name));  // e.g. a schema page SQLite cannot read
-    throw;
+  for (bool rolled_back = false;;) {
+    try {
+      store_detail::open_for_reading(probe, path, kBusyTimeoutMs);
+      id = read_identity(probe);
+      break;
+    } catch (const StoreError& e) {
+      if ((e.code() & 0xff) == SQLITE_CORRUPT)
+        throw damaged(detail_of(e, name));  // e.g. a schema page SQLite cannot read
+      if (e.code() != SQLITE_READONLY_ROLLBACK || rolled_back) throw;
+    }
+    // A hot journal: a writer died inside a transaction (a kill during the switch to or from WAL leaves one). A
+    // read-only connection cannot roll it back, so every later resume would fail; SQLite's own recovery on a
+    // writable connection restores the last commit, and the checks below then look at that.
+    sqlite3_close_v2(probe.db);
+    probe.db = nullptr;
+    roll_back_hot_journal(path, name);
+    rolled_back = true;
   }
   check_identity(name, Store::Mode::read_write, id);
   if (id.objects == 0) return;  // an empty database: initialized next
