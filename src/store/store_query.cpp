@@ -294,6 +294,33 @@ class StepClock {
   bool stopped_ = false;
 };
 
+// A user query's values and rows are bounded like every other input: SQLite refuses to make or read a value over
+// the limit (SQLITE_TOOBIG), and a row whose values together exceed it is refused before it is copied.
+constexpr int kMaxSqlValueBytes = 64 << 20;
+constexpr std::size_t kMaxSqlRowBytes = std::size_t{64} << 20;
+
+// SQLITE_LIMIT_LENGTH lowered for one query, restored after it.
+class ValueLimit {
+ public:
+  explicit ValueLimit(sqlite3* db) : db_(db), before_(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kMaxSqlValueBytes)) {}
+  ~ValueLimit() { sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, before_); }
+  ValueLimit(const ValueLimit&) = delete;
+  ValueLimit& operator=(const ValueLimit&) = delete;
+
+ private:
+  sqlite3* db_;
+  int before_;
+};
+
+// The bytes of a row's text and blob values, as SQLite holds them (a blob is printed as its size, not copied).
+std::size_t text_bytes_of(const sqlite::Statement& q) {
+  std::size_t total = 0;
+  for (int c = 0; c < q.column_count(); ++c)
+    if (sqlite3_column_type(q.get(), c) == SQLITE_TEXT)
+      total += static_cast<std::size_t>(sqlite3_column_bytes(q.get(), c));
+  return total;
+}
+
 }  // namespace
 
 std::span<const std::string_view> Store::query_names() {
@@ -354,7 +381,22 @@ void Store::query_sql_rows(std::string_view sql, const std::function<void(const 
   if (!sqlite3_stmt_readonly(statement.get())) throw InputRefused("query refused: it would modify the database");
   columns(columns_of(statement));
   StepClock clock(s.conn.db, limit);
-  while (clock.step(statement)) row(cells_of(statement));
+  const ValueLimit value_limit(s.conn.db);
+  std::size_t n = 0;
+  for (;;) {
+    try {
+      if (!clock.step(statement)) break;
+    } catch (const StoreError& e) {
+      if ((e.code() & 0xff) != SQLITE_TOOBIG) throw;
+      throw Error(
+          fmt::format("query stopped: a value of row {} is larger than {} MiB", n + 1, kMaxSqlValueBytes >> 20));
+    }
+    ++n;
+    if (const std::size_t bytes = text_bytes_of(statement); bytes > kMaxSqlRowBytes)
+      throw Error(fmt::format("query stopped: row {} holds {} bytes of text, more than {} MiB", n, bytes,
+                              kMaxSqlRowBytes >> 20));
+    row(cells_of(statement));
+  }
 }
 
 }  // namespace mpgemm

@@ -119,5 +119,19 @@ TEST_F(StoreQueryLimits, FunctionsThatReachTheProgramsMemoryAreRefused) {
   EXPECT_EQ(refusal("SELECT upper('a'), json_array(1, 2), abs(-3), count(*) FROM runs"), "");
 }
 
+// A value or a row too large to hold is refused, not grown until the allocation fails (two 1 GB values once grew
+// mpgemm-query to 5.8 GB and ended in std::bad_alloc). Values and rows under the bounds still arrive.
+TEST_F(StoreQueryLimits, AnEnormousValueOrRowIsRefusedInOneLine) {
+  EXPECT_EQ(refusal("SELECT 1 AS a UNION ALL SELECT zeroblob(100000000)"),
+            "query stopped: a value of row 2 is larger than 64 MiB");
+  EXPECT_EQ(refusal("SELECT hex(zeroblob(40000000)) AS a"), "query stopped: a value of row 1 is larger than 64 MiB");
+  EXPECT_EQ(refusal("SELECT hex(zeroblob(20000000)) AS a, hex(zeroblob(20000000)) AS b"),
+            "query stopped: row 1 holds 80000000 bytes of text, more than 64 MiB");
+  const auto t = reader().query_sql("SELECT hex(zeroblob(500000)) AS a, zeroblob(30000000) AS b");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(t.rows[0][0]).size(), 1000000u);
+  EXPECT_EQ(t.rows[0][1], report::Cell(std::string("<30000000 bytes>")));
+}
+
 }  // namespace
 }  // namespace mpgemm
