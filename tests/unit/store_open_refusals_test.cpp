@@ -106,6 +106,17 @@ TEST_F(StoreOpenRefusals, AVersionNoMpgemmWroteIsRefusedUnchanged) {
   }
 }
 
+// A version lowered under a newer file's schema (issue 57, item 12): a version-12 file set to 5 was migrated from 5,
+// and a migration's SQL failed. The schema check before any read or write refuses it in one line naming the file
+// and the version its tables do not match, read-write or read-only, and the file is left as it was.
+TEST_F(StoreOpenRefusals, ALoweredVersionIsRefusedUnchanged) {
+  for (const int version : {5, schema_version() - 1}) {
+    const auto path = database(fmt::format("lowered{}.db", version));
+    testing::raw_exec(path, fmt::format("PRAGMA user_version = {}", version));
+    expect_refused_both(path, fmt::format("not the schema of version {}", version));
+  }
+}
+
 TEST_F(StoreOpenRefusals, ANewerVersionIsRefusedUnchanged) {
   const auto path = database("future.db");
   testing::raw_exec(path, fmt::format("PRAGMA user_version = {}", schema_version() + 1));
