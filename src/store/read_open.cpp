@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 
 namespace mpgemm::store_detail {
@@ -120,13 +121,26 @@ Look look_at(const sqlite::Connection& c, sqlite3_vfs* vfs, const fs::path& path
 class PrivateDir {
  public:
   explicit PrivateDir(const sqlite::Connection& c) {
+    // The folder named, and what is wrong with it, in the one line: TMPDIR missing or a regular file said only
+    // "Not a directory" (issue 57, item 12).
+    const char* env = std::getenv("TMPDIR");
+    const std::string named = env != nullptr && *env != '\0' ? fmt::format("TMPDIR ({})", printable_text(env)) : "/tmp";
     std::error_code ec;
-    std::string pattern = (fs::temp_directory_path(ec) / "mpgemm-read-XXXXXX").string();
-    if (ec || !::mkdtemp(pattern.data()))
+    const fs::path folder = fs::temp_directory_path(ec);
+    if (ec) {
+      std::error_code ignored;
+      const bool exists = env != nullptr && fs::exists(fs::path(env), ignored);
       throw StoreError(c.path, SQLITE_CANTOPEN,
-                       fmt::format("cannot read the WAL-mode database: no private folder for its snapshot in the "
-                                   "temporary directory ({}); set TMPDIR to a writable folder",
-                                   ec ? ec.message() : std::strerror(errno)));
+                       fmt::format("cannot read the WAL-mode database: its snapshot needs a private folder in the "
+                                   "temporary directory, and {} {}; set TMPDIR to a writable folder",
+                                   named, exists ? "is not a folder" : "does not exist"));
+    }
+    std::string pattern = (folder / "mpgemm-read-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw StoreError(c.path, SQLITE_CANTOPEN,
+                       fmt::format("cannot read the WAL-mode database: no private folder for its snapshot in {} "
+                                   "({}); set TMPDIR to a writable folder",
+                                   named, std::strerror(errno)));
     path_ = pattern;
   }
   ~PrivateDir() {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -252,6 +255,31 @@ TEST_F(StoreWalReadOnlyMore, OlderSchemaInWalModeIsMigratedInMemory) {
     EXPECT_EQ(store.query_named("reranks").rows.size(), 0u);  // a table of a later version: migrated in memory
   }
   EXPECT_EQ(listing(dir_), before);
+}
+
+// The snapshot's private folder goes in TMPDIR: one that does not exist, or a regular file, is refused in one line
+// naming the database, TMPDIR's value and what is wrong with it (issue 57, item 12), and nothing is left behind.
+TEST_F(StoreWalReadOnlyMore, AMissingOrFileTmpdirIsOneLineNamingIt) {
+  const auto path = dir_ / "results.db";
+  wal_database(path, Left::wal_only, 2);
+  std::ofstream(dir_ / "plain-file") << "x";
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  for (const auto& [tmpdir, says] : std::vector<std::pair<fs::path, std::string>>{
+           {dir_ / "missing", "does not exist"}, {dir_ / "plain-file", "is not a folder"}}) {
+    ::setenv("TMPDIR", tmpdir.c_str(), 1);
+    const auto before = listing(dir_);
+    const std::string got = read_runs(path);
+    EXPECT_TRUE(got.starts_with("error: database " + path.string() + ": ")) << got;
+    EXPECT_NE(got.find(fmt::format("TMPDIR ({}) {}", tmpdir.string(), says)), std::string::npos) << got;
+    EXPECT_EQ(got.find('\n'), std::string::npos) << got;
+    EXPECT_EQ(listing(dir_), before);
+  }
+  if (old)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+  EXPECT_EQ(read_runs(path), "2 runs");
 }
 
 // A live writer's database is read in place, not from a snapshot: a reader sees what the writer commits after the
