@@ -17,6 +17,7 @@
 
 #include "common/bounded_input.hpp"
 #include "common/hash.hpp"
+#include "common/refusal.hpp"
 
 namespace mpgemm {
 
@@ -214,7 +215,25 @@ fs::path CubinCache::beside(const fs::path& db) {
   return db.string() + ".cubins";
 }
 
-CubinCache::CubinCache(fs::path dir) : dir_(std::move(dir)) {}
+void CubinCache::require_trusted(const fs::path& dir) {
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0) return;  // not there (yet): created by this user on the first store
+  const auto refuse = [&](const std::string& why) {
+    throw InputRefused(
+        fmt::format("cubin cache {}: {}; a cache is trusted code (its cubins are run), so it must be a "
+                    "folder only you can write (chmod go-w), or give --cubin-cache another folder",
+                    dir.string(), why));
+  };
+  if (S_ISLNK(st.st_mode)) refuse("is a symbolic link");
+  if (!S_ISDIR(st.st_mode)) return;  // not a folder: a store() fails and is told, a load() is a miss
+  if (st.st_uid != geteuid()) refuse(fmt::format("is owned by another user (uid {})", st.st_uid));
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    refuse(fmt::format("others can write it (mode {:o})", st.st_mode & 07777));
+}
+
+CubinCache::CubinCache(fs::path dir) : dir_(std::move(dir)) {
+  require_trusted(dir_);
+}
 
 bool CubinCache::contains(const std::string& key) const {
   std::error_code ec;

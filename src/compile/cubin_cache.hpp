@@ -38,8 +38,15 @@ class CubinCache {
   // "<db>.cubins", the cache of the results database `db`.
   static std::filesystem::path beside(const std::filesystem::path& db);
 
-  // The folder is created on the first store().
+  // The folder is created on the first store(). Throws InputRefused (common/refusal.hpp) when require_trusted
+  // does.
   explicit CubinCache(std::filesystem::path dir);
+
+  // A cache is not a trust boundary: whoever can write an entry can write its checksum too, and the cubin is run.
+  // So a folder that others can write (group or world write permission, or owned by another user) or that is a
+  // symbolic link (its entries would be written and read elsewhere) is refused, naming it and why; a folder not
+  // there yet is fine (it is created by this user). Throws InputRefused.
+  static void require_trusted(const std::filesystem::path& dir);
 
   const std::filesystem::path& dir() const { return dir_; }
 

@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "common/readable.hpp"
+#include "compile/cubin_cache.hpp"
 #include "space/enumerate.hpp"
 #include "space/shape_list.hpp"
 #include "space/space_index.hpp"
@@ -95,6 +96,8 @@ bool TuneInput::selects(const std::string& name, const std::optional<std::string
 TuneInput check_tune_input(const TuneOptions& opt) {
   TuneInput in;
   in.space = load_space(opt.space_path);
+  // Before anything is written: a cache others can write is refused (its cubins are run).
+  CubinCache::require_trusted(opt.cubin_cache.value_or(CubinCache::beside(opt.db_path)));
   try {
     in.family = &family(in.space.family);
   } catch (const Error& e) {

@@ -27,6 +27,7 @@
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/hash.hpp"
+#include "common/refusal.hpp"
 #include "compile/compile_pool.hpp"
 #include "compile/cubin_cache.hpp"
 #include "compile/includes.hpp"
@@ -90,6 +91,41 @@ class CubinCacheTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
 };
+
+// A cache is trusted code: a folder others can write, or a symbolic link, is refused naming it, by the cache itself
+// and by mpgemm-tune before it writes anything; one only its owner can write, or none yet, is fine.
+TEST_F(CubinCacheTest, AFolderOthersCanWriteOrALinkIsRefused) {
+  const fs::path open = dir_ / "open.cubins", link = dir_ / "link.cubins", own = dir_ / "own.cubins";
+  fs::create_directories(open);
+  fs::create_directories(own);
+  fs::permissions(own, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+  fs::permissions(open, fs::perms::all);
+  fs::create_directory_symlink(own, link);
+  const auto refusal = [](const fs::path& p) -> std::string {
+    try {
+      CubinCache c(p);
+    } catch (const InputRefused& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(refusal(open).find("cubin cache " + open.string() + ": others can write it (mode 777)"), std::string::npos)
+      << refusal(open);
+  EXPECT_NE(refusal(link).find("cubin cache " + link.string() + ": is a symbolic link"), std::string::npos)
+      << refusal(link);
+  fs::permissions(open, fs::perms::owner_all | fs::perms::group_all | fs::perms::others_read | fs::perms::others_exec);
+  EXPECT_NE(refusal(open).find("others can write it (mode 775)"), std::string::npos) << refusal(open);
+  EXPECT_EQ(refusal(own), "");
+  EXPECT_EQ(refusal(dir_ / "not-yet.cubins"), "");
+
+  fs::permissions(open, fs::perms::all);
+  const auto tune =
+      testing::run_command(fmt::format("{} {} --dry-run --db {} --cubin-cache {} 2>&1", testing::bin("mpgemm-tune"),
+                                       testing::source("configs/sm86.json"), (dir_ / "r.db").string(), open.string()));
+  EXPECT_EQ(tune.exit_code, 2) << tune.output;
+  EXPECT_NE(tune.output.find("others can write it"), std::string::npos) << tune.output;
+  EXPECT_FALSE(fs::exists(dir_ / "r.db"));
+}
 
 TEST_F(CubinCacheTest, AnEntryComesBackWhole) {
   const CubinCache cache(CubinCache::beside(dir_ / "results.db"));
