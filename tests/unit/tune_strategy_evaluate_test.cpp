@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
 
 #include "common/error.hpp"
 #include "store/store.hpp"
+#include "support/old_database.hpp"
 #include "support/store_fixture.hpp"
 #include "tune/strategy/evaluate.hpp"
 
@@ -122,6 +124,29 @@ TEST_F(TuneStrategyEvaluate, ReplaysAgainstTheRecording) {
 
 TEST_F(TuneStrategyEvaluate, MissingDatabaseIsAnError) {
   EXPECT_THROW(load_recordings(dir_ / "nothing.db", "wmma"), Error);
+}
+
+// A config whose stored params are nested 100,000 deep (a hostile database) is refused in one line naming the
+// database, the config and the depth, as a mpgemm::Error: it escaped as nlohmann's parse error, which the tool
+// printed as an internal error (issue 57, item 12).
+TEST_F(TuneStrategyEvaluate, DeeplyNestedParamsAreOneLineNamingTheFile) {
+  record("wmma", 1, "x", Shape{256, 256, 256}, 1.0);
+  store_.reset();
+  const auto path = dir_ / "results.db";
+  // Past the CHECK (SQLite's json_valid stops at depth 1000), as an edited file would be.
+  testing::raw_exec(path, "PRAGMA ignore_check_constraints = ON; UPDATE configs SET params = '{\"A\": " +
+                              std::string(100000, '[') + std::string(100000, ']') + "}'");
+  try {
+    load_recordings(path, "wmma");
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+    EXPECT_NE(what.find("wmma_a1_x"), std::string::npos) << what;
+    EXPECT_NE(what.find("has malformed params: "), std::string::npos) << what;
+    EXPECT_NE(what.find("nesting deeper than 64 levels"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
 }
 
 TEST(TuneStrategyEvaluateFile, ReadsAnOlderSchemaLeavingTheFileAsItWas) {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sqlite3.h>
+#include <nlohmann/json.hpp>
 
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
@@ -52,7 +54,7 @@ std::vector<Recording> load_recordings(const Store& store, const std::string& fa
     // A fixed query; the family is compared in C++ so no value is pasted into SQL.
     report::Table t = store.query_sql(
         "SELECT c.family, c.params, m.M, m.N, m.K, m.status, m.median_ms, comp.registers, comp.shared_bytes, "
-        "comp.dynamic_shared_bytes, comp.spill_store_bytes, comp.spill_load_bytes, m.device_name "
+        "comp.dynamic_shared_bytes, comp.spill_store_bytes, comp.spill_load_bytes, m.device_name, c.name "
         "FROM measurements m "
         "JOIN configs c ON c.id = m.config_id LEFT JOIN compilations comp ON comp.id = m.compilation_id "
         "ORDER BY m.id");
@@ -62,7 +64,15 @@ std::vector<Recording> load_recordings(const Store& store, const std::string& fa
       rec.device_name = text_cell(r[12]);
       rec.shape = Shape{int_cell(r[2]).value_or(0), int_cell(r[3]).value_or(0), int_cell(r[4]).value_or(0)};
       Observation& o = rec.observation;
-      o.params = params_from_json(parse_json_bounded(text_cell(r[1])));
+      // A database is untrusted input: params nested 100,000 deep (or otherwise malformed) escaped as nlohmann's
+      // exception, printed as an internal error. One line naming the file and the config (issue 57, item 12).
+      try {
+        o.params = params_from_json(parse_json_bounded(text_cell(r[1])));
+      } catch (const nlohmann::json::exception& e) {
+        throw StoreError(store.path().string(), SQLITE_CORRUPT,
+                         fmt::format("unexpected content: config {} has malformed params: {}",
+                                     printable_text(text_cell(r[13])), e.what()));
+      }
       auto status = status_from_string(text_cell(r[5]));
       if (!status) throw Error(fmt::format("unknown measurement status '{}'", text_cell(r[5])));
       o.status = *status;
