@@ -2,6 +2,8 @@
 // merges databases.
 #include <chrono>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -16,6 +18,7 @@
 #include "store/dump.hpp"
 #include "store/merge.hpp"
 #include "store/schema.hpp"
+#include "store/shape_winners.hpp"
 #include "store/store.hpp"
 
 using namespace mpgemm;
@@ -86,9 +89,11 @@ int main(int argc, char** argv) {
       "measurement), profiles "
       "(Nsight Compute counters imported by mpgemm-profile), winners (per device and shape, the winner of the latest "
       "top-K re-rank: what mpgemm-run --config best takes first), reranks (every config of every re-rank in place "
-      "order, with its samples' median, ratio to cuBLAS and tie-break facts). --sql runs your own SELECT instead. The "
-      "database is "
-      "opened read-only; nothing is ever written. The schema is in docs/schema.md and printed by --schema.");
+      "order, with its samples' median, ratio to cuBLAS and tie-break facts). A winner of best, winners or "
+      "best_per_shape that mpgemm-run, mpgemm-export and the library refuse (its name against its params, a ratio "
+      "against its times) is named on stderr after the view, exit status 1. --sql runs your own SELECT instead. "
+      "The database is opened read-only; nothing is ever written. The schema is in docs/schema.md and printed by "
+      "--schema.");
   parser.positional("DB", "the results database (mpgemm-tune writes results/results.db by default)", false)
       .positional(
           "VIEW",
@@ -164,6 +169,10 @@ int main(int argc, char** argv) {
     }
     Store store = Store::open(db, Store::Mode::read_only);
     report::Table table;
+    // A view that names winners shows what the database holds, yet a winner that mpgemm-run, mpgemm-export and the
+    // library refuse (its name against its params, a ratio against its times: store/winner_checks.hpp) is named
+    // after the table, as --dump names a damaged row: the rows are printed and the exit status is 1.
+    std::optional<std::string> damaged;
     if (auto cmp = args.get("--compare")) {
       auto comma = cmp->find(',');
       if (comma == std::string::npos) throw UsageError("--compare expects two labels: A,B");
@@ -183,6 +192,13 @@ int main(int argc, char** argv) {
     } else {
       const std::string view = args.positionals().size() > 1 ? args.positionals()[1] : "best";
       table = store.query_named(view);
+      if (view == "best" || view == "winners" || view == "best_per_shape") {
+        try {
+          shape_winners(store);
+        } catch (const StoreError& e) {
+          damaged = e.what();
+        }
+      }
       // An empty answer says why on stderr (the printed table stays what the format promises).
       if (table.rows.empty() && (view == "best" || view == "fastest" || view == "best_per_shape"))
         std::cerr << fmt::format(
@@ -196,6 +212,9 @@ int main(int argc, char** argv) {
             db);
     }
     report::print(table, *format, std::cout);
-    return 0;
+    if (!damaged) return 0;
+    std::cout.flush();
+    throw Error(fmt::format("{} (the {} rows above are printed as the database holds them)", *damaged,
+                            args.positionals().size() > 1 ? args.positionals()[1] : "best"));
   });
 }
