@@ -91,6 +91,7 @@ start=$(date +%s)
 # kill: kill -9 during replayed runs (50+ kills each), a killed process's claims.
 gtests kill tune_kill_test
 gtests kill tune_concurrency_test --gtest_filter='*Killed*'
+gtests kill store_hot_journal_test  # a writer killed mid-transaction leaves a hot journal (issue 57)
 
 # concurrency: two to four tuners on one database, resumed partial databases, shards and their merge, writers.
 gtests concurrency tune_concurrency_test --gtest_filter='-*Killed*'
@@ -158,10 +159,12 @@ gtests hostile-input space_bad_files_test
 gtests hostile-input export_bounded_read_test
 gtests hostile-input cli_errors_test
 gtests hostile-input tune_refusals_test
-gtests hostile-input store_query_limits_test
+gtests hostile-input store_query_limits_test  # a --sql value or row over 64 MiB among them (issue 57)
 gtests hostile-input cli_sql_rows_test
 gtests hostile-input store_merge_test
 gtests hostile-input store_schema_trust_test  # planted triggers, changed views (issue 57)
+gtests hostile-input cli_untrusted_paths_test  # FIFO inputs, side-file outputs, full devices, symlinks (issue 57)
+gtests hostile-input export_header_injection_test  # stored strings reaching generated code (issue 57)
 
 seconds=$(($(date +%s) - start))
 printf '| class | tried | survived | lost |\n|---|---:|---:|---:|\n'
