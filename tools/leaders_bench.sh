@@ -4,15 +4,17 @@
 # once more on a fresh database with every cubin cached; then configs/sm86.json at 2048^3, cold and cached. Prints,
 # per run, its wall time, the idle line, the coordinator's and each lane's account, the worker's own account and the
 # hint, and each shape's winner in both leaders runs (A/A: the same winners, their times within a few percent).
-# With $MPGEMM_BASE_BIN (the binaries of an earlier commit), the two cached runs again with those, in the same call
-# on the same card, and the ratios of the wall times (base / this).
+# With $MPGEMM_BASE_BIN (the binaries of an earlier commit) it runs the A/B instead: each build's caches filled by
+# its own --compile-only (untimed: an earlier build's cache keys differ from this one's), then the two cached runs
+# with each build, back to back on the same card, and the ratios of the wall times (base / this). Cold runs are left
+# out there: one call holds at most 600 s.
 #
 # Usage: tools/leaders_bench.sh LEADERS_DB [SHAPES]
 #   LEADERS_DB  a database whose winners lead (the suite's of record: xz -dkc results/suite/suite.db.xz > suite.db)
 #   SHAPES      comma-separated MxNxK (default: five of configs/shapes/transformer.json)
 #   $OUT        output folder (default /tmp/mpgemm_results/leaders): cold.log, warm.log, sm86.log, the databases
 #   $MPGEMM_BIN the binaries (default build/bin)
-#   $MPGEMM_BASE_BIN  optional: an earlier build's binaries, timed on the same cubin caches for the A/B
+#   $MPGEMM_BASE_BIN  optional: an earlier build's binaries: the A/B of the cached runs instead (above)
 # Exit status: 0 when every run ended 0, else the first failing run's.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,7 +26,7 @@ base="${MPGEMM_BASE_BIN:-}"
 out="${OUT:-${TMPDIR:-/tmp}/mpgemm_results/leaders}"
 [ -r "$leaders" ] || { echo "leaders_bench: cannot read $leaders" >&2; exit 2; }
 mkdir -p "$out" || exit 2
-rm -rf "$out"/*.db "$out"/*.db-* "$out"/*.db.cubins "$out/cubins" "$out/cubins86"
+rm -rf "$out"/*.db "$out"/*.db-* "$out"/*.db.cubins "$out/cubins" "$out/cubins86" "$out/base-cubins"
 cd "$root" || exit 2
 status=0
 run() {  # NAME BIN ARGS...: one tune with BIN's mpgemm-tune, its wall time in NAME.wall
@@ -40,24 +42,33 @@ run() {  # NAME BIN ARGS...: one tune with BIN's mpgemm-tune, its wall time in N
 leaders_args=(configs/sm90a_suite.json --shapes "$shapes" --leaders-from "$leaders" --rerank 5 --graphs
               --rerank-within 0.10 --cubin-cache "$out/cubins")
 sm86_args=(configs/sm86.json --shapes 2048x2048x2048 --cubin-cache "$out/cubins86")
-run cold "$bin" "${leaders_args[@]}"
-run warm "$bin" "${leaders_args[@]}"
-run sm86 "$bin" "${sm86_args[@]}"
-run sm86-warm "$bin" "${sm86_args[@]}"
-names=(cold warm sm86 sm86-warm)
-if [ -n "$base" ]; then
-  run base-warm "$base" "${leaders_args[@]}"
-  run base-sm86-warm "$base" "${sm86_args[@]}"
-  names+=(base-warm base-sm86-warm)
+if [ -z "$base" ]; then
+  run cold "$bin" "${leaders_args[@]}"
+  run warm "$bin" "${leaders_args[@]}"
+  run sm86 "$bin" "${sm86_args[@]}"
+  run sm86-warm "$bin" "${sm86_args[@]}"
+  names=(cold warm sm86 sm86-warm)
+else
+  base_leaders=("${leaders_args[@]:0:${#leaders_args[@]}-1}" "$out/base-cubins/cubins")
+  base_sm86=("${sm86_args[@]:0:${#sm86_args[@]}-1}" "$out/base-cubins/cubins86")
+  run fill "$bin" "${leaders_args[@]}" --compile-only
+  run fill86 "$bin" "${sm86_args[@]}" --compile-only
+  run base-fill "$base" "${base_leaders[@]}" --compile-only
+  run base-fill86 "$base" "${base_sm86[@]}" --compile-only
+  run base-warm "$base" "${base_leaders[@]}"
+  run warm "$bin" "${leaders_args[@]}"
+  run base-sm86-warm "$base" "${base_sm86[@]}"
+  run sm86-warm "$bin" "${sm86_args[@]}"
+  names=(fill base-fill base-warm warm base-sm86-warm sm86-warm)
 fi
 for name in "${names[@]}"; do
   echo "== $name: $(cat "$out/$name.wall") s"
   grep -E '^(exhaustive|coordinator|lane [0-9]|hint|run [0-9]+ )' "$out/$name.log"
   grep -E 'mpgemm-worker\[[0-9]+\]: [0-9]+ measurement' "$out/$name.log" | tail -1
 done
-echo "== winners (cold, then warm)"
-for name in cold warm; do
-  "$bin/mpgemm-query" "$out/$name.db" best --format csv 2>/dev/null | cut -d, -f1-6,12
+echo "== winners (cold or base, then warm)"
+for name in cold base-warm warm; do
+  [ -e "$out/$name.db" ] && "$bin/mpgemm-query" "$out/$name.db" best --format csv 2>/dev/null | cut -d, -f1-6,12
 done
 if [ -n "$base" ]; then
   for pair in warm sm86-warm; do
