@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -84,6 +87,156 @@ class Walker {
   std::vector<Value> env_;
 };
 
+// Whether no derived value or constraint can throw for any config of the product, by an interval analysis over the
+// domains (Expr::range). When one might, only the config-by-config walk finds, and names, the config that throws.
+bool nothing_can_throw(const Space& space) {
+  std::vector<ValueRange> slots(space.parameters.size() + space.constants.size() + space.derived.size());
+  const auto widen = [](ValueRange& r, const Value& v) {
+    if (const auto* i = std::get_if<std::int64_t>(&v)) {
+      r.lo = r.integers ? std::min(r.lo, *i) : *i;
+      r.hi = r.integers ? std::max(r.hi, *i) : *i;
+      r.integers = true;
+    } else {
+      r.strings = true;
+    }
+  };
+  for (std::size_t i = 0; i < space.parameters.size(); ++i)
+    for (const Value& v : space.parameters[i].domain) widen(slots[i], v);
+  const std::size_t base = space.parameters.size() + space.constants.size();
+  for (std::size_t i = 0; i < space.constants.size(); ++i)
+    widen(slots[space.parameters.size() + i], space.constants[i].value);
+  for (std::size_t i = 0; i < space.derived.size(); ++i) {
+    const auto r = space.derived[i].expr.range(std::span<const ValueRange>(slots.data(), base + i));
+    if (!r) return false;
+    slots[base + i] = *r;
+  }
+  return std::all_of(space.constraints.begin(), space.constraints.end(),
+                     [&](const Constraint& c) { return c.expr.range(slots).has_value(); });
+}
+
+// The product walked as a tree, one parameter per level, in an order that sets each constraint's parameters as early
+// as the constraints' order allows; a prefix whose first failing constraint is already certain (it fails, and every
+// constraint before it can be evaluated and holds) has its whole subtree counted as rejected by that constraint
+// without visiting it. The same configs and counts as walking every config (enumerate sorts the indexes), provided
+// nothing can throw: a skipped config would have thrown too (nothing_can_throw says when that is so).
+class PrunedWalk {
+ public:
+  explicit PrunedWalk(const Space& space) : space_(space) {
+    const std::size_t params = space.parameters.size(), base = params + space.constants.size();
+    // The parameters each slot depends on, through derived values.
+    std::vector<std::vector<bool>> needs(base + space.derived.size(), std::vector<bool>(params, false));
+    for (std::size_t i = 0; i < params; ++i) needs[i][i] = true;
+    for (std::size_t d = 0; d < space.derived.size(); ++d)
+      for (const std::size_t slot : space.derived[d].expr.slots_used())
+        for (std::size_t i = 0; i < params; ++i) needs[base + d][i] = needs[base + d][i] || needs[slot][i];
+    const auto params_of = [&](const Expr& e) {
+      std::vector<bool> used(params, false);
+      for (const std::size_t slot : e.slots_used())
+        for (std::size_t i = 0; i < params; ++i) used[i] = used[i] || needs[slot][i];
+      return used;
+    };
+    // Walk order: the parameters of constraint 0, then those constraint 1 adds, and so on; the rest last. Within
+    // one constraint, declaration order.
+    std::vector<std::size_t> level_of(params, params);
+    for (const Constraint& c : space.constraints) {
+      const auto used = params_of(c.expr);
+      for (std::size_t i = 0; i < params; ++i)
+        if (used[i] && level_of[i] == params) {
+          level_of[i] = order_.size();
+          order_.push_back(i);
+        }
+    }
+    for (std::size_t i = 0; i < params; ++i)
+      if (level_of[i] == params) {
+        level_of[i] = order_.size();
+        order_.push_back(i);
+      }
+    // The deepest level an expression's parameters reach (0 for none: evaluated at the first level).
+    const auto depth_of = [&](const std::vector<bool>& used) {
+      std::size_t depth = 0;
+      for (std::size_t i = 0; i < params; ++i)
+        if (used[i]) depth = std::max(depth, level_of[i]);
+      return depth;
+    };
+    derived_at_.resize(params);
+    for (std::size_t d = 0; d < space.derived.size(); ++d) {
+      std::vector<bool> used(params, false);
+      for (std::size_t i = 0; i < params; ++i) used[i] = needs[base + d][i];
+      derived_at_[depth_of(used)].push_back(d);  // ascending: a derived value's own inputs come first
+    }
+    constraints_at_.resize(params);
+    settled_from_.resize(space.constraints.size());
+    std::size_t before = 0;  // the deepest level of the constraints before c
+    for (std::size_t c = 0; c < space.constraints.size(); ++c) {
+      const std::size_t depth = depth_of(params_of(space.constraints[c].expr));
+      constraints_at_[depth].push_back(c);
+      settled_from_[c] = std::max(before, depth);
+      before = std::max(before, depth);
+    }
+    below_.assign(params, 1);
+    for (std::size_t level = params - 1; level-- > 0;)
+      below_[level] = below_[level + 1] * space.parameters[order_[level + 1]].domain.size();
+    stride_.assign(params, 1);
+    for (std::size_t i = params - 1; i-- > 0;) stride_[i] = stride_[i + 1] * space.parameters[i + 1].domain.size();
+    env_.resize(base + space.derived.size());
+    for (std::size_t i = 0; i < space.constants.size(); ++i) env_[params + i] = space.constants[i].value;
+  }
+
+  // Fills the indexes of the admissible configs (unsorted) and the rejection counts.
+  void run(std::vector<std::uint64_t>& admitted, std::vector<std::uint64_t>& rejected_by) {
+    admitted_ = &admitted;
+    rejected_by_ = &rejected_by;
+    visit(0, space_.constraints.size(), 0);
+  }
+
+ private:
+  void visit(std::size_t level, std::size_t failed_above, std::uint64_t index) {
+    const std::size_t p = order_[level], none = space_.constraints.size();
+    const std::vector<Value>& domain = space_.parameters[p].domain;
+    const std::size_t base = space_.parameters.size() + space_.constants.size();
+    for (std::size_t v = 0; v < domain.size(); ++v) {
+      env_[p] = domain[v];
+      const std::uint64_t here = index + v * stride_[p];
+      for (const std::size_t d : derived_at_[level]) env_[base + d] = space_.derived[d].expr.eval(env_);
+      std::size_t failed = failed_above;
+      for (const std::size_t c : constraints_at_[level]) {
+        if (c >= failed) break;
+        if (!space_.constraints[c].expr.holds(env_)) failed = c;
+      }
+      if (failed != none && settled_from_[failed] <= level) {
+        (*rejected_by_)[failed] += below_[level];
+      } else if (level + 1 < order_.size()) {
+        visit(level + 1, failed, here);
+      } else {
+        admitted_->push_back(here);  // the last level settles every constraint
+      }
+    }
+  }
+
+  const Space& space_;
+  std::vector<std::size_t> order_;                        // parameter index per level
+  std::vector<std::vector<std::size_t>> derived_at_;      // per level: derived values computable there
+  std::vector<std::vector<std::size_t>> constraints_at_;  // per level: constraints evaluable there, ascending
+  std::vector<std::size_t> settled_from_;  // per constraint c: the level from which c and every one before it
+                                           // can be evaluated
+  std::vector<std::uint64_t> below_;       // per level: configs under one of its prefixes
+  std::vector<std::uint64_t> stride_;      // per parameter: its step in the product's index
+  std::vector<Value> env_;
+  std::vector<std::uint64_t>* admitted_ = nullptr;
+  std::vector<std::uint64_t>* rejected_by_ = nullptr;
+};
+
+// The params of the product's config `index` (declaration order, last parameter fastest).
+Params params_at(const Space& space, std::uint64_t index) {
+  Params out;
+  for (std::size_t i = space.parameters.size(); i-- > 0;) {
+    const std::vector<Value>& domain = space.parameters[i].domain;
+    out.emplace(space.parameters[i].name, domain[index % domain.size()]);
+    index /= domain.size();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::uint64_t product_size(const Space& space) {
@@ -112,6 +265,14 @@ Enumeration enumerate(const Space& space) {
   out.total = product_size(space);
   out.rejected_by.assign(space.constraints.size(), 0);
   if (out.total == 0) return out;
+  if (!space.parameters.empty() && nothing_can_throw(space)) {
+    std::vector<std::uint64_t> admitted;
+    PrunedWalk(space).run(admitted, out.rejected_by);
+    std::sort(admitted.begin(), admitted.end());
+    out.configs.reserve(admitted.size());
+    for (const std::uint64_t index : admitted) out.configs.push_back(params_at(space, index));
+    return out;
+  }
   Walker walker(space);
   do {
     std::size_t failed = first_failure(space, walker.env());

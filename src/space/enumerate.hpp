@@ -25,7 +25,10 @@ struct Enumeration {
 };
 
 // Throws SpaceError at "/parameters" when the product exceeds kMaxSpaceProduct, and at the derived value or
-// constraint that cannot be evaluated for some config (division by zero, overflow), naming that config.
+// constraint that cannot be evaluated for some config (division by zero, overflow), naming that config. Where an
+// interval analysis proves that nothing can throw, the product is walked as a tree and a prefix whose first failing
+// constraint is already certain is counted whole (the suite space: 0.01 s instead of 4.4 s); the result is the
+// same as walking every config.
 Enumeration enumerate(const Space& space);
 
 // The product of the domain sizes, saturating at UINT64_MAX.

@@ -111,4 +111,112 @@ Expr::Result Expr::eval_node(std::int32_t index, std::span<const Value> env) con
   }
 }
 
+namespace {
+
+using Range = std::optional<ValueRange>;
+
+ValueRange integers(std::int64_t lo, std::int64_t hi) {
+  return {true, false, lo, hi};
+}
+
+const ValueRange kBoolean = integers(0, 1);
+
+// The range of op(a, b) for every a in x and b in y, from the four corners (the operation is monotone in each
+// operand over the ranges it is applied to); nullopt when a corner overflows.
+template <class Op>
+Range corners(const ValueRange& x, const ValueRange& y, Op op) {
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+  for (const std::int64_t a : {x.lo, x.hi}) {
+    for (const std::int64_t b : {y.lo, y.hi}) {
+      std::int64_t r = 0;
+      if (!op(a, b, r)) return std::nullopt;
+      lo = std::min(lo, r);
+      hi = std::max(hi, r);
+    }
+  }
+  return integers(lo, hi);
+}
+
+// |v| as an unsigned value (INT64_MIN included).
+std::uint64_t magnitude(std::int64_t v) {
+  return v < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+}  // namespace
+
+std::optional<ValueRange> Expr::range(std::span<const ValueRange> slots) const {
+  if (root_ < 0) return std::nullopt;
+  return range_node(root_, slots);
+}
+
+std::optional<ValueRange> Expr::range_node(std::int32_t index, std::span<const ValueRange> slots) const {
+  const Node& n = nodes_[index];
+  switch (n.op) {
+    case Op::int_lit:
+      return integers(n.number, n.number);
+    case Op::str_lit:
+      return ValueRange{false, true, 0, 0};
+    case Op::name: {
+      if (n.slot >= slots.size()) return std::nullopt;
+      const ValueRange& v = slots[n.slot];
+      // A value of the other type throws in eval_node.
+      if (n.type == ValueType::integer ? v.strings || !v.integers : v.integers || !v.strings) return std::nullopt;
+      return v;
+    }
+    default:
+      break;
+  }
+  const Range a = range_node(n.lhs, slots);
+  if (!a) return std::nullopt;
+  if (n.op == Op::neg) {
+    if (a->lo == std::numeric_limits<std::int64_t>::min()) return std::nullopt;
+    return integers(-a->hi, -a->lo);
+  }
+  if (n.op == Op::lnot || n.op == Op::fn_is_pow2) return kBoolean;
+  const Range b = range_node(n.rhs, slots);
+  if (!b) return std::nullopt;
+  switch (n.op) {
+    case Op::land:
+    case Op::lor:
+    case Op::eq:
+    case Op::ne:
+    case Op::lt:
+    case Op::le:
+    case Op::gt:
+    case Op::ge:
+      return kBoolean;
+    case Op::mul:
+      return corners(*a, *b,
+                     [](std::int64_t x, std::int64_t y, std::int64_t& r) { return !__builtin_mul_overflow(x, y, &r); });
+    case Op::add:
+      return corners(*a, *b,
+                     [](std::int64_t x, std::int64_t y, std::int64_t& r) { return !__builtin_add_overflow(x, y, &r); });
+    case Op::sub:
+      return corners(*a, *b,
+                     [](std::int64_t x, std::int64_t y, std::int64_t& r) { return !__builtin_sub_overflow(x, y, &r); });
+    case Op::div:
+      // A divisor range of one sign: the quotient is monotone in each operand over it.
+      if (b->lo <= 0 && b->hi >= 0) return std::nullopt;
+      if (a->lo == std::numeric_limits<std::int64_t>::min() && b->lo <= -1 && b->hi >= -1) return std::nullopt;
+      return corners(*a, *b, [](std::int64_t x, std::int64_t y, std::int64_t& r) {
+        r = x / y;
+        return true;
+      });
+    case Op::mod: {
+      if (b->lo <= 0 && b->hi >= 0) return std::nullopt;
+      // |a % b| < |b|, with a's sign (0 for b == -1).
+      const std::uint64_t m = std::max(magnitude(b->lo), magnitude(b->hi)) - 1;
+      const auto bound =
+          static_cast<std::int64_t>(std::min<std::uint64_t>(m, std::numeric_limits<std::int64_t>::max()));
+      return integers(a->lo < 0 ? -bound : 0, a->hi > 0 ? bound : 0);
+    }
+    case Op::fn_min:
+      return integers(std::min(a->lo, b->lo), std::min(a->hi, b->hi));
+    case Op::fn_max:
+      return integers(std::max(a->lo, b->lo), std::max(a->hi, b->hi));
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace mpgemm

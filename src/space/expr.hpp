@@ -12,6 +12,7 @@
 // "WN != 0 && BM % WN == 0" never divides by zero. Types are checked when parsing, as every name has a known type.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,6 +39,15 @@ bool is_function_name(std::string_view name);
 // True for [A-Za-z_][A-Za-z0-9_]* that is not a function name.
 bool is_identifier(std::string_view name);
 
+// The values a slot (or an expression) can take over a set of environments: integers within [lo, hi], strings, or
+// both. For the interval analysis of Expr::range.
+struct ValueRange {
+  bool integers = false;
+  bool strings = false;
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+};
+
 class Expr {
  public:
   // Throws ExprError (with the character offset) on a syntax error, an unknown name, or a type error.
@@ -49,6 +59,11 @@ class Expr {
 
   // eval() as a condition: nonzero integer -> true. Throws ExprError if the expression is a string.
   bool holds(std::span<const Value> env) const;
+
+  // Over every environment whose slot i holds a value within slots[i]: a range holding every result, or nullopt
+  // when some such environment might make eval() throw (a divisor or modulus range holding 0, a bound past int64, a
+  // value of the wrong type). Conservative: nullopt does not say that one does.
+  std::optional<ValueRange> range(std::span<const ValueRange> slots) const;
 
   ValueType type() const { return type_; }
   const std::string& text() const { return text_; }
@@ -97,6 +112,7 @@ class Expr {
   };
   Result eval_node(std::int32_t index, std::span<const Value> env) const;
   std::int64_t eval_int(std::int32_t index, std::span<const Value> env) const;
+  std::optional<ValueRange> range_node(std::int32_t index, std::span<const ValueRange> slots) const;
 
   friend class ExprParser;
   std::string text_;

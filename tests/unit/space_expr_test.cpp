@@ -1,6 +1,7 @@
 // The expression language: precedence, evaluation, types, and errors with their character offsets.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,42 @@ TEST(SpaceExpr, Identifiers) {
   EXPECT_FALSE(is_identifier(""));
   EXPECT_FALSE(is_identifier("min"));
   EXPECT_TRUE(is_function_name("is_pow2"));
+}
+
+// Expr::range over slot ranges: bounds that hold every result, nullopt wherever some value could throw.
+TEST(SpaceExpr, RangeBoundsEveryResultAndSaysWhenEvaluationMightThrow) {
+  const auto range = [](const std::string& text, ValueRange bm, ValueRange wm) {
+    const std::vector<ValueRange> slots{bm, wm, ValueRange{false, true, 0, 0}};
+    return Expr::parse(text, kSymbols).range(slots);
+  };
+  const ValueRange bm{true, false, 16, 128}, wm{true, false, 1, 4}, wm0{true, false, 0, 4};
+  auto r = range("BM / WM", bm, wm);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 4);
+  EXPECT_EQ(r->hi, 128);
+  EXPECT_FALSE(range("BM / WM", bm, wm0)) << "a divisor range holding 0";
+  EXPECT_FALSE(range("BM % WM", bm, wm0));
+  r = range("BM % WM", bm, wm);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 0);
+  EXPECT_EQ(r->hi, 3);
+  r = range("BM - WM * 2", bm, wm);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 8);
+  EXPECT_EQ(r->hi, 126);
+  r = range("min(BM, WM) + max(BM, 200)", bm, wm);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 201);
+  EXPECT_EQ(r->hi, 204);
+  r = range("LOAD == \"sync\" && BM / WM > 3", bm, wm);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, 0);
+  EXPECT_EQ(r->hi, 1);
+  EXPECT_FALSE(range("BM * 4611686018427387904", bm, wm)) << "a product past int64";
+  EXPECT_FALSE(range("-BM", ValueRange{true, false, std::numeric_limits<std::int64_t>::min(), 0}, wm));
+  EXPECT_FALSE(range("BM + 1", ValueRange{true, true, 0, 1}, wm)) << "a slot that may hold a string";
+  // Conservative: a guard is not seen through.
+  EXPECT_FALSE(range("WM != 0 && BM / WM > 1", bm, wm0));
 }
 
 }  // namespace
