@@ -51,10 +51,13 @@ if [ -z "$base" ]; then
 else
   base_leaders=("${leaders_args[@]:0:${#leaders_args[@]}-1}" "$out/base-cubins/cubins")
   base_sm86=("${sm86_args[@]:0:${#sm86_args[@]}-1}" "$out/base-cubins/cubins86")
+  # configs/sm86.json's cubins for the card's arch (a GPU run compiles for it), not the space's sm_86.
+  cc="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')"
+  arch86=(); [ -n "$cc" ] && arch86=(--arch "sm_$cc")
   run fill "$bin" "${leaders_args[@]}" --compile-only
-  run fill86 "$bin" "${sm86_args[@]}" --compile-only
+  run fill86 "$bin" "${sm86_args[@]}" --compile-only "${arch86[@]}"
   run base-fill "$base" "${base_leaders[@]}" --compile-only
-  run base-fill86 "$base" "${base_sm86[@]}" --compile-only
+  run base-fill86 "$base" "${base_sm86[@]}" --compile-only "${arch86[@]}"
   run base-warm "$base" "${base_leaders[@]}"
   run warm "$bin" "${leaders_args[@]}"
   run base-sm86-warm "$base" "${base_sm86[@]}"

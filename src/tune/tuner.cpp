@@ -41,6 +41,8 @@ double TuneSummary::device_idle_share() const {
 std::optional<std::string> TuneSummary::idle_hint() const {
   // A share of the run below this is not worth a line: noise, a shape switch, the run's start.
   constexpr double kHintShare = 0.10;
+  // The worker's shape preparation and settling are named when they take this share of its time or more.
+  constexpr double kProtocolShare = 0.30;
   if (mode != "gpu" || lanes.empty()) return std::nullopt;
   double compile = 0, coordinator_wait = 0, compile_s = 0, coordinator_s = 0;
   for (const TimeAccount& lane : lanes) {
@@ -56,13 +58,33 @@ std::optional<std::string> TuneSummary::idle_hint() const {
   const double n = static_cast<double>(lanes.size());
   compile /= n, coordinator_wait /= n, compile_s /= n, coordinator_s /= n;
   const char* plural = lanes.size() == 1 ? "" : "s";
-  if (std::max(compile, coordinator_wait) < kHintShare) return std::nullopt;
+  if (std::max(compile, coordinator_wait) < kHintShare) {
+    // The GPU was kept fed. What the workers did with it: timing, or the per-shape cost of the protocol.
+    double total = 0, timing = 0, preparing = 0, settling = 0;
+    int shapes = 0, reranks = 0;
+    for (const WorkerPhases& w : workers) {
+      total += w.total_s();
+      timing += w.timing_s;
+      preparing += w.preparing_s;
+      settling += w.settling_s + w.idle_settling_s;
+      shapes += w.shapes;
+      reranks += w.reranks;
+    }
+    if (total <= 0 || preparing + settling < kProtocolShare * total) return std::nullopt;
+    return fmt::format(
+        "the GPU was kept busy, and the worker{} spent {:.0f}% of {:.1f} s on the measuring protocol's cost per shape "
+        "(preparing {} shape visit{} {:.1f} s, settling before {} re-rank{} {:.1f} s) against {:.0f}% timing: it is "
+        "paid per shape, not per config, so a run with more configs per shape spends a smaller share on it; neither "
+        "a cubin cache nor the coordinator would change it (docs/tuning.md#where-a-runs-time-goes)",
+        workers.size() == 1 ? "" : "s", 100 * (preparing + settling) / total, total, shapes, shapes == 1 ? "" : "s",
+        preparing, reranks, reranks == 1 ? "" : "s", settling, 100 * timing / total);
+  }
   if (compile >= coordinator_wait)
     return fmt::format(
         "the GPU{} waited for compiles {:.0f}% of the run ({:.1f} s; {} of its {} configs were compiled now): "
-        "compile the space beforehand (mpgemm-tune SPACE --compile-only --cubin-cache DIR, for the space's arch, no "
-        "GPU needed) and give the run the same --cubin-cache DIR, so it only times",
-        plural, 100 * compile, compile_s, compiled_now, compiled_now + cubins_cached);
+        "compile the space beforehand (mpgemm-tune SPACE --compile-only --arch {} --cubin-cache DIR, no GPU needed) "
+        "and give the run the same --cubin-cache DIR, so it only times",
+        plural, 100 * compile, compile_s, compiled_now, compiled_now + cubins_cached, arch.str());
   // The coordinator's busiest phase, its waits for events aside: what to look at.
   std::pair<std::string, double> top{"", 0};
   for (const auto& [name, sec] : coordinator.phases)

@@ -26,6 +26,7 @@ TimeAccount lane(double wall, double in_worker, double compiles, double coordina
 TuneSummary compile_bound() {
   TuneSummary s;
   s.mode = "gpu";
+  s.arch = *Arch::parse("sm_90a");
   s.compiled_now = 782;
   s.cubins_cached = 41;
   s.wall_s = 336.4;
@@ -44,7 +45,44 @@ TEST(TuneSummaryHint, AGpuRunThatWaitedForCompilesIsToldToFillTheCacheFirst) {
   EXPECT_NE(hint->find("waited for compiles 78% of the run (262.4 s; 782 of its 823 configs were compiled now)"),
             std::string::npos)
       << *hint;
-  EXPECT_NE(hint->find("--compile-only --cubin-cache DIR"), std::string::npos) << *hint;
+  EXPECT_NE(hint->find("--compile-only --arch sm_90a --cubin-cache DIR"), std::string::npos) << *hint;
+}
+
+// The run's arch, not the space's: configs/sm86.json measured on an H100 compiles for sm_90, and a cache filled
+// for the space's sm_86 would serve nothing (seen on an H100, results/leaders/).
+TEST(TuneSummaryHint, TheCompileHintNamesTheArchTheRunCompiledFor) {
+  TuneSummary s = compile_bound();
+  s.arch = *Arch::parse("sm_90");
+  const auto hint = s.idle_hint();
+  ASSERT_TRUE(hint.has_value());
+  EXPECT_NE(hint->find("--compile-only --arch sm_90 --cubin-cache DIR"), std::string::npos) << *hint;
+}
+
+// The leaders workflow on an H100 with every cubin cached (results/leaders/): the lane is in the worker all the time,
+// and the worker's time goes to preparing shapes and settling more than to timing. The hint names that, measured.
+TEST(TuneSummaryHint, AFedGpuWhoseWorkerMostlyPreparesAndSettlesIsToldSo) {
+  TuneSummary s = compile_bound();
+  s.compiled_now = 0;
+  s.cubins_cached = 104;
+  s.lanes = {lane(8.5, 8.4, 0, 0.1)};
+  WorkerPhases w;
+  w.timing_s = 4.6;
+  w.preparing_s = 4.2;
+  w.settling_s = 5.1;
+  w.reranking_s = 6.0;
+  w.waiting_s = 0.4;
+  w.shapes = 10;
+  w.reranks = 5;
+  s.workers = {w};
+  auto hint = s.idle_hint();
+  ASSERT_TRUE(hint.has_value());
+  EXPECT_NE(hint->find("the worker spent 46% of 20.3 s on the measuring protocol's cost per shape (preparing 10 "
+                       "shape visits 4.2 s, settling before 5 re-ranks 5.1 s) against 23% timing"),
+            std::string::npos)
+      << *hint;
+  EXPECT_EQ(hint->find("--compile-only"), std::string::npos) << *hint;
+  s.workers[0].timing_s = 40;  // mostly timing: nothing to say
+  EXPECT_EQ(s.idle_hint(), std::nullopt);
 }
 
 // The leaders workflow of issue 44 with every cubin cached: the lane waited on the coordinator, and the hint says
