@@ -1,6 +1,7 @@
 // A database left in WAL mode, its measurements committed in the -wal only (as a tuner killed with -9 leaves them,
-// or a copy taken without its -shm): mpgemm-query, mpgemm-export and mpgemm-tune --replay read every measurement,
-// from a read-only folder (read-only media) and from a writable one, where they leave no file they did not find.
+// or a copy taken without its -shm): mpgemm-query, mpgemm-export, mpgemm-report and mpgemm-tune --replay read every
+// measurement, from a read-only folder (read-only media) and from a writable one, where they leave no file they did not
+// find.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,6 +92,8 @@ class ReliabilityWalReadOnly : public ::testing::TestWithParam<bool> {
          fmt::format("n\n{}\n", rec_.pairs)},
         {fmt::format("{} {} best --format csv", bin("mpgemm-query"), db_.string()), "config_name"},
         {fmt::format("{} {} -o {}.json", bin("mpgemm-export"), db_.string(), out.string()), "written to"},
+        {fmt::format("{} {} -o {}_report --sections outcomes", bin("mpgemm-report"), db_.string(), out.string()),
+         "report.md and numbers.json in"},
         {fmt::format("{} {} --replay {} --db {}.db", bin("mpgemm-tune"), replay_space(), db_.string(), out.string()),
          fmt::format("measured now {}, already in the database 0", rec_.pairs)},
     };

@@ -3,8 +3,10 @@
 import argparse
 import os
 import pathlib
+import sqlite3
 import subprocess
 import sys
+import traceback
 
 from . import db, report
 from .section import Context
@@ -107,12 +109,35 @@ def check_scope(conn, scope):
         return
     everything = db.device_shapes(conn, db.Scope())
     known = "; ".join(f"{d} {s.key()}" for d, s in everything) or "none"
-    raise db.ReportError(f"nothing measured for {scope.device or 'any device'} at "
-                         f"{scope.shape.key() if scope.shape else 'any shape'} (the database has: {known})")
+    raise db.ReportError(f"nothing measured for {db.printable(scope.device or 'any device')} at "
+                         f"{scope.shape.key() if scope.shape else 'any shape'} (the database has: "
+                         f"{db.printable(known, 600)})")
 
 
 def main(argv=None):
+    """The exit status; every problem is one line on standard error, never a traceback."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        status = run(args)
+        sys.stdout.flush()
+    except OSError as e:  # standard output on a full disk or a closed pipe
+        print(f"mpgemm-report: cannot write to standard output: {e.strerror or e}", file=sys.stderr)
+        # What is still buffered would fail again at exit, with a message of Python's and exit status 120.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (RecursionError, MemoryError, sqlite3.Error) as e:
+        print(f"mpgemm-report: {args.db}: reading the database failed: {db.printable(e, 300)}", file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug: say it in one line, with where
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        print(f"mpgemm-report: internal error: {type(e).__name__}: {db.printable(e, 300)} "
+              f"({pathlib.Path(where.filename).name}:{where.lineno}); please report it", file=sys.stderr)
+        return 1
+    return status
+
+
+def run(args):
+    """main's work: the report written and summed up on standard output."""
     db_path = pathlib.Path(args.db)
     out = pathlib.Path(args.out) if args.out else db_path.parent / f"{db_path.stem}_report"
     try:
@@ -134,7 +159,7 @@ def main(argv=None):
         print(f"mpgemm-report: {e}", file=sys.stderr)
         return 1
     except OSError as e:
-        print(f"mpgemm-report: {e}", file=sys.stderr)
+        print(f"mpgemm-report: {db.printable(e, 300)}", file=sys.stderr)
         return 1
     images = sum(len(s["images"]) for s in numbers["sections"].values())
     print(f"mpgemm-report: {images} pictures, report.md and numbers.json in {out}")
@@ -144,5 +169,5 @@ def main(argv=None):
         for note in s["notes"]:
             counts[note] = counts.get(note, 0) + 1
         for note, n in counts.items():
-            print(f"  {key}: {note}" + (f" (x{n})" if n > 1 else ""))
+            print(f"  {key}: {db.printable(note, 400)}" + (f" (x{n})" if n > 1 else ""))
     return 0

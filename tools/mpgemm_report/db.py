@@ -1,16 +1,23 @@
 """Opening an mpgemm database read-only, without creating anything beside it, and the queries every section shares.
 
-SQLite's read-only mode still creates `DB-wal` and `DB-shm` beside a WAL database (and leaves them there when the
-folder is writable). So a database with no `-wal` file beside it (no writer has it open, and the last one closed
-cleanly) is opened `immutable=1`: no locks, no side files. A database with a `-wal` beside it is being written, or
-its writer died before a checkpoint: its newest rows are in the `-wal`, which only the normal read-only mode reads,
-and that mode uses the `-wal`/`-shm` files already there.
+A database from elsewhere is untrusted input (docs/reliability.md), and the report keeps the promises of the C++
+readers:
+- Nothing is created or left beside the file. A database with no `-wal` beside it is read in place,
+  `immutable=1` (no locks, no side files). One with a `-wal` (a writer has it open, or died before a checkpoint) is
+  copied with its `-wal` into a private folder and read there, into memory: SQLite's read-only mode would leave a
+  `-shm` beside the original, and fails in a folder it cannot write.
+- Its schema is checked before anything reads it, by the C++ check itself (`mpgemm-query DB --sql 'SELECT 1'`):
+  every table, index, view and trigger by its SQL, so a planted trigger or a redefined view is refused in one line
+  and never runs. The launcher names its mpgemm-query in $MPGEMM_QUERY.
+- Its values are checked before a section draws them: a number column holding text, or params that are not a flat
+  JSON object, is an error naming the row (`check_values`, `params_of`), never a traceback.
 
 A database of an older schema is read as the C++ readers read it: copied into memory (SQLite's backup, one
 consistent snapshot) and the copy migrated there, so every schema version mpgemm ever wrote is drawn and the file
 is never written. The migrations are the C++ ones, as `mpgemm-query --schema` prints them (the schema is defined
-once, in src/store/schema.cpp): the launcher names its mpgemm-query in $MPGEMM_QUERY.
+once, in src/store/schema.cpp).
 """
+import json
 import os
 import pathlib
 import re
@@ -18,6 +25,8 @@ import shutil
 import sqlite3
 import stat
 import subprocess
+import tempfile
+import unicodedata
 from dataclasses import dataclass
 
 APPLICATION_ID = 0x6D706765  # "mpge": src/store/schema.hpp kStoreApplicationId
@@ -25,8 +34,30 @@ SCHEMA_VERSION = 13  # the schema the sections' queries are written for (src/sto
 # the migrations mpgemm-query prints whenever an older database is migrated
 
 
+MAX_INTEGER = 2**63 - 1  # SQLite's INTEGER, and the C++ tools' bound on a shape's dimension
+SNAPSHOT_ATTEMPTS = 4  # how often a WAL-mode database is copied again when a writer changed it meanwhile
+CHECK_SECONDS = 300  # how long mpgemm-query may take to check a database's schema
+
+
 class ReportError(Exception):
     """A problem with the database or the arguments, said in one line; exit status 1."""
+
+
+def printable(text, limit=200):
+    """`text` safe for a terminal and a one-line message, as the C++ tools' printable_text: control characters
+    (newlines and escape sequences among them) written as \\n or \\xNN, at most `limit` characters."""
+    text = str(text)
+    out = []
+    for ch in text[:limit]:
+        if ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out) + ("..." if len(text) > limit else "")
 
 
 @dataclass(frozen=True)
@@ -38,8 +69,9 @@ class Shape:
     @staticmethod
     def parse(text):
         parts = text.lower().replace("×", "x").split("x")
-        if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
-            raise ValueError(f"'{text}' is not a shape MxNxK of positive integers (e.g. 4096x4096x4096)")
+        if len(parts) != 3 or not all(p.isascii() and p.isdigit() and 0 < int(p) <= MAX_INTEGER for p in parts):
+            raise ValueError(f"'{printable(text)}' is not a shape MxNxK of positive integers of at most "
+                             f"{MAX_INTEGER} (e.g. 4096x4096x4096)")
         return Shape(*(int(p) for p in parts))
 
     def flops(self):
@@ -79,36 +111,167 @@ class Scope:
 
 def open_readonly(path):
     """A read-only connection to the mpgemm database at `path`, at SCHEMA_VERSION (an older file migrated in a
-    copy in memory); ReportError when it is missing, unreadable or not ours. PRAGMA user_version says the file's
-    version."""
+    copy in memory), its schema and values checked; ReportError when it is missing, unreadable, not ours or not
+    as its version defines it. PRAGMA user_version says the file's version."""
     path = pathlib.Path(path)
     why = why_not_readable(path)
     if why == "no such file":
-        raise ReportError(f"{path}: no such database file")
+        raise ReportError(f"{printable(path)}: no such database file")
     if why:
-        raise ReportError(f"cannot read {path}: {why}")
-    uri = path.resolve().as_uri() + "?mode=ro"
-    if not os.path.exists(str(path) + "-wal"):
-        uri += "&immutable=1"
+        raise ReportError(f"cannot read {printable(path)}: {why}")
+    with tempfile.TemporaryDirectory(prefix="mpgemm-report-") as private:
+        conn, read = open_file_or_snapshot(path, pathlib.Path(private))
+        try:
+            version = check_ours(conn, path)
+            check_schema(read, path)
+            if version < SCHEMA_VERSION:
+                conn = migrated_in_memory(conn, path, version)
+            check_values(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def open_file_or_snapshot(path, private):
+    """(connection, the file it read): the file itself, immutable, when no -wal is beside it; else an in-memory copy
+    of a private copy of the file and its -wal (in `private`), taken again while a writer changes them."""
+    full = path.resolve()
+    wal = pathlib.Path(str(full) + "-wal")
+    for _ in range(SNAPSHOT_ATTEMPTS):
+        if not wal.exists():
+            try:
+                conn = sqlite3.connect(full.as_uri() + "?mode=ro&immutable=1", uri=True)
+                conn.execute("PRAGMA query_only = ON")
+            except sqlite3.DatabaseError as e:
+                raise ReportError(f"{printable(path)}: not a readable SQLite database ({e})") from None
+            return conn, full
+        before = stamps(full, wal)
+        copy = private / "snapshot.db"
+        for side in ("", "-wal", "-shm"):
+            pathlib.Path(str(copy) + side).unlink(missing_ok=True)
+        try:
+            shutil.copyfile(full, copy)
+            shutil.copyfile(wal, str(copy) + "-wal")
+        except FileNotFoundError:
+            continue  # the writer closed meanwhile and took its -wal away: look again
+        except OSError as e:
+            raise ReportError(f"cannot copy {printable(path)} and its -wal into {private} to read them there: "
+                              f"{e.strerror or e}") from None
+        if stamps(full, wal) != before:
+            continue
+        memory = sqlite3.connect(":memory:")
+        try:
+            file = sqlite3.connect(copy.as_uri() + "?mode=ro", uri=True)
+            try:
+                file.backup(memory)
+            finally:
+                file.close()
+        except sqlite3.DatabaseError as e:
+            memory.close()
+            raise ReportError(f"{printable(path)}: not a readable SQLite database ({e})") from None
+        memory.execute("PRAGMA query_only = ON")
+        return memory, copy
+    raise ReportError(f"{printable(path)}: the WAL-mode database kept changing while a copy of it was taken "
+                      "(writers starting and stopping beside it); try again")
+
+
+def stamps(*files):
+    """Each file's identity, size and last change (None when missing): equal before and after a copy means nothing
+    wrote them meanwhile."""
+    out = []
+    for f in files:
+        try:
+            st = os.stat(f)
+            out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+        except FileNotFoundError:
+            out.append(None)
+    return out
+
+
+def check_ours(conn, path):
+    """The file's schema version; ReportError when it is not an mpgemm database of a version this report reads."""
     try:
-        conn = sqlite3.connect(uri, uri=True)
-        conn.execute("PRAGMA query_only = ON")
         app_id, version = conn.execute(
             "SELECT (SELECT application_id FROM pragma_application_id), "
             "(SELECT user_version FROM pragma_user_version)").fetchone()
     except sqlite3.DatabaseError as e:
-        raise ReportError(f"{path}: not a readable SQLite database ({e})") from None
+        raise ReportError(f"{printable(path)}: not a readable SQLite database ({e})") from None
     if app_id != APPLICATION_ID:
-        conn.close()
-        raise ReportError(f"{path}: not an mpgemm results database (SQLite application_id {app_id:#x})")
+        raise ReportError(f"{printable(path)}: not an mpgemm results database (SQLite application_id {app_id:#x})")
     if not 1 <= version <= SCHEMA_VERSION:
-        conn.close()
-        raise ReportError(f"{path}: schema version {version}, this report reads versions 1 to {SCHEMA_VERSION}"
+        raise ReportError(f"{printable(path)}: schema version {version}, this report reads versions 1 to "
+                          f"{SCHEMA_VERSION}"
                           + ("; this mpgemm-report is older than the database" if version > SCHEMA_VERSION else ""))
-    if version < SCHEMA_VERSION:
-        conn = migrated_in_memory(conn, path, version)
-    conn.row_factory = sqlite3.Row
-    return conn
+    return version
+
+
+def query_binary():
+    """The mpgemm-query that checks schemas and prints migrations: $MPGEMM_QUERY (the launcher's), else PATH's."""
+    query = os.environ.get("MPGEMM_QUERY") or shutil.which("mpgemm-query")
+    if not query or not os.access(query, os.X_OK):
+        raise ReportError("checking a database needs mpgemm-query (it checks the schema and prints the migrations): "
+                          f"none found ({'$MPGEMM_QUERY is ' + query if query else 'none on PATH'}); run the "
+                          "mpgemm-report of a build (build/bin/mpgemm-report) or set MPGEMM_QUERY")
+    return query
+
+
+def check_schema(read, path):
+    """ReportError, in mpgemm-query's words, when the schema of the file `read` (the database `path`, or a private
+    copy of it) is not what its version defines: a planted trigger, a changed or extra view or table. The check
+    reads the schema only and runs nothing of the file's."""
+    query = query_binary()
+    try:
+        done = subprocess.run([query, str(read), "--sql", "SELECT 1", "--format", "csv"], capture_output=True,
+                              text=True, errors="replace", timeout=CHECK_SECONDS, check=False)
+    except subprocess.TimeoutExpired:
+        raise ReportError(f"{printable(path)}: {query} took more than {CHECK_SECONDS} s to check the schema") from None
+    except OSError as e:
+        raise ReportError(f"{query} could not check {printable(path)}: {e}") from None
+    if done.returncode == 0:
+        return
+    lines = [x for x in done.stderr.strip().splitlines() if x.strip()]
+    why = lines[-1] if lines else f"exit status {done.returncode}"
+    why = why.removeprefix("mpgemm-query: ").replace(str(read), str(path))
+    raise ReportError(printable(why, limit=600))
+
+
+def check_values(conn, path):
+    """ReportError naming the first row whose number column holds text or bytes, before any section draws it. The
+    tables are STRICT, but a file whose STRICT was edited away and back (PRAGMA writable_schema) passes the schema
+    check and holds them: the views would sort such a time after every number, and Python would fail on it."""
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' "
+        "AND name NOT LIKE 'sqlite%' ORDER BY name")]
+    for table in tables:
+        numbers = [r[0] for r in conn.execute("SELECT name FROM pragma_table_info(?) "
+                                              "WHERE upper(type) IN ('REAL', 'INTEGER', 'INT') ORDER BY cid",
+                                              [table])]
+        if not numbers:
+            continue
+        quoted = ['"' + c.replace('"', '""') + '"' for c in numbers]
+        where = " OR ".join(f"typeof({c}) IN ('text', 'blob')" for c in quoted)
+        found = conn.execute(f'SELECT rowid, {", ".join(quoted)} FROM "{table}" WHERE {where} LIMIT 1').fetchone()
+        if found is None:
+            continue
+        column, value = next((c, v) for c, v in zip(numbers, found[1:]) if isinstance(v, (str, bytes)))
+        kind = "text" if isinstance(value, str) else "bytes"
+        raise ReportError(f"{printable(path)}: table {table}, row {found[0]}: its {column} is {kind} "
+                          f"('{printable(value, 40)}'), not a number (a damaged or hand-edited database)")
+
+
+def params_of(text, config):
+    """The params of `config` (its name) as a dict; ReportError when they are not a flat JSON object of numbers,
+    strings and booleans."""
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        value = None
+    if not isinstance(value, dict) or any(isinstance(v, (dict, list)) or v is None for v in value.values()):
+        raise ReportError(f"config {printable(config, 80)}: its params are not a flat JSON object of numbers, "
+                          f"strings and booleans: '{printable(text, 60)}' (a damaged or hand-edited database)")
+    return value
 
 
 def why_not_readable(path):
@@ -139,11 +302,7 @@ def why_not_readable(path):
 def migrations():
     """[(version, sql)] of every migration, in order, as `mpgemm-query --schema` prints them ("-- schema version N"
     before each)."""
-    query = os.environ.get("MPGEMM_QUERY") or shutil.which("mpgemm-query")
-    if not query or not os.access(query, os.X_OK):
-        raise ReportError("reading an older schema needs mpgemm-query (it prints the migrations): none found "
-                          f"({'$MPGEMM_QUERY is ' + query if query else 'none on PATH'}); run the mpgemm-report "
-                          "of a build (build/bin/mpgemm-report) or set MPGEMM_QUERY")
+    query = query_binary()
     try:
         done = subprocess.run([query, "--schema"], capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as e:

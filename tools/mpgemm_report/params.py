@@ -4,7 +4,6 @@ BM × BN, --heatmap P,Q), and the spread of TFLOP/s over each value of every par
 Each config counts once, with its fastest verified measurement of the shape (a config measured by several runs
 is one point, not several).
 """
-import json
 import math
 import statistics
 
@@ -22,7 +21,7 @@ def configs(conn, device, shape):
             JOIN configs AS c ON c.id = m.config_id
             WHERE m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ?
             GROUP BY c.id ORDER BY c.family, c.name""", [device, *shape.as_list()]):
-        out.setdefault(r["family"], []).append((r["name"], json.loads(r["params"]), r["tflops"]))
+        out.setdefault(r["family"], []).append((r["name"], db.params_of(r["params"], r["name"]), r["tflops"]))
     return out
 
 
@@ -35,8 +34,8 @@ def ordered(values):
 
 def measured(conn, device, shape, family):
     """The params of every config of `family` measured on (device, shape), whatever the outcome."""
-    return [json.loads(r[0]) for r in db.rows(conn, """
-        SELECT DISTINCT c.params FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
+    return [db.params_of(r[0], r[1]) for r in db.rows(conn, """
+        SELECT DISTINCT c.params, c.name FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
         WHERE c.family = ? AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ?""",
                                                [family, device, *shape.as_list()])]
 

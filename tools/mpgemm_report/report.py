@@ -18,6 +18,12 @@ def numeric(cell):
         return False
 
 
+def cell(text):
+    """A table cell's text on one line: a stored string (a device name, a run's notes) cannot end the row or the
+    table."""
+    return " ".join(db.printable(text, 400).replace("\\n", " ").split()).replace("|", "\\|")
+
+
 def md_table(table):
     """A markdown table; columns of numbers are right-aligned."""
     if not table:
@@ -25,7 +31,7 @@ def md_table(table):
     head, *body = table
     align = ["--:" if body and all(numeric(row[i]) for row in body) else "---" for i in range(len(head))]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in body]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in body]
     return "\n".join(lines) + "\n"
 
 
@@ -33,7 +39,7 @@ def runs_table(conn):
     table = [["run", "started (UTC)", "status", "mode", "space", "device", "git", "notes"]]
     for r in db.rows(conn, "SELECT * FROM runs ORDER BY id"):
         table.append([str(r["id"]), r["started_at"], r["status"], r["mode"], f"`{r['space_path'] or '–'}`",
-                      r["device_name"] or "–", f"`{r['git_sha']}`", (r["notes"] or "").replace("|", "\\|")])
+                      r["device_name"] or "–", f"`{r['git_sha']}`", r["notes"] or ""])
     return table
 
 

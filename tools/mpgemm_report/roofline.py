@@ -7,7 +7,6 @@ row (⌈M/BM⌉ times), C (FP32) written once. That is the traffic when L2 catch
 is not counted); real DRAM traffic is lower, so a point can sit above the DRAM slope. The dash-dotted line is the
 shape's own minimum: A and B read once, C written once.
 """
-import json
 import math
 
 from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
@@ -40,8 +39,14 @@ def points(conn, device, shape):
               FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
               WHERE m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ?)
             WHERE place = 1 ORDER BY id""", [device, *shape.as_list()]):
-        params = json.loads(r["params"])
+        params = db.params_of(r["params"], r["name"])
         if "BM" in params and "BN" in params:
+            for p in ("BM", "BN"):
+                v = params[p]
+                if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= db.MAX_INTEGER:
+                    raise db.ReportError(f"config {db.printable(r['name'], 80)}: {p} is "
+                                         f"'{db.printable(v, 40)}', not a positive whole number (a damaged or "
+                                         "hand-edited database)")
             traffic, basis = tile_bytes(shape, params["BM"], params["BN"]), "tiles"
         else:
             traffic, basis = compulsory_bytes(shape), "compulsory"
