@@ -22,24 +22,14 @@ namespace {
 constexpr const char* kWgmmaSymbol = "_ZN6mpgemm10wgmma_gemm";
 constexpr const char* kWmmaSymbol = "_ZN6mpgemm9wmma_gemm";
 
-class ExportCpp : public ::testing::Test {
+class ExportCpp : public testing::ExportDbTest {
  protected:
-  void SetUp() override {
-    dir_ = testing::per_test_dir();
-    std::filesystem::create_directories(dir_);
-    db_ = dir_ / "results.db";
-    testing::write_export_db(db_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // nvcc of a tiny program that includes the header and uses its host API, for one arch; returns nvcc's result.
   testing::CommandResult nvcc(const std::string& arch, const std::string& what, const std::filesystem::path& out) {
     return testing::run_command(fmt::format("{} -std=c++17 -I{} -I{} -arch={} {} {} -o {}", MPGEMM_NVCC,
                                             testing::source("kernels"), dir_.string(), arch, what,
                                             (dir_ / "use.cu").string(), out.string()));
   }
-
-  std::filesystem::path dir_, db_;
 };
 
 TEST_F(ExportCpp, HeaderCompilesForEveryArchItNamesAndOnlyInstantiatesThere) {

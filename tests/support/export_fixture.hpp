@@ -11,9 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "codegen/family.hpp"
 #include "codegen/wgmma_family.hpp"
 #include "store/store.hpp"
+#include "support/store_fixture.hpp"
 
 namespace mpgemm::testing {
 
@@ -151,5 +154,22 @@ inline void write_split_export_db(const std::filesystem::path& path) {
   }
   s.end_run(h200, "finished");
 }
+
+// A test with the database above at dir_/results.db (db_), in a folder of its own removed afterwards.
+class ExportDbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = per_test_dir();
+    std::filesystem::create_directories(dir_);
+    db_ = dir_ / "results.db";
+    write_export_db(db_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  std::filesystem::path dir_, db_;
+};
 
 }  // namespace mpgemm::testing

@@ -18,26 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class QueryDamagedWinner : public ::testing::Test {
+class QueryDamagedWinner : public testing::ExportDbTest {
  protected:
-  void SetUp() override {
-    dir_ = testing::per_test_dir();
-    fs::create_directories(dir_);
-    db_ = dir_ / "results.db";
-    testing::write_export_db(db_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   // mpgemm-query DB VIEW, with `streams` redirecting its output.
   testing::CommandResult query(const std::string& view, const char* streams) const {
     return testing::run_command(
         fmt::format("({} {} {} {})", testing::bin("mpgemm-query"), db_.string(), view, streams));
   }
-
-  fs::path dir_, db_;
 };
 
 constexpr const char* kWinnerViews[] = {"best", "winners", "best_per_shape"};

@@ -19,19 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class ExportDamagedWinner : public ::testing::Test {
+class ExportDamagedWinner : public testing::ExportDbTest {
  protected:
-  void SetUp() override {
-    dir_ = testing::per_test_dir();
-    fs::create_directories(dir_);
-    db_ = dir_ / "results.db";
-    testing::write_export_db(db_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   // What collect_export and the tool say of the database once `sql` damaged it.
   void expect_refused(const std::string& sql, const std::string& says) {
     testing::raw_exec(db_, sql);
@@ -50,8 +39,6 @@ class ExportDamagedWinner : public ::testing::Test {
     EXPECT_NE(r.output.find(says), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(out));
   }
-
-  fs::path dir_, db_;
 };
 
 TEST_F(ExportDamagedWinner, ANameThatItsParamsDoNotGiveIsNotExported) {

@@ -48,25 +48,12 @@ std::string quoted(const fs::path& p) {
   return "'" + p.string() + "'";
 }
 
-class ExportHeaderInjection : public ::testing::Test {
+class ExportHeaderInjection : public testing::ExportDbTest {
  protected:
-  void SetUp() override {
-    dir_ = testing::per_test_dir();
-    fs::create_directories(dir_);
-    db_ = dir_ / "results.db";
-    testing::write_export_db(db_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   testing::CommandResult export_cpp(const fs::path& db, const fs::path& out) {
     return testing::run_command(
         fmt::format("{} {} --format cpp -o {}", testing::bin("mpgemm-export"), quoted(db), quoted(out)));
   }
-
-  fs::path dir_, db_;
 };
 
 TEST_F(ExportHeaderInjection, ADeviceNameWithANewlineIsEscapedInLiteralsAndComments) {

@@ -25,16 +25,8 @@ using testing::kMid;
 using testing::kRtx;
 using testing::kSmall;
 
-class ExportJson : public ::testing::Test {
+class ExportJson : public testing::ExportDbTest {
  protected:
-  void SetUp() override {
-    dir_ = testing::per_test_dir();
-    std::filesystem::create_directories(dir_);
-    db_ = dir_ / "results.db";
-    testing::write_export_db(db_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   ExportTable collect(std::optional<std::string> device = std::nullopt) {
     const Store store = Store::open(db_, Store::Mode::read_only);
     return collect_export(store, ExportOptions{db_, std::move(device)});
@@ -42,8 +34,6 @@ class ExportJson : public ::testing::Test {
   testing::CommandResult tool(const std::string& args) {
     return testing::run_command(testing::bin("mpgemm-export") + " " + args);
   }
-
-  std::filesystem::path dir_, db_;
 };
 
 double tflops(const Shape& s, double ms) {

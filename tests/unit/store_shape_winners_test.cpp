@@ -24,19 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class ShapeWinnersChecks : public ::testing::Test {
+class ShapeWinnersChecks : public testing::ExportDbTest {
  protected:
-  void SetUp() override {
-    dir_ = testing::per_test_dir();
-    fs::create_directories(dir_);
-    db_ = dir_ / "results.db";
-    testing::write_export_db(db_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   std::vector<ShapeWinner> read() const { return shape_winners(Store::open(db_, Store::Mode::read_only)); }
 
   // The StoreError shape_winners() throws after `sql` damaged the fixture; "accepted" when it throws none.
@@ -57,7 +46,6 @@ class ShapeWinnersChecks : public ::testing::Test {
 
   const std::string winner_ = family("wgmma").config_name(testing::wgmma_winner_params());
   const std::string wmma_ = family("wmma").config_name(testing::wmma_params());
-  fs::path dir_, db_;
 };
 
 TEST_F(ShapeWinnersChecks, ASoundDatabaseGivesEachWinnerWithItsRow) {
