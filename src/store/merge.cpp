@@ -1,6 +1,7 @@
 // Merging databases: checking and preparing the inputs, OUT's transaction, and publishing a new OUT.
 #include "store/merge.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,7 +34,6 @@ namespace {
 // A file removed (with SQLite's -wal, -shm and -journal beside it) when this goes out of scope, unless kept.
 class TempDb {
  public:
-  explicit TempDb(fs::path path) : path_(std::move(path)) { remove_all(); }
   // A new empty file in `folder`, named `.NAME-XXXXXX` by mkstemp: created exclusively (O_CREAT | O_EXCL, so a
   // symlink or a file raced in at the name is never followed or reused) and readable by its owner only.
   static std::unique_ptr<TempDb> create_in(const fs::path& folder, std::string_view name) {
@@ -253,9 +253,14 @@ MergeReport merge_databases(const fs::path& out, const std::vector<fs::path>& in
     merge_into(out, out, ready, report);
     return report;
   }
-  TempDb built(fs::absolute(out).parent_path() / fmt::format("{}.merging-{}", out.filename().string(), ::getpid()));
-  merge_into(built.path(), out, ready, report);
-  publish(built.path(), out);
+  // Built under a name mkstemp makes (a predictable OUT.merging-PID could have a symlink raced in, which SQLite
+  // would follow), then given the permissions a new file gets (mkstemp's are the owner's only).
+  const auto built = TempDb::create_in(fs::absolute(out).parent_path(), out.filename().string() + ".merging");
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(built->path().c_str(), 0666 & ~mask);
+  merge_into(built->path(), out, ready, report);
+  publish(built->path(), out);
   return report;
 }
 

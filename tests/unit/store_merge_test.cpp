@@ -3,6 +3,7 @@
 // order; newer schemas and other applications are refused by name; an older input merges; kill -9 in the middle
 // leaves OUT as it was (and a new OUT absent). Content is compared with canonical_dump (store/dump.hpp).
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -225,6 +226,24 @@ TEST_F(StoreMerge, MergingTwiceIsMergingOnce) {
   EXPECT_FALSE(again.created);
   EXPECT_EQ(total_added(again), 0);
   EXPECT_EQ(canonical_dump(at("out.db")), once);
+}
+
+// A new OUT is built under a name mkstemp makes beside it, not at a predictable OUT.merging-PID where anything could
+// be planted first (a symlink SQLite would follow, or, here, a folder in the way); and it gets the permissions a new
+// file gets, as if SQLite had made it.
+TEST_F(StoreMerge, ANewOutputIsBuiltUnderAnUnpredictableName) {
+  const fs::path planted = at(fmt::format("out.db.merging-{}", ::getpid()));
+  fs::create_directories(planted / "inside");
+  const mode_t mask = ::umask(022);
+  merge_databases(at("out.db"), {a_, b_});
+  ::umask(mask);
+  EXPECT_TRUE(fs::exists(planted / "inside")) << "what was at the predictable name was touched";
+  EXPECT_EQ(fs::status(at("out.db")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    if (e.path() == planted) continue;
+    EXPECT_EQ(e.path().filename().string().find(".merging"), std::string::npos) << e.path() << " left behind";
+  }
 }
 
 TEST_F(StoreMerge, MergingADatabaseWithItselfChangesNothing) {
