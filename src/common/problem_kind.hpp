@@ -1,0 +1,56 @@
+#pragma once
+// What a GEMM computes, apart from its size (issue 58; CUTLASS's library keeps the same split: GemmDescription's
+// element types, layouts and epilogue against the problem's m, n, k): D (M x N, row-major) = alpha * A.B + beta * C,
+// accumulated in FP32 and rounded once to D's type, with
+//   A  M x K, stored M x K row-major ("mk", today's) or K x M row-major ("km": a transposed view);
+//   B  K x N, stored K x N row-major ("kn", today's) or N x K row-major ("nk": a linear layer's weight);
+//   A and B in FP16 or BF16; C and D in FP32, FP16 or BF16;
+//   beta != 0 reads C (D's type) before writing D: the kind holds only whether it does, not the scalars, which are
+//   values of a call.
+// The default kind is today's only problem (mk, kn, FP16 in, FP32 out, beta 0): it names every existing result,
+// database and exported entry, and its key is empty so that adding the kind changes no existing key.
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpgemm {
+
+enum class ALayout : std::uint8_t { mk, km };
+enum class BLayout : std::uint8_t { kn, nk };
+enum class ElementType : std::uint8_t { fp16, bf16, fp32 };
+// Room for the fused epilogues of the next issue (bias, bias + activation); none is all there is today.
+enum class Epilogue : std::uint8_t { none };
+
+std::string_view to_string(ALayout a);      // "mk", "km"
+std::string_view to_string(BLayout b);      // "kn", "nk"
+std::string_view to_string(ElementType t);  // "fp16", "bf16", "fp32"
+std::string_view to_string(Epilogue e);     // "none"
+int bytes_of(ElementType t);                // 2, 2, 4
+
+struct ProblemKind {
+  ALayout a = ALayout::mk;
+  BLayout b = BLayout::kn;
+  ElementType in = ElementType::fp16;   // A's and B's
+  ElementType out = ElementType::fp32;  // C's and D's
+  bool beta = false;                    // beta != 0: C is read
+  Epilogue epilogue = Epilogue::none;
+
+  auto operator<=>(const ProblemKind&) const = default;
+
+  bool is_default() const { return *this == ProblemKind{}; }
+  // The procedural name: layouts, input type, output type, then "_beta" when C is read, e.g. "mk_kn_fp16_fp32"
+  // (the default), "mk_nk_bf16_bf16", "km_kn_fp16_fp32_beta". parse(name()) gives the kind back.
+  std::string name() const;
+  // What the kind adds to a result key: empty for the default kind (every existing key stays as it is), else
+  // "problem=" and the name.
+  std::string key() const;
+  // The kind `text` names (name()'s form); nullopt when it names none, with why in `why` (one line) when given.
+  static std::optional<ProblemKind> parse(std::string_view text, std::string* why = nullptr);
+  // Every kind there is, the default first: 2 layouts x 2 layouts x 2 input types x 3 output types x beta or not.
+  static std::vector<ProblemKind> all();
+};
+
+}  // namespace mpgemm

@@ -1,0 +1,87 @@
+// ProblemKind (issue 58): the name round trip for every kind, the default kind's empty key (every existing result
+// key stays), every field changing the name and the key, and one-line refusals naming the part that is wrong.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "common/problem_kind.hpp"
+
+namespace mpgemm {
+namespace {
+
+TEST(ProblemKind, TheDefaultIsTodaysProblemWithAnEmptyKey) {
+  const ProblemKind kind;
+  EXPECT_TRUE(kind.is_default());
+  EXPECT_EQ(kind.name(), "mk_kn_fp16_fp32");
+  EXPECT_EQ(kind.key(), "");
+  EXPECT_EQ(ProblemKind::all().front(), kind);
+}
+
+TEST(ProblemKind, EveryKindsNameParsesBackToIt) {
+  const auto kinds = ProblemKind::all();
+  EXPECT_EQ(kinds.size(), 2u * 2 * 2 * 3 * 2);
+  std::set<std::string> seen_names, seen_keys;
+  for (const ProblemKind& kind : kinds) {
+    std::string why;
+    const auto back = ProblemKind::parse(kind.name(), &why);
+    ASSERT_TRUE(back) << kind.name() << ": " << why;
+    EXPECT_EQ(*back, kind) << kind.name();
+    EXPECT_TRUE(seen_names.insert(kind.name()).second) << "two kinds named " << kind.name();
+    EXPECT_TRUE(seen_keys.insert(kind.key()).second) << "two kinds keyed " << kind.key();
+    if (!kind.is_default()) {
+      EXPECT_EQ(kind.key(), "problem=" + kind.name());
+    }
+  }
+}
+
+// A linear layer's forward pass, its two backward GEMMs, and a 16-bit output reading C.
+TEST(ProblemKind, TheKindsALinearLayerRuns) {
+  EXPECT_EQ((ProblemKind{ALayout::mk, BLayout::nk, ElementType::bf16, ElementType::bf16}).name(), "mk_nk_bf16_bf16");
+  EXPECT_EQ((ProblemKind{ALayout::mk, BLayout::kn, ElementType::bf16, ElementType::bf16}).name(), "mk_kn_bf16_bf16");
+  EXPECT_EQ((ProblemKind{ALayout::km, BLayout::kn, ElementType::bf16, ElementType::fp32}).name(), "km_kn_bf16_fp32");
+  EXPECT_EQ((ProblemKind{ALayout::mk, BLayout::kn, ElementType::fp16, ElementType::fp16, true}).name(),
+            "mk_kn_fp16_fp16_beta");
+  EXPECT_EQ(bytes_of(ElementType::bf16), 2);
+  EXPECT_EQ(bytes_of(ElementType::fp32), 4);
+}
+
+TEST(ProblemKind, EachFieldChangesTheKey) {
+  const ProblemKind base;
+  ProblemKind k = base;
+  k.a = ALayout::km;
+  EXPECT_NE(k.key(), base.key());
+  k = base;
+  k.b = BLayout::nk;
+  EXPECT_NE(k.key(), base.key());
+  k = base;
+  k.in = ElementType::bf16;
+  EXPECT_NE(k.key(), base.key());
+  k = base;
+  k.out = ElementType::bf16;
+  EXPECT_NE(k.key(), base.key());
+  k = base;
+  k.beta = true;
+  EXPECT_NE(k.key(), base.key());
+}
+
+TEST(ProblemKind, WhatIsNotAKindIsRefusedNamingThePart) {
+  const auto why = [](const std::string& text) {
+    std::string reason;
+    EXPECT_FALSE(ProblemKind::parse(text, &reason)) << text;
+    return reason;
+  };
+  EXPECT_NE(why("mk_kn_fp16").find("3 parts, expected 4 or 5"), std::string::npos);
+  EXPECT_NE(why("nm_kn_fp16_fp32").find("A's layout 'nm' is none of mk, km"), std::string::npos);
+  EXPECT_NE(why("mk_mk_fp16_fp32").find("B's layout 'mk' is none of kn, nk"), std::string::npos);
+  EXPECT_NE(why("mk_kn_fp32_fp32").find("the input type 'fp32' is none of fp16, bf16"), std::string::npos);
+  EXPECT_NE(why("mk_kn_fp16_fp8").find("the output type 'fp8' is none of fp32, fp16, bf16"), std::string::npos);
+  EXPECT_NE(why("mk_kn_fp16_fp32_alpha").find("'alpha' where only 'beta' may follow"), std::string::npos);
+  EXPECT_NE(why("MK_KN_FP16_FP32").find("the default is mk_kn_fp16_fp32"), std::string::npos);
+  EXPECT_NE(why("").find("is not a problem kind"), std::string::npos);
+  EXPECT_FALSE(ProblemKind::parse("mk_kn_fp16_fp32_beta_beta"));
+  EXPECT_FALSE(ProblemKind::parse("mk_kn_fp16_fp32 "));
+}
+
+}  // namespace
+}  // namespace mpgemm
