@@ -116,4 +116,21 @@ std::vector<ProblemKind> ProblemKind::all() {
   return kinds;
 }
 
+std::string GemmProblem::str() const {
+  return kind.is_default() ? shape.str() : shape.str() + " " + kind.name();
+}
+
+std::int64_t GemmProblem::lda() const {
+  return kind.a == ALayout::mk ? shape.k : shape.m;
+}
+
+std::int64_t GemmProblem::ldb() const {
+  return kind.b == BLayout::kn ? shape.n : shape.k;
+}
+
+double GemmProblem::compulsory_bytes() const {
+  const auto m = static_cast<double>(shape.m), n = static_cast<double>(shape.n), k = static_cast<double>(shape.k);
+  return (m * k + k * n) * bytes_of(kind.in) + m * n * bytes_of(kind.out) * (kind.beta ? 2 : 1);
+}
+
 }  // namespace mpgemm

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/types.hpp"
+
 namespace mpgemm {
 
 enum class ALayout : std::uint8_t { mk, km };
@@ -51,6 +53,25 @@ struct ProblemKind {
   static std::optional<ProblemKind> parse(std::string_view text, std::string* why = nullptr);
   // Every kind there is, the default first: 2 layouts x 2 layouts x 2 input types x 3 output types x beta or not.
   static std::vector<ProblemKind> all();
+};
+
+// A GEMM to run: its extents and its kind; what a bare Shape means today ("the problem"), made explicit.
+struct GemmProblem {
+  Shape shape;
+  ProblemKind kind;
+
+  friend bool operator==(const GemmProblem&, const GemmProblem&) = default;
+
+  // "4096x4096x4096" for the default kind, as every existing log, table and file names it; else the shape, a
+  // space and the kind's name: "4096x4096x4096 mk_nk_bf16_bf16".
+  std::string str() const;
+  // The row strides, in elements, of A as stored (K for mk, M for km), of B as stored (N for kn, K for nk), and of
+  // C and D (N): what tensor maps and the reference take.
+  std::int64_t lda() const;
+  std::int64_t ldb() const;
+  std::int64_t ldd() const { return shape.n; }
+  // The bytes the problem reads and writes at least: A and B once, D once, C once more when beta reads it.
+  double compulsory_bytes() const;
 };
 
 }  // namespace mpgemm

@@ -83,5 +83,20 @@ TEST(ProblemKind, WhatIsNotAKindIsRefusedNamingThePart) {
   EXPECT_FALSE(ProblemKind::parse("mk_kn_fp16_fp32 "));
 }
 
+// The strides each layout implies, and how a problem is named: a default-kind problem as today's shape.
+TEST(GemmProblem, StridesFollowTheLayoutsAndTheDefaultKindPrintsAsAShape) {
+  GemmProblem p{Shape{128, 4096, 11008}, ProblemKind{}};
+  EXPECT_EQ(p.str(), "128x4096x11008");
+  EXPECT_EQ(p.lda(), 11008);  // A stored M x K
+  EXPECT_EQ(p.ldb(), 4096);   // B stored K x N
+  EXPECT_EQ(p.ldd(), 4096);
+  EXPECT_DOUBLE_EQ(p.compulsory_bytes(), (128.0 * 11008 + 11008.0 * 4096) * 2 + 128.0 * 4096 * 4);
+  p.kind = *ProblemKind::parse("km_nk_bf16_bf16_beta");
+  EXPECT_EQ(p.str(), "128x4096x11008 km_nk_bf16_bf16_beta");
+  EXPECT_EQ(p.lda(), 128);    // A stored K x M
+  EXPECT_EQ(p.ldb(), 11008);  // B stored N x K: a linear layer's weight
+  EXPECT_DOUBLE_EQ(p.compulsory_bytes(), (128.0 * 11008 + 11008.0 * 4096) * 2 + 128.0 * 4096 * 2 * 2);
+}
+
 }  // namespace
 }  // namespace mpgemm
