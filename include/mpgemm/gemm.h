@@ -80,6 +80,39 @@ MPGEMM_API void mpgemm_close(mpgemm_library* lib);
 MPGEMM_API mpgemm_status mpgemm_gemm(mpgemm_library* lib, const void* A, const void* B, float* C, int64_t M, int64_t N,
                                      int64_t K, void* stream, mpgemm_dispatch* dispatch);
 
+/* The GEMM of mpgemm_gemm_ex: D (M x N, row-major) = alpha * A.B + beta * C, FP32 accumulation, rounded once to D's
+   type (mpgemm::ProblemKind; the names are its procedural name's parts). */
+typedef enum mpgemm_a_layout { MPGEMM_A_MK = 0, MPGEMM_A_KM = 1 } mpgemm_a_layout; /* A stored M x K, or K x M */
+typedef enum mpgemm_b_layout { MPGEMM_B_KN = 0, MPGEMM_B_NK = 1 } mpgemm_b_layout; /* B stored K x N, or N x K */
+typedef enum mpgemm_type { MPGEMM_FP16 = 0, MPGEMM_BF16 = 1, MPGEMM_FP32 = 2 } mpgemm_type;
+
+/* A call of mpgemm_gemm_ex. `size` is sizeof(mpgemm_gemm_desc) as the caller compiled it: fields added at the end
+   later never break a caller built against this header, and a library older than the caller's header refuses a
+   descriptor larger than it knows. Start from mpgemm_default_gemm_desc(). */
+typedef struct mpgemm_gemm_desc {
+  size_t size;
+  mpgemm_a_layout a_layout; /* MPGEMM_A_MK */
+  mpgemm_b_layout b_layout; /* MPGEMM_B_KN */
+  mpgemm_type in_type;      /* A's and B's: MPGEMM_FP16 */
+  mpgemm_type out_type;     /* C's and D's: MPGEMM_FP32 */
+  int64_t M, N, K;
+  const void* A; /* device pointers, rows contiguous, as the layouts say */
+  const void* B;
+  const void* C; /* read when beta != 0 (may be D); NULL otherwise */
+  void* D;
+  float alpha; /* 1 */
+  float beta;  /* 0 */
+} mpgemm_gemm_desc;
+
+/* Today's problem (mk, kn, FP16 in, FP32 out), alpha 1, beta 0, no pointers, no extents; `size` set. */
+MPGEMM_API mpgemm_gemm_desc mpgemm_default_gemm_desc(void);
+
+/* The descriptor's GEMM on `stream`, as mpgemm_gemm computes it. This build serves the default kind with alpha 1
+   and beta 0 (then it is mpgemm_gemm); any other kind, alpha or beta is MPGEMM_BAD_ARGUMENT, the last error naming
+   it, until the kernels of issue 58 serve it. */
+MPGEMM_API mpgemm_status mpgemm_gemm_ex(mpgemm_library* lib, const mpgemm_gemm_desc* desc, void* stream,
+                                        mpgemm_dispatch* dispatch);
+
 /* How mpgemm_gemm would compute the shape on the current device, without compiling or launching anything. */
 MPGEMM_API mpgemm_status mpgemm_plan(mpgemm_library* lib, int64_t M, int64_t N, int64_t K, mpgemm_dispatch* dispatch);
 

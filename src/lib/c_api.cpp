@@ -2,13 +2,16 @@
 // thread's last error.
 #include "mpgemm/gemm.h"
 
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <tuple>
 
+#include "common/problem_kind.hpp"
 #include "mpgemm/gemm.hpp"
 
 struct mpgemm_library {
@@ -127,6 +130,68 @@ mpgemm_status mpgemm_gemm(mpgemm_library* lib, const void* A, const void* B, flo
     const mpgemm::Dispatch& d = lib->library.gemm(A, B, C, M, N, K, stream);
     if (dispatch) *dispatch = to_c(d);
   });
+}
+
+mpgemm_gemm_desc mpgemm_default_gemm_desc(void) {
+  mpgemm_gemm_desc d{};
+  d.size = sizeof(mpgemm_gemm_desc);
+  d.a_layout = MPGEMM_A_MK;
+  d.b_layout = MPGEMM_B_KN;
+  d.in_type = MPGEMM_FP16;
+  d.out_type = MPGEMM_FP32;
+  d.alpha = 1.0f;
+  d.beta = 0.0f;
+  return d;
+}
+
+namespace {
+
+// The ProblemKind a descriptor names; nullopt (with why) for a value outside its enum.
+std::optional<mpgemm::ProblemKind> kind_of(const mpgemm_gemm_desc& d, std::string& why) {
+  mpgemm::ProblemKind k;
+  if (d.a_layout != MPGEMM_A_MK && d.a_layout != MPGEMM_A_KM) why = "a_layout is neither MPGEMM_A_MK nor MPGEMM_A_KM";
+  if (d.b_layout != MPGEMM_B_KN && d.b_layout != MPGEMM_B_NK) why = "b_layout is neither MPGEMM_B_KN nor MPGEMM_B_NK";
+  if (d.in_type != MPGEMM_FP16 && d.in_type != MPGEMM_BF16) why = "in_type is neither MPGEMM_FP16 nor MPGEMM_BF16";
+  if (d.out_type != MPGEMM_FP16 && d.out_type != MPGEMM_BF16 && d.out_type != MPGEMM_FP32)
+    why = "out_type is none of MPGEMM_FP16, MPGEMM_BF16, MPGEMM_FP32";
+  if (!why.empty()) return std::nullopt;
+  const auto type = [](mpgemm_type t) {
+    return t == MPGEMM_FP16   ? mpgemm::ElementType::fp16
+           : t == MPGEMM_BF16 ? mpgemm::ElementType::bf16
+                              : mpgemm::ElementType::fp32;
+  };
+  k.a = d.a_layout == MPGEMM_A_MK ? mpgemm::ALayout::mk : mpgemm::ALayout::km;
+  k.b = d.b_layout == MPGEMM_B_KN ? mpgemm::BLayout::kn : mpgemm::BLayout::nk;
+  k.in = type(d.in_type);
+  k.out = type(d.out_type);
+  k.beta = d.beta != 0.0f;
+  return k;
+}
+
+// The smallest descriptor this library reads: every field up to `beta`, the first version's last.
+constexpr std::size_t kFirstDescSize = offsetof(mpgemm_gemm_desc, beta) + sizeof(float);
+
+}  // namespace
+
+mpgemm_status mpgemm_gemm_ex(mpgemm_library* lib, const mpgemm_gemm_desc* desc, void* stream,
+                             mpgemm_dispatch* dispatch) {
+  if (lib == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex on a null library");
+  if (desc == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex on a null descriptor");
+  if (desc->size < kFirstDescSize || desc->size > sizeof(mpgemm_gemm_desc))
+    return fail(MPGEMM_BAD_ARGUMENT,
+                "libmpgemm: mpgemm_gemm_ex: the descriptor's size is " + std::to_string(desc->size) +
+                    " bytes; this library reads " + std::to_string(kFirstDescSize) + " to " +
+                    std::to_string(sizeof(mpgemm_gemm_desc)) +
+                    " (start from mpgemm_default_gemm_desc(); a larger one comes from a newer mpgemm/gemm.h)");
+  std::string why;
+  const auto kind = kind_of(*desc, why);
+  if (!kind) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex: " + why);
+  if (!kind->is_default() || desc->alpha != 1.0f)
+    return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex: " + kind->name() +
+                                         (desc->alpha != 1.0f ? " with alpha != 1" : "") +
+                                         " is not served by this build: only mk_kn_fp16_fp32 with alpha 1 and beta 0");
+  if (desc->D == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex: D is NULL");
+  return mpgemm_gemm(lib, desc->A, desc->B, static_cast<float*>(desc->D), desc->M, desc->N, desc->K, stream, dispatch);
 }
 
 mpgemm_status mpgemm_plan(mpgemm_library* lib, int64_t M, int64_t N, int64_t K, mpgemm_dispatch* dispatch) {

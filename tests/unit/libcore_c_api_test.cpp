@@ -87,6 +87,48 @@ TEST(CApi, AMinRatioThatIsNotANumberAtLeastZeroIsABadArgument) {
   }
 }
 
+// mpgemm_gemm_ex's descriptor carries its own size: one smaller than the first version or larger than this library
+// knows is refused naming both; a kind, alpha or beta this build does not serve is refused naming the kind; all of
+// it before any device is looked for. The default descriptor is today's mpgemm_gemm (here: no device).
+TEST(CApi, TheGemmDescriptorCarriesItsSizeAndNamesWhatThisBuildServes) {
+  mpgemm_library* lib = nullptr;
+  ASSERT_EQ(mpgemm_open(kDb.c_str(), nullptr, &lib), MPGEMM_OK) << mpgemm_last_error();
+  const mpgemm_gemm_desc base = mpgemm_default_gemm_desc();
+  EXPECT_EQ(base.size, sizeof(mpgemm_gemm_desc));
+  EXPECT_EQ(base.a_layout, MPGEMM_A_MK);
+  EXPECT_EQ(base.out_type, MPGEMM_FP32);
+  EXPECT_EQ(base.alpha, 1.0f);
+  EXPECT_EQ(base.beta, 0.0f);
+  const auto refused = [&](mpgemm_gemm_desc d, const std::string& says) {
+    EXPECT_EQ(mpgemm_gemm_ex(lib, &d, nullptr, nullptr), MPGEMM_BAD_ARGUMENT) << says;
+    EXPECT_NE(std::string(mpgemm_last_error()).find(says), std::string::npos) << mpgemm_last_error();
+  };
+  mpgemm_gemm_desc d = base;
+  d.size = sizeof(mpgemm_gemm_desc) + 8;  // a newer header's descriptor
+  refused(d, "the descriptor's size is");
+  d.size = 8;
+  refused(d, "a larger one comes from a newer mpgemm/gemm.h");
+  d = base;
+  d.b_layout = MPGEMM_B_NK;
+  d.in_type = MPGEMM_BF16;
+  d.out_type = MPGEMM_BF16;
+  refused(d, "mk_nk_bf16_bf16 is not served by this build");
+  d = base;
+  d.beta = 0.5f;
+  refused(d, "mk_kn_fp16_fp32_beta is not served");
+  d = base;
+  d.alpha = 2.0f;
+  refused(d, "with alpha != 1");
+  d = base;
+  d.in_type = MPGEMM_FP32;
+  refused(d, "in_type is neither MPGEMM_FP16 nor MPGEMM_BF16");
+  d = base;
+  refused(d, "D is NULL");
+  EXPECT_EQ(mpgemm_gemm_ex(lib, nullptr, nullptr, nullptr), MPGEMM_BAD_ARGUMENT);
+  EXPECT_EQ(mpgemm_gemm_ex(nullptr, &base, nullptr, nullptr), MPGEMM_BAD_ARGUMENT);
+  mpgemm_close(lib);
+}
+
 TEST(CApi, TheHeaderIsC99) {
   const auto r = mpgemm::testing::run_command(
       fmt::format("g++ -x c -std=c99 -pedantic-errors -Wall -Werror -fsyntax-only -I{} {}",
