@@ -9,6 +9,7 @@
 
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
+#include "common/problem_kind.hpp"
 #include "common/whole_number.hpp"
 
 namespace mpgemm {
@@ -81,6 +82,24 @@ std::vector<Shape> without_repeats(std::vector<Shape> shapes) {
   return unique.take();
 }
 
+namespace {
+
+// A "problem" a shape file names (ProblemKind's name): what mpgemm tunes today is the default kind only, so any other
+// is refused naming it, rather than tuned as the default.
+void require_default_kind(const nlohmann::json& value, const std::string& path, const std::string& at) {
+  if (!value.is_string())
+    throw UsageError(fmt::format("{}: {}: expected a problem kind's name (e.g. \"mk_kn_fp16_fp32\"), got {}", path, at,
+                                 json_excerpt(value)));
+  std::string why;
+  const auto kind = ProblemKind::parse(value.get<std::string>(), &why);
+  if (!kind) throw UsageError(fmt::format("{}: {}: {}", path, at, printable_text(why)));
+  if (!kind->is_default())
+    throw UsageError(fmt::format("{}: {}: problem kind {} is not tuned yet: this build tunes {} only", path, at,
+                                 kind->name(), ProblemKind{}.name()));
+}
+
+}  // namespace
+
 std::vector<Shape> parse_shape_file(std::string_view text, const std::string& path) {
   nlohmann::json root;
   try {
@@ -92,9 +111,12 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
   const nlohmann::json* list = &root;
   if (root.is_object()) {
     for (const auto& [key, value] : root.items())
-      if (key != "shapes" && key != "description")
-        throw UsageError(fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\" and \"description\")", path,
-                                     text_excerpt(key)));
+      if (key != "shapes" && key != "description" && key != "problem")
+        throw UsageError(
+            fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\", \"description\" and "
+                        "\"problem\")",
+                        path, text_excerpt(key)));
+    if (root.contains("problem")) require_default_kind(root.at("problem"), path, "/problem");
     if (!root.contains("shapes")) throw UsageError(fmt::format("{}: no \"shapes\" list", path));
     list = &root.at("shapes");
     base = "/shapes";
@@ -109,9 +131,10 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
     if (!s.is_object())
       throw UsageError(fmt::format("{}: {}: expected {{\"M\", \"N\", \"K\"}}, got {}", path, at, json_excerpt(s)));
     for (const auto& [key, value] : s.items())
-      if (key != "M" && key != "N" && key != "K")
-        throw UsageError(
-            fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N and K)", path, at, text_excerpt(key)));
+      if (key != "M" && key != "N" && key != "K" && key != "problem")
+        throw UsageError(fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N, K and a problem kind)", path, at,
+                                     text_excerpt(key)));
+    if (s.contains("problem")) require_default_kind(s.at("problem"), path, at + "/problem");
     const Shape shape{dimension(s, "M", path, at), dimension(s, "N", path, at), dimension(s, "K", path, at)};
     if (!shapes.add(shape)) throw UsageError(fmt::format("{}: {}: shape {} is listed twice", path, at, shape.str()));
   }

@@ -1,6 +1,8 @@
 #pragma once
 // Shape lists given apart from a space (mpgemm-tune --shapes): inline "MxNxK,MxNxK", or a JSON file holding either
-// a list of {"M": .., "N": .., "K": ..} objects or {"description": "...", "shapes": [...]} (configs/shapes/).
+// a list of {"M": .., "N": .., "K": ..} objects or {"description": "...", "shapes": [...]} (configs/shapes/). A file,
+// or one of its shapes, may name its problem kind ("problem": "mk_kn_fp16_fp32", common/problem_kind.hpp); this
+// build tunes the default kind only and refuses any other by name.
 #include <string>
 #include <string_view>
 #include <vector>

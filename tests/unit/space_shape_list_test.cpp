@@ -68,6 +68,26 @@ TEST_F(SpaceShapeFile, SaysWhereAFileIsWrong) {
   EXPECT_THROW(load_shapes((dir_ / "missing.json").string()), UsageError);
 }
 
+// A file, or a shape, may name its problem kind; the default kind is read as before, any other is refused by name
+// (this build tunes the default kind only), never tuned as the default.
+TEST_F(SpaceShapeFile, AProblemKindIsReadAndOnlyTheDefaultIsTaken) {
+  EXPECT_EQ(load_shapes(write(R"({"problem": "mk_kn_fp16_fp32", "shapes": [{"M": 2, "N": 8, "K": 16}]})")),
+            (std::vector<Shape>{{2, 8, 16}}));
+  EXPECT_EQ(load_shapes(write(R"([{"M": 1, "N": 8, "K": 16, "problem": "mk_kn_fp16_fp32"}])")),
+            (std::vector<Shape>{{1, 8, 16}}));
+  EXPECT_NE(error_of(R"({"problem": "mk_nk_bf16_bf16", "shapes": [{"M": 2, "N": 8, "K": 16}]})")
+                .find("/problem: problem kind mk_nk_bf16_bf16 is not tuned yet: this build tunes mk_kn_fp16_fp32 only"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 16, "problem": "km_kn_fp16_fp32_beta"}])")
+                .find("/0/problem: problem kind km_kn_fp16_fp32_beta is not tuned yet"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 16, "problem": "mk_kn_fp8_fp32"}])")
+                .find("/0/problem: 'mk_kn_fp8_fp32' is not a problem kind: the input type 'fp8'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 16, "problem": 3}])").find("expected a problem kind's name"),
+            std::string::npos);
+}
+
 // A million levels: parsing stops at the 65th (kMaxJsonDepth), before anything walks or dumps the value (the
 // message quoting the element dumped it recursively and overflowed the stack).
 TEST_F(SpaceShapeFile, DeepNestingIsOneError) {
