@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace mpgemm {
 
 void KernelArgs::push_bytes(const void* data, std::size_t size, std::size_t align) {
@@ -42,6 +44,11 @@ LaunchGeometry balance_persistent_grid(const LaunchGeometry& geometry) {
   const std::uint64_t balanced = (g.balanced_units + rounds - 1) / rounds;
   if (balanced < clusters) g.grid.x = static_cast<std::uint32_t>(balanced * cluster);
   return g;
+}
+
+std::optional<std::string> Family::check_kind(const ProblemKind& kind) const {
+  if (kind.is_default()) return std::nullopt;
+  return fmt::format("the {} family computes {} only, not {}", name(), ProblemKind{}.name(), kind.name());
 }
 
 std::optional<std::string> Family::check_device(const Params&, const DeviceDescription&) const {

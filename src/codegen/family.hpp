@@ -17,6 +17,7 @@
 
 #include "common/device.hpp"
 #include "common/params.hpp"
+#include "common/problem_kind.hpp"
 #include "common/types.hpp"
 
 namespace mpgemm {
@@ -140,6 +141,11 @@ class Family {
   // recorded as constraint_rejected with this reason. Fields of `device` that are 0 or empty are unknown and must
   // not reject anything; in compile-only mode only `arch` (the target) is set. Pure. The default accepts all.
   virtual std::optional<std::string> check_device(const Params& params, const DeviceDescription& device) const;
+
+  // Why the family cannot compute problems of `kind` (e.g. "wmma computes mk_kn_fp16_fp32 only"), or nullopt: its
+  // answer to "supports(kind)?", asked before any config of a kind is compiled. Pure. The default: today's kind
+  // only, which every family computes until its kernels take the others (issue 58).
+  virtual std::optional<std::string> check_kind(const ProblemKind& kind) const;
 
   // How to launch the config on `shape` on `device`. device.sm_count 0 means unknown: size as if unlimited
   // (the launcher lowers a persistent kernel's grid to what is co-resident anyway). Pure.
