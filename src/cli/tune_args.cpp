@@ -1,6 +1,7 @@
 #include "cli/tune_args.hpp"
 
 #include "cli/measure_options.hpp"
+#include "cli/shape_options.hpp"
 
 #include <fmt/format.h>
 
@@ -53,13 +54,11 @@ void add_tune_options(ArgParser& p) {
       .option("--shape-order", "costliest|file",
               "the order the shapes are measured in: costliest (most FLOPs first: on a cold run the largest "
               "shape's long measurements hide the compilations) or file (as listed)",
-              "costliest")
-      .option("--M", "INT", "rows of A and C, replacing the space's shapes", "the space's shapes")
-      .option("--N", "INT", "columns of B and C, replacing the space's shapes", "the space's shapes")
-      .option("--K", "INT", "the reduction dimension, replacing the space's shapes", "the space's shapes")
-      .option("--only", "NAMES",
-              "comma-separated: tune only configs whose name or point name contains one of them; an entry "
-              "=NAME takes only the config (or point) of that whole name")
+              "costliest");
+  add_shape_options(p, {", replacing the space's shapes", "the space's shapes"});
+  p.option("--only", "NAMES",
+           "comma-separated: tune only configs whose name or point name contains one of them; an entry "
+           "=NAME takes only the config (or point) of that whole name")
       .option("--leaders-from", "DB",
               "tune only configs that led at the shapes another results database holds: within "
               "--leaders-within of a shape's fastest first-pass median, or placed up to --leaders-places in one "
@@ -159,9 +158,10 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     if (!order) throw UsageError(fmt::format("--shape-order expects costliest or file, got '{}'", *s));
     o.shape_order = *order;
   }
-  o.m = args.get_positive_int("--M");
-  o.n = args.get_positive_int("--N");
-  o.k = args.get_positive_int("--K");
+  const ShapeOptions extents = shape_options_from(args);
+  o.m = extents.m;
+  o.n = extents.n;
+  o.k = extents.k;
   if (args.has("--only")) {
     o.only = args.get_list("--only");
     if (o.only.empty()) throw UsageError("--only needs at least one name or substring");

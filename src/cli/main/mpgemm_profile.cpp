@@ -11,6 +11,7 @@
 
 #include "cli/guarded_main.hpp"
 #include "cli/ncu_csv.hpp"
+#include "cli/shape_options.hpp"
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "store/store.hpp"
@@ -26,10 +27,9 @@ int main(int argc, char** argv) {
       "it. Compare two labels with: mpgemm-query DB --compare A,B");
   parser.positional("DB", "the results database")
       .positional("CSV", "ncu --csv output")
-      .option("--label", "LABEL", "what was profiled: a point name, a config name or 'cublas'")
-      .option("--M", "INT", "rows of A and C the kernel was profiled at (required: ncu's CSV does not say)")
-      .option("--N", "INT", "columns of B and C it was profiled at (required)")
-      .option("--K", "INT", "the reduction dimension it was profiled at (required)")
+      .option("--label", "LABEL", "what was profiled: a point name, a config name or 'cublas'");
+  cli::add_shape_options(parser, {", the shape the kernel was profiled at (required: ncu's CSV does not say)", ""});
+  parser
       .option("--device", "NAME",
               "the profiled GPU's name, e.g. 'NVIDIA H200' (ncu's CSV names it only when the metric "
               "device__attribute_display_name was collected)",
@@ -49,11 +49,10 @@ int main(int argc, char** argv) {
     if (!label || label->empty()) throw UsageError("--label is required");
     // The counters are filed under the shape and compared by it (mpgemm-query --compare): a default would file a
     // 4096^3 profile imported without the options at that default, silently.
-    const auto rows_m = args.get_positive_int("--M"), cols_n = args.get_positive_int("--N"),
-               depth_k = args.get_positive_int("--K");
-    if (!rows_m || !cols_n || !depth_k)
+    const cli::ShapeOptions extents = cli::shape_options_from(args);
+    if (!extents.all())
       throw UsageError("--M, --N and --K are required: the shape the kernel was profiled at (ncu's CSV does not say)");
-    const Shape shape{*rows_m, *cols_n, *depth_k};
+    const Shape shape{*extents.m, *extents.n, *extents.k};
     const std::string path = args.positionals().at(1);
     // The CSV is an input file: unreadable, too large or not ncu's CSV is bad input (exit 2), in one line.
     const std::string text = read_bounded_file(path, "ncu CSV");

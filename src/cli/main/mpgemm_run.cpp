@@ -8,6 +8,7 @@
 #include "cli/measure_options.hpp"
 #include "cli/run_rerank.hpp"
 #include "cli/run_table.hpp"
+#include "cli/shape_options.hpp"
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/writable.hpp"
@@ -37,10 +38,8 @@ cli::ArgParser run_parser() {
   const cli::RunOptions defaults;
   parser.option("--config", "WHICH", "best | a point name | a config name | a config id", defaults.selector)
       .option("--db", "PATH", "results database to take configs from", defaults.db_path.string())
-      .option("--space", "PATH", "space whose named points make the table's first rows", defaults.space_path.string())
-      .option("--M", "INT", "rows of A and C", std::to_string(kDefaultSide))
-      .option("--N", "INT", "columns of B and C", std::to_string(kDefaultSide))
-      .option("--K", "INT", "the reduction dimension", std::to_string(kDefaultSide));
+      .option("--space", "PATH", "space whose named points make the table's first rows", defaults.space_path.string());
+  cli::add_shape_options(parser, {"", std::to_string(kDefaultSide)});
   cli::add_measure_options(parser);
   parser.flag("--paired",
               "time cuBLAS alternately with each kernel, batch by batch (a b, b a, ...), and take each row's "
@@ -89,9 +88,7 @@ cli::RunOptions run_options_from(const cli::ParsedArgs& args) {
   o.selector = args.get_or("--config", o.selector);
   o.db_path = args.get_or("--db", o.db_path.string());
   o.space_path = args.get_or("--space", o.space_path.string());
-  o.shape.m = args.get_positive_int("--M").value_or(kDefaultSide);
-  o.shape.n = args.get_positive_int("--N").value_or(kDefaultSide);
-  o.shape.k = args.get_positive_int("--K").value_or(kDefaultSide);
+  o.shape = cli::shape_options_from(args).or_side(kDefaultSide);
   o.settings = cli::measure_settings_from(args);
   o.settings.paired = args.has("--paired");
   if (auto w = args.get("--worker")) o.worker_path = *w;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/guarded_main.hpp"
+#include "cli/shape_options.hpp"
 #include "common/error.hpp"
 #include "device/cuda_check.hpp"
 #include "device/problem.hpp"
@@ -72,8 +73,7 @@ struct BareLaunch {
 int bench(const cli::ParsedArgs& args) {
   // The arguments and the library file first: they need no GPU, and a job prepared on a host without one should
   // learn of a bad path or option there.
-  const Shape shape{args.get_positive_int("--M").value_or(4096), args.get_positive_int("--N").value_or(4096),
-                    args.get_positive_int("--K").value_or(4096)};
+  const Shape shape = cli::shape_options_from(args).or_side(4096);
   const int calls = static_cast<int>(args.get_positive_int("--calls").value_or(64));
   const int batches = static_cast<int>(args.get_positive_int("--batches").value_or(200));
   Library::Options options;
@@ -149,11 +149,9 @@ int main(int argc, char** argv) {
       "(cublasGemmEx with the same handle when the shape goes to cuBLAS), and prints the medians per call and "
       "their difference, the library's overhead (issue 9's target: <= 2 us). Needs a GPU: without one it says "
       "so and exits 3.");
-  parser.positional("DB", "results database or exported JSON file")
-      .option("--M", "M", "rows of A and C", "4096")
-      .option("--N", "N", "columns of B and C", "4096")
-      .option("--K", "K", "columns of A, rows of B", "4096")
-      .option("--calls", "N", "calls per timed batch", "64")
+  parser.positional("DB", "results database or exported JSON file");
+  cli::add_shape_options(parser, {"", "4096"});
+  parser.option("--calls", "N", "calls per timed batch", "64")
       .option("--batches", "N", "timed batches of each", "200")
       .option("--min-ratio", "X", "Library::Options::min_ratio (0: run the tuned winner even where cuBLAS beat it)",
               "1")

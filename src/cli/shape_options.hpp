@@ -1,0 +1,35 @@
+#pragma once
+// --M, --N and --K, the problem's extents on the command line, declared once for every tool that takes them
+// (mpgemm-tune, mpgemm-run, mpgemm-profile, mpgemm-lib-bench): the same names and help, each tool saying only what
+// the options mean to it and their default.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cli/args.hpp"
+#include "common/types.hpp"
+
+namespace mpgemm::cli {
+
+// What --M/--N/--K mean to a tool: a clause added to each option's help (e.g. ", replacing the space's shapes"), and
+// the default shown in --help ("" for none: the options are optional, or required as the tool checks).
+struct ShapeOptionUse {
+  std::string clause;
+  std::string default_text;
+};
+
+void add_shape_options(ArgParser& parser, const ShapeOptionUse& use);
+
+// The extents given, each nullopt when its option is absent; a value that is not a positive whole number throws
+// UsageError naming the option (ParsedArgs::get_positive_int).
+struct ShapeOptions {
+  std::optional<std::int64_t> m, n, k;
+  bool any() const { return m || n || k; }
+  bool all() const { return m && n && k; }
+  // The shape, each extent absent taking `side`.
+  Shape or_side(std::int64_t side) const { return Shape{m.value_or(side), n.value_or(side), k.value_or(side)}; }
+};
+
+ShapeOptions shape_options_from(const ParsedArgs& args);
+
+}  // namespace mpgemm::cli
