@@ -1,0 +1,268 @@
+#pragma once
+// The epilogue of wgmma_gemm.cuh: a consumer's FP32 accumulators of one unit (wgmma_mainloop.cuh) into C. One policy
+// per EPILOGUE, all with the same interface (made once per consumer; store() per unit; finish() before the consumer
+// leaves), so that the kernel and the main loop know none of them and a new way out (another output type, alpha and
+// beta, a fused operation) is one more policy or a change to one:
+//   0 direct: FP32 pairs straight from registers (st.global.v2, bounds-checked);
+//   1 tma:    64 x 32 sub-tiles through C_BUFFERS 128B-swizzled shared buffers per consumer and TMA stores, which
+//             drain while the consumer goes on;
+//   2 rows:   whole 128-byte lines straight from registers, after a transpose across each warp's lanes
+//             (wgmma_rows.cuh); no shared memory, so the other consumer's wgmmas keep it.
+//
+// Split-K (SPLIT_K > 1, or SPLIT_MODE stream: split_k.cuh): the grid works through (tile, slice of K) units; each slice
+// adds its partial sums into C in slice order, waiting on a per-tile flag in `flags` (zero before the launch, zero
+// again after), so the result does not depend on timing. Direct epilogue and persistent grids only (the slices wait for
+// each other).
+//
+// Swap-AB (SWAP_AB = 1): the accumulator holds columns of C, so the epilogue (direct only) writes single floats, 8
+// consecutive columns per 8 lanes.
+//
+// L2 hints (L2_HINTS 1 or 2): C's stores (every epilogue) marked evict-first, so that C streaming through the L2 does
+// not push out the A and B lines other tiles read again; a split tile's partial sums, which the next slice reads back,
+// are not.
+//
+// Bounds: the direct and rows epilogues check them on edge tiles; TMA clips out-of-bounds stores.
+#include "hopper_ptx.cuh"
+#include "wgmma_pipeline.cuh"
+#include "wgmma_rows.cuh"
+
+namespace mpgemm {
+namespace wgmma_detail {
+
+__device__ __forceinline__ void st_shared_v2(unsigned address, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(x), "f"(y) : "memory");
+}
+
+// What every epilogue is given: C and the split flags, the problem's M and N, C's tensor map, the aligned base of
+// shared memory and the CTA's cluster rank.
+struct EpilogueArgs {
+  float* C;
+  int* flags;
+  int M, N;
+  const hopper::TensorMap* c_map;
+  unsigned base;
+  int rank;
+};
+
+template <class Cfg, int KIND = Cfg::EPILOGUE>
+struct Epilogue;
+
+// ---- 0 direct (and split-K) -----------------------------------------------------------------------------------------
+template <class Cfg>
+struct Epilogue<Cfg, kEpilogueDirect> {
+  enum : int { M_BLOCKS = Cfg::M_BLOCKS, WN = Cfg::WN };
+  using Accumulators = float[M_BLOCKS][WN / 2];
+
+  EpilogueArgs args;
+  int consumer, tid, warp, lane, row0;
+  // C's final values go out evict-first; a split tile's partial sums, which the next slice reads back, do not.
+  unsigned long long c_policy, partial_policy;
+
+  __device__ Epilogue(const EpilogueArgs& args_, int consumer_, int tid_)
+      : args(args_), consumer(consumer_), tid(tid_), warp(tid_ / 32), lane(tid_ % 32),
+        row0(Cfg::first_row(consumer_)) {
+    c_policy = Cfg::C_FIRST ? hopper::l2_policy_evict_first() : 0;
+    partial_policy = Cfg::C_FIRST && Cfg::SPLITTING ? hopper::l2_policy_evict_normal() : 0;
+  }
+
+  __device__ void store(Accumulators& acc, const WorkUnit& w, const BlockOrigin& o) {
+    using namespace hopper;
+    using namespace wgmma_layout;
+    constexpr int BM = Cfg::BM, BN = Cfg::BN;
+    constexpr bool C_FIRST = Cfg::C_FIRST, SPLITTING = Cfg::SPLITTING;
+    float* const C = args.C;
+    const int M = args.M, N = args.N;
+    const int row_in_block = warp * 16 + lane / 4;  // and + 8
+    // Split-K: this slice's turn on the tile (its flag says so); slice 0 stores, the later ones add.
+    const int bar_id = 1 + consumer;  // named barrier of this consumer's 128 threads (0 is __syncthreads)
+    int* const flag = !SPLITTING ? nullptr
+                                 : args.flags + (static_cast<long long>(w.tile) * Cfg::CLUSTER + args.rank) *
+                                                    Cfg::FLAG_SLOTS +
+                                       (Cfg::PINGPONG ? 0 : consumer);
+    const bool later_slice = SPLITTING && w.split > 0;
+    const unsigned long long store_policy = SPLITTING && w.split < w.splits - 1 ? partial_policy : c_policy;
+#if defined(MPGEMM_WGMMA_FAULT) && MPGEMM_WGMMA_FAULT == 2
+    const bool accumulate = false;  // Test-only fault: every slice stores instead of adding, so C holds the last.
+#else
+    const bool accumulate = later_slice;
+#endif
+    if constexpr (SPLITTING) {
+      if (later_slice) {
+        if (tid == 0) {
+          wait_flag(flag, w.split);
+          if (w.split == w.splits - 1) st_relaxed_gpu(flag, 0);  // the last slice leaves the flag as it found it
+        }
+        named_barrier_sync(bar_id, kWarpgroup);
+      }
+    }
+    // Bounds checks only matter on edge tiles; N is even, so a pair never straddles the right edge.
+    const bool inside = o.m0 + BM <= M && o.n0 + BN <= N;
+    // Swapped: accumulator r of block mb holds C[m][n] at n = the wgmma row, m = the wgmma column.
+    const auto swapped_n = [&](int mb, int r) { return o.n0 + row0 + mb * kWgmmaM + row_in_block + (r & 2) * 4; };
+    const auto swapped_m = [&](int r) { return o.m0 + 8 * (r / 4) + 2 * (lane % 4) + (r & 1); };
+    if constexpr (Cfg::SWAP) {
+      if (accumulate) {
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+          for (int r = 0; r < WN / 2; ++r) {
+            const int n = swapped_n(mb, r), m = swapped_m(r);
+            if (inside || (m < M && n < N)) acc[mb][r] += __ldcg(C + static_cast<size_t>(m) * N + n);
+          }
+      }
+#pragma unroll
+      for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+        for (int r = 0; r < WN / 2; ++r) {
+          const int n = swapped_n(mb, r), m = swapped_m(r);
+          if (inside || (m < M && n < N))
+            store_global<C_FIRST>(C + static_cast<size_t>(m) * N + n, acc[mb][r], store_policy);
+        }
+    } else {
+      if (accumulate) {
+        // The earlier slices' sums, read from L2 (other SMs wrote them) in a pass of loads only, so that all of
+        // them are in flight at once instead of one round trip per store.
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb) {
+          const int row = o.m0 + row0 + mb * kWgmmaM + row_in_block;
+          const int col = o.n0 + 2 * (lane % 4);
+          const float* c0 = C + static_cast<size_t>(row) * N + col;
+          const float* c1 = c0 + static_cast<size_t>(8) * N;
+          const bool in0 = inside || row < M, in1 = inside || row + 8 < M;
+#pragma unroll
+          for (int i = 0; i < BN / 8; ++i) {
+            const bool in_n = inside || col + 8 * i < N;
+            if (in0 && in_n) {
+              const float2 p = __ldcg(reinterpret_cast<const float2*>(c0 + 8 * i));
+              acc[mb][4 * i] += p.x;
+              acc[mb][4 * i + 1] += p.y;
+            }
+            if (in1 && in_n) {
+              const float2 p = __ldcg(reinterpret_cast<const float2*>(c1 + 8 * i));
+              acc[mb][4 * i + 2] += p.x;
+              acc[mb][4 * i + 3] += p.y;
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int mb = 0; mb < M_BLOCKS; ++mb) {
+        const int row = o.m0 + row0 + mb * kWgmmaM + row_in_block;
+        const int col = o.n0 + 2 * (lane % 4);
+        float* c0 = C + static_cast<size_t>(row) * N + col;
+        float* c1 = c0 + static_cast<size_t>(8) * N;
+        const bool in0 = inside || row < M, in1 = inside || row + 8 < M;
+#pragma unroll
+        for (int i = 0; i < BN / 8; ++i) {
+          const bool in_n = inside || col + 8 * i < N;
+          if (in0 && in_n)
+            store_global<C_FIRST>(reinterpret_cast<float2*>(c0 + 8 * i),
+                                  make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]), store_policy);
+          if (in1 && in_n)
+            store_global<C_FIRST>(reinterpret_cast<float2*>(c1 + 8 * i),
+                                  make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]), store_policy);
+        }
+      }
+    }
+    if constexpr (SPLITTING) {
+      if (w.splits > 1 && w.split < w.splits - 1) {  // hand the tile to the next slice
+        named_barrier_sync(bar_id, kWarpgroup);
+        // The barrier orders the warpgroup's stores before thread 0's release, which makes them visible at GPU
+        // scope to whoever acquires the flag (release is cumulative).
+        if (tid == 0) st_release_gpu(flag, w.split + 1);
+      }
+    }
+  }
+
+  __device__ void finish() {}
+};
+
+// ---- 1 tma ----------------------------------------------------------------------------------------------------------
+template <class Cfg>
+struct Epilogue<Cfg, kEpilogueTma> {
+  enum : int { M_BLOCKS = Cfg::M_BLOCKS, WN = Cfg::WN };
+  using Accumulators = float[M_BLOCKS][WN / 2];
+
+  EpilogueArgs args;
+  int consumer, tid, warp, lane, row0;
+  unsigned long long c_policy;
+  int slot = 0;  // sub-tiles stored so far: buffer slot % C_BUFFERS is the next
+
+  __device__ Epilogue(const EpilogueArgs& args_, int consumer_, int tid_)
+      : args(args_), consumer(consumer_), tid(tid_), warp(tid_ / 32), lane(tid_ % 32),
+        row0(Cfg::first_row(consumer_)) {
+    c_policy = Cfg::C_FIRST ? hopper::l2_policy_evict_first() : 0;
+  }
+
+  __device__ void store(Accumulators& acc, const WorkUnit&, const BlockOrigin& o) {
+    using namespace hopper;
+    using namespace wgmma_layout;
+    constexpr Layout L = Cfg::layout();
+    constexpr int BN = Cfg::BN, C_BUFFERS = Cfg::C_BUFFERS;
+    const int row_in_block = warp * 16 + lane / 4;  // and + 8
+    const int bar_id = 1 + consumer;                // named barrier of this consumer's 128 threads (0 is __syncthreads)
+#pragma unroll
+    for (int mb = 0; mb < M_BLOCKS; ++mb) {
+#pragma unroll
+      for (int j = 0; j < BN / kCSubCols; ++j) {
+        const unsigned buffer = args.base + L.c_offset(consumer, slot % C_BUFFERS);
+        if (tid == 0) bulk_wait_group_read<C_BUFFERS - 1>();  // this buffer's previous store has read it
+        named_barrier_sync(bar_id, kWarpgroup);
+#pragma unroll
+        for (int ii = 0; ii < kCSubCols / 8; ++ii) {
+          const int i = j * (kCSubCols / 8) + ii;
+          const int chunk = 2 * ii + (lane % 4) / 2;  // 16-byte chunk of the 128-byte row
+          const int within = (lane % 2) * 8;
+          const int r0 = row_in_block, r1 = row_in_block + 8;
+          st_shared_v2(buffer + r0 * kRowBytes + ((chunk ^ (r0 % 8)) * 16) + within, acc[mb][4 * i],
+                       acc[mb][4 * i + 1]);
+          st_shared_v2(buffer + r1 * kRowBytes + ((chunk ^ (r1 % 8)) * 16) + within, acc[mb][4 * i + 2],
+                       acc[mb][4 * i + 3]);
+        }
+        fence_proxy_async_shared();
+        named_barrier_sync(bar_id, kWarpgroup);
+        if (tid == 0) {
+          tma_store<Cfg::C_FIRST>(args.c_map, buffer, o.n0 + j * kCSubCols, o.m0 + row0 + mb * kWgmmaM, c_policy);
+          bulk_commit_group();
+        }
+        ++slot;
+      }
+    }
+  }
+
+  // The last TMA stores have finished before the consumer leaves.
+  __device__ void finish() {
+    if (tid == 0) hopper::bulk_wait_group<0>();
+  }
+};
+
+// ---- 2 rows ---------------------------------------------------------------------------------------------------------
+template <class Cfg>
+struct Epilogue<Cfg, kEpilogueRows> {
+  enum : int { M_BLOCKS = Cfg::M_BLOCKS, WN = Cfg::WN };
+  using Accumulators = float[M_BLOCKS][WN / 2];
+
+  EpilogueArgs args;
+  int warp, lane, row0;
+  unsigned long long c_policy;
+
+  __device__ Epilogue(const EpilogueArgs& args_, int consumer_, int tid_)
+      : args(args_), warp(tid_ / 32), lane(tid_ % 32), row0(Cfg::first_row(consumer_)) {
+    c_policy = Cfg::C_FIRST ? hopper::l2_policy_evict_first() : 0;
+  }
+
+  __device__ void store(Accumulators& acc, const WorkUnit&, const BlockOrigin& o) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN;
+    const bool inside = o.m0 + BM <= args.M && o.n0 + BN <= args.N;
+#pragma unroll
+    for (int mb = 0; mb < M_BLOCKS; ++mb)
+      wgmma_rows::store<BN, Cfg::C_FIRST>(acc[mb], args.C, args.M, args.N,
+                                           o.m0 + row0 + mb * wgmma_layout::kWgmmaM + warp * 16, o.n0, inside, lane,
+                                           c_policy);
+  }
+
+  __device__ void finish() {}
+};
+
+}  // namespace wgmma_detail
+}  // namespace mpgemm
