@@ -279,7 +279,7 @@ InterleavedReply WorkerClient::time_interleaved(const TimeInterleavedRequest& re
 std::optional<WorkerPhases> WorkerClient::account() noexcept {
   if (!running()) return std::nullopt;
   try {
-    Message reply = call(AccountRequest{}, options_.hello_timeout);
+    Message reply = call(AccountRequest{}, options_.account_timeout);
     if (auto* r = std::get_if<AccountReply>(&reply)) return r->phases;
     end_worker(milliseconds(0));  // any other answer breaks the protocol
   } catch (...) {

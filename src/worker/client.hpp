@@ -5,6 +5,7 @@
 //
 // Time limits (each measured from sending the request):
 //   hello                  hello_timeout
+//   account                account_timeout (the worker answers from memory)
 //   prepare_shape          prepare_timeout + the settling it asks for (the longer of settle_ms and
 //                          hold.idle_settle_ms, and after cuBLASLt's search after_search_settle_ms)
 //   measure, phase 1       verify_base + verify_cublas_factor x cuBLAS median of the current shape + the shape's
@@ -38,6 +39,7 @@ struct WorkerOptions {
   std::vector<std::string> args;                       // extra arguments for the executable
   int device_ordinal = 0;                              // CUDA device the worker uses
   std::chrono::milliseconds hello_timeout{120'000};    // start-up: driver, context and cuBLAS initialisation
+  std::chrono::milliseconds account_timeout{10'000};   // the end-of-run account: no GPU work, answered at once
   std::chrono::milliseconds prepare_timeout{600'000};  // allocation, input generation, reference, cuBLAS timing
   std::chrono::milliseconds verify_base{10'000};       // phase 1 limit, fixed part
   double verify_cublas_factor = 1000;                  // phase 1 limit, multiple of the cuBLAS median
@@ -83,7 +85,7 @@ class WorkerClient {
   std::chrono::milliseconds prepare_limit(const PrepareShapeRequest& request) const;
 
   // The running worker's account of its time since it started (a worker replaced after a fault starts a new
-  // one); nullopt when none runs or it does not answer within hello_timeout (it is then ended). Never throws.
+  // one); nullopt when none runs or it does not answer within account_timeout (it is then ended). Never throws.
   std::optional<WorkerPhases> account() noexcept;
 
   // Ends the worker (politely, then SIGKILL). The next call starts a new one. Never throws.

@@ -85,6 +85,39 @@ int run_fake_worker(const std::string& mode) {
       send(HelloReply{kProtocolVersion, d, static_cast<int>(getpid())});
       continue;
     }
+    if (const auto* t = std::get_if<TimeInterleavedRequest>(&*request)) {
+      // The re-rank: every kernel verified and timed at 1 ms in every round, beside the fake references.
+      InterleavedReply reply;
+      const int entries = static_cast<int>(t->kernels.size()) + 1 + (t->cublaslt ? 1 : 0);
+      const auto samples = [&](int position, double ms) {
+        std::vector<RoundSample> v;
+        for (int round = 0; round < t->rounds; ++round) v.push_back(RoundSample{round, position, ms});
+        return v;
+      };
+      for (std::size_t i = 0; i < t->kernels.size(); ++i) {
+        InterleavedKernelResult k;
+        k.error = ErrorStats{};
+        k.samples = samples(static_cast<int>(i), 1.0);
+        k.timing = TimingStats{1.0, 1.0, 1.0, t->warmup, t->rounds, t->iters};
+        reply.kernels.push_back(k);
+      }
+      reply.cublas = samples(entries - 1 - (t->cublaslt ? 1 : 0), kFakeCublasMs);
+      reply.cublas_timing = TimingStats{kFakeCublasMs, kFakeCublasMs, kFakeCublasMs, t->warmup, t->rounds, t->iters};
+      if (t->cublaslt) {
+        reply.cublaslt = samples(entries - 1, kFakeCublasLtMs);
+        reply.cublaslt_timing =
+            TimingStats{kFakeCublasLtMs, kFakeCublasLtMs, kFakeCublasLtMs, t->warmup, t->rounds, t->iters};
+      }
+      send(reply);
+      continue;
+    }
+    if (std::holds_alternative<AccountRequest>(*request)) {
+      if (mode == "mute_account") continue;  // a worker that never answers the end-of-run account
+      WorkerPhases phases;
+      phases.timing_s = 0.001;
+      send(AccountReply{phases});
+      continue;
+    }
     if (const auto* p = std::get_if<PrepareShapeRequest>(&*request)) {
       fake_log(fmt::format("{} shape {} seed {} cublaslt {}", getpid(), p->shape.str(), p->seed, p->cublaslt ? 1 : 0));
       if (mode == "oom") {
@@ -174,6 +207,7 @@ class WorkerClientTest : public ::testing::Test {
     WorkerOptions o;
     o.executable = self_path();
     o.hello_timeout = 5s;
+    o.account_timeout = 300ms;
     o.prepare_timeout = 5s;
     o.verify_base = 300ms;
     o.timing_base = 300ms;
@@ -366,6 +400,26 @@ TEST_F(WorkerClientTest, IdleDeathIsNoticedAndTheWorkerRestarted) {
   EXPECT_EQ(m.status, Status::ok) << m.message;
   EXPECT_EQ(client.starts(), 2);
   expect_reaped(first);
+}
+
+// The end-of-run account: answered, or given up on within account_timeout (not hello's start-up allowance) and the
+// mute worker ended; never an exception.
+TEST_F(WorkerClientTest, AccountIsAnsweredOrGivenUpOnQuickly) {
+  WorkerClient answering(options("ok"));
+  EXPECT_FALSE(answering.account()) << "no worker runs yet";
+  answering.hello();
+  const std::optional<WorkerPhases> phases = answering.account();
+  ASSERT_TRUE(phases);
+  EXPECT_EQ(phases->timing_s, 0.001);
+
+  WorkerClient mute(options("mute_account"));
+  mute.hello();
+  const pid_t pid = mute.pid();
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(mute.account());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+  EXPECT_FALSE(mute.running());
+  expect_reaped(pid);
 }
 
 TEST_F(WorkerClientTest, NoDeviceIsReportedAsNoDeviceError) {
