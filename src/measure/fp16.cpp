@@ -64,4 +64,16 @@ float half_bits_to_float(std::uint16_t bits) {
   return std::bit_cast<float>(out);
 }
 
+std::uint16_t float_to_bf16_bits(float value) {
+  const auto x = std::bit_cast<std::uint32_t>(value);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x0040u);  // quiet NaN
+  // Round to nearest even on the 16 bits dropped; a carry out of the mantissa steps the exponent, up to infinity.
+  const std::uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<std::uint16_t>((x + rounding) >> 16);
+}
+
+float bf16_bits_to_float(std::uint16_t bits) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+}
+
 }  // namespace mpgemm

@@ -22,6 +22,10 @@ inline constexpr std::size_t kRandomFillBlock = std::size_t{1} << 20;
 // to `threads` threads (0: one per hardware thread, at most 16); the same for every thread count.
 void fill_random_halves(std::span<std::uint16_t> out, std::uint64_t seed, unsigned threads = 0);
 
+// The same for BF16 bit patterns (ElementType::bf16) or FP16 (fp16: exactly fill_random_halves), each value drawn as
+// for FP16 and rounded to the type, none of them zero.
+void fill_random_16bit(std::span<std::uint16_t> out, std::uint64_t seed, bool bf16, unsigned threads = 0);
+
 // Floats uniform in [-1, 1], none of them zero.
 void fill_random_floats(std::span<float> out, std::uint64_t seed);
 

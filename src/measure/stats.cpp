@@ -67,4 +67,21 @@ double tflops(const Shape& shape, double ms) {
   return shape.flops() / (ms * 1e-3) / 1e12;
 }
 
+double unit_roundoff(ElementType type) {
+  switch (type) {
+    case ElementType::fp16:
+      return 0x1p-11;
+    case ElementType::bf16:
+      return 0x1p-8;
+    case ElementType::fp32:
+      return 0;
+  }
+  return 0;
+}
+
+Tolerance output_tolerance(ElementType out, double atol, double rtol) {
+  const double u = unit_roundoff(out);
+  return Tolerance{atol * (1 + u), rtol + u * (1 + rtol)};
+}
+
 }  // namespace mpgemm

@@ -77,6 +77,50 @@ TEST(Fp16, RoundsToNearestEvenEverywhere) {
   }
 }
 
+// BF16 (issue 58's inputs and outputs): every finite pattern round-trips, midpoints go to the even neighbour,
+// overflow goes to infinity and NaN stays NaN.
+TEST(Bf16, RoundsToNearestEvenAndRoundTrips) {
+  EXPECT_EQ(float_to_bf16_bits(1.0f), 0x3f80);
+  EXPECT_EQ(float_to_bf16_bits(-2.0f), 0xc000);
+  EXPECT_EQ(float_to_bf16_bits(std::numeric_limits<float>::max()), 0x7f80);  // rounds up to infinity
+  EXPECT_EQ(float_to_bf16_bits(std::numeric_limits<float>::infinity()), 0x7f80);
+  EXPECT_EQ(float_to_bf16_bits(1.0f + std::ldexp(1.0f, -8)), 0x3f80);      // the tie below goes to the even 1.0
+  EXPECT_EQ(float_to_bf16_bits(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);  // the tie above 1 + 2^-7: even
+  EXPECT_TRUE(std::isnan(bf16_bits_to_float(float_to_bf16_bits(std::numeric_limits<float>::quiet_NaN()))));
+  for (std::uint32_t h = 0; h <= 0xffff; ++h) {
+    const auto bits = static_cast<std::uint16_t>(h);
+    const float f = bf16_bits_to_float(bits);
+    if (std::isnan(f)) continue;
+    ASSERT_EQ(float_to_bf16_bits(f), bits) << h;
+  }
+  for (std::uint32_t h = 0; h < 0x7f7f; ++h) {
+    const auto lo = static_cast<std::uint16_t>(h);
+    const auto hi = static_cast<std::uint16_t>(h + 1);
+    const float mid = std::bit_cast<float>((static_cast<std::uint32_t>(lo) << 16) | 0x8000u);
+    ASSERT_EQ(float_to_bf16_bits(mid), (lo & 1u) == 0 ? lo : hi) << h;
+    ASSERT_EQ(float_to_bf16_bits(std::nextafter(mid, 0.0f)), lo) << h;
+    ASSERT_EQ(float_to_bf16_bits(std::nextafter(mid, std::numeric_limits<float>::infinity())), hi) << h;
+  }
+}
+
+TEST(RandomFill, Bf16IsInRangeNeverZeroAndFp16IsTheHalvesFill) {
+  std::vector<std::uint16_t> b(1 << 16), h(1 << 16), halves(1 << 16);
+  fill_random_16bit(b, 3, true);
+  fill_random_16bit(h, 3, false);
+  fill_random_halves(halves, 3);
+  EXPECT_EQ(h, halves);
+  double sum = 0;
+  for (auto bits : b) {
+    const float v = bf16_bits_to_float(bits);
+    ASSERT_NE(bits & 0x7fffu, 0u);
+    ASSERT_GE(v, -1.0f);
+    ASSERT_LE(v, 1.0f);
+    sum += v;
+  }
+  EXPECT_NEAR(sum / static_cast<double>(b.size()), 0.0, 0.02);
+  EXPECT_NE(b, h);
+}
+
 TEST(RandomFill, DeterministicPerSeed) {
   std::vector<std::uint16_t> a(1000), b(1000), c(1000);
   fill_random_halves(a, 42);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
+#include "measure/fp16.hpp"
 #include "measure/stats.hpp"
 
 namespace mpgemm {
@@ -97,6 +98,30 @@ TEST(Tflops, FromShapeAndTime) {
   EXPECT_NEAR(tflops(s, 1.33), 12.917, 1e-3);  // the writeup's cuBLAS row: 12,896 GFLOPS at 1.33 ms (rounded)
   EXPECT_EQ(tflops(s, 0), 0);
   EXPECT_EQ(tflops(s, -1), 0);
+}
+
+// 16-bit outputs (issue 58): FP32 keeps its rule; a correctly rounded BF16 or FP16 result passes where a plain FP32
+// comparison would fail it, and an element off by one ulp of the type too many still fails.
+TEST(OutputTolerance, WidensByOneRoundingOfTheOutputType) {
+  const Tolerance f32 = output_tolerance(ElementType::fp32, 0.5, 1e-3);
+  EXPECT_EQ(f32.atol, 0.5);
+  EXPECT_EQ(f32.rtol, 1e-3);
+  EXPECT_EQ(unit_roundoff(ElementType::fp16), 0x1p-11);
+  EXPECT_EQ(unit_roundoff(ElementType::bf16), 0x1p-8);
+  // A reference of 1000.3 rounds to 1000 in BF16 (spacing 8 there); the FP32 rule allows 0.5 + 1.0003.
+  const std::vector<float> ref{1000.3f};
+  const std::vector<float> rounded{bf16_bits_to_float(float_to_bf16_bits(1000.3f))};
+  EXPECT_EQ(compare(rounded, ref, 0.5, 1e-3).bad_count, 0);
+  const std::vector<float> far_ref{1003.9f};  // rounds to 1000: off by 3.9, more than FP32's 1.5 allows
+  EXPECT_EQ(compare(rounded, far_ref, 0.5, 1e-3).bad_count, 1);
+  const Tolerance b16 = output_tolerance(ElementType::bf16, 0.5, 1e-3);
+  EXPECT_EQ(compare(rounded, far_ref, b16.atol, b16.rtol).bad_count, 0);
+  // One BF16 step too far (1008 for 1003.9) is off by 4.1: still inside 0.5 + 4.9; two steps (1016) are not.
+  const std::vector<float> two_steps{1016.0f};
+  EXPECT_EQ(compare(two_steps, far_ref, b16.atol, b16.rtol).bad_count, 1);
+  const Tolerance h16 = output_tolerance(ElementType::fp16, 0.5, 1e-3);
+  EXPECT_LT(h16.rtol, b16.rtol);
+  EXPECT_GT(h16.rtol, 1e-3);
 }
 
 }  // namespace
