@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/args.hpp"
+#include "common/problem_kind.hpp"
 #include "common/types.hpp"
 
 namespace mpgemm::cli {
@@ -19,6 +20,14 @@ struct ShapeOptionUse {
 };
 
 void add_shape_options(ArgParser& parser, const ShapeOptionUse& use);
+
+// --problem KIND: what the GEMM computes apart from its extents (common/problem_kind.hpp: layouts, input and output
+// types, whether C is read), for the tools that take it. `clause` is what it means to the tool.
+void add_problem_option(ArgParser& parser, const std::string& clause);
+
+// The kind --problem names; nullopt when absent. A name that is no kind throws UsageError saying why and listing the
+// form.
+std::optional<ProblemKind> problem_option_from(const ParsedArgs& args);
 
 // The extents given, each nullopt when its option is absent; a value that is not a positive whole number throws
 // UsageError naming the option (ParsedArgs::get_positive_int).

@@ -56,6 +56,7 @@ void add_tune_options(ArgParser& p) {
               "shape's long measurements hide the compilations) or file (as listed)",
               "costliest");
   add_shape_options(p, {", replacing the space's shapes", "the space's shapes"});
+  add_problem_option(p, ": every config is built for it and measured on it (the family must support it)");
   p.option("--only", "NAMES",
            "comma-separated: tune only configs whose name or point name contains one of them; an entry "
            "=NAME takes only the config (or point) of that whole name")
@@ -210,6 +211,7 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     o.rerank.protocol.rounds = static_cast<int>(*r);
   }
   o.settings = measure_settings_from(args);
+  if (auto kind = problem_option_from(args)) o.settings.kind = *kind;
   o.rerank.protocol.warmup = o.settings.warmup;
   o.rerank.protocol.iters = o.settings.iters;
   o.rerank.protocol.graphs = args.has("--rerank-graphs") || o.settings.batches == BatchEnqueue::graph;

@@ -51,6 +51,11 @@ std::optional<std::string> Family::check_kind(const ProblemKind& kind) const {
   return fmt::format("the {} family computes {} only, not {}", name(), ProblemKind{}.name(), kind.name());
 }
 
+std::optional<std::string> Family::check_problem(const Params& params, const GemmProblem& problem) const {
+  if (auto why = check_kind(problem.kind)) return why;
+  return check_shape(params, problem.shape);
+}
+
 std::optional<std::string> Family::check_device(const Params&, const DeviceDescription&) const {
   return std::nullopt;
 }

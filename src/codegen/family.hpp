@@ -79,11 +79,15 @@ constexpr std::size_t kWorkspaceBytes = std::size_t{1} << 20;
 
 // Device buffers of one problem, as the worker holds them. Pointers are device addresses.
 struct ProblemBuffers {
-  const void* a = nullptr;  // M x K halves, row-major
-  const void* b = nullptr;  // K x N halves, row-major
-  void* c = nullptr;        // M x N floats, row-major
+  const void* a = nullptr;  // A as the kind stores it: M x K (mk) or K x M (km) row-major, of kind.in
+  const void* b = nullptr;  // B as the kind stores it: K x N (kn) or N x K (nk) row-major, of kind.in
+  void* c = nullptr;        // D: M x N row-major, of kind.out (FP32 for the default kind)
   Shape shape;
-  void* workspace = nullptr;  // kWorkspaceBytes zeroed bytes (see above); null where the caller has none
+  void* workspace = nullptr;   // kWorkspaceBytes zeroed bytes (see above); null where the caller has none
+  ProblemKind kind;            // what a, b, c hold and what the kernel computes
+  float alpha = 1;             // D = alpha * A.B + beta * C
+  float beta = 0;              // read only when kind.beta
+  const void* c_in = nullptr;  // C: M x N row-major, of kind.out, read when kind.beta; may be c itself
 };
 
 // Kernel parameters, packed in order with their alignment, for cuLaunchKernel's kernelParams.
@@ -130,8 +134,13 @@ class Family {
   // Deterministic procedural name built from every parameter, e.g. "wmma_cp_async_bm128_bn64_bk32_s2_w32x32_p8x8".
   virtual std::string config_name(const Params& params) const = 0;
 
-  // Config -> (source, name expression, options, arch). Pure.
-  virtual KernelSpec kernel_spec(const Params& params, const Arch& target) const = 0;
+  // Config -> (source, name expression, options, arch) for problems of `kind`, a kind check_kind accepts. The
+  // default kind's spec is what it was before kinds existed, so no existing key changes. Pure.
+  virtual KernelSpec kernel_spec(const Params& params, const Arch& target, const ProblemKind& kind) const = 0;
+  // The default kind's spec (a derived family brings it into scope: `using Family::kernel_spec;`).
+  KernelSpec kernel_spec(const Params& params, const Arch& target) const {
+    return kernel_spec(params, target, ProblemKind{});
+  }
 
   // Why this config cannot run this shape (e.g. "M=1000 is not a multiple of 16"), or nullopt. Pure.
   virtual std::optional<std::string> check_shape(const Params& params, const Shape& shape) const = 0;
@@ -146,6 +155,10 @@ class Family {
   // answer to "supports(kind)?", asked before any config of a kind is compiled. Pure. The default: today's kind
   // only, which every family computes until its kernels take the others (issue 58).
   virtual std::optional<std::string> check_kind(const ProblemKind& kind) const;
+
+  // Why this config cannot compute `problem` (its kind and shape together: e.g. a layout the config's epilogue
+  // cannot store, or a row stride TMA cannot take), or nullopt. Pure. The default: check_kind, then check_shape.
+  virtual std::optional<std::string> check_problem(const Params& params, const GemmProblem& problem) const;
 
   // How to launch the config on `shape` on `device`. device.sm_count 0 means unknown: size as if unlimited
   // (the launcher lowers a persistent kernel's grid to what is co-resident anyway). Pure.

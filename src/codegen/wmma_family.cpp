@@ -41,7 +41,7 @@ std::string WmmaFamily::config_name(const Params& params) const {
   return WmmaConfig::from_params(params).name();
 }
 
-KernelSpec WmmaFamily::kernel_spec(const Params& params, const Arch& target) const {
+KernelSpec WmmaFamily::kernel_spec(const Params& params, const Arch& target, const ProblemKind&) const {
   const WmmaConfig c = WmmaConfig::from_params(params);
   if (auto problems = c.problems(); !problems.empty())
     throw Error(fmt::format("{} cannot be built: {}", c.name(), fmt::join(problems, "; ")));

@@ -69,7 +69,8 @@ class WmmaFamily final : public Family {
   std::vector<std::string> check_config(const Params& params) const override;
   std::string config_name(const Params& params) const override;
   // Throws mpgemm::Error when check_config finds problems.
-  KernelSpec kernel_spec(const Params& params, const Arch& target) const override;
+  using Family::kernel_spec;
+  KernelSpec kernel_spec(const Params& params, const Arch& target, const ProblemKind& kind) const override;
   std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
   // WMMA fragments need sm_70 and cp.async sm_80; the device's limits are the worker's to check
   // (resources_exceeded), since the same config may fit another device.

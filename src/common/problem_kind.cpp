@@ -106,6 +106,14 @@ std::optional<ProblemKind> ProblemKind::parse(std::string_view text, std::string
   return kind;
 }
 
+std::optional<std::string> ProblemKind::reference_gap() const {
+  if (out == ElementType::fp32 || out == in) return std::nullopt;
+  return fmt::format(
+      "cuBLAS and cuBLASLt do not compute {} operands into {} outputs, so {} has no reference to be "
+      "verified and timed against",
+      to_string(in), to_string(out), name());
+}
+
 std::vector<ProblemKind> ProblemKind::all() {
   std::vector<ProblemKind> kinds;
   for (const bool beta : {false, true})

@@ -51,6 +51,10 @@ struct ProblemKind {
   std::string key() const;
   // The kind `text` names (name()'s form); nullopt when it names none, with why in `why` (one line) when given.
   static std::optional<ProblemKind> parse(std::string_view text, std::string* why = nullptr);
+  // Why the vendor library cannot compute this kind, which is then neither verified nor timed against a reference
+  // (cuBLAS and cuBLASLt take FP16 operands into FP16 or FP32, BF16 into BF16 or FP32, never one 16-bit type into
+  // the other); nullopt when they can.
+  std::optional<std::string> reference_gap() const;
   // Every kind there is, the default first: 2 layouts x 2 layouts x 2 input types x 3 output types x beta or not.
   static std::vector<ProblemKind> all();
 };

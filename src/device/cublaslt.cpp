@@ -72,7 +72,7 @@ std::string join(const std::vector<std::string>& parts) {
 }  // namespace
 
 struct CublasLtSession::Plan {
-  Shape shape;
+  GemmProblem problem;
   MatmulDesc op;
   Layout b;                              // cuBLASLt's A: our B
   Layout a;                              // cuBLASLt's B: our A
@@ -98,49 +98,61 @@ CublasLtSession::~CublasLtSession() {
 
 void CublasLtSession::launch(const Plan& plan, const cublasLtMatmulAlgo_t& algo, std::size_t algo_workspace_bytes,
                              const ProblemBuffers& buffers) {
-  const float alpha = 1.0f;
-  const float beta = 0.0f;
+  // C is read from its own buffer when the kind reads it, so a poisoned D never feeds the result.
+  const float alpha = buffers.alpha;
+  const float beta = buffers.kind.beta ? buffers.beta : 0.0f;
+  const void* c = buffers.kind.beta ? buffers.c_in : buffers.c;
   MPGEMM_CUBLAS(cublasLtMatmul(handle_, plan.op.get(), &alpha, buffers.b, plan.b.get(), buffers.a, plan.a.get(), &beta,
-                               buffers.c, plan.c.get(), buffers.c, plan.c.get(), &algo, workspace_.get(),
-                               algo_workspace_bytes, session_.stream()));
+                               c, plan.c.get(), buffers.c, plan.c.get(), &algo, workspace_.get(), algo_workspace_bytes,
+                               session_.stream()));
 }
 
-const CublasLtSession::Plan* CublasLtSession::kept(const Shape& shape) const {
+const CublasLtSession::Plan* CublasLtSession::kept(const GemmProblem& problem) const {
   for (const auto& p : best_)
-    if (p->shape == shape) return p.get();
+    if (p->problem == problem) return p.get();
   return nullptr;
 }
 
-bool CublasLtSession::has_best(const Shape& shape) const {
-  return kept(shape) != nullptr;
+bool CublasLtSession::has_best(const GemmProblem& problem) const {
+  return kept(problem) != nullptr;
 }
 
 void CublasLtSession::run_best(ProblemContext& problem) {
-  const Plan* plan = kept(problem.shape());
-  if (!plan) throw Error(fmt::format("no cuBLASLt algorithm was chosen for {}", problem.shape().str()));
+  const Plan* plan = kept(problem.problem());
+  if (!plan) throw Error(fmt::format("no cuBLASLt algorithm was chosen for {}", problem.problem().str()));
   launch(*plan, plan->algo, plan->algo_workspace_bytes, problem.buffers());
 }
 
-void CublasLtSession::forget(const Shape& shape) {
-  std::erase_if(best_, [&](const auto& p) { return p->shape == shape; });
+void CublasLtSession::forget(const GemmProblem& problem) {
+  std::erase_if(best_, [&](const auto& p) { return p->problem == problem; });
 }
 
 CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters,
                                                       double atol, double rtol, BatchEnqueue batches) {
-  // Row-major C = A * B is column-major C^T = B^T * A^T, exactly as the cuBLAS reference is called:
-  // cuBLASLt's "A" is our B (n x k, leading dimension n), its "B" is our A (k x m, leading dimension k), C^T
-  // is n x m.
-  forget(problem.shape());
+  // Row-major D = A * B is column-major D^T = B^T * A^T, exactly as the cuBLAS reference is called
+  // (device/problem.cpp gemm_ex): cuBLASLt's "A" is our B as stored (column-major N x K, leading dimension N, for
+  // kn; K x N, leading dimension K, transposed, for nk), its "B" is our A as stored (K x M, leading dimension K, for
+  // mk; M x K, leading dimension M, transposed, for km), D^T is N x M.
+  forget(problem.problem());
   const Shape& s = problem.shape();
+  const ProblemKind& kind = problem.kind();
   const ProblemBuffers buffers = problem.buffers();
   auto plan = std::make_unique<Plan>();
-  plan->shape = s;
+  plan->problem = problem.problem();
   cublasLtMatmulDesc_t op_raw = nullptr;
   MPGEMM_CUBLAS(cublasLtMatmulDescCreate(&op_raw, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   plan->op = MatmulDesc(op_raw);
-  plan->b = make_layout(CUDA_R_16F, s.n, s.k, s.n);
-  plan->a = make_layout(CUDA_R_16F, s.k, s.m, s.k);
-  plan->c = make_layout(CUDA_R_32F, s.n, s.m, s.n);
+  const cublasOperation_t trans_b = kind.b == BLayout::kn ? CUBLAS_OP_N : CUBLAS_OP_T;  // cuBLASLt's A
+  const cublasOperation_t trans_a = kind.a == ALayout::mk ? CUBLAS_OP_N : CUBLAS_OP_T;  // cuBLASLt's B
+  MPGEMM_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op.get(), CUBLASLT_MATMUL_DESC_TRANSA, &trans_b, sizeof trans_b));
+  MPGEMM_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op.get(), CUBLASLT_MATMUL_DESC_TRANSB, &trans_a, sizeof trans_a));
+  const cudaDataType_t in = kind.in == ElementType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  const cudaDataType_t out_type = kind.out == ElementType::fp32   ? CUDA_R_32F
+                                  : kind.out == ElementType::bf16 ? CUDA_R_16BF
+                                                                  : CUDA_R_16F;
+  plan->b = kind.b == BLayout::kn ? make_layout(in, s.n, s.k, s.n) : make_layout(in, s.k, s.n, s.k);
+  plan->a = kind.a == ALayout::mk ? make_layout(in, s.k, s.m, s.k) : make_layout(in, s.m, s.k, s.m);
+  plan->c = make_layout(out_type, s.n, s.m, s.n);
   cublasLtMatmulPreference_t pref_raw = nullptr;
   MPGEMM_CUBLAS(cublasLtMatmulPreferenceCreate(&pref_raw));
   const Preference pref(pref_raw);

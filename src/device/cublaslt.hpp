@@ -42,14 +42,14 @@ class CublasLtSession {
   CublasLtReference best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters, double atol,
                                        double rtol, BatchEnqueue batches = BatchEnqueue::stream);
 
-  // Whether an algorithm is kept for `shape` (its last best_of_heuristics verified one).
-  bool has_best(const Shape& shape) const;
+  // Whether an algorithm is kept for `problem` (its last best_of_heuristics verified one).
+  bool has_best(const GemmProblem& problem) const;
   // Launches the algorithm kept for the problem's shape on `problem`'s buffers, on the session's stream
   // (asynchronous, as ProblemContext::run_cublas): the same call it timed. Throws Error when no algorithm is
   // kept for the problem's shape, CublasError when the launch fails.
   void run_best(ProblemContext& problem);
-  // Drops the algorithm kept for `shape`, if any.
-  void forget(const Shape& shape);
+  // Drops the algorithm kept for `problem`, if any.
+  void forget(const GemmProblem& problem);
 
  private:
   struct Plan;  // the descriptors of one shape, and the algorithm chosen for it
@@ -60,7 +60,7 @@ class CublasLtSession {
   DeviceSession& session_;
   cublasLtHandle_t handle_ = nullptr;
   DeviceBuffer workspace_;
-  const Plan* kept(const Shape& shape) const;
+  const Plan* kept(const GemmProblem& problem) const;
 
   std::vector<std::unique_ptr<Plan>> best_;  // one per shape whose best_of_heuristics verified an algorithm
 };

@@ -23,13 +23,23 @@ namespace mpgemm_verify {
 
 __device__ bool finite_float(float v) { return (__float_as_uint(v) & 0x7f800000u) != 0x7f800000u; }
 
-__global__ void compare(const float* __restrict__ out, const float* __restrict__ ref, unsigned long long n,
-                        double atol, double rtol, unsigned long long* result) {
+// Element i of the output, widened exactly to float: out_type 0 FP32, 1 FP16, 2 BF16.
+__device__ float output_at(const void* out, int out_type, unsigned long long i) {
+  if (out_type == 0) return static_cast<const float*>(out)[i];
+  const unsigned short bits = static_cast<const unsigned short*>(out)[i];
+  if (out_type == 2) return __uint_as_float(static_cast<unsigned>(bits) << 16);
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
+  return f;
+}
+
+__global__ void compare(const void* __restrict__ out, int out_type, const float* __restrict__ ref,
+                        unsigned long long n, double atol, double rtol, unsigned long long* result) {
   double max_abs = 0, max_rel = 0;
   unsigned long long bad = 0, nan = 0;
   const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const float cf = out[i];
+    const float cf = output_at(out, out_type, i);
     const float rf = ref[i];
     if (!finite_float(cf)) {
       ++nan;
@@ -100,6 +110,11 @@ DeviceCompare::~DeviceCompare() {
 
 ErrorStats DeviceCompare::compare(const float* out, const float* ref, std::size_t count, double atol, double rtol,
                                   cudaStream_t stream) {
+  return compare(out, ElementType::fp32, ref, count, atol, rtol, stream);
+}
+
+ErrorStats DeviceCompare::compare(const void* out, ElementType out_type, const float* ref, std::size_t count,
+                                  double atol, double rtol, cudaStream_t stream) {
   if (!(atol >= 0) || !(rtol >= 0)) throw Error(fmt::format("compare: bad tolerances atol {} rtol {}", atol, rtol));
   MPGEMM_CUDA(cudaMemsetAsync(result_, 0, kResultBytes, stream));
   LaunchGeometry g;
@@ -108,7 +123,8 @@ ErrorStats DeviceCompare::compare(const float* out, const float* ref, std::size_
   g.grid = {static_cast<std::uint32_t>(blocks), 1, 1};
   g.block = {kBlock, 1, 1};
   unsigned long long n = count;
-  void* args[] = {&out, &ref, &n, &atol, &rtol, &result_};
+  int type = out_type == ElementType::fp32 ? 0 : out_type == ElementType::fp16 ? 1 : 2;  // output_at's numbers
+  void* args[] = {&out, &type, &ref, &n, &atol, &rtol, &result_};
   kernel_->launch(g, stream, args);
   MPGEMM_CUDA(cudaPeekAtLastError());
   std::array<std::uint64_t, 4> host{};

@@ -33,6 +33,9 @@ class DeviceCompare {
   // the stream. Throws mpgemm::Error for negative tolerances, CudaError / DriverError when the GPU fails.
   ErrorStats compare(const float* out, const float* ref, std::size_t count, double atol, double rtol,
                      cudaStream_t stream);
+  // The same over `count` elements of `out_type` (FP32, FP16 or BF16), each widened exactly to float.
+  ErrorStats compare(const void* out, ElementType out_type, const float* ref, std::size_t count, double atol,
+                     double rtol, cudaStream_t stream);
 
  private:
   std::vector<char> cubin_;

@@ -10,6 +10,7 @@
 #include "device/cuda_check.hpp"
 #include "device/device_compare.hpp"
 #include "device/timing.hpp"
+#include "measure/fp16.hpp"
 #include "measure/random_fill.hpp"
 #include "measure/stats.hpp"
 
@@ -57,39 +58,115 @@ void copy_and_wait(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind
   MPGEMM_CUDA(cudaStreamSynchronize(stream));
 }
 
-void upload_random_halves(const DeviceBuffer& dst, std::size_t count, std::uint64_t seed, cudaStream_t stream) {
+void upload_random_16bit(const DeviceBuffer& dst, std::size_t count, std::uint64_t seed, ElementType type,
+                         cudaStream_t stream) {
   std::vector<std::uint16_t> host(count);
-  fill_random_halves(host, seed);
+  fill_random_16bit(host, seed, type == ElementType::bf16);
   copy_and_wait(dst.get(), host.data(), count * sizeof(std::uint16_t), cudaMemcpyHostToDevice, stream);
+}
+
+cudaDataType_t cuda_type(ElementType t) {
+  switch (t) {
+    case ElementType::fp16:
+      return CUDA_R_16F;
+    case ElementType::bf16:
+      return CUDA_R_16BF;
+    case ElementType::fp32:
+      return CUDA_R_32F;
+  }
+  return CUDA_R_32F;
+}
+
+std::string element_name(ElementType t) {
+  return t == ElementType::fp32 ? "floats" : std::string(to_string(t)) + " values";
+}
+
+// One cublasGemmEx of `problem` into `d` of type `out`, reading C from `d` itself when beta != 0. Row-major
+// D = A * B is column-major D^T = B^T * A^T: cuBLAS's first operand is our B, its second our A. B stored K x N
+// row-major (kn) is column-major N x K, B^T as it is (op N, leading dimension N); stored N x K (nk) it is
+// column-major K x N, B itself (op T, leading dimension K). A stored M x K (mk) is column-major K x M, A^T (op N,
+// leading dimension K); stored K x M (km), column-major M x K (op T, leading dimension M). D^T is N x M, leading
+// dimension N: D row-major.
+void gemm_ex(cublasHandle_t handle, const GemmProblem& problem, const void* a, const void* b, void* d, ElementType out,
+             float alpha, float beta) {
+  const ProblemKind& kind = problem.kind;
+  const int m = static_cast<int>(problem.shape.m);
+  const int n = static_cast<int>(problem.shape.n);
+  const int k = static_cast<int>(problem.shape.k);
+  const cublasOperation_t op_b = kind.b == BLayout::kn ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const cublasOperation_t op_a = kind.a == ALayout::mk ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const cudaDataType_t in = cuda_type(kind.in);
+  MPGEMM_CUBLAS(cublasGemmEx(handle, op_b, op_a, n, m, k, &alpha, b, in, static_cast<int>(problem.ldb()), a, in,
+                             static_cast<int>(problem.lda()), &beta, d, cuda_type(out), n, CUBLAS_COMPUTE_32F,
+                             CUBLAS_GEMM_DEFAULT_TENSOR_OP));
 }
 
 }  // namespace
 
-ProblemContext::ProblemContext(DeviceSession& session, const Shape& shape, std::uint64_t seed)
-    : session_(session), shape_(shape), seed_(seed) {
+ProblemContext::ProblemContext(DeviceSession& session, const GemmProblem& problem, std::uint64_t seed, float alpha,
+                               float beta)
+    : session_(session), problem_(problem), seed_(seed), alpha_(alpha), beta_(problem.kind.beta ? beta : 0.0f) {
+  const Shape& shape = problem.shape;
   check_dimension(shape.m, "M", shape);
   check_dimension(shape.n, "N", shape);
   check_dimension(shape.k, "K", shape);
+  if (auto gap = problem.kind.reference_gap()) throw Error(*gap);
+  const ProblemKind& kind = problem.kind;
   const auto m = static_cast<std::size_t>(shape.m);
   const auto n = static_cast<std::size_t>(shape.n);
   const auto k = static_cast<std::size_t>(shape.k);
-  const std::size_t total = (m * k + k * n) * 2 + m * n * 4 * 3;
-  const auto what = [&](const char* name, const char* layout) {
-    return fmt::format("{} ({}) of shape {}, {} bytes for the whole problem", name, layout, shape.str(), total);
+  const auto in_bytes = static_cast<std::size_t>(bytes_of(kind.in));
+  const auto out_bytes = static_cast<std::size_t>(bytes_of(kind.out));
+  const bool c_fp32_copy = kind.beta && kind.out != ElementType::fp32;
+  const std::size_t total =
+      (m * k + k * n) * in_bytes + m * n * (out_bytes * (kind.beta ? 3 : 2) + 4) + (c_fp32_copy ? m * n * 4 : 0);
+  const auto what = [&](const char* name, const std::string& layout) {
+    return fmt::format("{} ({}) of {}, {} bytes for the whole problem", name, layout, problem.str(), total);
   };
-  a_ = DeviceBuffer(m * k * 2, what("A", "M x K halves"));
-  b_ = DeviceBuffer(k * n * 2, what("B", "K x N halves"));
-  c_ = DeviceBuffer(m * n * 4, what("C", "M x N floats"));
-  c_ref_ = DeviceBuffer(m * n * 4, what("the cuBLAS reference", "M x N floats"));
+  const std::string a_layout = kind.a == ALayout::mk ? "M x K " : "K x M ";
+  const std::string b_layout = kind.b == BLayout::kn ? "K x N " : "N x K ";
+  a_ = DeviceBuffer(m * k * in_bytes, what("A", a_layout + element_name(kind.in)));
+  b_ = DeviceBuffer(k * n * in_bytes, what("B", b_layout + element_name(kind.in)));
+  c_ = DeviceBuffer(m * n * out_bytes, what(kind.beta ? "D" : "C", "M x N " + element_name(kind.out)));
+  c_ref_ = DeviceBuffer(m * n * out_bytes, what("cuBLAS's output", "M x N " + element_name(kind.out)));
   reference_device_ = DeviceBuffer(m * n * 4, what("the reference kept for comparisons", "M x N floats"));
+  if (kind.beta) c_in_ = DeviceBuffer(m * n * out_bytes, what("C", "M x N " + element_name(kind.out)));
+  if (c_fp32_copy) c_in_fp32_ = DeviceBuffer(m * n * 4, what("C for the reference", "M x N floats"));
   workspace_ = DeviceBuffer(kWorkspaceBytes, "the kernels' workspace (" + std::to_string(kWorkspaceBytes) + " bytes)");
   MPGEMM_CUDA(cudaMemsetAsync(workspace_.get(), 0, workspace_.bytes(), session_.stream()));
 
-  upload_random_halves(a_, m * k, derive_seed(seed, 0), session_.stream());
-  upload_random_halves(b_, k * n, derive_seed(seed, 1), session_.stream());
+  upload_random_16bit(a_, m * k, derive_seed(seed, 0), kind.in, session_.stream());
+  upload_random_16bit(b_, k * n, derive_seed(seed, 1), kind.in, session_.stream());
+  if (kind.beta) {
+    // C in the output type, and the very same values in FP32 for the reference.
+    if (kind.out == ElementType::fp32) {
+      std::vector<float> host(m * n);
+      fill_random_floats(host, derive_seed(seed, 2));
+      copy_and_wait(c_in_.get(), host.data(), m * n * 4, cudaMemcpyHostToDevice, session_.stream());
+    } else {
+      std::vector<std::uint16_t> bits(m * n);
+      fill_random_16bit(bits, derive_seed(seed, 2), kind.out == ElementType::bf16);
+      copy_and_wait(c_in_.get(), bits.data(), m * n * 2, cudaMemcpyHostToDevice, session_.stream());
+      std::vector<float> wide(m * n);
+      for (std::size_t i = 0; i < bits.size(); ++i)
+        wide[i] = kind.out == ElementType::bf16 ? bf16_bits_to_float(bits[i]) : half_bits_to_float(bits[i]);
+      copy_and_wait(c_in_fp32_.get(), wide.data(), m * n * 4, cudaMemcpyHostToDevice, session_.stream());
+    }
+    // cuBLAS's timed calls read C in place from their own output: it starts as C.
+    copy_and_wait(c_ref_.get(), c_in_.get(), c_ref_.bytes(), cudaMemcpyDeviceToDevice, session_.stream());
+  }
+  compute_reference();
+}
 
-  run_cublas();
-  copy_and_wait(reference_device_.get(), c_ref_.get(), m * n * 4, cudaMemcpyDeviceToDevice, session_.stream());
+void ProblemContext::compute_reference() {
+  const ProblemKind& kind = problem_.kind;
+  if (kind.beta) {
+    const DeviceBuffer& c = kind.out == ElementType::fp32 ? c_in_ : c_in_fp32_;
+    copy_and_wait(reference_device_.get(), c.get(), reference_device_.bytes(), cudaMemcpyDeviceToDevice,
+                  session_.stream());
+  }
+  gemm_ex(session_.cublas(), problem_, a_.get(), b_.get(), reference_device_.get(), ElementType::fp32, alpha_, beta_);
+  MPGEMM_CUDA(cudaStreamSynchronize(session_.stream()));
 }
 
 std::span<const float> ProblemContext::reference() {
@@ -104,20 +181,21 @@ std::span<const float> ProblemContext::reference() {
 }
 
 ProblemBuffers ProblemContext::buffers() const {
-  return {a_.get(), b_.get(), c_.get(), shape_, workspace_.get()};
+  ProblemBuffers b;
+  b.a = a_.get();
+  b.b = b_.get();
+  b.c = c_.get();
+  b.shape = problem_.shape;
+  b.workspace = workspace_.get();
+  b.kind = problem_.kind;
+  b.alpha = alpha_;
+  b.beta = beta_;
+  b.c_in = problem_.kind.beta ? c_in_.get() : nullptr;
+  return b;
 }
 
 void ProblemContext::run_cublas() {
-  // Row-major C = A * B is column-major C^T = B^T * A^T: cuBLAS sees B as an n x k matrix with leading dimension n
-  // and A as k x m with leading dimension k, and writes C^T (n x m, leading dimension n), which is C row-major.
-  const float alpha = 1.0f;
-  const float beta = 0.0f;
-  const int m = static_cast<int>(shape_.m);
-  const int n = static_cast<int>(shape_.n);
-  const int k = static_cast<int>(shape_.k);
-  MPGEMM_CUBLAS(cublasGemmEx(session_.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b_.get(), CUDA_R_16F, n,
-                             a_.get(), CUDA_R_16F, k, &beta, c_ref_.get(), CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
-                             CUBLAS_GEMM_DEFAULT_TENSOR_OP));
+  gemm_ex(session_.cublas(), problem_, a_.get(), b_.get(), c_ref_.get(), problem_.kind.out, alpha_, beta_);
 }
 
 TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters) {
@@ -155,17 +233,27 @@ void ProblemContext::poison_output() {
 }
 
 std::vector<float> ProblemContext::download_output() {
-  std::vector<float> out(c_.bytes() / sizeof(float));
-  copy_and_wait(out.data(), c_.get(), c_.bytes(), cudaMemcpyDeviceToHost, session_.stream());
-  return out;
+  const ElementType out = problem_.kind.out;
+  if (out == ElementType::fp32) {
+    std::vector<float> values(output_elements());
+    copy_and_wait(values.data(), c_.get(), c_.bytes(), cudaMemcpyDeviceToHost, session_.stream());
+    return values;
+  }
+  std::vector<std::uint16_t> bits(output_elements());
+  copy_and_wait(bits.data(), c_.get(), c_.bytes(), cudaMemcpyDeviceToHost, session_.stream());
+  std::vector<float> values(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i)
+    values[i] = out == ElementType::bf16 ? bf16_bits_to_float(bits[i]) : half_bits_to_float(bits[i]);
+  return values;
 }
 
 ErrorStats ProblemContext::compare_output(double atol, double rtol) {
+  const Tolerance t = output_tolerance(problem_.kind.out, atol, rtol);
   if (DeviceCompare* gpu = session_.device_compare())
-    return gpu->compare(static_cast<const float*>(c_.get()), static_cast<const float*>(reference_device_.get()),
-                        output_elements(), atol, rtol, session_.stream());
+    return gpu->compare(c_.get(), problem_.kind.out, static_cast<const float*>(reference_device_.get()),
+                        output_elements(), t.atol, t.rtol, session_.stream());
   const std::vector<float> result = download_output();
-  return compare(result, reference(), atol, rtol);
+  return compare(result, reference(), t.atol, t.rtol);
 }
 
 }  // namespace mpgemm

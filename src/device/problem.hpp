@@ -1,6 +1,6 @@
 #pragma once
-// One problem shape on the device: A and B filled from the seed, the candidate's C, cuBLAS's reference result
-// (kept on the device and on the host for comparisons) and cuBLAS's time on it.
+// One problem on the device: A and B (and C when the kind reads it) filled from the seed, the candidate's output D,
+// the reference result (FP32, kept on the device and on the host for comparisons) and cuBLAS's time on it.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -35,16 +35,27 @@ class DeviceBuffer {
 
 class ProblemContext {
  public:
-  // Allocates A, B, C and cuBLAS's output, fills A (stream 0 of `seed`) and B (stream 1) on the host with values
-  // uniform in [-1, 1] (on all its cores: fill_random_halves), uploads them and computes the reference with
-  // cublasGemmEx. Throws mpgemm::Error for a shape outside 1..INT_MAX, CudaError naming the sizes when the device
-  // memory is short, CublasError.
-  ProblemContext(DeviceSession& session, const Shape& shape, std::uint64_t seed);
+  // Allocates A, B, D and cuBLAS's output (and C when the kind reads it), fills A (stream 0 of `seed`) and B
+  // (stream 1) on the host with values uniform in [-1, 1] of the kind's input type (on all its cores:
+  // fill_random_16bit), C (stream 2) likewise in the output type, uploads them and computes the reference with
+  // cublasGemmEx in FP32 (alpha * A.B + beta * C from the same values: what the kernel computes before its one
+  // rounding to the output type). The default kind's values and reference are what they were before kinds. Throws
+  // mpgemm::Error for a shape outside 1..INT_MAX or a kind without a reference (ProblemKind::reference_gap),
+  // CudaError naming the sizes when the device memory is short, CublasError.
+  ProblemContext(DeviceSession& session, const GemmProblem& problem, std::uint64_t seed, float alpha = 1,
+                 float beta = 0);
+  ProblemContext(DeviceSession& session, const Shape& shape, std::uint64_t seed)
+      : ProblemContext(session, GemmProblem{shape, ProblemKind{}}, seed) {}
 
-  const Shape& shape() const { return shape_; }
+  const Shape& shape() const { return problem_.shape; }
+  const GemmProblem& problem() const { return problem_; }
+  const ProblemKind& kind() const { return problem_.kind; }
+  float alpha() const { return alpha_; }
+  float beta() const { return beta_; }
   std::uint64_t seed() const { return seed_; }
-  ProblemBuffers buffers() const;                                  // device pointers, for the kernels' arguments
-  // cuBLAS's C, M x N row-major, downloaded at the first call (a tuner compares on the GPU and never needs it).
+  ProblemBuffers buffers() const;  // device pointers, for the kernels' arguments
+  // The reference D, M x N row-major FP32, downloaded at the first call (a tuner compares on the GPU and never
+  // needs it).
   std::span<const float> reference();
 
   // cuBLAS under the timing protocol (it writes its own output buffer, never C).
@@ -52,7 +63,8 @@ class ProblemContext {
   // The same in an L2 mode (cold: the session's flusher between launches), with warm batches enqueued as asked
   // (a graph that cannot be captured: from the host; the timing says which).
   TimingStats time_cublas(int warmup, int runs, int iters, L2Mode l2, BatchEnqueue batches = BatchEnqueue::stream);
-  // One cublasGemmEx on the problem into cuBLAS's own output buffer, enqueued on the session's stream.
+  // One cublasGemmEx on the problem (the kind's types, layouts, alpha and beta) into cuBLAS's own output buffer,
+  // enqueued on the session's stream.
   void run_cublas();
   // Untimed cuBLAS launches until `ms` of wall time have passed (none for 0), so what is timed next meets the
   // clock that sustained load holds; returns the wall time they took (ms).
@@ -60,25 +72,34 @@ class ProblemContext {
   // `launches` untimed cuBLAS launches, then a wait for them.
   void run_cublas_untimed(int launches);
 
-  // Fills C with 0xFF bytes (a NaN in every float) on the session's stream.
+  // Fills D with 0xFF bytes (a NaN in every FP32, FP16 and BF16 element) on the session's stream.
   void poison_output();
-  // Waits for the stream and copies C to the host.
+  // Waits for the stream and copies D to the host, each element widened exactly to float.
   std::vector<float> download_output();
-  // C compared with cuBLAS's reference (measure/stats.hpp compare()): on the GPU with the session's comparison
-  // kernel, or, where it is not available, downloaded and compared on the host. Waits for the stream.
+  // D compared with the reference (measure/stats.hpp compare()) with the tolerance widened by D's one rounding
+  // (output_tolerance): on the GPU with the session's comparison kernel, or, where it is not available, downloaded
+  // and compared on the host. Waits for the stream.
   ErrorStats compare_output(double atol, double rtol);
-  std::size_t output_elements() const { return c_.bytes() / sizeof(float); }
+  std::size_t output_elements() const {
+    return static_cast<std::size_t>(shape().m) * static_cast<std::size_t>(shape().n);
+  }
   // The device memory it holds (bytes): inputs, outputs, the reference's copy and the workspace.
   std::size_t device_bytes() const {
-    return a_.bytes() + b_.bytes() + c_.bytes() + c_ref_.bytes() + reference_device_.bytes() + workspace_.bytes();
+    return a_.bytes() + b_.bytes() + c_.bytes() + c_in_.bytes() + c_in_fp32_.bytes() + c_ref_.bytes() +
+           reference_device_.bytes() + workspace_.bytes();
   }
 
  private:
+  void compute_reference();
+
   DeviceSession& session_;
-  Shape shape_;
+  GemmProblem problem_;
   std::uint64_t seed_;
+  float alpha_ = 1, beta_ = 0;
   DeviceBuffer a_, b_, c_, c_ref_;
-  DeviceBuffer reference_device_;  // a copy of cuBLAS's C taken at construction: run_cublas() rewrites c_ref_
+  DeviceBuffer c_in_;              // C as the kernels read it (the output type), when the kind reads C
+  DeviceBuffer c_in_fp32_;         // the same values in FP32, for the reference, when C is read and D is 16-bit
+  DeviceBuffer reference_device_;  // the FP32 reference, computed at construction: run_cublas() rewrites c_ref_
   DeviceBuffer workspace_;         // kWorkspaceBytes, zeroed (ProblemBuffers::workspace)
   std::vector<float> reference_;   // reference_device_ on the host, once reference() asked for it
 };

@@ -84,7 +84,12 @@ lib::CallEntry& Library::Impl::entry(const lib::CallKey& key) {
   KernelArgs args;
   if (slot.kernel) {
     try {
-      const ProblemBuffers buffers{key.a, key.b, const_cast<void*>(key.c), key.shape, stream.workspace.get()};
+      ProblemBuffers buffers;  // the default kind, alpha 1, beta 0: what the library serves today
+      buffers.a = key.a;
+      buffers.b = key.b;
+      buffers.c = const_cast<void*>(key.c);
+      buffers.shape = key.shape;
+      buffers.workspace = stream.workspace.get();
       slot.family->append_problem_args(slot.winner->params, buffers,
                                        DriverFunctions{dev.driver().tensor_map_encode_tiled}, args);
     } catch (...) {

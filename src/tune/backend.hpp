@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/device.hpp"
+#include "common/problem_kind.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
 #include "measure/protocol_defaults.hpp"
@@ -19,6 +20,12 @@ namespace mpgemm {
 
 // How every candidate is verified and timed; part of each result key (all but `cublaslt`).
 struct MeasureSettings {
+  // What every shape computes (--problem): the kind's layouts and types, and the scalars of D = alpha * A.B +
+  // beta * C (beta only where the kind reads C; 1 so that C counts as much as the product). One kind per run; in
+  // the key through the problem (tune/keys.hpp), the scalars not at all: a kernel computes any of them alike.
+  ProblemKind kind;
+  float alpha = 1;
+  float beta = 1;
   double atol = kProtocolDefaults.atol;   // absolute tolerance against cuBLAS
   double rtol = kProtocolDefaults.rtol;   // relative tolerance against cuBLAS
   int warmup = kProtocolDefaults.warmup;  // launches before timing

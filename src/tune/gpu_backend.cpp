@@ -29,9 +29,21 @@ class GpuBackend final : public MeasureBackend {
   const DeviceDescription& device() const override { return device_; }
 
   ShapeReference prepare_shape(const Shape& shape) override {
-    PrepareShapeRequest req{shape,           seed_of(shape),     settings_.warmup,    settings_.runs,
-                            settings_.iters, settings_.cublaslt, settings_.atol,      settings_.rtol,
-                            settings_.l2,    settings_.batches,  settings_.settle_ms, settings_.hold};
+    PrepareShapeRequest req{shape,
+                            seed_of(shape),
+                            settings_.warmup,
+                            settings_.runs,
+                            settings_.iters,
+                            settings_.cublaslt,
+                            settings_.atol,
+                            settings_.rtol,
+                            settings_.l2,
+                            settings_.batches,
+                            settings_.settle_ms,
+                            settings_.hold,
+                            settings_.kind,
+                            settings_.alpha,
+                            settings_.kind.beta ? settings_.beta : 0.0f};
     PrepareShapeReply reply = client_.prepare_shape(req);
     return {reply.reference.timing, reply.reference.sm_clock_mhz, std::move(reply.cublaslt), reply.inputs_kept};
   }

@@ -16,11 +16,13 @@ std::string source_hash(const KernelSpec& spec) {
 }
 
 std::string result_key(const Candidate& candidate, const std::string& compile_key, const DeviceDescription& device,
-                       const Shape& shape, const MeasureSettings& settings) {
+                       const GemmProblem& problem, const MeasureSettings& settings) {
+  const Shape& shape = problem.shape;
   Hasher h;
   h.add(candidate.family).add(to_json(candidate.params).dump()).add(compile_key);
   h.add(device.name).add(device.arch.str()).add(device.driver_version).add(device.cublas_version);
   h.add(shape.m).add(shape.n).add(shape.k);
+  if (const std::string kind = problem.kind.key(); !kind.empty()) h.add(kind);
   h.add(fmt::format("{:.9g}/{:.9g}", settings.atol, settings.rtol));
   h.add(settings.warmup).add(settings.runs).add(settings.iters);
   h.add(fmt::format("l2 {}", to_string(settings.l2)));

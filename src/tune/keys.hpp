@@ -6,6 +6,7 @@
 #include <string>
 
 #include "codegen/family.hpp"
+#include "common/problem_kind.hpp"
 #include "common/records.hpp"
 #include "tune/backend.hpp"
 
@@ -16,7 +17,9 @@ namespace mpgemm {
 // Throws NvrtcError when no toolkit include directory is found.
 std::string source_hash(const KernelSpec& spec);
 
+// The problem's kind adds ProblemKind::key(), which is empty for the default kind: every key recorded before kinds
+// existed is unchanged.
 std::string result_key(const Candidate& candidate, const std::string& compile_key, const DeviceDescription& device,
-                       const Shape& shape, const MeasureSettings& settings);
+                       const GemmProblem& problem, const MeasureSettings& settings);
 
 }  // namespace mpgemm

@@ -14,8 +14,9 @@ std::optional<Status> PlannedConfig::compile_status() const {
   return std::nullopt;
 }
 
-Plan::Plan(const Space& space, const Family& family, Arch arch, DeviceDescription device, Store& store)
-    : space_(space), family_(family), arch_(arch), device_(std::move(device)), store_(store) {
+Plan::Plan(const Space& space, const Family& family, Arch arch, DeviceDescription device, Store& store,
+           ProblemKind kind)
+    : space_(space), family_(family), arch_(arch), device_(std::move(device)), store_(store), kind_(kind) {
   for (const auto& p : space.points) alias_by_name_.emplace(family.config_name(p.params), p.name);
 }
 
@@ -39,9 +40,10 @@ std::size_t Plan::add(const Params& params) {
   PlannedConfig e;
   e.candidate = Candidate{space_.family, params, name, std::nullopt};
   if (auto a = alias_by_name_.find(name); a != alias_by_name_.end()) e.candidate.alias = a->second;
-  e.spec = family_.kernel_spec(params, arch_);
+  e.spec = family_.kernel_spec(params, arch_, kind_);
   e.compile_key = mpgemm::compile_key(e.spec);
-  e.config_id = store_.upsert_config(e.candidate, source_hash(e.spec));
+  e.config_id =
+      store_.upsert_config(e.candidate, source_hash(kind_.is_default() ? e.spec : family_.kernel_spec(params, arch_)));
   e.device_rejected = family_.check_device(params, device_);
   e.stored = store_.find_compilation(e.config_id, e.spec.arch.str(), e.compile_key);
   if (e.stored && !e.device_rejected) e.compilation_id = e.stored->id;
@@ -54,7 +56,7 @@ std::size_t Plan::add(const Params& params) {
 std::string Plan::result_key(std::size_t i, const DeviceDescription& measuring, const Shape& shape,
                              const MeasureSettings& settings) const {
   const PlannedConfig& e = entries_[i];
-  return mpgemm::result_key(e.candidate, e.compile_key, measuring, shape, settings);
+  return mpgemm::result_key(e.candidate, e.compile_key, measuring, problem(shape), settings);
 }
 
 }  // namespace mpgemm

@@ -15,6 +15,7 @@
 
 #include "codegen/family.hpp"
 #include "common/device.hpp"
+#include "common/problem_kind.hpp"
 #include "common/records.hpp"
 #include "space/space.hpp"
 #include "store/store.hpp"
@@ -44,7 +45,11 @@ struct PlannedConfig {
 class Plan {
  public:
   // `device`: what the family is asked about (the measuring device, or in compile-only mode the target arch).
-  Plan(const Space& space, const Family& family, Arch arch, DeviceDescription device, Store& store);
+  // `kind`: the problem every config is built for (Family::kernel_spec) and measured on. The config rows stay those
+  // of the default kind's source (a config is one point of the space whatever it computes); compilations and
+  // result keys are the kind's.
+  Plan(const Space& space, const Family& family, Arch arch, DeviceDescription device, Store& store,
+       ProblemKind kind = {});
 
   // The entry of `params`, added (config row upserted, compilation looked up) the first time. Throws SpaceError
   // when the family cannot build it: the space's constraints must exclude such configs.
@@ -59,6 +64,8 @@ class Plan {
 
   std::string result_key(std::size_t i, const DeviceDescription& measuring, const Shape& shape,
                          const MeasureSettings& settings) const;
+  const ProblemKind& kind() const { return kind_; }
+  GemmProblem problem(const Shape& shape) const { return GemmProblem{shape, kind_}; }
 
  private:
   const Space& space_;
@@ -66,6 +73,7 @@ class Plan {
   Arch arch_;
   DeviceDescription device_;
   Store& store_;
+  ProblemKind kind_;
   std::deque<PlannedConfig> entries_;
   std::map<std::string, std::size_t> by_name_;
   std::map<std::string, std::string> alias_by_name_;  // config name -> the space's point name

@@ -23,7 +23,8 @@ struct RecordedReferences {
 
 class Recorder {
  public:
-  Recorder(Store& store, std::int64_t run_id) : store_(store), run_id_(run_id) {}
+  // `kind`: what every shape of the run computes, recorded with each reference and measurement.
+  Recorder(Store& store, std::int64_t run_id, ProblemKind kind = {}) : store_(store), run_id_(run_id), kind_(kind) {}
 
   std::int64_t run_id() const { return run_id_; }
   std::int64_t compilation(std::int64_t config_id, const CompileResult& compiled) {
@@ -42,6 +43,7 @@ class Recorder {
  private:
   Store& store_;
   std::int64_t run_id_;
+  ProblemKind kind_;
   std::size_t measured_ = 0;
   std::map<Status, std::size_t> statuses_;
 };

@@ -72,14 +72,11 @@ class ReplayBackend final : public MeasureBackend {
   void require_recorded(const std::vector<Shape>& shapes) const {
     std::vector<std::string> missing;
     for (const Shape& shape : shapes)
-      if (!store_.find_latest_cublas(device_.name, shape)) missing.push_back(shape.str());
+      if (!store_.find_latest_cublas(device_.name, problem(shape))) missing.push_back(problem(shape).str());
     if (missing.empty()) return;
-    // What it does hold, to choose from (a fixed query: the device is compared here, not pasted into SQL).
+    // What it does hold, to choose from.
     std::vector<std::string> recorded;
-    const auto t = store_.query_sql("SELECT DISTINCT device_name, M, N, K FROM cublas_timings ORDER BY M, N, K");
-    for (const auto& r : t.rows)
-      if (text_cell(r[0]) == device_.name)
-        recorded.push_back(fmt::format("{}x{}x{}", text_cell(r[1]), text_cell(r[2]), text_cell(r[3])));
+    for (const GemmProblem& p : store_.cublas_problems(device_.name)) recorded.push_back(p.str());
     const auto listed = [](const std::vector<std::string>& v) {
       constexpr std::size_t kShown = 8;
       std::vector<std::string> shown(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), kShown)));
@@ -94,16 +91,18 @@ class ReplayBackend final : public MeasureBackend {
   }
 
   std::string mode() const override { return "replay"; }
+  // The recorded problem of `shape`: the run's kind (MeasureSettings::kind); no other kind's outcome is replayed.
+  GemmProblem problem(const Shape& shape) const { return GemmProblem{shape, settings_.kind}; }
   const DeviceDescription& device() const override { return device_; }
 
   ShapeReference prepare_shape(const Shape& shape) override {
-    auto c = store_.find_latest_cublas(device_.name, shape);
+    auto c = store_.find_latest_cublas(device_.name, problem(shape));
     if (!c)
       throw Error(fmt::format("{} has no cuBLAS timing for {} on {}: nothing to replay for this shape",
-                              store_.path().string(), shape.str(), device_.name));
+                              store_.path().string(), problem(shape).str(), device_.name));
     ShapeReference ref{c->timing, c->sm_clock_mhz, std::nullopt};
     // cuBLASLt when the recording has it (recordings made before schema 3, or with --no-cublaslt, do not).
-    if (auto lt = store_.find_latest_cublaslt(device_.name, shape)) ref.cublaslt = lt->reference;
+    if (auto lt = store_.find_latest_cublaslt(device_.name, problem(shape))) ref.cublaslt = lt->reference;
     return ref;
   }
 
@@ -112,7 +111,7 @@ class ReplayBackend final : public MeasureBackend {
   std::optional<Measurement> measure(const Candidate& candidate, const CompileResult& compiled,
                                      const Shape& shape) override {
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
-    auto m = store_.find_measurement_by_config(candidate.name, compiled.arch.str(), shape);
+    auto m = store_.find_measurement_by_config(candidate.name, compiled.arch.str(), problem(shape));
     if (!m) return std::nullopt;
     return judged(m->measurement, settings_);
   }
@@ -126,7 +125,7 @@ class ReplayBackend final : public MeasureBackend {
   // worker would place it. A kernel without a recorded ok outcome has no samples.
   std::optional<InterleavedReply> time_interleaved(const std::vector<RerankKernel>& kernels, const Shape& shape,
                                                    const RerankProtocol& protocol) override {
-    const auto recorded = store_.find_latest_rerank(device_.name, shape);
+    const auto recorded = store_.find_latest_rerank(device_.name, problem(shape));
     const auto recorded_entry = [&](const RerankKernel& k) -> const RerankEntryRecord* {
       if (!recorded) return nullptr;
       for (const auto& e : recorded->entries) {
@@ -148,7 +147,7 @@ class ReplayBackend final : public MeasureBackend {
         continue;
       }
       const auto m =
-          store_.find_measurement_by_config(kernels[i].candidate.name, kernels[i].compiled.arch.str(), shape);
+          store_.find_measurement_by_config(kernels[i].candidate.name, kernels[i].compiled.arch.str(), problem(shape));
       if (!m || m->measurement.status != Status::ok || !m->measurement.timing) {
         k.message = "no recorded ok outcome of this config on this shape: not timed";
         continue;
@@ -159,7 +158,7 @@ class ReplayBackend final : public MeasureBackend {
     if (recorded) out.settled_ms = recorded->settled_ms;  // as the recording settled (its count is not stored)
     if (recorded && !recorded->cublas_samples.empty()) {
       out.cublas = recorded->cublas_samples;
-    } else if (auto c = store_.find_latest_cublas(device_.name, shape)) {
+    } else if (auto c = store_.find_latest_cublas(device_.name, problem(shape))) {
       median[n] = c->timing.median_ms;
     }
     // cuBLASLt likewise, when asked for: the recorded re-rank's samples, else its recorded best-of-heuristics.
@@ -167,7 +166,7 @@ class ReplayBackend final : public MeasureBackend {
       out.cublaslt_message = "not asked for";
     } else if (recorded && !recorded->cublaslt_samples.empty()) {
       out.cublaslt = recorded->cublaslt_samples;
-    } else if (auto lt = store_.find_latest_cublaslt(device_.name, shape); lt && lt->reference.timing) {
+    } else if (auto lt = store_.find_latest_cublaslt(device_.name, problem(shape)); lt && lt->reference.timing) {
       median[n + 1] = lt->reference.timing->median_ms;
     } else {
       out.cublaslt_message = "the recording has no cuBLASLt timing of this shape";

@@ -35,11 +35,12 @@ std::optional<TimingStats> stats_of(const std::vector<RoundSample>& samples, con
   return summarize(std::move(ms), p.warmup, static_cast<int>(samples.size()), p.iters);
 }
 
-std::function<CompileResult(const Candidate&, const Arch&)> default_compiler(const Store& store) {
-  return [cache = CubinCache(CubinCache::beside(store.path()))](const Candidate& c, const Arch& arch) {
+std::function<CompileResult(const Candidate&, const Arch&)> default_compiler(const Store& store,
+                                                                             const ProblemKind& kind) {
+  return [cache = CubinCache(CubinCache::beside(store.path())), kind](const Candidate& c, const Arch& arch) {
     CompilePoolOptions options;
     options.cache = &cache;
-    return compile_cached(family(c.family).kernel_spec(c.params, arch), options).result;
+    return compile_cached(family(c.family).kernel_spec(c.params, arch, kind), options).result;
   };
 }
 
@@ -60,8 +61,8 @@ int rerank_limit(const RerankOptions& options) {
 // clock is unknown (so is every other's: they rank last) makes none.
 std::vector<RankedConfig> leading_configs(const Store& store, std::string_view device_name, const Shape& shape,
                                           const RerankOptions& options, RankBy by) {
-  std::vector<RankedConfig> ranked =
-      store.ranked_configs(device_name, shape, options.within ? rerank_limit(options) : options.top_k, by);
+  std::vector<RankedConfig> ranked = store.ranked_configs(device_name, GemmProblem{shape, options.kind},
+                                                          options.within ? rerank_limit(options) : options.top_k, by);
   if (static_cast<int>(ranked.size()) <= options.top_k) return ranked;
   std::size_t keep = static_cast<std::size_t>(options.top_k);
   const auto measure = [&](const RankedConfig& r) { return by == RankBy::time ? r.median_ms : r.cycles(); };
@@ -75,10 +76,11 @@ std::vector<RankedConfig> leading_configs(const Store& store, std::string_view d
 
 // Appends each config named in `names` that `ranked` lacks, at its fastest verified median of the shape (every
 // arch it was verified for).
-void add_named(const Store& store, std::string_view device_name, const Shape& shape,
+void add_named(const Store& store, std::string_view device_name, const Shape& shape, const ProblemKind& kind,
                const std::vector<std::string>& names, std::vector<RankedConfig>& ranked) {
   if (names.empty()) return;
-  const std::vector<RankedConfig> all = store.ranked_configs(device_name, shape, std::numeric_limits<int>::max());
+  const std::vector<RankedConfig> all =
+      store.ranked_configs(device_name, GemmProblem{shape, kind}, std::numeric_limits<int>::max());
   for (const auto& name : names) {
     const auto named = [&](const RankedConfig& r) { return r.config.candidate.name == name; };
     if (std::none_of(all.begin(), all.end(), named))
@@ -135,7 +137,7 @@ std::vector<RankedConfig> configs_to_rerank(const Store& store, std::string_view
   if (options.by_cycles_too)
     for (auto& r : leading_configs(store, device_name, shape, options, RankBy::cycles))
       if (static_cast<int>(ranked.size()) < rerank_limit(options) && !holds(ranked, r)) ranked.push_back(std::move(r));
-  add_named(store, device_name, shape, options.also, ranked);
+  add_named(store, device_name, shape, options.kind, options.also, ranked);
   return ranked;
 }
 
@@ -156,6 +158,7 @@ RerankRecord rerank_record(const DeviceDescription& device, const Shape& shape, 
   r.gpu = device.gpu;
   r.device_cc = device.arch.str();
   r.shape = shape;
+  r.kind = options.kind;
   r.top_k = std::max(options.top_k, static_cast<int>(configs));  // --rerank-within may take more than K
   r.warmup = protocol.warmup;
   r.rounds = protocol.rounds;
@@ -308,7 +311,7 @@ RerankOutcome rerank_shape(Store& store, MeasureBackend& backend, const Shape& s
   const RerankProtocol protocol = protocol_for(ranked, options);
   out.record = rerank_record(device, shape, options, protocol, ranked.size());
   RerankEntries entries =
-      compile_entries(ranked, shape, device, options.compile ? options.compile : default_compiler(store));
+      compile_entries(ranked, shape, device, options.compile ? options.compile : default_compiler(store, options.kind));
 
   std::optional<InterleavedReply> reply;
   if (!entries.kernels.empty()) {

@@ -67,6 +67,7 @@ struct RerankOptions {
   double max_batch_ms = 0;    // launches per batch lowered so that one batch takes at most this
   double tie_band = 0.01;     // relative: medians within (1 + tie_band) x the fastest tie
   std::int64_t run_id = 0;    // the runs row the re-rank is recorded under
+  ProblemKind kind;           // the problem re-ranked: its measurements, its kernels, recorded with it
   bool prepare_shape = true;  // call backend.prepare_shape first (false: the caller has just prepared it)
   // Compiles a config for an arch. Empty: compile_cached() with the cubin cache beside the database, so the
   // tuner's cubins are reused. Backends that need no cubin (replay) may be given a stub.

@@ -280,7 +280,7 @@ class Coordinator {
              std::nullopt);
       return;
     }
-    if (auto why = family_.check_shape(e.candidate.params, shape)) {
+    if (auto why = family_.check_problem(e.candidate.params, plan_.problem(shape))) {
       record(i, s, key, Measurement::unmeasured(Status::constraint_rejected, *why), std::nullopt);
       return;
     }
@@ -409,7 +409,7 @@ class Coordinator {
       return;
     }
     if (!ev.measurement) {  // a replay without a recorded outcome: the shape check fills in what it can
-      if (auto why = family_.check_shape(e.candidate.params, s_.shapes[item.shape])) {
+      if (auto why = family_.check_problem(e.candidate.params, plan_.problem(s_.shapes[item.shape]))) {
         record(item.entry, item.shape, item.result_key, Measurement::unmeasured(Status::constraint_rejected, *why),
                ev.lane);
         return;

@@ -103,6 +103,11 @@ TuneInput check_tune_input(const TuneOptions& opt) {
   } catch (const Error& e) {
     throw in.space.error_at("/family", e.what());
   }
+  if (auto why = in.family->check_kind(opt.settings.kind))
+    throw UsageError(fmt::format("--problem {}: {}", opt.settings.kind.name(), *why));
+  if (auto gap = opt.settings.kind.reference_gap(); gap && !opt.compile_only)
+    throw UsageError(
+        fmt::format("--problem {}: {}; --compile-only still builds its kernels", opt.settings.kind.name(), *gap));
   in.shapes = shapes_of(in.space, opt);
   in.only = opt.only;
   const bool listable = product_size(in.space) <= kMaxSpaceProduct;

@@ -278,8 +278,9 @@ void summarize_schedule(const SchedulerReport& r, const Plan& plan, const Record
 
 // The re-rank's compiler: the tuner's cubin cache, or nothing to compile for a backend that replays a recording.
 std::function<CompileResult(const Candidate&, const Arch&)> rerank_compiler(const MeasureBackend& backend,
-                                                                            const CubinCache& cache) {
-  return [&backend, &cache](const Candidate& c, const Arch& a) {
+                                                                            const CubinCache& cache,
+                                                                            const ProblemKind& kind) {
+  return [&backend, &cache, kind](const Candidate& c, const Arch& a) {
     if (!backend.capabilities().needs_cubins) {  // a replay re-ranks from the recording: nothing to compile
       CompileResult none;
       none.status = Status::ok;
@@ -288,7 +289,7 @@ std::function<CompileResult(const Candidate&, const Arch&)> rerank_compiler(cons
     }
     CompilePoolOptions pool;
     pool.cache = &cache;
-    return compile_cached(family(c.family).kernel_spec(c.params, a), pool).result;
+    return compile_cached(family(c.family).kernel_spec(c.params, a, kind), pool).result;
   };
 }
 
@@ -296,10 +297,12 @@ std::function<CompileResult(const Candidate&, const Arch&)> rerank_compiler(cons
 // summary, in the space's order.
 void rerank_shapes(Store& store, MeasureBackend& backend, const CubinCache& cache,
                    const std::vector<Shape>& measured_order, const std::vector<Shape>& space_order,
-                   const RerankOptions& options, const TuneObserver& obs, TuneSummary& summary) {
+                   const RerankOptions& options, const ProblemKind& kind, const TuneObserver& obs,
+                   TuneSummary& summary) {
   RerankOptions ro = options;
   ro.run_id = summary.run_id;
-  ro.compile = rerank_compiler(backend, cache);
+  ro.kind = kind;
+  ro.compile = rerank_compiler(backend, cache, ro.kind);
   // The last shape measured first: the worker still holds it, and keeps the ones before it from the most recent
   // back (it lets the least recently prepared go first), so each re-rank finds its shape's inputs kept.
   std::vector<std::pair<Shape, std::string>> recorded;
@@ -347,8 +350,8 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
   summary.run_id = scope.id();
   announce_run(opt, input, backends, summary, obs);
 
-  Plan plan(input.space, *input.family, summary.arch, device, store);
-  Recorder recorder(store, summary.run_id);
+  Plan plan(input.space, *input.family, summary.arch, device, store, opt.settings.kind);
+  Recorder recorder(store, summary.run_id, opt.settings.kind);
   const CubinCache cache(opt.cubin_cache.value_or(CubinCache::beside(opt.db_path)));
   const SchedulerSettings settings = scheduler_settings(opt, input, backends, cache);
   SchedulerObserver sobs;
@@ -375,7 +378,7 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
                     opt.rerank.top_k));
   if (backend && !opt.shard && !summary.interrupted && opt.rerank.top_k > 0 && backend->capabilities().interleaved) {
     const auto reranking = std::chrono::steady_clock::now();
-    rerank_shapes(store, *backend, cache, settings.shapes, input.shapes, opt.rerank, obs, summary);
+    rerank_shapes(store, *backend, cache, settings.shapes, input.shapes, opt.rerank, opt.settings.kind, obs, summary);
     summary.coordinator.add("re-ranking", seconds_since(reranking));
   }
   for (const auto& b : backends)

@@ -61,7 +61,7 @@ class InterleavedRounds {
         request_(request),
         cublaslt_(cublaslt),
         n_(request.kernels.size()),
-        with_cublaslt_(request.cublaslt && cublaslt != nullptr && cublaslt->has_best(problem.shape())),
+        with_cublaslt_(request.cublaslt && cublaslt != nullptr && cublaslt->has_best(problem.problem())),
         active_(with_cublaslt_ ? n_ + 2 : n_ + 1, true) {
     out_.kernels.resize(n_);
     if (!request.cublaslt)

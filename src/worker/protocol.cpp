@@ -118,7 +118,10 @@ struct Encoder {
             {"l2", std::string(to_string(m.l2))},
             {"batches", std::string(to_string(m.batches))},
             {"settle_ms", m.settle_ms},
-            {"hold", {{"keep_warm_ms", m.hold.keep_warm_ms}, {"idle_settle_ms", m.hold.idle_settle_ms}}}};
+            {"hold", {{"keep_warm_ms", m.hold.keep_warm_ms}, {"idle_settle_ms", m.hold.idle_settle_ms}}},
+            {"problem", m.kind.name()},
+            {"alpha", m.alpha},
+            {"beta", m.beta}};
   }
   json operator()(const PrepareShapeReply& m) const {
     return {{"reference", wire::encode(m.reference)},
@@ -200,6 +203,9 @@ Message decode_body(std::string_view type, const json& j) {
     return HelloReply{j.at("protocol").get<int>(), wire::decode_device_info(j.at("device")), j.at("pid").get<int>()};
   if (type == "prepare_shape") {
     const json& hold = j.at("hold");
+    std::string why;
+    const auto kind = ProblemKind::parse(j.at("problem").get<std::string>(), &why);
+    if (!kind) throw ProtocolError(fmt::format("prepare_shape: {}", why));
     return PrepareShapeRequest{wire::decode_shape(j.at("shape")),
                                j.at("seed").get<std::uint64_t>(),
                                j.at("warmup").get<int>(),
@@ -211,7 +217,10 @@ Message decode_body(std::string_view type, const json& j) {
                                decode_l2(j.at("l2")),
                                decode_batches(j.at("batches")),
                                j.at("settle_ms").get<int>(),
-                               ClockHold{hold.at("keep_warm_ms").get<int>(), hold.at("idle_settle_ms").get<int>()}};
+                               ClockHold{hold.at("keep_warm_ms").get<int>(), hold.at("idle_settle_ms").get<int>()},
+                               *kind,
+                               j.at("alpha").get<float>(),
+                               j.at("beta").get<float>()};
   }
   if (type == "cublas_reference") {
     PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt,

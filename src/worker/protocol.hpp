@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/params.hpp"
+#include "common/problem_kind.hpp"
 #include "measure/protocol_defaults.hpp"
 #include "measure/sampling.hpp"
 #include "worker/phase_totals.hpp"
@@ -36,8 +37,9 @@ namespace mpgemm {
 // (`settle_ms`, `settled_ms`); 10: their count (`settle_rounds`), and rounds ordered by a Williams square, not rotated;
 // 11: prepare_shape's untimed cuBLAS launches before its timings (`settle_ms`, `settled_ms`); 12: the clock hold
 // (prepare_shape's `hold`, verified's `settled_ms`); 13: shapes kept by the worker (cublas_reference's
-// `inputs_kept`); 14: the worker's account of its time (`account`, answered by `worker_account`)
-inline constexpr int kProtocolVersion = 14;
+// `inputs_kept`); 14: the worker's account of its time (`account`, answered by `worker_account`); 15: the problem's
+// kind and scalars in prepare_shape (`problem`, `alpha`, `beta`)
+inline constexpr int kProtocolVersion = 15;
 // Frames above this are refused as corrupt (bytes); cubins are a few MB.
 inline constexpr std::uint32_t kMaxFrameBytes = 256u << 20;
 
@@ -72,6 +74,12 @@ struct PrepareShapeRequest {
   // longer of settle_ms and idle_settle_ms: the host-side fill left the card idle; with cuBLASLt again after its
   // search (after_search_settle_ms).
   ClockHold hold = {};
+  // What the problem computes (its layouts and types) and the scalars of D = alpha * A.B + beta * C that every
+  // kernel, cuBLAS and cuBLASLt are given; beta only where the kind reads C.
+  ProblemKind kind;
+  float alpha = 1;
+  float beta = 0;
+  GemmProblem problem() const { return GemmProblem{shape, kind}; }
 };
 
 // The settling after the inputs' fill (ms): the longer of settle_ms and the hold's idle settling.

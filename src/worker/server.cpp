@@ -213,6 +213,9 @@ class Server {
     if (!session_) return fail(ErrorKind::bad_request, 0, "prepare_shape before hello", 0);
     if (auto why = bad_protocol(m.warmup, m.runs, m.iters)) return fail(ErrorKind::bad_request, 0, *why, 0);
     if (auto why = bad_tolerances(m.atol, m.rtol)) return fail(ErrorKind::bad_request, 0, *why, 0);
+    if (auto gap = m.kind.reference_gap()) return fail(ErrorKind::bad_request, 0, *gap, 0);
+    if (!std::isfinite(m.alpha) || !std::isfinite(m.beta))
+      return fail(ErrorKind::bad_request, 0, fmt::format("alpha {} and beta {} must be finite", m.alpha, m.beta), 0);
     if (m.settle_ms < 0 || m.settle_ms > kMaxSettleMs)
       return fail(ErrorKind::bad_request, 0, fmt::format("settle_ms {} outside 0-{}", m.settle_ms, kMaxSettleMs), 0);
     for (const int ms : {m.hold.keep_warm_ms, m.hold.idle_settle_ms})
@@ -265,7 +268,7 @@ class Server {
     std::optional<CublasLtReference> lt;
     if (m.cublaslt) {
       lt = kept.cublaslt;
-      cublaslt_for_shape_ = lt->timing && cublaslt_ && cublaslt_->has_best(m.shape);
+      cublaslt_for_shape_ = lt->timing && cublaslt_ && cublaslt_->has_best(m.problem());
     }
     const double settled_ms = problem_->settle_with_cublas(after_fill_settle_ms(m));
     const auto mark = std::chrono::steady_clock::now();
@@ -299,7 +302,7 @@ class Server {
   // The `n` least recently prepared kept shapes leave, and cuBLASLt forgets their algorithms.
   void let_go(std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
-      if (cublaslt_) cublaslt_->forget(kept_[i].problem->shape());
+      if (cublaslt_) cublaslt_->forget(kept_[i].problem->problem());
     kept_.erase(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(n));
   }
 
@@ -307,13 +310,13 @@ class Server {
   // are let go.
   std::unique_ptr<ProblemContext> new_problem(const PrepareShapeRequest& m) {
     try {
-      return std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
+      return std::make_unique<ProblemContext>(*session_, m.problem(), m.seed, m.alpha, m.beta);
     } catch (const CudaError& e) {
       // Only a shortage of memory is what letting the kept shapes go can cure.
       if (e.code() != static_cast<int>(cudaErrorMemoryAllocation) || kept_.empty() || !context_healthy()) throw;
       log(fmt::format("device memory short for {}: letting {} kept shape(s) go", m.shape.str(), kept_.size()));
       let_go(kept_.size());
-      return std::make_unique<ProblemContext>(*session_, m.shape, m.seed);
+      return std::make_unique<ProblemContext>(*session_, m.problem(), m.seed, m.alpha, m.beta);
     }
   }
 
@@ -322,11 +325,13 @@ class Server {
   // serve is let go: the shape is prepared anew, and each shape is kept once.
   std::optional<KeptShape> take_kept_shape(const PrepareShapeRequest& m) {
     const auto it =
-        std::find_if(kept_.begin(), kept_.end(), [&](const auto& k) { return k.problem->shape() == m.shape; });
+        std::find_if(kept_.begin(), kept_.end(), [&](const auto& k) { return k.problem->problem() == m.problem(); });
     if (it == kept_.end()) return std::nullopt;
     KeptShape k = std::move(*it);
     kept_.erase(it);
-    if (k.problem->seed() != m.seed || (m.cublaslt && !k.cublaslt)) return std::nullopt;
+    if (k.problem->seed() != m.seed || k.problem->alpha() != m.alpha || k.problem->beta() != m.beta ||
+        (m.cublaslt && !k.cublaslt))
+      return std::nullopt;
     return k;
   }
 

@@ -70,7 +70,7 @@ std::string TestFaultyFamily::config_name(const Params& params) const {
   return name_of(parse(params));
 }
 
-KernelSpec TestFaultyFamily::kernel_spec(const Params& params, const Arch& target) const {
+KernelSpec TestFaultyFamily::kernel_spec(const Params& params, const Arch& target, const ProblemKind&) const {
   const Config c = parse(params);
   KernelSpec spec;
   spec.program_name = name_of(c) + ".cu";

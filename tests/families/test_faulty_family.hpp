@@ -36,7 +36,8 @@ class TestFaultyFamily final : public Family {
   // "test_faulty_<MODE>_c<COPY>", e.g. "test_faulty_off_by_one_c0".
   std::string config_name(const Params& params) const override;
   // Throws mpgemm::Error when check_config finds problems.
-  KernelSpec kernel_spec(const Params& params, const Arch& target) const override;
+  using Family::kernel_spec;
+  KernelSpec kernel_spec(const Params& params, const Arch& target, const ProblemKind& kind) const override;
   // Any shape whose dimensions fit the kernel's int arguments.
   std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
   // MODE needs_sm90 on a device or target older than sm_90: "test_faulty_needs_sm90 runs only on sm_90 or newer

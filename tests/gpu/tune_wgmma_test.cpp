@@ -214,7 +214,12 @@ void TuneWgmma::expect_fault_caught(const Params& params, int fault) {
     WorkerClient client;
     client.hello();
     const Shape shape{1024, 1024, 1024};
-    client.prepare_shape(PrepareShapeRequest{shape, 42, 1, 1, 1, /*cublaslt=*/false});
+    PrepareShapeRequest prepare;
+    prepare.shape = shape;
+    prepare.seed = 42;
+    prepare.warmup = prepare.runs = prepare.iters = 1;
+    prepare.cublaslt = false;
+    client.prepare_shape(prepare);
     DeviceDescription device;
     device.name = device_.name;
     device.arch = device_.arch;

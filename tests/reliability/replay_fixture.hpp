@@ -208,7 +208,7 @@ inline RecordedDb make_recorded_db(const std::filesystem::path& path, const std:
       rec.run_id = run;
       rec.config_id = config_id;
       rec.compilation_id = compilation_id;
-      rec.result_key = result_key(c, ck, device, shape, settings);
+      rec.result_key = result_key(c, ck, device, GemmProblem{shape, ProblemKind{}}, settings);
       rec.device_name = device.name;
       rec.device_cc = device.arch.str();
       rec.arch = spec.arch;

@@ -84,6 +84,23 @@ TEST(ProblemKind, WhatIsNotAKindIsRefusedNamingThePart) {
 }
 
 // The strides each layout implies, and how a problem is named: a default-kind problem as today's shape.
+// The vendor computes FP16 -> FP16/FP32 and BF16 -> BF16/FP32; the crossed 16-bit kinds have no reference.
+TEST(ProblemKind, TheCrossed16BitKindsHaveNoReference) {
+  int gaps = 0;
+  for (const ProblemKind& k : ProblemKind::all()) {
+    const auto gap = k.reference_gap();
+    const bool crossed = k.out != ElementType::fp32 && k.out != k.in;
+    EXPECT_EQ(gap.has_value(), crossed) << k.name();
+    if (gap) {
+      EXPECT_NE(gap->find(k.name()), std::string::npos) << *gap;
+      ++gaps;
+    }
+  }
+  EXPECT_EQ(gaps, 16);  // 2 crossed type pairs x 4 layouts x beta or not
+  EXPECT_FALSE(ProblemKind::parse("mk_nk_bf16_bf16")->reference_gap());
+  EXPECT_TRUE(ProblemKind::parse("mk_nk_bf16_fp16")->reference_gap());
+}
+
 TEST(GemmProblem, StridesFollowTheLayoutsAndTheDefaultKindPrintsAsAShape) {
   GemmProblem p{Shape{128, 4096, 11008}, ProblemKind{}};
   EXPECT_EQ(p.str(), "128x4096x11008");

@@ -39,8 +39,9 @@ struct Inputs {
   std::string compile_key = "0123456789abcdef";
   DeviceDescription device = h200();
   Shape shape{2048, 2048, 2048};
+  ProblemKind kind;
   MeasureSettings settings;
-  std::string key() const { return result_key(c, compile_key, device, shape, settings); }
+  std::string key() const { return result_key(c, compile_key, device, GemmProblem{shape, kind}, settings); }
 };
 
 TEST(TuneKeys, SameInputsGiveTheSameKey) {
@@ -100,6 +101,14 @@ TEST(TuneKeys, EverythingThatDeterminesAResultChangesTheKey) {
   vary("K", [](Inputs& in) { in.shape.k = 4096; });
   vary("M and N swapped", [](Inputs& in) { in.shape = Shape{1024, 4096, 2048}; });
   vary("N and M swapped", [](Inputs& in) { in.shape = Shape{4096, 1024, 2048}; });
+  // Every field of the problem's kind (issue 58); the default kind adds nothing (the pinned key above).
+  vary("A stored K x M", [](Inputs& in) { in.kind.a = ALayout::km; });
+  vary("B stored N x K", [](Inputs& in) { in.kind.b = BLayout::nk; });
+  vary("BF16 operands", [](Inputs& in) { in.kind.in = ElementType::bf16; });
+  vary("FP16 output", [](Inputs& in) { in.kind.out = ElementType::fp16; });
+  vary("BF16 output", [](Inputs& in) { in.kind.out = ElementType::bf16; });
+  vary("beta read", [](Inputs& in) { in.kind.beta = true; });
+  vary("a linear layer's kind", [](Inputs& in) { in.kind = *ProblemKind::parse("mk_nk_bf16_bf16"); });
   vary("atol", [](Inputs& in) { in.settings.atol = 0.25; });
   vary("rtol", [](Inputs& in) { in.settings.rtol = 2e-3; });
   vary("rtol by one part in 1e8", [](Inputs& in) { in.settings.rtol = 1.00000001e-3; });

@@ -119,7 +119,8 @@ int run_fake_worker(const std::string& mode) {
       continue;
     }
     if (const auto* p = std::get_if<PrepareShapeRequest>(&*request)) {
-      fake_log(fmt::format("{} shape {} seed {} cublaslt {}", getpid(), p->shape.str(), p->seed, p->cublaslt ? 1 : 0));
+      fake_log(fmt::format("{} shape {} seed {} cublaslt {}{}", getpid(), p->shape.str(), p->seed, p->cublaslt ? 1 : 0,
+                           p->kind.is_default() ? "" : " problem " + p->kind.name()));
       if (mode == "oom") {
         send(ErrorReply{ErrorKind::cuda, 2, "CUDA cudaMalloc failed (code 2): 4294967296 bytes for A", false});
         continue;
@@ -226,7 +227,15 @@ class WorkerClientTest : public ::testing::Test {
     return m;
   }
 
-  static PrepareShapeRequest shape() { return PrepareShapeRequest{Shape{64, 32, 16}, 7, 3, 5, 20}; }
+  static PrepareShapeRequest shape() {
+    PrepareShapeRequest r;
+    r.shape = Shape{64, 32, 16};
+    r.seed = 7;
+    r.warmup = 3;
+    r.runs = 5;
+    r.iters = 20;
+    return r;
+  }
 
   std::string log() const {
     std::ifstream in(dir_ / "log");

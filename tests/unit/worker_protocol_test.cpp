@@ -101,8 +101,16 @@ TEST(WorkerProtocol, Hello) {
 }
 
 TEST(WorkerProtocol, PrepareShape) {
-  const auto req =
-      round_trip(PrepareShapeRequest{Shape{4096, 1024, 8192}, 0xfedcba9876543210ull, 2, 7, 11, false, 0.25, 2e-3});
+  PrepareShapeRequest asked;
+  asked.shape = Shape{4096, 1024, 8192};
+  asked.seed = 0xfedcba9876543210ull;
+  asked.warmup = 2;
+  asked.runs = 7;
+  asked.iters = 11;
+  asked.cublaslt = false;
+  asked.atol = 0.25;
+  asked.rtol = 2e-3;
+  const auto req = round_trip(asked);
   EXPECT_EQ(req.shape, (Shape{4096, 1024, 8192}));
   EXPECT_EQ(req.seed, 0xfedcba9876543210ull);  // all 64 bits survive
   EXPECT_EQ(req.warmup, 2);
@@ -112,6 +120,22 @@ TEST(WorkerProtocol, PrepareShape) {
   EXPECT_EQ(req.atol, 0.25);
   EXPECT_EQ(req.rtol, 2e-3);
   EXPECT_TRUE(round_trip(PrepareShapeRequest{}).cublaslt);  // asked for unless turned off
+  // The problem's kind and scalars (protocol 15): the default kind unless asked.
+  EXPECT_TRUE(req.kind.is_default());
+  EXPECT_EQ(req.alpha, 1.0f);
+  EXPECT_EQ(req.beta, 0.0f);
+  PrepareShapeRequest linear;
+  linear.kind = *ProblemKind::parse("km_nk_bf16_bf16_beta");
+  linear.alpha = 0.5f;
+  linear.beta = -1.25f;
+  const auto back = round_trip(linear);
+  EXPECT_EQ(back.kind, linear.kind);
+  EXPECT_EQ(back.alpha, 0.5f);
+  EXPECT_EQ(back.beta, -1.25f);
+  EXPECT_EQ(back.problem(), (GemmProblem{linear.shape, linear.kind}));
+  nlohmann::json bad = to_json_message(linear);
+  bad["problem"] = "mk_kn_fp8_fp32";
+  EXPECT_THROW(message_from_json(bad), ProtocolError);
   EXPECT_EQ(req.l2, L2Mode::warm);
   PrepareShapeRequest cold;
   cold.l2 = L2Mode::cold;

@@ -1,0 +1,96 @@
+// mpgemm-tune --problem end to end on a host without a GPU (issue 58): the kind is refused by name where the family
+// or the vendor's reference cannot compute it, and otherwise reaches the kernels NVRTC builds, the worker (the fake of
+// tests/unit/worker_client_test.cpp logs what prepare_shape asked for), the result keys and the database, apart
+// from the default kind's results at the same shape.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "reliability/replay_fixture.hpp"
+
+namespace mpgemm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::bin;
+using testing::run_command;
+using testing::sql_int;
+using testing::sql_text;
+
+class TuneProblemKind : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::fresh_dir(std::string("tune_problem_kind_") +
+                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  testing::CommandResult tune(const std::string& space, const std::string& extra, const std::string& env = "") {
+    return run_command(fmt::format("cd {} && {} {} {} --db {} {}", MPGEMM_SOURCE_DIR, env, bin("mpgemm-tune"), space,
+                                   db().string(), extra));
+  }
+  // One Hopper config at one small shape, measured by the fake worker (an sm_90 GPU that answers everything).
+  testing::CommandResult fake_gpu_tune(const std::string& extra) {
+    return tune("configs/sm90a_suite.json",
+                fmt::format("--only =suite_square_coop --M 256 --N 256 --K 256 --rerank 2 --worker {} {}",
+                            bin("worker_client_test"), extra),
+                fmt::format("MPGEMM_TEST_FAKE_WORKER=ok MPGEMM_TEST_FAKE_LOG={}", (dir_ / "fake.log").string()));
+  }
+  fs::path db() const { return dir_ / "t.db"; }
+  fs::path dir_;
+};
+
+TEST_F(TuneProblemKind, AKindTheFamilyCannotComputeIsAUsageErrorBeforeAnythingIsWritten) {
+  const auto r = tune("configs/sm86.json", "--problem mk_nk_bf16_bf16 --compile-only --arch sm_86");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--problem mk_nk_bf16_bf16: the wmma family computes mk_kn_fp16_fp32 only"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(db()));
+}
+
+TEST_F(TuneProblemKind, WhatIsNotAKindNamesTheForm) {
+  const auto r = tune("configs/sm90a_suite.json", "--problem mk_kn_fp8_fp32 --compile-only");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("'mk_kn_fp8_fp32' is not a problem kind: the input type 'fp8'"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("e.g. mk_nk_bf16_bf16"), std::string::npos) << r.output;
+}
+
+TEST_F(TuneProblemKind, AKindWithoutAVendorReferenceIsNotMeasured) {
+  const auto r = fake_gpu_tune("--problem mk_nk_bf16_fp16");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("do not compute bf16 operands into fp16 outputs"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(db()));
+}
+
+// The same config at the same shape, measured for the default kind and for a linear layer's: two compilations (the
+// kind is in the kernel's template arguments), two measurements with different result keys, each recorded with its
+// kind, and the worker told which kind to prepare. The config row is one: a point of the space whatever it computes.
+TEST_F(TuneProblemKind, AKindIsBuiltMeasuredAndRecordedApartFromTheDefault) {
+  const auto plain = fake_gpu_tune("");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const auto linear = fake_gpu_tune("--problem mk_nk_bf16_bf16");
+  ASSERT_EQ(linear.exit_code, 0) << linear.output;
+  EXPECT_NE(linear.output.find("measured now 1,"), std::string::npos) << linear.output;
+
+  const std::string log = testing::file_text(dir_ / "fake.log");
+  EXPECT_NE(log.find("shape 256x256x256 seed"), std::string::npos) << log;
+  EXPECT_NE(log.find("problem mk_nk_bf16_bf16"), std::string::npos) << log;
+
+  EXPECT_EQ(sql_int(db(), "SELECT count(*) FROM configs"), 1);
+  EXPECT_EQ(sql_int(db(), "SELECT count(DISTINCT compile_key) FROM compilations WHERE status = 'ok'"), 2);
+  EXPECT_EQ(sql_int(db(), "SELECT count(DISTINCT result_key) FROM measurements"), 2);
+  EXPECT_EQ(sql_text(db(), "SELECT group_concat(problem, ' ') FROM (SELECT problem FROM measurements ORDER BY id)"),
+            "mk_kn_fp16_fp32 mk_nk_bf16_bf16");
+  EXPECT_EQ(sql_int(db(), "SELECT count(DISTINCT problem) FROM cublas_timings"), 2);
+  EXPECT_EQ(sql_int(db(), "SELECT count(DISTINCT problem) FROM reranks"), 2);
+
+  // Run again: both kinds' results are found, nothing is measured twice.
+  const auto again = fake_gpu_tune("--problem mk_nk_bf16_bf16");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("measured now 0, already in the database 1"), std::string::npos) << again.output;
+}
+
+}  // namespace
+}  // namespace mpgemm
