@@ -1,0 +1,79 @@
+// On an sm_90 GPU, the problem kinds of issue 58 end to end through mpgemm-tune --problem: the Hopper family's named
+// points compute each kind a linear layer and its backward pass run (B stored N x K, BF16 and FP16 in, 16-bit and FP32
+// out, C read) and verify against cuBLAS computing the same kind, on poisoned output, at a ragged shape, a skinny one
+// and a square one. A config the family cannot build for a kind is refused with its reason (constraint_rejected),
+// never run; none is incorrect. Skipped, with the reason, without a device or on a GPU that is not sm_90.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "device/query.hpp"
+#include "store/store.hpp"
+#include "support/run_command.hpp"
+
+using namespace mpgemm;
+using namespace mpgemm::testing;
+
+namespace {
+
+constexpr const char* kPoints =
+    "wgmma_tile128,wgmma_ws128x256,wgmma_persistent,wgmma_cluster,wgmma_tma_store,wgmma_pingpong";
+
+std::string text(const report::Cell& c) {
+  auto* s = std::get_if<std::string>(&c);
+  return s ? *s : "";
+}
+
+class TuneKinds : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!device_available(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    const DeviceInfo info = query_device();
+    if (info.arch.cc() != 90) GTEST_SKIP() << "the wgmma family needs an sm_90 GPU; this is " << info.arch.str();
+    dir_ = fresh_dir(std::string("tune_kinds_") + GetParam());
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_P(TuneKinds, NamedPointsVerifyAgainstCublasComputingTheSameKind) {
+  const std::string kind = GetParam();
+  const std::string db = (dir_ / "t.db").string();
+  const auto r = run_command(fmt::format(
+      "cd {} && {} configs/sm90a.json --only {} --shapes 777x1240x520,128x4096x2048,2048x2048x2048 --problem {} "
+      "--no-screen --rerank 0 --db {}",
+      MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kPoints, kind, db));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Store st = Store::open(db, Store::Mode::read_only);
+  const auto t = st.query_sql(
+      "SELECT c.alias, m.M, m.N, m.K, m.status, m.message, m.bad_count, m.max_abs_err, m.problem FROM measurements m "
+      "JOIN configs c ON c.id = m.config_id ORDER BY m.id");
+  ASSERT_EQ(t.rows.size(), 18u) << r.output;
+  int ok = 0;
+  for (const auto& row : t.rows) {
+    const std::string where =
+        fmt::format("{} at {}x{}x{} ({}): {}", text(row[0]), std::get<std::int64_t>(row[1]),
+                    std::get<std::int64_t>(row[2]), std::get<std::int64_t>(row[3]), text(row[8]), text(row[5]));
+    EXPECT_EQ(text(row[8]), kind) << where;
+    const std::string status = text(row[4]);
+    EXPECT_TRUE(status == "ok" || status == "constraint_rejected") << status << ": " << where;
+    if (status == "constraint_rejected") {
+      EXPECT_FALSE(text(row[5]).empty()) << where;
+    }
+    if (status != "ok") continue;
+    ++ok;
+    EXPECT_EQ(std::get<std::int64_t>(row[6]), 0) << where;
+  }
+  EXPECT_GE(ok, 6) << "at least two points verify at each shape";
+}
+
+// A linear layer's forward (mk_nk) in BF16 and FP16 with 16-bit outputs, its backward dX (mk_kn, BF16 out), an FP32
+// output of BF16 operands, and C read in both output widths.
+INSTANTIATE_TEST_SUITE_P(Kinds, TuneKinds,
+                         ::testing::Values("mk_nk_bf16_bf16", "mk_nk_fp16_fp16", "mk_kn_bf16_bf16", "mk_nk_bf16_fp32",
+                                           "mk_kn_fp16_fp32_beta", "mk_nk_bf16_bf16_beta"));
+
+}  // namespace
