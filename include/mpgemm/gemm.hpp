@@ -2,7 +2,7 @@
 // libmpgemm: run the winners of an mpgemm results database (or of a file `mpgemm-export` wrote) inside a program.
 // (mpgemm/gemm.h is the same library behind a C interface, for bindings.)
 //
-//   mpgemm::Library lib = mpgemm::Library::open("results/h200/sm90a.db");
+//   mpgemm::Library lib = mpgemm::Library::open("results/results.db");
 //   const mpgemm::Dispatch& d = lib.gemm(A, B, C, M, N, K, stream);   // C = A * B on `stream`
 //   std::printf("%s: %s\n", mpgemm::to_string(d.path), d.reason.c_str());
 //

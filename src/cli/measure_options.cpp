@@ -11,7 +11,8 @@ namespace mpgemm::cli {
 
 namespace {
 // On an H200 the clock after an idle gap ran ~10% fast for 20-50 ms, dipped at 50-100 ms and was within 0.3% of
-// its sustained pace from 100-200 ms on (results/h200/settle/): 200 ms of cuBLAS settles it.
+// its sustained pace from 100-200 ms on (results/h200/settle/, archived: results/archived.tsv names the commit that
+// holds it): 200 ms of cuBLAS settles it.
 constexpr int kDefaultIdleSettleMs = 200;
 // Longer than most compile waits of one config (a wgmma kernel takes NVRTC a few seconds).
 constexpr int kDefaultKeepWarmMs = 5000;

@@ -24,7 +24,8 @@ cli::ArgParser run_parser() {
   cli::ArgParser parser(
       "mpgemm-run", "re-run chosen configs next to cuBLAS and print the results table",
       "Rebuilds the chosen kernels from their parameters (NVRTC, for the GPU at hand), verifies each against cuBLAS "
-      "(output poisoned before every launch, |c-ref| <= atol + rtol*|ref|) and times it with the writeup's protocol, "
+      "(output poisoned before the verification launch, |c-ref| <= atol + rtol*|ref|) and times it with the writeup's "
+      "protocol, "
       "in a worker process. --config best prints the writeup's table: the space's named points (wmma_naive, "
       "wmma_shared, wmma_cp_async), the fastest verified config in the database for this device and shape (any "
       "family, any arch: sm_90 and sm_90a configs compete; the winner of the shape's latest re-rank when there is "

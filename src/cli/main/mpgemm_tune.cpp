@@ -50,7 +50,8 @@ cli::ArgParser tune_parser() {
       "mpgemm-tune", "autotune mixed-precision GEMM kernels over a search space",
       "Loads SPACE.json (a kernel family, its parameters, constraints, problem shapes and named points), compiles "
       "every config with NVRTC on a pool of threads, then on a GPU verifies each one against cuBLAS (cublasGemmEx, "
-      "FP32 compute; output poisoned before every launch, |c-ref| <= atol + rtol*|ref|) and times it with CUDA "
+      "FP32 compute; output poisoned before the verification launch, |c-ref| <= atol + rtol*|ref|) and times it with "
+      "CUDA "
       "events next to cuBLAS; per shape, cuBLASLt's best of its top 8 heuristic algorithms (verified the same way) "
       "is timed too as a second reference (--no-cublaslt skips it). GPU work runs in a separate worker process, so a "
       "kernel that faults or hangs is recorded (runtime_fault, timeout) and the run goes on. Every outcome, failures "
