@@ -130,6 +130,8 @@ TuneSummary run_tune(const TuneOptions& options, const TuneObserver& observer);
 
 // The fastest verified configs for each shape of `space_path` in the database: rank, config, point, ms, TFLOP/s,
 // ratio to cuBLAS.
-report::Table top_configs(const std::filesystem::path& db_path, const std::string& device_cc, int limit);
+// The fastest verified configs per shape of `kind` on the device (mpgemm-tune's closing table).
+report::Table top_configs(const std::filesystem::path& db_path, const std::string& device_cc, int limit,
+                          const ProblemKind& kind = {});
 
 }  // namespace mpgemm

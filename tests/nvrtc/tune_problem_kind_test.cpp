@@ -73,6 +73,12 @@ TEST_F(TuneProblemKind, AKindIsBuiltMeasuredAndRecordedApartFromTheDefault) {
   const auto linear = fake_gpu_tune("--problem mk_nk_bf16_bf16");
   ASSERT_EQ(linear.exit_code, 0) << linear.output;
   EXPECT_NE(linear.output.find("measured now 1,"), std::string::npos) << linear.output;
+  EXPECT_NE(linear.output.find("(gpu, sm_90, problem mk_nk_bf16_bf16): 1 candidates"), std::string::npos)
+      << linear.output;
+  // The closing table is the kind's: one row at the shape, not the default kind's beside it.
+  const std::size_t table = linear.output.find("Fastest verified configs of mk_nk_bf16_bf16");
+  ASSERT_NE(table, std::string::npos) << linear.output;
+  EXPECT_EQ(linear.output.find("256x256x256     2", table), std::string::npos) << linear.output;
 
   const std::string log = testing::file_text(dir_ / "fake.log");
   EXPECT_NE(log.find("shape 256x256x256 seed"), std::string::npos) << log;

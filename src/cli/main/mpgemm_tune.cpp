@@ -85,10 +85,11 @@ TuneObserver terminal_observer(std::unique_ptr<cli::Progress>& bar) {
 // what the device or ptxas refused.
 void print_summary(const TuneSummary& s, const TuneOptions& opt) {
   std::cout << fmt::format(
-      "run {} ({}, {}): {} candidates; compiled now {}, from the cubin cache {} "
+      "run {} ({}, {}{}): {} candidates; compiled now {}, from the cubin cache {} "
       "(ok {}, failed {} in total; {} with ptxas performance warnings)",
-      s.run_id, s.mode, s.arch.str(), s.candidates, s.compiled_now, s.cubins_cached, s.compiled_ok, s.compile_failed,
-      s.perf_warned);
+      s.run_id, s.mode, s.arch.str(),
+      opt.settings.kind.is_default() ? std::string() : ", problem " + opt.settings.kind.name(), s.candidates,
+      s.compiled_now, s.cubins_cached, s.compiled_ok, s.compile_failed, s.perf_warned);
   if (s.mode != "compile-only") {
     std::cout << fmt::format("; measured now {}, already in the database {}", s.measured_now, s.measured_before);
     for (auto& [st, n] : s.statuses) std::cout << fmt::format(", {} {}", to_string(st), n);
@@ -137,9 +138,12 @@ void print_fastest(const TuneSummary& s, const TuneOptions& opt, const cli::Pars
   auto format = report::format_from_string(args.get_or("--format", "table")).value();
   Arch device_cc = s.arch;  // measurements record the device's cc, also when compiled for sm_90a
   device_cc.arch_specific = false;
-  report::Table top =
-      top_configs(opt.db_path, device_cc.str(), static_cast<int>(args.get_positive_int("--top").value_or(10)));
-  std::cout << "\nFastest verified configs (ratio = reference time / config time; > 1 beats the reference):\n";
+  report::Table top = top_configs(opt.db_path, device_cc.str(),
+                                  static_cast<int>(args.get_positive_int("--top").value_or(10)), opt.settings.kind);
+  std::cout << fmt::format(
+      "\nFastest verified configs{} (ratio = reference time / config time; > 1 beats the "
+      "reference):\n",
+      opt.settings.kind.is_default() ? "" : " of " + opt.settings.kind.name());
   report::print(top, format, std::cout);
 }
 
