@@ -161,6 +161,17 @@ __device__ __forceinline__ void st_global(float4* p, float4 v, unsigned long lon
                "f"(v.w), "l"(policy)
                : "memory");
 }
+// 16-bit outputs: one element, a packed pair, two packed pairs.
+__device__ __forceinline__ void st_global(unsigned short* p, unsigned short v, unsigned long long policy) {
+  asm volatile("st.global.L2::cache_hint.b16 [%0], %1, %2;\n" ::"l"(p), "h"(v), "l"(policy) : "memory");
+}
+__device__ __forceinline__ void st_global(unsigned* p, unsigned v, unsigned long long policy) {
+  asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;\n" ::"l"(p), "r"(v), "l"(policy) : "memory");
+}
+__device__ __forceinline__ void st_global(uint2* p, uint2 v, unsigned long long policy) {
+  asm volatile("st.global.L2::cache_hint.v2.b32 [%0], {%1, %2}, %3;\n" ::"l"(p), "r"(v.x), "r"(v.y), "l"(policy)
+               : "memory");
+}
 // One call site for the ordinary and the hinted form: with HINTED the access carries `policy`, without it `policy`
 // is ignored.
 template <bool HINTED, class T>

@@ -1,6 +1,14 @@
 #pragma once
-// wgmma_gemm: C (M x N, FP32, row-major) = A (M x K, FP16, row-major) * B (K x N, FP16, row-major), FP32 accumulate,
-// on Hopper's warpgroup MMA (wgmma.mma_async, sm_90a) fed by the tensor memory accelerator (TMA).
+// wgmma_gemm: D (M x N, row-major) = alpha * A (M x K) * B (K x N) + beta * C, FP32 accumulate, on Hopper's
+// warpgroup MMA (wgmma.mma_async, sm_90a) fed by the tensor memory accelerator (TMA). The problem kind is the last
+// template arguments (wgmma_choices.cuh; the defaults are the first problem mpgemm tuned, D FP32 = A FP16 row-major *
+// B FP16 row-major):
+//   A_LAYOUT  mk: A stored M x K row-major (km, stored K x M, is not implemented: a static_assert says so);
+//   B_LAYOUT  kn: B stored K x N row-major; nk: N x K row-major (a linear layer's weight), K-major like A;
+//   IN        FP16 or BF16, A's and B's type (the bf16 wgmma; shared memory holds either alike);
+//   OUT       FP32, FP16 or BF16, D's and C's type: computed in FP32 and rounded once (wgmma_output.cuh);
+//   BETA      0: D = alpha * A.B, C is never read; 1: D = alpha * A.B + beta * C (C may be D).
+// alpha is applied in every kind (one FMUL per element of D).
 //
 // One CTA = one producer warpgroup + CONSUMERS consumer warpgroups (warp specialisation). This file is the kernel's
 // entry: its checks, the set-up, and the composition of its pieces, each templated on the same Config
@@ -26,16 +34,17 @@
 // L2 hints (L2_HINTS): 0 none; 1 C's stores (every epilogue) marked evict-first (wgmma_epilogue.cuh); 2 that, and
 // A's and B's loads marked evict-last (wgmma_producer.cuh).
 //
-// Bounds: any M and N; K and N multiples of 8 (TMA needs 16-byte row strides); with BK > 64, K a multiple of 64
-// (wgmma_producer.cuh). Edges need no code: TMA fills out-of-bounds loads with zeros (the barrier still counts the
-// full box) and clips out-of-bounds stores.
+// Bounds: any M and N; K and N multiples of 8 (TMA needs 16-byte row strides of A, B, D and C); with BK > 64, K a
+// multiple of 64 (wgmma_producer.cuh). Edges need no code: TMA fills out-of-bounds loads with zeros (the barrier still
+// counts the full box) and clips out-of-bounds stores.
 //
 // The shared-memory layout is wgmma_layout.cuh's (shared with the host); the host launches
 // Layout::dynamic_smem_bytes() of dynamic shared memory, (CONSUMERS + 1) * 128 threads and clusters of
 // CLUSTER_M * CLUSTER_N CTAs along x, and passes tensor maps built by the wgmma family (src/codegen/):
-//   a_map  FP16 {K, M}, box {64, BM / CLUSTER_N}, 128B swizzle; BK > 64: FP16 {64, M, K / 64}, box {64, BM, BK / 64}
-//   b_map  FP16 {N, K}, box {64, BK / CLUSTER_M}, 128B swizzle
-//   c_map  FP32 {N, M}, box {32, 64}, 128B swizzle (read by the tma epilogue only)
+//   a_map  IN {K, M}, box {64, BM / CLUSTER_N}, 128B swizzle; BK > 64: IN {64, M, K / 64}, box {64, BM, BK / 64}
+//   b_map  kn: IN {N, K}, box {64, BK / CLUSTER_M}; nk: IN {K, N}, box {64, BN / CLUSTER_M}; 128B swizzle
+//   c_map  OUT {N, M}, box {128 bytes of columns (32 FP32, 64 16-bit), 64}, 128B swizzle (the tma epilogue's only)
+// and the kernel arguments below: D (OUT), the split-K flags, M, N, K, alpha, beta and C (OUT; read when BETA).
 #include "hopper_ptx.cuh"
 #include "split_k.cuh"
 #include "tile_schedule.cuh"
@@ -60,16 +69,17 @@ constexpr int kConsumerRegs = 232;  // per consumer thread with two consumers: 1
 
 template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP, int EPILOGUE,
           int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE, int SWAP_AB, int PDL, int L2_HINTS,
-          int BK = wgmma_layout::kBK>
+          int BK = wgmma_layout::kBK, int A_LAYOUT = kALayoutMk, int B_LAYOUT = kBLayoutKn, int IN = kElementFp16,
+          int OUT = kElementFp32, int BETA = 0>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wgmma_gemm(const __grid_constant__ hopper::TensorMap a_map, const __grid_constant__ hopper::TensorMap b_map,
-               const __grid_constant__ hopper::TensorMap c_map, float* __restrict__ C, int* __restrict__ flags, int M,
-               int N, int K) {
+               const __grid_constant__ hopper::TensorMap c_map, void* __restrict__ C, int* __restrict__ flags, int M,
+               int N, int K, float alpha, float beta, const void* C_in) {
   using namespace hopper;
   using namespace wgmma_layout;
   using namespace wgmma_detail;
   using Cfg = Config<BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, RASTER, GROUP, EPILOGUE, SCHEDULE, C_BUFFERS,
-                     SPLIT_K, SPLIT_MODE, SWAP_AB, PDL, L2_HINTS, BK>;
+                     SPLIT_K, SPLIT_MODE, SWAP_AB, PDL, L2_HINTS, BK, A_LAYOUT, B_LAYOUT, IN, OUT, BETA>;
   constexpr bool PINGPONG = Cfg::PINGPONG;
   constexpr bool SWAP = Cfg::SWAP;
   constexpr bool AB_LAST = Cfg::AB_LAST;
@@ -85,7 +95,14 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(!SWAP || EPILOGUE == kEpilogueDirect, "swapped tiles go out through the direct epilogue");
   static_assert(L.accumulators() <= 128, "at most 128 FP32 accumulators per thread");
   static_assert(BM <= 256 && BM % (8 * CLUSTER_N) == 0, "A slices are whole 8-row swizzle atoms, boxes <= 256 rows");
-  static_assert(BK % (8 * CLUSTER_M) == 0, "B slices are whole 8-row swizzle atoms");
+  static_assert(Cfg::B_NK ? BN % (8 * CLUSTER_M) == 0 : BK % (8 * CLUSTER_M) == 0,
+                "B slices are whole 8-row swizzle atoms");
+  static_assert(A_LAYOUT == kALayoutMk, "A stored K x M (km) is not implemented: A must be stored M x K (mk)");
+  static_assert(B_LAYOUT == kBLayoutKn || B_LAYOUT == kBLayoutNk, "B is stored K x N (kn) or N x K (nk)");
+  static_assert(IN == kElementFp16 || IN == kElementBf16, "A and B are FP16 or BF16");
+  static_assert(OUT == kElementFp32 || OUT == kElementFp16 || OUT == kElementBf16, "D is FP32, FP16 or BF16");
+  static_assert(BETA == 0 || BETA == 1, "BETA is 0 (C is not read) or 1");
+  static_assert(!Cfg::SPLITTING || OUT == kElementFp32, "split-K adds FP32 partial sums in D: D must be FP32");
   static_assert(BK == 64 || BK == 128 || BK == 256, "a stage is 1, 2 or 4 k-blocks of 64");
   static_assert(BK == kBK || (CLUSTER_N == 1 && !AB_LAST), "A's 3-D copies are neither multicast nor hinted");
   static_assert(CLUSTER <= 16, "multicast masks are 16 bits");
@@ -167,7 +184,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
       for (int r = 0; r < WN / 2; ++r) acc[mb][r] = 0.f;  // overwritten by the first wgmma (scale_d = 0)
-    Epilogue<Cfg> epilogue({C, flags, M, N, &c_map, base, rank}, consumer, tid);
+    Epilogue<Cfg> epilogue({C, flags, M, N, &c_map, base, rank, alpha, beta, C_in}, consumer, tid);
     Mainloop<Cfg> mainloop(base, ring, consumer, tid % 32);
     // The i-th unit of this CTA fills the ring positions after its earlier units' k-blocks (the producer's order); a
     // pingpong consumer takes every other unit, so it counts the other's k-blocks too to find its place in the ring.

@@ -3,8 +3,11 @@
 // kernel (NVRTC) and by the host (the family sizes dynamic shared memory and the TMA boxes from it).
 //
 //   [A stages]  STAGES x D k-blocks x BM rows x 128 bytes (64 halves of K), 128B-swizzled by TMA
-//   [B stages]  STAGES x ceil(BN/64) chunks x 64 D rows of K x 128 bytes (64 halves of N), 128B-swizzled
-// where D = BK / 64 k-blocks of 64 halves of K make one stage (kb_per_stage: 1, 2 or 4).
+//   [B stages]  B stored K x N (kn): STAGES x ceil(BN/64) chunks x 64 D rows of K x 128 bytes (64 halves of N);
+//               B stored N x K (nk, K-major like A): STAGES x D k-blocks x BN rows x 128 bytes (64 halves of K);
+//               128B-swizzled
+// where D = BK / 64 k-blocks of 64 halves of K make one stage (kb_per_stage: 1, 2 or 4). (A "half" is any 16-bit
+// element: FP16 or BF16 lay out alike.)
 //   [C staging] tma epilogue only: CONSUMERS x C_BUFFERS buffers x 64 rows x 128 bytes (32 floats), 128B-swizzled
 //   [barriers]  STAGES "full", STAGES "empty" and 2 "order" mbarriers (pingpong's turns), 8 bytes each
 //
@@ -25,20 +28,24 @@ constexpr int kWarpgroup = 128;    // threads
 constexpr int kWgmmaM = 64;        // rows of one wgmma
 
 struct Layout {
-  int bm;             // block tile rows
-  int bn;             // block tile columns
-  int stages;         // operand ring depth
-  int consumers;      // consumer warpgroups
-  bool pingpong;      // each consumer owns whole tiles (else the consumers split each tile's rows)
-  bool tma_epilogue;  // C goes through shared memory and TMA stores
-  int c_buffers;      // staging buffers per consumer (tma epilogue)
-  bool swap_ab = false;  // the wgmmas compute C's transpose: B's tile is their 64-row operand, A's their N
-  int kb_per_stage = 1;  // D = BK / 64: A's D blocks of BM rows one after another, B's chunks 64 D rows deep
+  int bm;                  // block tile rows
+  int bn;                  // block tile columns
+  int stages;              // operand ring depth
+  int consumers;           // consumer warpgroups
+  bool pingpong;           // each consumer owns whole tiles (else the consumers split each tile's rows)
+  bool tma_epilogue;       // C goes through shared memory and TMA stores
+  int c_buffers;           // staging buffers per consumer (tma epilogue)
+  bool swap_ab = false;    // the wgmmas compute C's transpose: B's tile is their 64-row operand, A's their N
+  int kb_per_stage = 1;    // D = BK / 64: A's D blocks of BM rows one after another, B's chunks 64 D rows deep
+  bool b_k_major = false;  // B stored N x K (nk): its stage is D blocks of BN rows, like A's, instead of N chunks
 
   MPGEMM_HD constexpr int b_chunks() const { return (bn + kBChunk - 1) / kBChunk; }
   MPGEMM_HD constexpr int a_stage_bytes() const { return bm * kRowBytes * kb_per_stage; }
   MPGEMM_HD constexpr int b_chunk_bytes() const { return kBK * kb_per_stage * kRowBytes; }
-  MPGEMM_HD constexpr int b_stage_bytes() const { return b_chunks() * b_chunk_bytes(); }
+  MPGEMM_HD constexpr int b_block_bytes() const { return bn * kRowBytes; }  // nk: one k-block of B's BN rows
+  MPGEMM_HD constexpr int b_stage_bytes() const {
+    return b_k_major ? kb_per_stage * b_block_bytes() : b_chunks() * b_chunk_bytes();
+  }
   MPGEMM_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }  // TMA bytes per stage
   MPGEMM_HD constexpr int a_offset(int stage) const { return stage * a_stage_bytes(); }
   MPGEMM_HD constexpr int b_offset(int stage) const { return stages * a_stage_bytes() + stage * b_stage_bytes(); }

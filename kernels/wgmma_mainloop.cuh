@@ -11,6 +11,10 @@
 // BM rows (8 to 256, step 8) are their N. Shared memory and TMA are unchanged: B's N-major chunks are read as an
 // M-major wgmma A, A's K-major rows as a K-major wgmma B. The accumulator then holds columns of C
 // (wgmma_epilogue.cuh).
+//
+// B stored N x K (B_LAYOUT nk) lies in shared memory as A does (K-major, 128-byte rows of 64 K-elements, 8-row
+// swizzle atoms 1024 bytes apart), so its descriptor is A's: the non-transposed wgmma B, or swapped the
+// non-transposed wgmma A. BF16 operands (IN bf16) take the same layout and descriptors, and the bf16 wgmma.
 #include "hopper_ptx.cuh"
 #include "wgmma_ops.cuh"
 #include "wgmma_pipeline.cuh"
@@ -47,8 +51,11 @@ struct Mainloop {
     constexpr Layout L = Cfg::layout();
     const int row0 = Cfg::first_row(consumer);
     a_desc0 = hopper::smem_descriptor(base + L.a_offset(0) + (Cfg::SWAP ? 0 : row0 * kRowBytes), 16, 8 * kRowBytes);
-    b_desc0 = hopper::smem_descriptor(base + L.b_offset(0) + (Cfg::SWAP ? (row0 / kBChunk) * L.b_chunk_bytes() : 0),
-                                      L.b_chunk_bytes(), 8 * kRowBytes);
+    if constexpr (Cfg::B_NK)  // K-major like A: this consumer's first row of B's tile when swapped
+      b_desc0 = hopper::smem_descriptor(base + L.b_offset(0) + (Cfg::SWAP ? row0 * kRowBytes : 0), 16, 8 * kRowBytes);
+    else
+      b_desc0 = hopper::smem_descriptor(base + L.b_offset(0) + (Cfg::SWAP ? (row0 / kBChunk) * L.b_chunk_bytes() : 0),
+                                        L.b_chunk_bytes(), 8 * kRowBytes);
   }
 
   // Releases a stage to the producers of every CTA that loads into it: one arrival per warp and CTA.
@@ -93,18 +100,32 @@ struct Mainloop {
           // Inside the 128-byte row of k-block k / 4; a stage's k-blocks of A lie BM rows apart (B's rows run on).
           const unsigned a_k = (k % (kBK / 16)) * kAStep + (k / (kBK / 16)) * BM * kRowBytes;
           const int scale_d = (kb > kb_begin || k > 0) ? 1 : 0;
-          if constexpr (!Cfg::SWAP) {
+          constexpr bool BF16 = Cfg::BF16;
+          if constexpr (Cfg::B_NK) {
+            // B stored N x K is K-major, laid out like A (its k-blocks BN rows apart): the wgmma B, or swapped the
+            // wgmma A (block mb: 64 rows of it), both non-transposed.
+            const unsigned b_k = (k % (kBK / 16)) * 32 + (k / (kBK / 16)) * L.b_block_bytes();
+            if constexpr (!Cfg::SWAP) {
+              const unsigned long long desc_a = a_stage + ((mb * kWgmmaM * kRowBytes + a_k) >> 4);
+              const unsigned long long desc_b = b_stage + (b_k >> 4);
+              Wgmma<WN>::template mma<0, 0, BF16>(acc[mb], desc_a, desc_b, scale_d);
+            } else {
+              const unsigned long long desc_a = b_stage + ((mb * kWgmmaM * kRowBytes + b_k) >> 4);
+              const unsigned long long desc_b = a_stage + (a_k >> 4);
+              Wgmma<WN>::template mma<0, 0, BF16>(acc[mb], desc_a, desc_b, scale_d);
+            }
+          } else if constexpr (!Cfg::SWAP) {
             // A is K-major: 8-row groups 1024 bytes apart (the leading offset is unused under the swizzle).
             const unsigned long long desc_a = a_stage + ((mb * kWgmmaM * kRowBytes + a_k) >> 4);
             // B is N-major: 64-column chunks lie b_chunk_bytes apart (leading), 8-row K groups 1024 bytes apart.
             const unsigned long long desc_b = b_stage + ((k * 16 * kRowBytes) >> 4);
-            Wgmma<WN>::mma(acc[mb], desc_a, desc_b, scale_d);
+            Wgmma<WN>::template mma<0, 1, BF16>(acc[mb], desc_a, desc_b, scale_d);
           } else {
             // Swapped: block mb's B chunk, N-major, is an M-major wgmma A of 64 rows (one chunk: the leading
             // offset is unused); A's rows, K-major, are the wgmma B.
             const unsigned long long desc_a = b_stage + ((mb * L.b_chunk_bytes() + k * 16 * kRowBytes) >> 4);
             const unsigned long long desc_b = a_stage + (a_k >> 4);
-            Wgmma<WN>::template mma<1, 0>(acc[mb], desc_a, desc_b, scale_d);
+            Wgmma<WN>::template mma<1, 0, BF16>(acc[mb], desc_a, desc_b, scale_d);
           }
         }
       }

@@ -21,13 +21,15 @@ namespace wgmma_detail {
 // local.
 template <int BM_, int BN_, int STAGES_, int CONSUMERS_, int CLUSTER_M_, int CLUSTER_N_, int RASTER_, int GROUP_,
           int EPILOGUE_, int SCHEDULE_, int C_BUFFERS_, int SPLIT_K_, int SPLIT_MODE_, int SWAP_AB_, int PDL_,
-          int L2_HINTS_, int BK_>
+          int L2_HINTS_, int BK_, int A_LAYOUT_, int B_LAYOUT_, int IN_, int OUT_, int BETA_>
 struct Config {
   enum : int { BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_ };
   enum : int { CLUSTER_M = CLUSTER_M_, CLUSTER_N = CLUSTER_N_, RASTER = RASTER_, GROUP = GROUP_ };
   enum : int { EPILOGUE = EPILOGUE_, SCHEDULE = SCHEDULE_, C_BUFFERS = C_BUFFERS_ };
   enum : int { SPLIT_K = SPLIT_K_, SPLIT_MODE = SPLIT_MODE_, SWAP_AB = SWAP_AB_, PDL = PDL_ };
   enum : int { L2_HINTS = L2_HINTS_, BK = BK_ };
+  // The problem kind (wgmma_choices.cuh): A's and B's storage, their element type, D's type, whether C is read.
+  enum : int { A_LAYOUT = A_LAYOUT_, B_LAYOUT = B_LAYOUT_, IN = IN_, OUT = OUT_ };
 
   enum : bool {
     PINGPONG = SCHEDULE_ == kSchedulePingpong,
@@ -36,6 +38,9 @@ struct Config {
     AB_LAST = L2_HINTS_ == kL2HintsCFirstAbLast,  // A's and B's loads evict-last
     // Tiles may be cut into slices: split-K proper, or stream-K's ranges (SPLIT_K 1).
     SPLITTING = SPLIT_K_ > 1 || SPLIT_MODE_ == kSplitStream,
+    B_NK = B_LAYOUT_ == kBLayoutNk,  // B stored N x K: K-major in shared memory, like A
+    BF16 = IN_ == kElementBf16,
+    BETA = BETA_ != 0,  // D = alpha * A.B + beta * C reads C; else D = alpha * A.B
   };
   enum : int {
     KB_PER_STAGE = BK_ / wgmma_layout::kBK,  // k-blocks of 64 per ring stage
@@ -46,8 +51,16 @@ struct Config {
   };
 
   MPGEMM_HD static constexpr wgmma_layout::Layout layout() {
-    return {BM_, BN_, STAGES_, CONSUMERS_, SCHEDULE_ == kSchedulePingpong, EPILOGUE_ == kEpilogueTma, C_BUFFERS_,
-            SWAP_AB_ != 0, BK_ / wgmma_layout::kBK};
+    return {BM_,
+            BN_,
+            STAGES_,
+            CONSUMERS_,
+            SCHEDULE_ == kSchedulePingpong,
+            EPILOGUE_ == kEpilogueTma,
+            C_BUFFERS_,
+            SWAP_AB_ != 0,
+            BK_ / wgmma_layout::kBK,
+            B_LAYOUT_ == kBLayoutNk};
   }
   enum : int {
     ROWS = layout().rows_per_consumer(),

@@ -1,18 +1,19 @@
 #pragma once
 // The producer of wgmma_gemm.cuh: one thread of the producer warpgroup issues the TMA loads of BM x 64 A tiles and
-// 64 x BN B tiles into the STAGES-deep shared-memory ring, unit after unit; "full" mbarriers count the bytes in,
-// "empty" mbarriers the consumers' releases (wgmma_mainloop.cuh).
+// 64 x BN B tiles (B stored K x N: 64-column chunks of it; stored N x K: BN rows x 64 of K, like A) into the
+// STAGES-deep shared-memory ring, unit after unit; "full" mbarriers count the bytes in, "empty" mbarriers the
+// consumers' releases (wgmma_mainloop.cuh).
 //
 // Clusters: the CTAs of one tile row share A and those of one tile column share B; each loads a slice of the shared
-// operand (BM / CLUSTER_N rows of A, BK / CLUSTER_M rows of B) and multicasts it to its peers, whose full barriers
-// count it.
+// operand (BM / CLUSTER_N rows of A; BK / CLUSTER_M rows of B stored K x N, BN / CLUSTER_M rows of B stored N x K)
+// and multicasts it to its peers, whose full barriers count it.
 //
 // Deep stages (BK = 128 or 256: D = BK / 64 k-blocks per ring stage): each stage is loaded with one copy of A, a 3-D
 // box {64, BM, D} of a view of A as {64, M, K / 64} (its planes, BM rows each, land one after another), and one copy
-// per B chunk, a box of BK rows. A TMA copy costs its SM about the same whatever its size up to 16 KiB
-// (results/h200/suite/tma_ops/), so small tiles, whose main loops the copies pace, issue D times fewer of them. K must
-// then be a multiple of 64 (the view's planes are whole 64-column blocks); no A multicast (CLUSTER_N 1) and no L2
-// hint on A's loads.
+// per B chunk, a box of BK rows (B stored N x K: one 2-D copy of BN rows per k-block, multicast as above). A TMA copy
+// costs its SM about the same whatever its size up to 16 KiB (results/h200/suite/tma_ops/), so small tiles, whose main
+// loops the copies pace, issue D times fewer of them. K must then be a multiple of 64 (the view's planes are whole
+// 64-column blocks); no A multicast (CLUSTER_N 1) and no L2 hint on A's loads.
 //
 // L2 hints (L2_HINTS 2): A's and B's loads marked evict-last, so that C streaming through the L2 does not push out
 // the lines other tiles read again.
@@ -77,14 +78,30 @@ __device__ __forceinline__ void produce(const hopper::TensorMap* a_map, const ho
                                     o.m0 + rank_n * rows, a_mask, ab_policy);
       }
       const unsigned b_dst = base + L.b_offset(stage);
+      if constexpr (Cfg::B_NK) {
+        // B stored N x K: one copy of BN rows (a slice of them per CTA when multicast) per k-block of the stage.
 #pragma unroll
-      for (int j = 0; j < L.b_chunks(); ++j) {
-        if constexpr (CLUSTER_M == 1) {
-          tma_load<AB_LAST>(b_dst + j * L.b_chunk_bytes(), b_map, ring.full(stage), o.n0 + j * kBChunk, k0, ab_policy);
-        } else {
-          constexpr int rows = BK / CLUSTER_M;
-          tma_load_multicast<AB_LAST>(b_dst + j * L.b_chunk_bytes() + rank_m * rows * kRowBytes, b_map,
-                                      ring.full(stage), o.n0 + j * kBChunk, k0 + rank_m * rows, b_mask, ab_policy);
+        for (int d = 0; d < Cfg::KB_PER_STAGE; ++d) {
+          const unsigned dst = b_dst + d * L.b_block_bytes();
+          if constexpr (CLUSTER_M == 1) {
+            tma_load<AB_LAST>(dst, b_map, ring.full(stage), k0 + d * kBK, o.n0, ab_policy);
+          } else {
+            constexpr int rows = Cfg::BN / CLUSTER_M;
+            tma_load_multicast<AB_LAST>(dst + rank_m * rows * kRowBytes, b_map, ring.full(stage), k0 + d * kBK,
+                                        o.n0 + rank_m * rows, b_mask, ab_policy);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < L.b_chunks(); ++j) {
+          if constexpr (CLUSTER_M == 1) {
+            tma_load<AB_LAST>(b_dst + j * L.b_chunk_bytes(), b_map, ring.full(stage), o.n0 + j * kBChunk, k0,
+                              ab_policy);
+          } else {
+            constexpr int rows = BK / CLUSTER_M;
+            tma_load_multicast<AB_LAST>(b_dst + j * L.b_chunk_bytes() + rank_m * rows * kRowBytes, b_map,
+                                        ring.full(stage), o.n0 + j * kBChunk, k0 + rank_m * rows, b_mask, ab_policy);
+          }
         }
       }
       if (++stage == STAGES) {

@@ -1,7 +1,7 @@
 #pragma once
 // The rows epilogue of kernels/wgmma_gemm.cuh (EPILOGUE 2): one warp's 16 x BN piece of the FP32 accumulators
-// stored as whole 128-byte lines of C, 4 rows x 32 columns per store instruction, after a transpose across the
-// warp's lanes with shuffles.
+// stored as whole 128-byte lines of C (FP32; 64-byte halves of lines in 16 bits), 4 rows x 32 columns per store
+// instruction, after a transpose across the warp's lanes with shuffles.
 //
 // Why (results/h200/ceilings/overlap/, H200): stored in the accumulators' own layout (8 rows x 32 bytes per warp
 // instruction, the direct epilogue) a 4096 x 4096 C takes 24.9 us against 17.6 us as whole lines; staged through
@@ -21,6 +21,8 @@
 //      sources, and each source lane s gives P[(u_s - t) & 3], u_s = 2 (s & 1) + (s >> 4) being the one
 //      instruction it serves. Both sides rotate their four float4 by a lane-dependent amount with selects.
 #include "hopper_ptx.cuh"
+#include "wgmma_choices.cuh"
+#include "wgmma_output.cuh"
 
 namespace mpgemm {
 namespace wgmma_rows {
@@ -44,13 +46,19 @@ __device__ __forceinline__ void rotate(const float4 (&in)[4], int by, float4 (&o
 }
 
 // Stores the warp's accumulators of one m64 block, rows row0 .. row0 + 15 and columns col0 .. col0 + BN - 1 of the
-// M x N row-major C (row0, col0: the warp's first row and the tile's first column). Every lane of the warp must call
-// it (the shuffles take the whole warp); `inside` skips the bounds checks of an edge tile. N is a multiple of 8
-// (the family requires it), so a float4 at a column below N is whole and 16-byte aligned.
-// HINTED: each store carries `policy` (an L2 eviction priority).
-template <int BN, bool HINTED>
-__device__ __forceinline__ void store(const float (&acc)[BN / 2], float* __restrict__ C, int M, int N, int row0,
-                                      int col0, bool inside, int lane, unsigned long long policy) {
+// M x N row-major C (row0, col0: the warp's first row and the tile's first column), of type OUT (wgmma_output.cuh:
+// 4 columns are 16 bytes of FP32, 8 of FP16 or BF16). Every lane of the warp must call it (the shuffles take the
+// whole warp); `inside` skips the bounds checks of an edge tile. N is a multiple of 8 (the family requires it), so 4
+// columns at a column below N are whole and aligned to their size.
+// HINTED: each store carries `policy` (an L2 eviction priority). BETA: beta times C_in's 4 elements (D's type; may be
+// C itself: each is read by the lane that then writes it) are added before the rounding; with beta 0 C is not read.
+template <int BN, bool HINTED, int OUT = kElementFp32, bool BETA = false>
+__device__ __forceinline__ void store(const float (&acc)[BN / 2],
+                                      typename wgmma_output::Out<OUT>::Storage* __restrict__ C, int M, int N, int row0,
+                                      int col0, bool inside, int lane, unsigned long long policy,
+                                      const typename wgmma_output::Out<OUT>::Storage* C_in = nullptr,
+                                      float beta = 0.f) {
+  using O = wgmma_output::Out<OUT>;
   static_assert(BN % 32 == 0, "the rows epilogue stores 32-column groups");
   const int q = lane % 4, rho = lane / 8, k = lane % 8, m = k >> 1;
   const bool odd = (q & 1) != 0;
@@ -85,8 +93,16 @@ __device__ __forceinline__ void store(const float (&acc)[BN / 2], float* __restr
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const int row = row0 + 4 * u + rho, col = col0 + 32 * g + 4 * k;
-      if (inside || (row < M && col < N))
-        hopper::store_global<HINTED>(reinterpret_cast<float4*>(C + static_cast<size_t>(row) * N + col), out[u], policy);
+      if (inside || (row < M && col < N)) {
+        const size_t at = static_cast<size_t>(row) * N + col;
+        float4 v = out[u];
+        if (BETA && beta != 0.f) {
+          const float4 c = O::load4(C_in + at);
+          v = make_float4(wgmma_output::add_beta(v.x, beta, c.x), wgmma_output::add_beta(v.y, beta, c.y),
+                          wgmma_output::add_beta(v.z, beta, c.z), wgmma_output::add_beta(v.w, beta, c.w));
+        }
+        O::template store4<HINTED>(C + at, v, policy);
+      }
     }
   }
 }

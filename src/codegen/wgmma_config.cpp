@@ -161,15 +161,20 @@ std::string WgmmaConfig::name() const {
                                                             : "");
 }
 
-std::string WgmmaConfig::name_expression() const {
+std::string WgmmaConfig::name_expression(const ProblemKind& kind) const {
+  // The kind's template arguments come after BK, so a non-default kind names BK even when it is 64.
+  const std::string tail = kind.is_default() ? (bk == wgmma_layout::kBK ? std::string() : fmt::format(", {}", bk))
+                                             : fmt::format(", {}, {}, {}, {}, {}, {}", bk, static_cast<int>(kind.a),
+                                                           static_cast<int>(kind.b), static_cast<int>(kind.in),
+                                                           static_cast<int>(kind.out), kind.beta ? 1 : 0);
   return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}{}>", bm, bn,
                      stages, consumers, cluster_m, cluster_n, static_cast<int>(raster), group,
                      static_cast<int>(epilogue), static_cast<int>(schedule), c_buffers, split_k,
                      static_cast<int>(split_mode), swap_ab ? 1 : 0, static_cast<int>(dependent_launch),
-                     static_cast<int>(l2_hints), bk == wgmma_layout::kBK ? std::string() : fmt::format(", {}", bk));
+                     static_cast<int>(l2_hints), tail);
 }
 
-wgmma_layout::Layout WgmmaConfig::layout() const {
+wgmma_layout::Layout WgmmaConfig::layout(const ProblemKind& kind) const {
   return {bm,
           bn,
           stages,
@@ -178,7 +183,8 @@ wgmma_layout::Layout WgmmaConfig::layout() const {
           epilogue == WgmmaEpilogue::tma,
           c_buffers,
           swap_ab,
-          bk / wgmma_layout::kBK};
+          bk / wgmma_layout::kBK,
+          kind.b == BLayout::nk};
 }
 
 std::int64_t WgmmaConfig::split_flags(std::int64_t cluster_tiles) const {
@@ -280,6 +286,29 @@ std::vector<std::string> WgmmaConfig::problems() const {
   if (static_cast<std::uint64_t>(l.dynamic_smem_bytes()) > kMaxSmemAnyGpu)
     out.push_back(fmt::format("needs {} bytes of shared memory per block, more than any GPU allows ({})",
                               l.dynamic_smem_bytes(), kMaxSmemAnyGpu));
+  return out;
+}
+
+std::vector<std::string> WgmmaConfig::problems(const ProblemKind& kind) const {
+  std::vector<std::string> out;
+  if (bm <= 0 || bn <= 0 || cluster_m <= 0) return out;  // problems() says so
+  const std::string name = kind.name();
+  const bool wide_out = kind.out == ElementType::fp32;
+  if (splits() && !wide_out)
+    out.push_back(fmt::format(
+        "{} with {}: split-K adds FP32 partial sums in D, so D must be FP32 (out fp32)",
+        split_mode == SplitMode::stream ? std::string("SPLIT_MODE=\"stream\"") : fmt::format("SPLIT_K={}", split_k),
+        name));
+  if (epilogue == WgmmaEpilogue::tma && !wide_out && bn % (2 * wgmma_layout::kCSubCols) != 0)
+    out.push_back(fmt::format(
+        "EPILOGUE=\"tma\" with {}: 16-bit D goes out in 64-column sub-tiles (128-byte rows), and BN={} is not a "
+        "multiple of 64",
+        name, bn));
+  if (kind.b == BLayout::nk && bn % (8 * cluster_m) != 0)
+    out.push_back(fmt::format(
+        "BN={} with {}: B stored N x K is multicast in slices of BN / CLUSTER_M rows, whole 8-row swizzle atoms, "
+        "so BN must be a multiple of 8 * CLUSTER_M = {}",
+        bn, name, 8 * cluster_m));
   return out;
 }
 

@@ -10,6 +10,14 @@
 #include "split_k.cuh"
 
 namespace mpgemm {
+
+// The kernel's kind arguments are the values of ProblemKind's enums (wgmma_choices.cuh names them for the kernel).
+static_assert(static_cast<int>(ALayout::mk) == kALayoutMk && static_cast<int>(ALayout::km) == kALayoutKm);
+static_assert(static_cast<int>(BLayout::kn) == kBLayoutKn && static_cast<int>(BLayout::nk) == kBLayoutNk);
+static_assert(static_cast<int>(ElementType::fp16) == kElementFp16 &&
+              static_cast<int>(ElementType::bf16) == kElementBf16 &&
+              static_cast<int>(ElementType::fp32) == kElementFp32);
+
 namespace {
 
 constexpr int kHopperCc = 90;
@@ -42,6 +50,14 @@ std::int64_t work_units_for(const WgmmaConfig& c, const Shape& shape, std::int64
   return work_units(static_cast<int>(tiles), static_cast<int>(clusters), c.split_k, static_cast<int>(c.split_mode));
 }
 
+// Throws mpgemm::Error when the family does not compute `kind`, or not with this config.
+void refuse_unless_computes(const WgmmaFamily& family, const WgmmaConfig& c, const ProblemKind& kind,
+                            std::string_view what) {
+  if (auto why = family.check_kind(kind)) throw Error(fmt::format("{} cannot be {}: {}", c.name(), what, *why));
+  if (auto problems = c.problems(kind); !problems.empty())
+    throw Error(fmt::format("{} cannot be {}: {}", c.name(), what, fmt::join(problems, "; ")));
+}
+
 std::string describe(const TensorMapSpec& s) {
   return fmt::format("dims {}x{}, row stride {} bytes, box {}x{}{}", s.dims[0], s.dims[1], s.row_stride_bytes, s.box[0],
                      s.box[1], s.depth > 1 ? fmt::format("x{} (3-D)", s.depth) : std::string());
@@ -68,12 +84,13 @@ std::string WgmmaFamily::config_name(const Params& params) const {
   return WgmmaConfig::from_params(params).name();
 }
 
-KernelSpec WgmmaFamily::kernel_spec(const Params& params, const Arch& target) const {
+KernelSpec WgmmaFamily::kernel_spec(const Params& params, const Arch& target, const ProblemKind& kind) const {
   const WgmmaConfig c = buildable(params, "built");
+  refuse_unless_computes(*this, c, kind, "built");
   KernelSpec spec;
-  spec.program_name = c.name() + ".cu";
+  spec.program_name = c.name() + (kind.is_default() ? std::string() : "_" + kind.name()) + ".cu";
   spec.source = fmt::format("#include \"{}\"\n", kernel_file());
-  spec.name_expression = c.name_expression();
+  spec.name_expression = c.name_expression(kind);
   // IEEE arithmetic (no --use_fast_math); -lineinfo lets profilers map SASS to the template's lines.
   spec.options = {"-std=c++17", "-lineinfo"};
   spec.arch = target.cc() == kHopperCc ? Arch{9, 0, true} : target;
@@ -81,15 +98,44 @@ KernelSpec WgmmaFamily::kernel_spec(const Params& params, const Arch& target) co
 }
 
 std::optional<std::string> WgmmaFamily::check_shape(const Params& params, const Shape& shape) const {
+  return shape_problem(WgmmaConfig::from_params(params), shape, ProblemKind{});
+}
+
+std::optional<std::string> WgmmaFamily::check_kind(const ProblemKind& kind) const {
+  const auto refuse = [&](std::string_view why) {
+    return fmt::format("the {} family does not compute {}: {}", name(), kind.name(), why);
+  };
+  if (kind.a != ALayout::mk)
+    return refuse("A stored K x M (km) is not implemented (it needs an M-major A in shared memory)");
+  if (kind.in != ElementType::fp16 && kind.in != ElementType::bf16)
+    return refuse(fmt::format("A and B in {}: its wgmma takes FP16 or BF16", to_string(kind.in)));
+  if (kind.epilogue != Epilogue::none) return refuse(fmt::format("epilogue {}", to_string(kind.epilogue)));
+  return std::nullopt;
+}
+
+std::optional<std::string> WgmmaFamily::check_problem(const Params& params, const GemmProblem& problem) const {
+  if (auto why = check_kind(problem.kind)) return why;
   const WgmmaConfig c = WgmmaConfig::from_params(params);
+  if (auto problems = c.problems(problem.kind); !problems.empty()) return fmt::format("{}", fmt::join(problems, "; "));
+  return shape_problem(c, problem.shape, problem.kind);
+}
+
+std::optional<std::string> WgmmaFamily::shape_problem(const WgmmaConfig& c, const Shape& shape,
+                                                      const ProblemKind& kind) {
   for (auto [name, v] : {std::pair{"M", shape.m}, {"N", shape.n}, {"K", shape.k}}) {
     if (v <= 0) return fmt::format("{}={} must be positive", name, v);
     if (v > INT_MAX) return fmt::format("{}={} does not fit the kernel's int arguments", name, v);
   }
-  for (auto [name, v, row] : {std::tuple{"K", shape.k, "A"}, {"N", shape.n, "B"}})
-    if (v % 8 != 0)
-      return fmt::format("{}={} is not a multiple of 8: TMA needs rows of {} to be multiples of 16 bytes", name, v,
-                         row);
+  // Row strides of 16-byte multiples (TMA), per operand as the kind stores it: A mk rows of K, B kn rows of N or nk
+  // rows of K, D and C rows of N (which the epilogues also store in whole pairs and quads: N a multiple of 8 for
+  // every output type).
+  const bool nk = kind.b == BLayout::nk;
+  if (shape.k % 8 != 0)
+    return fmt::format("K={} is not a multiple of 8: TMA needs rows of A{} to be multiples of 16 bytes", shape.k,
+                       nk ? " and of B (stored N x K)" : "");
+  if (shape.n % 8 != 0)
+    return fmt::format("N={} is not a multiple of 8: TMA needs rows of {}D to be multiples of 16 bytes", shape.n,
+                       nk ? "" : "B and of ");
   if (c.bk > wgmma_layout::kBK && shape.k % wgmma_layout::kBK != 0)
     return fmt::format("K={} is not a whole number of k-blocks of 64: BK={} reads A through a 3-D view of them",
                        shape.k, c.bk);
@@ -145,30 +191,53 @@ CUtensorMapL2promotion l2_promotion_of(const WgmmaConfig& c) {
   }
 }
 
+CUtensorMapDataType dtype_of(ElementType t) {
+  switch (t) {
+    case ElementType::fp16:
+      return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case ElementType::bf16:
+      return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case ElementType::fp32:
+      break;
+  }
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
 }  // namespace
 
-WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& c, const Shape& s) {
+WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& c, const Shape& s, const ProblemKind& kind) {
   using namespace wgmma_layout;
   const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
              k = static_cast<std::uint64_t>(s.k);
+  const CUtensorMapDataType in = dtype_of(kind.in);
+  const auto out_bytes = static_cast<std::uint64_t>(bytes_of(kind.out));
   WgmmaTensorMaps maps;
-  maps.a = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+  maps.a = {in,
             {k, m},
             k * 2,
             {static_cast<std::uint32_t>(kBK), static_cast<std::uint32_t>(c.bm / c.cluster_n)},
             CU_TENSOR_MAP_SWIZZLE_128B,
             l2_promotion_of(c),
             static_cast<std::uint32_t>(c.bk / kBK)};
-  maps.b = {CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-            {n, k},
-            n * 2,
-            {static_cast<std::uint32_t>(kBChunk), static_cast<std::uint32_t>(c.bk / c.cluster_m)},
-            CU_TENSOR_MAP_SWIZZLE_128B,
-            l2_promotion_of(c)};
-  maps.c = {CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+  if (kind.b == BLayout::nk)  // N x K, K-major like A: 64 of K by BN rows (a slice of them per multicasting CTA)
+    maps.b = {in,
+              {k, n},
+              k * 2,
+              {static_cast<std::uint32_t>(kBK), static_cast<std::uint32_t>(c.bn / c.cluster_m)},
+              CU_TENSOR_MAP_SWIZZLE_128B,
+              l2_promotion_of(c)};
+  else
+    maps.b = {in,
+              {n, k},
+              n * 2,
+              {static_cast<std::uint32_t>(kBChunk), static_cast<std::uint32_t>(c.bk / c.cluster_m)},
+              CU_TENSOR_MAP_SWIZZLE_128B,
+              l2_promotion_of(c)};
+  // The tma epilogue's sub-tiles: 64 rows of 128 bytes (32 FP32 or 64 16-bit columns).
+  maps.c = {dtype_of(kind.out),
             {n, m},
-            n * 4,
-            {static_cast<std::uint32_t>(kCSubCols), static_cast<std::uint32_t>(kCSubRows)},
+            n * out_bytes,
+            {static_cast<std::uint32_t>(kRowBytes / out_bytes), static_cast<std::uint32_t>(kCSubRows)},
             CU_TENSOR_MAP_SWIZZLE_128B,
             CU_TENSOR_MAP_L2_PROMOTION_NONE};
   return maps;
@@ -199,9 +268,12 @@ CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const void* base, PFN_c
 void WgmmaFamily::append_problem_args(const Params& params, const ProblemBuffers& buffers,
                                       const DriverFunctions& driver, KernelArgs& args) const {
   const WgmmaConfig c = buildable(params, "launched");
+  refuse_unless_computes(*this, c, buffers.kind, "launched");
   if (c.splits() && buffers.workspace == nullptr)
     throw Error(fmt::format("{} needs the problem's workspace for its split-K flags, and none was given", c.name()));
-  const WgmmaTensorMaps maps = tensor_map_specs(c, buffers.shape);
+  if (buffers.kind.beta && buffers.c_in == nullptr)
+    throw Error(fmt::format("{} computes {}, which reads C, and no C was given", c.name(), buffers.kind.name()));
+  const WgmmaTensorMaps maps = tensor_map_specs(c, buffers.shape, buffers.kind);
   args.push(encode_tensor_map(maps.a, buffers.a, driver.tensor_map_encode_tiled, "A"));
   args.push(encode_tensor_map(maps.b, buffers.b, driver.tensor_map_encode_tiled, "B"));
   args.push(encode_tensor_map(maps.c, buffers.c, driver.tensor_map_encode_tiled, "C"));
@@ -210,6 +282,9 @@ void WgmmaFamily::append_problem_args(const Params& params, const ProblemBuffers
   args.push(static_cast<int>(buffers.shape.m));
   args.push(static_cast<int>(buffers.shape.n));
   args.push(static_cast<int>(buffers.shape.k));
+  args.push(buffers.alpha);
+  args.push(buffers.beta);
+  args.push(buffers.c_in);
 }
 
 }  // namespace mpgemm

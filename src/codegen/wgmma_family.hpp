@@ -112,12 +112,18 @@ struct WgmmaConfig {
   // "_pdlx" (at exit), L2 hints "_cfirst" or "_cfirst_ablast".
   std::string name() const;
   // "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0>" (PERSISTENT is a launch choice, not a
-  // template argument); BK follows as a 17th argument when it is not 64 (the template's default).
-  std::string name_expression() const;
+  // template argument); BK follows as a 17th argument when it is not 64 (the template's default). For a kind other
+  // than the default, BK always follows, then the kind's A_LAYOUT, B_LAYOUT, IN, OUT and BETA (wgmma_choices.cuh),
+  // so that the default kind's expression, and so its compile key, is what it was before kinds existed.
+  std::string name_expression(const ProblemKind& kind = {}) const;
   // Human-readable reasons the kernel template would reject this config; empty when it is buildable.
   std::vector<std::string> problems() const;
+  // Reasons the kernel would reject this config for problems of `kind` (a kind WgmmaFamily::check_kind accepts),
+  // besides problems(): each one line naming the parameter and the kind; empty when it can compute them.
+  std::vector<std::string> problems(const ProblemKind& kind) const;
 
-  wgmma_layout::Layout layout() const;
+  // The shared-memory layout for problems of `kind` (B stored N x K lies K-major, its stages no larger than K x N's).
+  wgmma_layout::Layout layout(const ProblemKind& kind = {}) const;
   int cluster_size() const { return cluster_m * cluster_n; }
   // Tiles may be cut into slices of K that add into C in turn (split-K, or stream-K's ranges).
   bool splits() const { return split_k > 1 || split_mode == SplitMode::stream; }
@@ -146,12 +152,13 @@ struct TensorMapSpec {
 };
 
 struct WgmmaTensorMaps {
-  TensorMapSpec a;  // FP16 {K, M}, box {64, BM / CLUSTER_N}, depth BK / 64
-  TensorMapSpec b;  // FP16 {N, K}, box {64, BK / CLUSTER_M}
-  TensorMapSpec c;  // FP32 {N, M}, box {32, 64}
+  TensorMapSpec a;  // IN {K, M}, box {64, BM / CLUSTER_N}, depth BK / 64
+  TensorMapSpec b;  // IN; kn: {N, K}, box {64, BK / CLUSTER_M}; nk: {K, N}, box {64, BN / CLUSTER_M}
+  TensorMapSpec c;  // OUT {N, M}, box {128 bytes of columns: 32 FP32 or 64 16-bit, 64}
 };
-// Pure: what the kernel's three tensor maps describe for this config and shape.
-WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& config, const Shape& shape);
+// Pure: what the kernel's three tensor maps describe for this config and shape, for problems of `kind` (A stored
+// M x K; B as the kind stores it; element types of the kind).
+WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& config, const Shape& shape, const ProblemKind& kind = {});
 
 // Encodes one map for the matrix at `base`. Throws mpgemm::Error naming the operand, the spec and the CUresult when
 // the driver refuses it, or when `encode` is null (a driver without cuTensorMapEncodeTiled).
@@ -168,19 +175,33 @@ class WgmmaFamily final : public Family {
   std::optional<std::string> check_device(const Params& params, const DeviceDescription& device) const override;
   std::string config_name(const Params& params) const override;
   // Compiles for sm_90a when the target is sm_90 or sm_90a. Throws mpgemm::Error when check_config finds problems.
-  KernelSpec kernel_spec(const Params& params, const Arch& target) const override;
+  using Family::kernel_spec;
+  KernelSpec kernel_spec(const Params& params, const Arch& target, const ProblemKind& kind) const override;
   // K and N multiples of 8 (TMA row strides are multiples of 16 bytes), sizes that fit the kernel's ints; split-K:
   // at least SPLIT_K k-blocks of 64, and flags that fit the workspace (kWorkspaceBytes).
   std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
+  // A stored M x K (mk), B stored either way (kn, nk), FP16 or BF16 in, FP32, FP16 or BF16 out, beta or not; km, an
+  // FP32 input and fused epilogues are refused with the reason.
+  std::optional<std::string> check_kind(const ProblemKind& kind) const override;
+  // check_kind, then the config's refusals for the kind (WgmmaConfig::problems(kind): split-K with a 16-bit D, the
+  // tma epilogue's 64-column sub-tiles, B's multicast slices), then the shape with each operand's row stride as the
+  // kind stores it (A mk: K; B kn: N, nk: K; D and C: N).
+  std::optional<std::string> check_problem(const Params& params, const GemmProblem& problem) const override;
   // Clusters of CLUSTER_M * CLUSTER_N CTAs along x over the cluster tiles; persistent: at most one CTA per SM
   // (device.sm_count), which the launcher may lower further to what is co-resident; balanced: also
   // balanced_units = the cluster tiles; PDL: a programmatically dependent launch.
   LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
                                  const DeviceDescription& device) const override;
-  // Encodes the A, B and C tensor maps with the driver's cuTensorMapEncodeTiled, then pushes
-  // (a_map, b_map, c_map, C, workspace, M, N, K). A split config needs buffers.workspace (throws without it).
+  // Encodes the A, B and C tensor maps of buffers.kind with the driver's cuTensorMapEncodeTiled, then pushes
+  // (a_map, b_map, c_map, void* D, int* workspace, int M, int N, int K, float alpha, float beta, const void* C):
+  // D = buffers.c, C = buffers.c_in. Throws when the kind or the config's refusals of it (check_problem) say no, when
+  // a split config has no buffers.workspace, or when a kind with beta has no buffers.c_in.
   void append_problem_args(const Params& params, const ProblemBuffers& buffers, const DriverFunctions& driver,
                            KernelArgs& args) const override;
+
+ private:
+  // check_shape's rules for problems of `kind` (each operand's row stride as the kind stores it).
+  static std::optional<std::string> shape_problem(const WgmmaConfig& c, const Shape& shape, const ProblemKind& kind);
 };
 
 }  // namespace mpgemm

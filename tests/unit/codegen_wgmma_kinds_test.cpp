@@ -1,0 +1,261 @@
+// The Hopper family's problem kinds on the CPU (issue 58): which kinds it computes, which combinations of a config
+// and a kind it refuses and why (one line naming the parameter and the kind), the row-stride rules of each layout,
+// the name expression (the default kind's unchanged), the tensor maps per kind and the kernel's arguments.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "codegen/family.hpp"
+#include "codegen/wgmma_family.hpp"
+#include "common/error.hpp"
+
+namespace mpgemm {
+namespace {
+
+const Family& wgmma() {
+  return family("wgmma");
+}
+
+ProblemKind kind_of(std::string_view name) {
+  std::string why;
+  const auto k = ProblemKind::parse(name, &why);
+  if (!k) throw Error(why);
+  return *k;
+}
+
+bool has(const std::optional<std::string>& why, const std::string& needle) {
+  return why && why->find(needle) != std::string::npos;
+}
+
+// One point per shape of refusal: the default point is direct, unsplit, BN 256.
+WgmmaConfig split(int k) {
+  WgmmaConfig c;
+  c.split_k = k;
+  return c;
+}
+
+TEST(WgmmaKinds, ComputesEveryKindWithAStoredMByKAndRefusesKm) {
+  int computed = 0;
+  for (const ProblemKind& kind : ProblemKind::all()) {
+    const auto why = wgmma().check_kind(kind);
+    if (kind.a == ALayout::mk) {
+      EXPECT_EQ(why, std::nullopt) << kind.name();
+      ++computed;
+    } else {
+      ASSERT_TRUE(why.has_value()) << kind.name();
+      EXPECT_TRUE(has(why, kind.name())) << *why;
+      EXPECT_TRUE(has(why, "K x M (km) is not implemented")) << *why;
+    }
+  }
+  EXPECT_EQ(computed, 24) << "2 B layouts x 2 input types x 3 output types x beta or not";
+}
+
+TEST(WgmmaKinds, SplitKWithA16BitOutputIsRefusedWithItsReason) {
+  const GemmProblem fp16{{1024, 1024, 4096}, kind_of("mk_nk_fp16_fp16")};
+  const auto why = wgmma().check_problem(split(4).to_params(), fp16);
+  EXPECT_TRUE(has(why, "SPLIT_K=4 with mk_nk_fp16_fp16")) << why.value_or("accepted");
+  EXPECT_TRUE(has(why, "D must be FP32")) << *why;
+  WgmmaConfig stream;
+  stream.split_mode = SplitMode::stream;
+  EXPECT_TRUE(has(wgmma().check_problem(stream.to_params(), {{1024, 1024, 4096}, kind_of("mk_kn_bf16_bf16")}),
+                  "SPLIT_MODE=\"stream\" with mk_kn_bf16_bf16"));
+  // FP32 out, with beta too: the first slice adds beta * C.
+  EXPECT_EQ(wgmma().check_problem(split(4).to_params(), {{1024, 1024, 4096}, kind_of("mk_nk_bf16_fp32_beta")}),
+            std::nullopt);
+  EXPECT_EQ(wgmma().check_problem(stream.to_params(), {{1024, 1024, 4096}, kind_of("mk_kn_fp16_fp32_beta")}),
+            std::nullopt);
+}
+
+TEST(WgmmaKinds, TmaEpilogueWith16BitOutputNeeds64ColumnSubTiles) {
+  WgmmaConfig tma;
+  tma.epilogue = WgmmaEpilogue::tma;
+  tma.c_buffers = 2;
+  tma.bn = 96;
+  tma.bm = 128;
+  const Shape s{1024, 1024, 1024};
+  ASSERT_TRUE(tma.problems().empty());
+  const auto why = wgmma().check_problem(tma.to_params(), {s, kind_of("mk_kn_fp16_bf16")});
+  EXPECT_TRUE(has(why, "EPILOGUE=\"tma\" with mk_kn_fp16_bf16")) << why.value_or("accepted");
+  EXPECT_TRUE(has(why, "BN=96 is not a multiple of 64")) << *why;
+  EXPECT_EQ(wgmma().check_problem(tma.to_params(), {s, kind_of("mk_kn_fp16_fp32_beta")}), std::nullopt);
+  tma.bn = 128;
+  EXPECT_EQ(wgmma().check_problem(tma.to_params(), {s, kind_of("mk_nk_bf16_bf16_beta")}), std::nullopt);
+  // The rows epilogue stores 4 columns per lane, 8 bytes in 16 bits: any BN it takes.
+  WgmmaConfig rows;
+  rows.epilogue = WgmmaEpilogue::rows;
+  rows.bn = 96;
+  EXPECT_EQ(wgmma().check_problem(rows.to_params(), {s, kind_of("mk_nk_fp16_fp16_beta")}), std::nullopt);
+}
+
+TEST(WgmmaKinds, BStoredNByKIsMulticastInWholeSwizzleAtomsOfBn) {
+  WgmmaConfig c;
+  c.bn = 8;
+  c.bm = 128;
+  c.consumers = 2;
+  c.swap_ab = false;
+  c.cluster_m = 2;
+  ASSERT_TRUE(c.problems().empty()) << c.problems().front();
+  const Shape s{1024, 1024, 1024};
+  const auto why = wgmma().check_problem(c.to_params(), {s, kind_of("mk_nk_fp16_fp32")});
+  EXPECT_TRUE(has(why, "BN=8 with mk_nk_fp16_fp32")) << why.value_or("accepted");
+  EXPECT_TRUE(has(why, "8 * CLUSTER_M = 16")) << *why;
+  EXPECT_EQ(wgmma().check_problem(c.to_params(), {s, kind_of("mk_kn_fp16_fp32")}), std::nullopt);
+  // Deep stages and swap-AB take B stored N x K: one 2-D copy per k-block, and a K-major wgmma A when swapped.
+  WgmmaConfig deep;
+  deep.bm = 16;
+  deep.bn = 64;
+  deep.consumers = 1;
+  deep.swap_ab = true;
+  deep.bk = 256;
+  deep.stages = 5;
+  ASSERT_TRUE(deep.problems().empty()) << deep.problems().front();
+  EXPECT_EQ(wgmma().check_problem(deep.to_params(), {{16, 4096, 4096}, kind_of("mk_nk_bf16_bf16_beta")}), std::nullopt);
+}
+
+TEST(WgmmaKinds, RowStridesFollowEachOperandsLayout) {
+  const Params p = WgmmaConfig{}.to_params();
+  // K: rows of A (and of B stored N x K); N: rows of B stored K x N and of D.
+  EXPECT_TRUE(has(wgmma().check_problem(p, {{256, 256, 100}, kind_of("mk_nk_bf16_bf16")}),
+                  "K=100 is not a multiple of 8: TMA needs rows of A and of B (stored N x K)"));
+  EXPECT_TRUE(has(wgmma().check_problem(p, {{256, 100, 256}, kind_of("mk_nk_bf16_bf16")}),
+                  "N=100 is not a multiple of 8: TMA needs rows of D"));
+  EXPECT_TRUE(has(wgmma().check_problem(p, {{256, 100, 256}, kind_of("mk_kn_bf16_bf16")}),
+                  "N=100 is not a multiple of 8: TMA needs rows of B and of D"));
+  EXPECT_EQ(wgmma().check_problem(p, {{250, 256, 256}, kind_of("mk_nk_bf16_bf16")}), std::nullopt) << "any M";
+  // The default kind's reasons are check_shape's.
+  EXPECT_EQ(wgmma().check_problem(p, {{256, 100, 256}, ProblemKind{}}), wgmma().check_shape(p, {256, 100, 256}));
+  // Config rules that are not the kind's come first where both fail: a refused kind says so before the shape.
+  EXPECT_TRUE(has(wgmma().check_problem(p, {{256, 100, 256}, kind_of("km_kn_fp16_fp32")}), "km"));
+}
+
+TEST(WgmmaKinds, NameExpressionGainsTheKindOnlyWhenNotTheDefault) {
+  const WgmmaConfig c;
+  const std::string base = "mpgemm::wgmma_gemm<128, 256, 4, 2, 1, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0";
+  EXPECT_EQ(c.name_expression(), base + ">");
+  EXPECT_EQ(c.name_expression(ProblemKind{}), base + ">");
+  EXPECT_EQ(c.name_expression(kind_of("mk_nk_bf16_bf16")), base + ", 64, 0, 1, 1, 1, 0>");
+  EXPECT_EQ(c.name_expression(kind_of("mk_kn_fp16_fp32_beta")), base + ", 64, 0, 0, 0, 2, 1>");
+  EXPECT_EQ(c.name_expression(kind_of("mk_nk_fp16_fp16")), base + ", 64, 0, 1, 0, 0, 0>");
+  const KernelSpec def = wgmma().kernel_spec(c.to_params(), Arch{9, 0, false});
+  EXPECT_EQ(def.name_expression, base + ">");
+  EXPECT_EQ(def.program_name, c.name() + ".cu");
+  EXPECT_EQ(wgmma().kernel_spec(c.to_params(), Arch{9, 0, false}, ProblemKind{}).name_expression, def.name_expression);
+  const KernelSpec bf16 = wgmma().kernel_spec(c.to_params(), Arch{9, 0, false}, kind_of("mk_nk_bf16_bf16_beta"));
+  EXPECT_EQ(bf16.name_expression, base + ", 64, 0, 1, 1, 1, 1>");
+  EXPECT_EQ(bf16.program_name, c.name() + "_mk_nk_bf16_bf16_beta.cu");
+  EXPECT_EQ(bf16.source, def.source);
+  EXPECT_EQ(bf16.options, def.options);
+  // A refused combination is never built.
+  EXPECT_THROW(wgmma().kernel_spec(split(2).to_params(), Arch{9, 0, false}, kind_of("mk_kn_fp16_bf16")), Error);
+  EXPECT_THROW(wgmma().kernel_spec(c.to_params(), Arch{9, 0, false}, kind_of("km_kn_fp16_fp32")), Error);
+}
+
+TEST(WgmmaKinds, TensorMapsTakeTheKindsTypesAndBsLayout) {
+  WgmmaConfig c;
+  c.bm = 128;
+  c.bn = 192;
+  c.cluster_m = 2;
+  const Shape s{1000, 3000, 2048};
+  const WgmmaTensorMaps def = tensor_map_specs(c, s);
+  const WgmmaTensorMaps def_kind = tensor_map_specs(c, s, ProblemKind{});
+  EXPECT_TRUE(def.a == def_kind.a && def.b == def_kind.b && def.c == def_kind.c);
+  EXPECT_EQ(def.b.dims, (std::array<std::uint64_t, 2>{3000, 2048}));
+  const WgmmaTensorMaps nk = tensor_map_specs(c, s, kind_of("mk_nk_bf16_bf16"));
+  EXPECT_EQ(nk.a.dtype, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  EXPECT_EQ(nk.a.dims, def.a.dims);
+  EXPECT_EQ(nk.a.box, def.a.box);
+  EXPECT_EQ(nk.b.dtype, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  EXPECT_EQ(nk.b.dims, (std::array<std::uint64_t, 2>{2048, 3000}));  // {K, N}: rows of K
+  EXPECT_EQ(nk.b.row_stride_bytes, 2048u * 2);
+  EXPECT_EQ(nk.b.box, (std::array<std::uint32_t, 2>{64, 96}));  // 64 of K, BN / CLUSTER_M rows
+  EXPECT_EQ(nk.b.depth, 1u);
+  EXPECT_EQ(nk.c.dtype, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  EXPECT_EQ(nk.c.row_stride_bytes, 3000u * 2);
+  EXPECT_EQ(nk.c.box, (std::array<std::uint32_t, 2>{64, 64}));  // 128-byte rows of 16-bit D
+  EXPECT_EQ(def.c.box, (std::array<std::uint32_t, 2>{32, 64}));
+  const WgmmaTensorMaps fp16 = tensor_map_specs(c, s, kind_of("mk_kn_fp16_fp16_beta"));
+  EXPECT_EQ(fp16.b, def.b);
+  EXPECT_EQ(fp16.c.dtype, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+}
+
+TEST(WgmmaKinds, SharedMemoryOfBStoredNByKIsItsRowsOnly) {
+  WgmmaConfig c;
+  c.bn = 96;  // two 64-column chunks when stored K x N, 96 rows when N x K
+  c.bk = 128;
+  c.swap_ab = false;
+  const wgmma_layout::Layout kn = c.layout(), nk = c.layout(kind_of("mk_nk_fp16_fp32"));
+  EXPECT_EQ(kn.b_stage_bytes(), 2 * 128 * 128);
+  EXPECT_EQ(nk.b_stage_bytes(), 2 * 96 * 128);
+  EXPECT_EQ(nk.a_stage_bytes(), kn.a_stage_bytes());
+  EXPECT_LE(nk.dynamic_smem_bytes(), kn.dynamic_smem_bytes()) << "the launch's (the default layout's) is enough";
+  EXPECT_EQ(nk.b_stage_bytes() % wgmma_layout::kAlign, 0);
+}
+
+// A driver that encodes nothing and records what it was asked.
+std::vector<CUtensorMapDataType> encoded;
+CUresult fake_encode(CUtensorMap* map, CUtensorMapDataType dtype, cuuint32_t, void*, const cuuint64_t*,
+                     const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                     CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
+  encoded.push_back(dtype);
+  std::memset(map, 0, sizeof(*map));
+  return CUDA_SUCCESS;
+}
+
+template <class T>
+T arg(KernelArgs& args, std::size_t i) {
+  T v;
+  std::memcpy(&v, args.pointers().at(i), sizeof(T));
+  return v;
+}
+
+TEST(WgmmaKinds, KernelArgumentsEndInAlphaBetaAndC) {
+  ProblemBuffers buffers;
+  buffers.a = reinterpret_cast<const void*>(0x10000);
+  buffers.b = reinterpret_cast<const void*>(0x20000);
+  buffers.c = reinterpret_cast<void*>(0x30000);
+  buffers.shape = Shape{256, 256, 256};
+  buffers.kind = kind_of("mk_nk_bf16_fp16_beta");
+  buffers.alpha = 2.0f;
+  buffers.beta = -0.5f;
+  DriverFunctions driver;
+  driver.tensor_map_encode_tiled = fake_encode;
+  {
+    KernelArgs args;
+    EXPECT_THROW(wgmma().append_problem_args(WgmmaConfig{}.to_params(), buffers, driver, args), Error)
+        << "beta without C";
+  }
+  buffers.c_in = buffers.c;  // C may be D
+  encoded.clear();
+  KernelArgs args;
+  wgmma().append_problem_args(WgmmaConfig{}.to_params(), buffers, driver, args);
+  ASSERT_EQ(args.pointers().size(), 11u) << "a_map, b_map, c_map, D, workspace, M, N, K, alpha, beta, C";
+  EXPECT_EQ(encoded,
+            (std::vector<CUtensorMapDataType>{CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                                              CU_TENSOR_MAP_DATA_TYPE_FLOAT16}));
+  EXPECT_EQ(arg<void*>(args, 3), buffers.c);
+  EXPECT_EQ(arg<int>(args, 5), 256);
+  EXPECT_EQ(arg<float>(args, 8), 2.0f);
+  EXPECT_EQ(arg<float>(args, 9), -0.5f);
+  EXPECT_EQ(arg<const void*>(args, 10), buffers.c);
+  // The default kind: alpha 1, beta 0, no C.
+  ProblemBuffers plain;
+  plain.a = buffers.a;
+  plain.b = buffers.b;
+  plain.c = buffers.c;
+  plain.shape = buffers.shape;
+  KernelArgs defaults;
+  wgmma().append_problem_args(WgmmaConfig{}.to_params(), plain, driver, defaults);
+  ASSERT_EQ(defaults.pointers().size(), 11u);
+  EXPECT_EQ(arg<float>(defaults, 8), 1.0f);
+  EXPECT_EQ(arg<float>(defaults, 9), 0.0f);
+  EXPECT_EQ(arg<const void*>(defaults, 10), nullptr);
+  // A refused combination is never launched.
+  buffers.kind = kind_of("mk_kn_fp16_bf16");
+  KernelArgs refused;
+  EXPECT_THROW(wgmma().append_problem_args(split(2).to_params(), buffers, driver, refused), Error);
+}
+
+}  // namespace
+}  // namespace mpgemm
