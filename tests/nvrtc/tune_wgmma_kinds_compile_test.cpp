@@ -1,0 +1,164 @@
+// Without a GPU: the Hopper kernel compiles for sm_90a under NVRTC for every problem kind the family computes
+// (B stored K x N or N x K, FP16 or BF16 in, FP32, FP16 or BF16 out, beta or not), and what it compiles is that
+// kind. Every kind on every config would be thousands of compiles; CI's two cores get a sample of one config per
+// kind, rotating through the suite space's named points and configs cut like its winners (every epilogue, swap-AB
+// with deep stages, pingpong, a 2x1 cluster's multicast, split-K and stream-K), so that each config meets several
+// kinds. Each cubin: the bf16 wgmma exactly when the inputs are BF16, no spill, no local memory, no ptxas
+// warning; a 16-bit D converted by packing instructions and stored in 16-bit or packed form (no FP32 pair or quad
+// store); C read exactly when the kind reads it (or a split tile's slices read D). A combination the family refuses
+// (split-K with a 16-bit D) is not compiled, and says why.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "codegen/family.hpp"
+#include "codegen/wgmma_family.hpp"
+#include "compile/compile_pool.hpp"
+#include "space/space.hpp"
+#include "support/run_command.hpp"
+#include "support/sass.hpp"
+#include "tune/candidates.hpp"
+
+using namespace mpgemm;
+using namespace mpgemm::testing;
+
+namespace {
+
+constexpr int kConfigsPerKind = 1;  // 24 compiles: about a minute on two cores
+
+// The suite space's named points, then configs cut like the suite's winners and its split points.
+std::vector<WgmmaConfig> sample_configs() {
+  std::vector<WgmmaConfig> out;
+  const Space space = load_space(source("configs/sm90a_suite.json"));
+  for (const auto& c : build_candidates(space, family(space.family)))
+    if (c.alias) out.push_back(WgmmaConfig::from_params(c.params));
+  const auto config = [](int bm, int bn, int stages, int consumers, WgmmaSchedule schedule, WgmmaEpilogue epilogue,
+                         int c_buffers) {
+    WgmmaConfig c;
+    c.bm = bm;
+    c.bn = bn;
+    c.stages = stages;
+    c.consumers = consumers;
+    c.schedule = schedule;
+    c.epilogue = epilogue;
+    c.c_buffers = c_buffers;
+    c.l2_promotion = 128;
+    return c;
+  };
+  using S = WgmmaSchedule;
+  using E = WgmmaEpilogue;
+  WgmmaConfig deep_swap = config(16, 64, 5, 1, S::cooperative, E::direct, 0);
+  deep_swap.swap_ab = true;
+  deep_swap.bk = 256;
+  deep_swap.dependent_launch = DependentLaunch::early;
+  out.push_back(deep_swap);
+  WgmmaConfig swap = config(64, 128, 9, 2, S::cooperative, E::direct, 0);
+  swap.swap_ab = true;
+  out.push_back(swap);
+  out.push_back(config(64, 64, 12, 2, S::pingpong, E::direct, 0));
+  out.push_back(config(128, 64, 9, 2, S::cooperative, E::rows, 0));
+  WgmmaConfig cluster = config(128, 192, 4, 2, S::cooperative, E::tma, 2);
+  cluster.cluster_m = 2;
+  out.push_back(cluster);
+  out.push_back(config(128, 128, 5, 2, S::pingpong, E::tma, 4));
+  WgmmaConfig split = config(128, 128, 6, 2, S::cooperative, E::direct, 0);
+  split.split_k = 4;
+  out.push_back(split);
+  WgmmaConfig stream = config(128, 128, 6, 2, S::cooperative, E::direct, 0);
+  stream.split_mode = SplitMode::stream;
+  out.push_back(stream);
+  return out;
+}
+
+struct Case {
+  WgmmaConfig config;
+  ProblemKind kind;
+};
+
+// Global loads (LDG; not the TMA's UTMALDG).
+bool loads_global(const std::string& sass) {
+  static const std::regex ldg(R"(\sLDG\.)");
+  return std::regex_search(sass, ldg);
+}
+
+TEST(WgmmaKindsCompile, EveryKindOnASampleOfSuiteConfigsCompilesToThatKind) {
+  const std::vector<WgmmaConfig> configs = sample_configs();
+  ASSERT_GE(configs.size(), 11u);
+  const Family& fam = family("wgmma");
+  const Shape shape{4096, 4096, 4096};
+  std::vector<Case> cases;
+  std::vector<KernelSpec> specs;
+  std::size_t next = 0, refused = 0;
+  for (const ProblemKind& kind : ProblemKind::all()) {
+    if (fam.check_kind(kind)) continue;  // km: codegen_wgmma_kinds_test checks the reason
+    for (int taken = 0; taken < kConfigsPerKind;) {
+      const WgmmaConfig c = configs[next++ % configs.size()];
+      if (const auto why = fam.check_problem(c.to_params(), {shape, kind})) {
+        ++refused;
+        EXPECT_TRUE(c.splits() && kind.out != ElementType::fp32) << c.name() << " " << kind.name() << ": " << *why;
+        EXPECT_NE(why->find(kind.name()), std::string::npos) << *why;
+        continue;
+      }
+      cases.push_back({c, kind});
+      specs.push_back(fam.kernel_spec(c.to_params(), Arch{9, 0, false}, kind));
+      ++taken;
+    }
+  }
+  EXPECT_EQ(cases.size(), 24u * kConfigsPerKind);
+  EXPECT_GT(refused, 0u) << "the sample meets split-K with a 16-bit D";
+  std::set<std::string> configs_met;
+  for (const auto& c : cases) configs_met.insert(c.config.name());
+  EXPECT_EQ(configs_met.size(), configs.size()) << "every sampled config meets some kind";
+
+  const std::vector<PooledCompile> results = compile_all(specs);
+  ASSERT_EQ(results.size(), cases.size());
+  const std::regex hgmma(R"(HGMMA\.64x(\d+)x16\.F32(\.BF16)?)");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const CompileResult& r = results[i].result;
+    const WgmmaConfig& c = cases[i].config;
+    const ProblemKind& kind = cases[i].kind;
+    const std::string name = c.name() + " " + kind.name();
+    ASSERT_EQ(r.status, Status::ok) << name << "\n" << r.log;
+    EXPECT_EQ(r.arch.str(), "sm_90a") << name;
+    EXPECT_EQ(r.spill_store_bytes, 0) << name;
+    EXPECT_EQ(r.spill_load_bytes, 0) << name;
+    EXPECT_EQ(r.stack_bytes, 0) << name;
+    EXPECT_TRUE(r.warnings.empty()) << name << ": " << r.warnings.front().message;
+    const std::string sass = disassemble(r.cubin);
+    EXPECT_EQ(sass.find("LDL"), std::string::npos) << name << " reads local memory";
+    EXPECT_EQ(sass.find("STL"), std::string::npos) << name << " writes local memory";
+    // The wgmma of the kind's input type, of the config's N (BN, or BM when swapped), and no other.
+    const bool bf16 = kind.in == ElementType::bf16;
+    std::size_t wgmmas = 0;
+    for (std::sregex_iterator it(sass.begin(), sass.end(), hgmma), end; it != end; ++it, ++wgmmas) {
+      EXPECT_EQ((*it)[2].matched, bf16) << name << ": " << it->str();
+      EXPECT_EQ(std::stoi((*it)[1].str()), c.swap_ab ? c.bm : c.bn) << name << ": " << it->str();
+    }
+    EXPECT_GT(wgmmas, 0u) << name << " has no warpgroup MMA";
+    // D's conversion and stores.
+    const std::string pack = kind.out == ElementType::bf16 ? "F2FP.BF16.F32.PACK_AB" : "F2FP.F16.F32.PACK_AB";
+    if (kind.out == ElementType::fp32) {
+      EXPECT_EQ(sass.find("F2FP"), std::string::npos) << name << " converts an FP32 D";
+    } else {
+      EXPECT_NE(sass.find(pack), std::string::npos) << name << " has no " << pack;
+      EXPECT_EQ(sass.find("STG.E.128"), std::string::npos) << name << " stores FP32 quads";
+      if (c.epilogue == WgmmaEpilogue::direct)
+        EXPECT_EQ(sass.find("STG.E.64"), std::string::npos) << name << " stores FP32 pairs";
+      if (c.epilogue == WgmmaEpilogue::direct && c.swap_ab)
+        EXPECT_NE(sass.find("STG.E.U16"), std::string::npos) << name << ": swapped, single 16-bit stores";
+      if (c.epilogue == WgmmaEpilogue::rows)
+        EXPECT_NE(sass.find("STG.E.64"), std::string::npos) << name << ": 4 16-bit columns per lane";
+      if (c.epilogue == WgmmaEpilogue::tma)
+        EXPECT_NE(sass.find("UTMASTG"), std::string::npos) << name << ": TMA stores of 16-bit sub-tiles";
+    }
+    // C is read exactly when the kind reads it, besides a split tile's later slices reading D.
+    const bool reads = kind.beta || c.splits();
+    EXPECT_EQ(loads_global(sass), reads) << name;
+  }
+}
+
+}  // namespace
