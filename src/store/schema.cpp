@@ -570,6 +570,95 @@ ALTER TABLE runs ADD COLUMN time_accounts TEXT
   CHECK (time_accounts IS NULL OR (json_valid(time_accounts) AND json_type(time_accounts) = 'object'));
 )sql";
 
+// Version 14: the problem kind (issue 58). Until now every row was one problem, C (FP32) = A (FP16, M x K row-major)
+// x B (FP16, K x N row-major), written only in comments; a linear layer's GEMM (B stored N x K, BF16, a 16-bit
+// output, beta) is another problem at the same M, N, K, and its winner must never stand for this one's. Every table
+// keyed by a shape gains the kind, and every index, view and PARTITION BY that is per shape is per (problem, shape).
+constexpr std::string_view kVersion14 = R"sql(
+-- problem: the kind of GEMM the row is of (common/problem_kind.hpp, ProblemKind::name()): A's layout (mk: stored
+-- M x K row-major; km: K x M), B's (kn: K x N; nk: N x K), the input type (A and B), the output type (C and D), and
+-- '_beta' when C is read, e.g. 'mk_kn_fp16_fp32' (today's problem, the default), 'mk_nk_bf16_bf16',
+-- 'km_kn_fp16_fp32_beta'. Every row written before version 14 is the default kind. The CHECK holds the layouts to
+-- the four there are and the rest to lowercase letters, digits and '_' at most 64 characters long (room for the
+-- next issue's epilogues without another migration); the readers parse the whole name and refuse a row whose name
+-- does not read.
+ALTER TABLE measurements ADD COLUMN problem TEXT NOT NULL DEFAULT 'mk_kn_fp16_fp32'
+  CHECK (length(problem) <= 64 AND substr(problem, 1, 6) IN ('mk_kn_', 'mk_nk_', 'km_kn_', 'km_nk_')
+         AND problem NOT GLOB '*[^a-z0-9_]*');
+ALTER TABLE cublas_timings ADD COLUMN problem TEXT NOT NULL DEFAULT 'mk_kn_fp16_fp32'
+  CHECK (length(problem) <= 64 AND substr(problem, 1, 6) IN ('mk_kn_', 'mk_nk_', 'km_kn_', 'km_nk_')
+         AND problem NOT GLOB '*[^a-z0-9_]*');
+ALTER TABLE cublaslt_timings ADD COLUMN problem TEXT NOT NULL DEFAULT 'mk_kn_fp16_fp32'
+  CHECK (length(problem) <= 64 AND substr(problem, 1, 6) IN ('mk_kn_', 'mk_nk_', 'km_kn_', 'km_nk_')
+         AND problem NOT GLOB '*[^a-z0-9_]*');
+ALTER TABLE reranks ADD COLUMN problem TEXT NOT NULL DEFAULT 'mk_kn_fp16_fp32'
+  CHECK (length(problem) <= 64 AND substr(problem, 1, 6) IN ('mk_kn_', 'mk_nk_', 'km_kn_', 'km_nk_')
+         AND problem NOT GLOB '*[^a-z0-9_]*');
+
+-- The per-shape indexes, per (problem, shape): a lookup of a shape's references, measurements or re-ranks names
+-- its kind.
+DROP INDEX cublas_timings_by_shape;
+CREATE INDEX cublas_timings_by_shape ON cublas_timings (device_name, problem, M, N, K);
+DROP INDEX cublaslt_timings_by_shape;
+CREATE INDEX cublaslt_timings_by_shape ON cublaslt_timings (device_name, problem, M, N, K);
+DROP INDEX measurements_by_config;
+CREATE INDEX measurements_by_config ON measurements (config_id, arch, problem, M, N, K);
+DROP INDEX measurements_ok_by_shape;
+CREATE INDEX measurements_ok_by_shape ON measurements (device_name, problem, arch, M, N, K, median_ms)
+  WHERE status = 'ok';
+DROP INDEX reranks_by_shape;
+CREATE INDEX reranks_by_shape ON reranks (device_name, problem, M, N, K);
+
+DROP VIEW best;
+DROP VIEW best_per_shape;
+DROP VIEW winners;
+-- For each (device, arch, problem, shape): the fastest 'ok' measurement, with both references' throughput.
+-- Screened-out configs never win: their times are of a few screening launches.
+CREATE VIEW best AS
+SELECT m.device_name, m.device_cc, m.arch, m.M, m.N, m.K, m.problem,
+       c.family, c.name AS config_name, c.alias, c.params,
+       m.median_ms, m.tflops, ct.tflops AS cublas_tflops, lt.tflops AS cublaslt_tflops,
+       m.ratio_to_cublas, m.ratio_to_cublaslt, lt.algo AS cublaslt_algo,
+       m.id AS measurement_id, m.config_id, m.run_id, m.created_at
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, arch, problem, M, N, K ORDER BY median_ms, id) AS place
+      FROM measurements WHERE status = 'ok') AS m
+JOIN configs AS c ON c.id = m.config_id
+LEFT JOIN cublas_timings AS ct ON ct.id = m.cublas_id
+LEFT JOIN cublaslt_timings AS lt ON lt.id = m.cublaslt_id
+WHERE m.place = 1;
+
+-- For each (device, problem, shape): the fastest 'ok' measurement of any family and arch (sm_90 and sm_90a
+-- compete); a kind never competes with another.
+CREATE VIEW best_per_shape AS
+SELECT m.device_name, m.device_cc, m.arch, m.M, m.N, m.K, m.problem,
+       c.family, c.name AS config_name, c.alias, c.params,
+       m.median_ms, m.tflops, ct.tflops AS cublas_tflops, lt.tflops AS cublaslt_tflops,
+       m.ratio_to_cublas, m.ratio_to_cublaslt, lt.algo AS cublaslt_algo,
+       m.id AS measurement_id, m.config_id, m.run_id, m.created_at
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, problem, M, N, K ORDER BY median_ms, id) AS place
+      FROM measurements WHERE status = 'ok') AS m
+JOIN configs AS c ON c.id = m.config_id
+LEFT JOIN cublas_timings AS ct ON ct.id = m.cublas_id
+LEFT JOIN cublaslt_timings AS lt ON lt.id = m.cublaslt_id
+WHERE m.place = 1;
+
+-- For each (device, problem, shape): the winner of its latest re-rank that named one (what mpgemm-run --config best
+-- takes before best_per_shape), with how many configs tied with it and both references over the same rounds.
+CREATE VIEW winners AS
+SELECT r.device_name, r.device_cc, rc.arch, r.M, r.N, r.K, r.problem,
+       c.family, c.name AS config_name, c.alias, c.params,
+       rc.median_ms, rc.ratio_to_cublas, r.cublas_median_ms,
+       (SELECT count(*) FROM rerank_configs WHERE rerank_id = r.id AND tied = 1) AS tied,
+       r.top_k, r.rounds, r.iters, r.tie_band, r.rule,
+       r.id AS rerank_id, rc.config_id, r.run_id, r.created_at,
+       rc.ratio_to_cublaslt, r.cublaslt_median_ms
+FROM (SELECT *, row_number() OVER (PARTITION BY device_name, problem, M, N, K ORDER BY id DESC) AS place
+      FROM reranks WHERE winner_config_id IS NOT NULL) AS r
+JOIN rerank_configs AS rc ON rc.rerank_id = r.id AND rc.place = 1
+JOIN configs AS c ON c.id = rc.config_id
+WHERE r.place = 1;
+)sql";
+
 constexpr std::array kMigrations{
     store_detail::Migration{1, kVersion1},   store_detail::Migration{2, kVersion2},
     store_detail::Migration{3, kVersion3},   store_detail::Migration{4, kVersion4},
@@ -577,7 +666,7 @@ constexpr std::array kMigrations{
     store_detail::Migration{7, kVersion7},   store_detail::Migration{8, kVersion8},
     store_detail::Migration{9, kVersion9},   store_detail::Migration{10, kVersion10},
     store_detail::Migration{11, kVersion11}, store_detail::Migration{12, kVersion12},
-    store_detail::Migration{13, kVersion13},
+    store_detail::Migration{13, kVersion13}, store_detail::Migration{14, kVersion14},
 };
 
 }  // namespace

@@ -229,7 +229,10 @@ TEST_F(StoreOpenRefusals, ADamagedDatabaseIsRefusedByAWriterUnchanged) {
 TEST_F(StoreOpenRefusals, ASchemaThatIsNotItsVersionsIsRefusedByAWriterUnchanged) {
   const std::vector<std::pair<std::string, std::string>> edits = {
       {"DROP INDEX measurements_by_run", "no index measurements_by_run"},
-      {"ALTER TABLE measurements DROP COLUMN batches", "table measurements lacks column 'batches TEXT'"},
+      {"ALTER TABLE measurements DROP COLUMN batches",
+       "table measurements: column 38 is 'problem TEXT NOT NULL', expected 'batches TEXT'"},
+      {"DROP INDEX cublas_timings_by_shape; ALTER TABLE cublas_timings DROP COLUMN problem",
+       "table cublas_timings lacks column 'problem TEXT NOT NULL'"},
       {"ALTER TABLE runs ADD COLUMN extra TEXT", "table runs has a column its version lacks: 'extra TEXT'"},
       {"DROP VIEW winners", "no view winners"},
   };

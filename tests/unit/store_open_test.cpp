@@ -570,7 +570,7 @@ TEST_F(StoreOpen, Version10DatabaseGainsBatchesReadAsStream) {
 
 TEST(StoreSchema, TextDocumentsEveryTable) {
   const std::string sql = schema_sql();
-  EXPECT_EQ(schema_version(), 13);
+  EXPECT_EQ(schema_version(), 14);
   EXPECT_TRUE(sql.starts_with("-- schema version 1\n"));
   for (const char* object : {"CREATE TABLE runs",
                              "CREATE TABLE configs",
@@ -592,7 +592,11 @@ TEST(StoreSchema, TextDocumentsEveryTable) {
                              "ALTER TABLE rerank_samples ADD COLUMN reference",
                              "ALTER TABLE measurements ADD COLUMN batches",
                              "ALTER TABLE cublas_timings ADD COLUMN batches",
-                             "ALTER TABLE reranks ADD COLUMN settled_ms"})
+                             "ALTER TABLE reranks ADD COLUMN settled_ms",
+                             "ALTER TABLE measurements ADD COLUMN problem",
+                             "ALTER TABLE cublas_timings ADD COLUMN problem",
+                             "ALTER TABLE cublaslt_timings ADD COLUMN problem",
+                             "ALTER TABLE reranks ADD COLUMN problem"})
     EXPECT_NE(sql.find(object), std::string::npos) << object;
   const auto migrations = store_detail::migrations();
   for (std::size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);
