@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/device.hpp"
+#include "common/problem_kind.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
 #include "common/version.hpp"
@@ -89,6 +90,9 @@ struct CublasRecord {
   TimingStats timing;
   double sm_clock_mhz = 0;         // MHz; 0 when unknown
   std::optional<GpuIdentity> gpu;  // the GPU that timed it
+  // What was computed (column problem); the default kind before schema 14. Last, so that the positional
+  // initializers written before it keep their meaning.
+  ProblemKind kind = {};
 };
 
 struct StoredCublas : CublasRecord {
@@ -105,6 +109,7 @@ struct CublasLtRecord {
   Shape shape;
   CublasLtReference reference;
   std::optional<GpuIdentity> gpu;  // the GPU that timed it
+  ProblemKind kind = {};           // what was computed (column problem), last as in CublasRecord
 };
 
 struct StoredCublasLt : CublasLtRecord {
@@ -124,6 +129,7 @@ struct MeasurementRecord {
   std::string device_cc;  // e.g. "sm_90"
   Arch arch;              // compiled for
   Shape shape;
+  ProblemKind kind = {};  // what was computed (column problem); the default kind before schema 14
   Measurement measurement;
   std::optional<std::int64_t> cublas_id;    // the reference timing compared against
   std::optional<double> ratio_to_cublas;    // cuBLAS median / ours: > 1 means faster than cuBLAS
@@ -205,10 +211,11 @@ struct RerankRecord {
   std::string device_name;
   std::string device_cc;  // e.g. "sm_90"
   Shape shape;
-  int top_k = 5;   // configs asked for
-  int warmup = 0;  // launches of each entry before the rounds
-  int rounds = 0;  // batches of each entry
-  int iters = 0;   // launches per batch
+  ProblemKind kind = {};  // what the rounds computed (column problem); the default kind before schema 14
+  int top_k = 5;          // configs asked for
+  int warmup = 0;         // launches of each entry before the rounds
+  int rounds = 0;         // batches of each entry
+  int iters = 0;          // launches per batch
   // How each batch was enqueued: `iters` calls from the host between two events, or one replay of the batch captured
   // as a CUDA graph
   BatchEnqueue batches = BatchEnqueue::stream;

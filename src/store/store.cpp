@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/writable.hpp"
 #include "store/read_open.hpp"
@@ -244,6 +245,12 @@ std::optional<BatchEnqueue> store_detail::batches_at(const State& s, const sqlit
   const auto how = batch_enqueue_from_string(q.text(column));
   if (!how) s.bad_row(fmt::format("{} has batches '{}'", row, q.text(column)));
   return how;
+}
+
+ProblemKind store_detail::problem_at(const State& s, const sqlite::Statement& q, int column, std::string_view row) {
+  std::string why;
+  if (const auto kind = ProblemKind::parse(q.text(column), &why)) return *kind;
+  s.bad_row(fmt::format("{}: its problem {}", row, printable_text(why)));
 }
 
 std::optional<double> tflops_of(const Shape& shape, double median_ms) {

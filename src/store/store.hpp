@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/problem_kind.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
 #include "report/table.hpp"
@@ -83,42 +84,68 @@ class Store {
 
   std::int64_t record_cublas(std::int64_t run_id, const CublasRecord& record);
   std::optional<StoredCublas> find_cublas(std::int64_t cublas_id) const;
-  // The most recent cuBLAS timing of this shape on this device.
-  std::optional<StoredCublas> find_latest_cublas(std::string_view device_name, const Shape& shape) const;
+  // The most recent cuBLAS timing of this problem (its shape and kind) on this device. Every lookup by a shape below
+  // has two forms: by GemmProblem, and by Shape, which means the default kind (mk_kn_fp16_fp32) until every caller
+  // names its kind.
+  std::optional<StoredCublas> find_latest_cublas(std::string_view device_name, const GemmProblem& problem) const;
+  std::optional<StoredCublas> find_latest_cublas(std::string_view device_name, const Shape& shape) const {
+    return find_latest_cublas(device_name, GemmProblem{shape, ProblemKind{}});
+  }
+  // Every problem (kind and shape) with a cuBLAS timing on this device, by kind name, then M, N, K (what a replay
+  // can replay).
+  std::vector<GemmProblem> cublas_problems(std::string_view device_name) const;
 
   // A cuBLASLt reference, timed or not (then its message says why).
   std::int64_t record_cublaslt(std::int64_t run_id, const CublasLtRecord& record);
   std::optional<StoredCublasLt> find_cublaslt(std::int64_t cublaslt_id) const;
-  // The most recent cuBLASLt reference of this shape on this device (replay backend).
-  std::optional<StoredCublasLt> find_latest_cublaslt(std::string_view device_name, const Shape& shape) const;
+  // The most recent cuBLASLt reference of this problem on this device (replay backend).
+  std::optional<StoredCublasLt> find_latest_cublaslt(std::string_view device_name, const GemmProblem& problem) const;
+  std::optional<StoredCublasLt> find_latest_cublaslt(std::string_view device_name, const Shape& shape) const {
+    return find_latest_cublaslt(device_name, GemmProblem{shape, ProblemKind{}});
+  }
 
   // Measurements are keyed by result_key; recording a known key is a no-op returning the existing id.
   bool has_measurement(std::string_view result_key) const;
   std::optional<StoredMeasurement> find_measurement(std::string_view result_key) const;
   std::int64_t record_measurement(const MeasurementRecord& record);
-  // The most recent measurement of the config named `config_name` for `arch` on `shape` (replay backend).
+  // The most recent measurement of the config named `config_name` for `arch` on `problem` (replay backend).
   std::optional<StoredMeasurement> find_measurement_by_config(std::string_view config_name, std::string_view arch,
-                                                              const Shape& shape) const;
+                                                              const GemmProblem& problem) const;
+  std::optional<StoredMeasurement> find_measurement_by_config(std::string_view config_name, std::string_view arch,
+                                                              const Shape& shape) const {
+    return find_measurement_by_config(config_name, arch, GemmProblem{shape, ProblemKind{}});
+  }
 
-  // The top-K re-rank (tune/rerank.hpp). ranked_configs: the configs with an 'ok' measurement of `shape` on
-  // `device_name`, one per (config name, arch) at its fastest median, fastest first, equal medians in config
-  // name order, then arch; at most `limit`. By cycles (RankBy::cycles): fewest median x clock first, the configs
-  // whose clock is unknown after them by median. record_rerank writes the re-rank, its configs and every sample in
-  // one transaction. find_latest_rerank: the newest re-rank of the shape on the device, with its entries (in
-  // place order, unplaced last) and samples.
-  std::vector<RankedConfig> ranked_configs(std::string_view device_name, const Shape& shape, int limit,
+  // The top-K re-rank (tune/rerank.hpp). ranked_configs: the configs with an 'ok' measurement of `problem` (its
+  // shape and kind: no other kind's) on `device_name`, one per (config name, arch) at its fastest median, fastest
+  // first, equal medians in config name order, then arch; at most `limit`. By cycles (RankBy::cycles): fewest median x
+  // clock first, the configs whose clock is unknown after them by median. record_rerank writes the re-rank, its configs
+  // and every sample in one transaction. find_latest_rerank: the newest re-rank of the problem on the device, with its
+  // entries (in place order, unplaced last) and samples.
+  std::vector<RankedConfig> ranked_configs(std::string_view device_name, const GemmProblem& problem, int limit,
                                            RankBy by = RankBy::time) const;
+  std::vector<RankedConfig> ranked_configs(std::string_view device_name, const Shape& shape, int limit,
+                                           RankBy by = RankBy::time) const {
+    return ranked_configs(device_name, GemmProblem{shape, ProblemKind{}}, limit, by);
+  }
   std::int64_t record_rerank(const RerankRecord& record);
-  std::optional<StoredRerank> find_latest_rerank(std::string_view device_name, const Shape& shape) const;
+  std::optional<StoredRerank> find_latest_rerank(std::string_view device_name, const GemmProblem& problem) const;
+  std::optional<StoredRerank> find_latest_rerank(std::string_view device_name, const Shape& shape) const {
+    return find_latest_rerank(device_name, GemmProblem{shape, ProblemKind{}});
+  }
 
-  // The configs of `family` that led somewhere in this database (mpgemm-tune --leaders-from), by name, sorted: at
-  // each device and shape, every config whose fastest 'ok' median is within (1 + rule.within) x the family's
-  // fastest there, and the first rule.places of every re-rank. `shapes` counts the (device, shape)s measured.
+  // The configs of `family` that led somewhere in this database at problems of `kind` (mpgemm-tune --leaders-from),
+  // by name, sorted: at each device and shape of that kind, every config whose fastest 'ok' median is within
+  // (1 + rule.within) x the family's fastest there, and the first rule.places of every re-rank of that kind.
+  // `shapes` counts the (device, shape)s of the kind measured. Without a kind: the default kind.
   struct Leaders {
     std::vector<std::string> names;
     std::size_t shapes = 0;
   };
-  Leaders leaders(std::string_view family, const LeaderRule& rule) const;
+  Leaders leaders(std::string_view family, const LeaderRule& rule, const ProblemKind& kind) const;
+  Leaders leaders(std::string_view family, const LeaderRule& rule) const {
+    return leaders(family, rule, ProblemKind{});
+  }
 
   // Hardware counters of one profiled kernel, all in one transaction. A record whose every counter is already the
   // newest of its label, shape and metric (same kernel, device, config, unit, value and source file) is not written
@@ -133,8 +160,12 @@ class Store {
   // Canned queries for mpgemm-query: runs, configs, compilations, warnings, failures, best, best_per_shape,
   // references, measurements, profiles, winners, reranks.
   static std::span<const std::string_view> query_names();
-  // Throws mpgemm::Error listing the valid names for an unknown one.
-  report::Table query_named(std::string_view what) const;
+  // Throws mpgemm::Error listing the valid names for an unknown one. Every query whose rows are of a problem shows its
+  // kind (column problem); given `problem`, only that kind's rows, and an Error for a query whose rows are of no
+  // problem (runs, configs, compilations, warnings, profiles).
+  report::Table query_named(std::string_view what, const std::optional<ProblemKind>& problem = std::nullopt) const;
+  // Whether query_named(what) has rows of a problem, so that it can be asked for one kind.
+  static bool query_has_problem(std::string_view what);
   // One read-only SELECT from the user. Needs a Store opened read_only; refuses (mpgemm::Error) anything that
   // writes, ATTACH/DETACH, setting pragmas, functions that reach the process's memory (fts3_tokenizer,
   // load_extension), and more than one statement.

@@ -14,7 +14,7 @@ constexpr std::string_view kColumns =
     "reduction_scheme, "
     "swizzle, custom_option, inner_shape_id, cluster_shape_id, workspace_bytes, waves, max_abs_err, "
     "max_rel_err, "
-    "atol, rtol, message, created_at, batches";
+    "atol, rtol, message, created_at, batches, problem";
 
 StoredCublasLt read_cublaslt(const store_detail::State& s, const sqlite::Statement& q) {
   StoredCublasLt c;
@@ -54,6 +54,7 @@ StoredCublasLt read_cublaslt(const store_detail::State& s, const sqlite::Stateme
                          0,          q.opt_real(30).value_or(0), q.opt_real(31).value_or(0)};
   r.message = q.text(32);
   c.created_at = q.text(33);
+  c.kind = store_detail::problem_at(s, q, 35, fmt::format("cuBLASLt timing {}", c.id));
   return c;
 }
 
@@ -61,8 +62,8 @@ StoredCublasLt read_cublaslt(const store_detail::State& s, const sqlite::Stateme
 
 std::int64_t Store::record_cublaslt(std::int64_t run_id, const CublasLtRecord& record) {
   auto& s = state();
-  const std::string doing =
-      fmt::format("recording the cuBLASLt timing of {} on {}", record.shape.str(), record.device_name);
+  const std::string doing = fmt::format("recording the cuBLASLt timing of {} on {}",
+                                        GemmProblem{record.shape, record.kind}.str(), record.device_name);
   s.require_writable(doing);
   const CublasLtReference& r = record.reference;
   const auto& t = r.timing;
@@ -79,9 +80,10 @@ std::int64_t Store::record_cublaslt(std::int64_t run_id, const CublasLtRecord& r
       "warmup, "
       "runs, iters, tflops, sm_clock_mhz, heuristics_returned, heuristics_valid, algo, algo_id, tile_id, "
       "stages_id, splitk, reduction_scheme, swizzle, custom_option, inner_shape_id, cluster_shape_id, "
-      "workspace_bytes, waves, max_abs_err, max_rel_err, atol, rtol, message, gpu_uuid, gpu_ordinal, batches) "
+      "workspace_bytes, waves, max_abs_err, max_rel_err, atol, rtol, message, gpu_uuid, gpu_ordinal, batches, "
+      "problem) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-      "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)",
+      "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)",
       doing)
       .bind(run_id, record.device_name, record.device_cc, record.shape.m, record.shape.n, record.shape.k,
             timing(&TimingStats::median_ms), timing(&TimingStats::min_ms), timing(&TimingStats::max_ms),
@@ -96,7 +98,7 @@ std::int64_t Store::record_cublaslt(std::int64_t run_id, const CublasLtRecord& r
             error(&ErrorStats::max_rel), error(&ErrorStats::atol), error(&ErrorStats::rtol), r.message,
             record.gpu ? std::optional(record.gpu->uuid) : std::nullopt,
             record.gpu ? std::optional<std::int64_t>(record.gpu->ordinal) : std::nullopt,
-            t ? std::optional(std::string(to_string(t->batches))) : std::nullopt)
+            t ? std::optional(std::string(to_string(t->batches))) : std::nullopt, record.kind.name())
       .run();
   const std::int64_t id = sqlite3_last_insert_rowid(s.conn.db);
   tx.commit();
@@ -111,14 +113,16 @@ std::optional<StoredCublasLt> Store::find_cublaslt(std::int64_t cublaslt_id) con
   return read_cublaslt(s, q);
 }
 
-std::optional<StoredCublasLt> Store::find_latest_cublaslt(std::string_view device_name, const Shape& shape) const {
+std::optional<StoredCublasLt> Store::find_latest_cublaslt(std::string_view device_name,
+                                                          const GemmProblem& problem) const {
   auto& s = state();
+  const Shape& shape = problem.shape;
   sqlite::Statement q(s.conn,
                       fmt::format("SELECT {} FROM cublaslt_timings WHERE device_name = ?1 AND M = ?2 AND N = ?3 "
-                                  "AND K = ?4 ORDER BY id DESC LIMIT 1",
+                                  "AND K = ?4 AND problem = ?5 ORDER BY id DESC LIMIT 1",
                                   kColumns),
-                      fmt::format("looking up the cuBLASLt timing of {} on {}", shape.str(), device_name));
-  if (!q.bind(device_name, shape.m, shape.n, shape.k).step()) return std::nullopt;
+                      fmt::format("looking up the cuBLASLt timing of {} on {}", problem.str(), device_name));
+  if (!q.bind(device_name, shape.m, shape.n, shape.k, problem.kind.name()).step()) return std::nullopt;
   return read_cublaslt(s, q);
 }
 

@@ -60,6 +60,9 @@ TimingStats timing_at(const sqlite::Statement& q, int first);
 // is no mode the code knows. The schema's CHECK constraints keep such text out; a file edited by hand may not.
 std::optional<L2Mode> l2_mode_at(const State& s, const sqlite::Statement& q, int column, std::string_view row);
 std::optional<BatchEnqueue> batches_at(const State& s, const sqlite::Statement& q, int column, std::string_view row);
+// A problem column (schema 14): the kind its name reads as; a bad row (`row` names it) when it names none. The CHECK
+// holds the layouts and the characters; a name it lets through may still name no kind ('mk_kn_fp16_fp64').
+ProblemKind problem_at(const State& s, const sqlite::Statement& q, int column, std::string_view row);
 
 }  // namespace store_detail
 

@@ -14,7 +14,8 @@ constexpr std::string_view kColumns =
     "m.K, m.status, m.median_ms, m.min_ms, m.max_ms, m.warmup, m.runs, m.iters, m.tflops, m.max_abs_err, "
     "m.max_rel_err, m.bad_count, m.nan_count, m.atol, m.rtol, m.cublas_id, m.ratio_to_cublas, "
     "m.sm_clock_mhz, "
-    "m.message, m.created_at, m.cublaslt_id, m.ratio_to_cublaslt, m.l2, m.noise, m.noise_target, m.batches";
+    "m.message, m.created_at, m.cublaslt_id, m.ratio_to_cublaslt, m.l2, m.noise, m.noise_target, m.batches, "
+    "m.problem";
 
 StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::Statement& q) {
   StoredMeasurement r;
@@ -31,6 +32,7 @@ StoredMeasurement read_measurement(const store_detail::State& s, const sqlite::S
     s.bad_row(fmt::format("measurement {} has arch '{}' and status '{}'", r.id, q.text(7), q.text(11)));
   r.arch = *arch;
   r.shape = Shape{q.int64(8), q.int64(9), q.int64(10)};
+  r.kind = store_detail::problem_at(s, q, 36, fmt::format("measurement {}", r.id));
   Measurement& m = r.measurement;
   m.status = *status;
   if (!q.is_null(12)) {
@@ -71,15 +73,16 @@ std::optional<StoredMeasurement> Store::find_measurement(std::string_view result
 }
 
 std::optional<StoredMeasurement> Store::find_measurement_by_config(std::string_view config_name, std::string_view arch,
-                                                                   const Shape& shape) const {
+                                                                   const GemmProblem& problem) const {
   auto& s = state();
+  const Shape& shape = problem.shape;
   sqlite::Statement q(s.conn,
                       fmt::format("SELECT {} FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
                                   "WHERE c.name = ?1 AND m.arch = ?2 AND m.M = ?3 AND m.N = ?4 AND m.K = ?5 "
-                                  "ORDER BY m.id DESC LIMIT 1",
+                                  "AND m.problem = ?6 ORDER BY m.id DESC LIMIT 1",
                                   kColumns),
-                      fmt::format("looking up the measurement of {} for {} on {}", config_name, arch, shape.str()));
-  if (!q.bind(config_name, arch, shape.m, shape.n, shape.k).step()) return std::nullopt;
+                      fmt::format("looking up the measurement of {} for {} on {}", config_name, arch, problem.str()));
+  if (!q.bind(config_name, arch, shape.m, shape.n, shape.k, problem.kind.name()).step()) return std::nullopt;
   return read_measurement(s, q);
 }
 
@@ -98,9 +101,9 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
       "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, "
       "arch, M, N, K, status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, max_abs_err, "
       "max_rel_err, bad_count, nan_count, atol, rtol, cublas_id, ratio_to_cublas, sm_clock_mhz, "
-      "message, cublaslt_id, ratio_to_cublaslt, l2, noise, noise_target, gpu_uuid, gpu_ordinal, batches) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
-      "?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36) "
+      "message, cublaslt_id, ratio_to_cublaslt, l2, noise, noise_target, gpu_uuid, gpu_ordinal, batches, problem) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+      "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37) "
       "ON CONFLICT (result_key) DO NOTHING",
       doing)
       .bind(r.run_id, r.config_id, r.compilation_id, r.result_key, r.device_name, r.device_cc, r.arch.str(), r.shape.m,
@@ -114,7 +117,7 @@ std::int64_t Store::record_measurement(const MeasurementRecord& r) {
             timed(&TimingStats::noise), t ? t->noise_target : std::nullopt,
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
             r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt,
-            t ? std::optional(std::string(to_string(t->batches))) : std::nullopt)
+            t ? std::optional(std::string(to_string(t->batches))) : std::nullopt, r.kind.name())
       .run();
   sqlite::Statement q(s.conn, "SELECT id FROM measurements WHERE result_key = ?1", doing);
   if (!q.bind(r.result_key).step()) s.bad_row(doing + ": the row vanished");

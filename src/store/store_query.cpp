@@ -24,7 +24,13 @@ namespace {
 struct NamedQuery {
   std::string_view name;
   const char* sql;
+  // Its rows are of a problem kind: it shows the column problem and takes the kind to show, or NULL for every kind,
+  // as ?1.
+  bool per_problem = false;
 };
+
+// The condition a per-problem query filters its rows by: ?1 is the kind's name, or NULL for every kind.
+#define MPGEMM_OF_PROBLEM(col) "(?1 IS NULL OR " col " = ?1)"
 
 // The SQL is laid out by hand, a clause or a group of columns per line.
 // clang-format off
@@ -62,86 +68,100 @@ constexpr std::array<NamedQuery, 13> kQueries{{
      "WHERE cp.perf_warnings > 0 OR cp.spill_store_bytes > 0 OR cp.spill_load_bytes > 0 ORDER BY cp.id"},
     {"failures",
      "SELECT * FROM ("
-     "SELECT 'compile' AS stage, cp.id, cp.run_id, c.name AS config, cp.arch, NULL AS shape, cp.status, "
-     MPGEMM_EXCERPT("cp.log") " AS detail FROM compilations AS cp JOIN configs AS c ON c.id = cp.config_id "
-     "WHERE cp.status <> 'ok' "
+     "SELECT 'compile' AS stage, cp.id, cp.run_id, c.name AS config, cp.arch, NULL AS shape, NULL AS problem, "
+     "cp.status, " MPGEMM_EXCERPT("cp.log") " AS detail "
+     "FROM compilations AS cp JOIN configs AS c ON c.id = cp.config_id "
+     "WHERE cp.status <> 'ok' AND ?1 IS NULL "
      "UNION ALL "
-     "SELECT 'measure', m.id, m.run_id, c.name, m.arch, m.M || 'x' || m.N || 'x' || m.K, m.status, "
+     "SELECT 'measure', m.id, m.run_id, c.name, m.arch, m.M || 'x' || m.N || 'x' || m.K, m.problem, m.status, "
      MPGEMM_EXCERPT("m.message") " FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
-     "WHERE m.status NOT IN ('ok', 'screened_out')) ORDER BY run_id, stage, id"},
+     "WHERE m.status NOT IN ('ok', 'screened_out') AND " MPGEMM_OF_PROBLEM("m.problem") ") "
+     "ORDER BY run_id, stage, id", true},
     // Each device's and shape's winner, as mpgemm-run --config best, the export and the library take it
     // (store/shape_winners.hpp): the latest re-rank's winner where the shape was re-ranked, else the first pass's
     // fastest verified config of any family and arch. chosen_by says which; a re-rank winner's TFLOP/s, its
-    // references' and its ratios are from the re-rank's rounds.
+    // references' and its ratios are from the re-rank's rounds. One row per problem kind at a shape: a kind's
+    // re-rank never hides another kind's first pass.
     {"best",
      "SELECT b.M, b.N, b.K, b.config_name, b.arch, b.chosen_by, b.tflops, b.cublas_tflops, b.cublaslt_tflops, "
-     "b.ratio_to_cublas, b.ratio_to_cublaslt, b.median_ms, b.family, b.alias, b.device_name, b.params FROM ("
-     "SELECT w.device_name, w.M, w.N, w.K, w.config_name, w.arch, 're-rank' AS chosen_by, "
+     "b.ratio_to_cublas, b.ratio_to_cublaslt, b.median_ms, b.family, b.alias, b.device_name, b.params, b.problem "
+     "FROM ("
+     "SELECT w.device_name, w.M, w.N, w.K, w.problem, w.config_name, w.arch, 're-rank' AS chosen_by, "
      "2.0 * w.M * w.N * w.K / (w.median_ms * 1e9) AS tflops, "
      "2.0 * w.M * w.N * w.K / (w.cublas_median_ms * 1e9) AS cublas_tflops, "
      "2.0 * w.M * w.N * w.K / (w.cublaslt_median_ms * 1e9) AS cublaslt_tflops, "
      "w.ratio_to_cublas, w.ratio_to_cublaslt, w.median_ms, w.family, w.alias, w.params FROM winners AS w "
      "UNION ALL "
-     "SELECT p.device_name, p.M, p.N, p.K, p.config_name, p.arch, 'first pass', p.tflops, p.cublas_tflops, "
-     "p.cublaslt_tflops, p.ratio_to_cublas, p.ratio_to_cublaslt, p.median_ms, p.family, p.alias, p.params "
-     "FROM best_per_shape AS p "
+     "SELECT p.device_name, p.M, p.N, p.K, p.problem, p.config_name, p.arch, 'first pass', p.tflops, "
+     "p.cublas_tflops, p.cublaslt_tflops, p.ratio_to_cublas, p.ratio_to_cublaslt, p.median_ms, p.family, p.alias, "
+     "p.params FROM best_per_shape AS p "
      "WHERE NOT EXISTS (SELECT 1 FROM winners AS w WHERE w.device_name = p.device_name AND w.M = p.M AND "
-     "w.N = p.N AND w.K = p.K)) AS b "
-     "ORDER BY b.device_name, b.M, b.N, b.K"},
+     "w.N = p.N AND w.K = p.K AND w.problem = p.problem)) AS b "
+     "WHERE " MPGEMM_OF_PROBLEM("b.problem") " "
+     "ORDER BY b.device_name, b.problem <> 'mk_kn_fp16_fp32', b.problem, b.M, b.N, b.K", true},
     // The first pass's fastest verified config per device, arch and shape (the SQL view best); the winner's
     // warnings come from the compilation its measurement ran.
     {"fastest",
      "SELECT b.device_name, b.arch, b.M, b.N, b.K, b.config_name, b.alias, b.median_ms, b.tflops, "
      "b.cublas_tflops, b.cublaslt_tflops, b.ratio_to_cublas, b.ratio_to_cublaslt, "
-     MPGEMM_WARNING_KINDS("cp") " AS warnings, b.measurement_id, b.params "
+     MPGEMM_WARNING_KINDS("cp") " AS warnings, b.measurement_id, b.params, b.problem "
      "FROM best AS b JOIN measurements AS m ON m.id = b.measurement_id "
      "LEFT JOIN compilations AS cp ON cp.id = m.compilation_id "
-     "ORDER BY b.device_name, b.arch, b.M, b.N, b.K"},
+     "WHERE " MPGEMM_OF_PROBLEM("b.problem") " "
+     "ORDER BY b.device_name, b.arch, b.problem <> 'mk_kn_fp16_fp32', b.problem, b.M, b.N, b.K", true},
     // Every family and arch competing: what mpgemm-run --config best takes for a shape with no re-rank. The answer
     // first: the config, its TFLOP/s, both references' and both ratios.
     {"best_per_shape",
      "SELECT b.M, b.N, b.K, b.config_name, b.arch, b.tflops, b.cublas_tflops, b.cublaslt_tflops, "
      "b.ratio_to_cublas, b.ratio_to_cublaslt, b.median_ms, b.family, b.alias, "
-     MPGEMM_WARNING_KINDS("cp") " AS warnings, b.device_name, b.cublaslt_algo, b.measurement_id "
+     MPGEMM_WARNING_KINDS("cp") " AS warnings, b.device_name, b.cublaslt_algo, b.measurement_id, b.problem "
      "FROM best_per_shape AS b JOIN measurements AS m ON m.id = b.measurement_id "
      "LEFT JOIN compilations AS cp ON cp.id = m.compilation_id "
-     "ORDER BY b.device_name, b.M, b.N, b.K"},
+     "WHERE " MPGEMM_OF_PROBLEM("b.problem") " "
+     "ORDER BY b.device_name, b.problem <> 'mk_kn_fp16_fp32', b.problem, b.M, b.N, b.K", true},
     // Both references of every shape of every run; cuBLASLt with how many of its heuristics verified.
     {"references",
      "SELECT * FROM ("
      "SELECT 'cuBLAS' AS reference, t.run_id, t.device_name, t.M, t.N, t.K, t.median_ms, t.min_ms, t.max_ms, "
      "t.tflops, t.sm_clock_mhz, NULL AS valid_heuristics, NULL AS returned_heuristics, "
-     "'cublasGemmEx COMPUTE_32F' AS detail, t.batches FROM cublas_timings AS t "
+     "'cublasGemmEx COMPUTE_32F' AS detail, t.batches, t.problem FROM cublas_timings AS t "
      "UNION ALL "
      "SELECT 'cuBLASLt', l.run_id, l.device_name, l.M, l.N, l.K, l.median_ms, l.min_ms, l.max_ms, l.tflops, "
      "l.sm_clock_mhz, l.heuristics_valid, l.heuristics_returned, "
-     "coalesce(l.algo, " MPGEMM_EXCERPT("l.message") "), l.batches FROM cublaslt_timings AS l) "
-     "ORDER BY run_id, M, N, K, reference"},
+     "coalesce(l.algo, " MPGEMM_EXCERPT("l.message") "), l.batches, l.problem FROM cublaslt_timings AS l) "
+     "WHERE " MPGEMM_OF_PROBLEM("problem") " "
+     "ORDER BY run_id, problem <> 'mk_kn_fp16_fp32', problem, M, N, K, reference", true},
     {"measurements",
      "SELECT m.id, m.run_id, c.name AS config, m.device_name, m.arch, m.M, m.N, m.K, m.status, m.median_ms, "
      "m.tflops, m.ratio_to_cublas, m.ratio_to_cublaslt, m.max_rel_err, m.bad_count, m.sm_clock_mhz, "
-     MPGEMM_EXCERPT("m.message") " AS message, m.gpu_ordinal, m.gpu_uuid, m.batches "
-     "FROM measurements AS m JOIN configs AS c ON c.id = m.config_id ORDER BY m.id"},
+     MPGEMM_EXCERPT("m.message") " AS message, m.gpu_ordinal, m.gpu_uuid, m.batches, m.problem "
+     "FROM measurements AS m JOIN configs AS c ON c.id = m.config_id "
+     "WHERE " MPGEMM_OF_PROBLEM("m.problem") " ORDER BY m.id", true},
     {"profiles",
      "SELECT p.label, p.kernel, p.device_name, p.M, p.N, p.K, p.metric, p.unit, p.value, p.created_at "
      "FROM profile_metrics AS p ORDER BY p.label, p.metric, p.id"},
     // The winner of each shape's latest re-rank (the view winners): what mpgemm-run --config best takes first.
     {"winners",
      "SELECT w.M, w.N, w.K, w.config_name, w.arch, w.median_ms, w.ratio_to_cublas, w.cublas_median_ms, "
-     "w.ratio_to_cublaslt, w.cublaslt_median_ms, w.tied, w.top_k, w.rounds, w.iters, w.tie_band, w.rule, w.family, w.alias, w.device_name, w.rerank_id "
-     "FROM winners AS w ORDER BY w.device_name, w.M, w.N, w.K"},
+     "w.ratio_to_cublaslt, w.cublaslt_median_ms, w.tied, w.top_k, w.rounds, w.iters, w.tie_band, w.rule, w.family, "
+     "w.alias, w.device_name, w.rerank_id, w.problem "
+     "FROM winners AS w WHERE " MPGEMM_OF_PROBLEM("w.problem") " "
+     "ORDER BY w.device_name, w.problem <> 'mk_kn_fp16_fp32', w.problem, w.M, w.N, w.K", true},
     // Every config of every re-rank, in each one's place order: the samples' summary and the tie-break facts.
     {"reranks",
      "SELECT r.id AS rerank, r.run_id, r.device_name, r.M, r.N, r.K, rc.place, c.name AS config, rc.arch, "
      "rc.status, rc.tied, rc.median_ms, rc.min_ms, rc.max_ms, rc.samples, rc.ratio_to_cublas, rc.ratio_to_cublaslt, "
-     "rc.prior_median_ms, rc.registers, rc.threads, rc.smem_bytes, " MPGEMM_EXCERPT("rc.message") " AS message "
+     "rc.prior_median_ms, rc.registers, rc.threads, rc.smem_bytes, " MPGEMM_EXCERPT("rc.message") " AS message, "
+     "r.problem "
      "FROM reranks AS r JOIN rerank_configs AS rc ON rc.rerank_id = r.id JOIN configs AS c ON c.id = rc.config_id "
-     "ORDER BY r.id, rc.place IS NULL, rc.place, c.name"},
+     "WHERE " MPGEMM_OF_PROBLEM("r.problem") " "
+     "ORDER BY r.id, rc.place IS NULL, rc.place, c.name", true},
 }};
 // clang-format on
 
 #undef MPGEMM_EXCERPT
 #undef MPGEMM_WARNING_KINDS
+#undef MPGEMM_OF_PROBLEM
 
 constexpr std::array<std::string_view, kQueries.size()> kNames = [] {
   std::array<std::string_view, kQueries.size()> names{};
@@ -327,11 +347,20 @@ std::span<const std::string_view> Store::query_names() {
   return kNames;
 }
 
-report::Table Store::query_named(std::string_view what) const {
+bool Store::query_has_problem(std::string_view what) {
+  for (const auto& q : kQueries)
+    if (q.name == what) return q.per_problem;
+  return false;
+}
+
+report::Table Store::query_named(std::string_view what, const std::optional<ProblemKind>& problem) const {
   auto& s = state();
   for (const auto& q : kQueries) {
     if (q.name != what) continue;
+    if (problem && !q.per_problem)
+      throw Error(fmt::format("the '{}' query has no problem kind to choose by: its rows are of none", what));
     sqlite::Statement statement(s.conn, q.sql, fmt::format("running the '{}' query", what));
+    if (q.per_problem) statement.bind(problem ? std::optional(problem->name()) : std::nullopt);
     return to_table(statement);
   }
   std::string valid;

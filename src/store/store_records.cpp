@@ -83,7 +83,7 @@ std::int64_t last_id(const store_detail::State& s) {
 
 constexpr std::string_view kCublasColumns =
     "id, run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, "
-    "sm_clock_mhz, created_at, l2, batches";
+    "sm_clock_mhz, created_at, l2, batches, problem";
 
 StoredCublas read_cublas(const store_detail::State& s, const sqlite::Statement& q) {
   StoredCublas c;
@@ -99,6 +99,7 @@ StoredCublas read_cublas(const store_detail::State& s, const sqlite::Statement& 
   const std::string row = fmt::format("cuBLAS timing {}", c.id);
   if (const auto l2 = store_detail::l2_mode_at(s, q, 16, row)) c.timing.l2 = *l2;
   if (const auto how = store_detail::batches_at(s, q, 17, row)) c.timing.batches = *how;
+  c.kind = store_detail::problem_at(s, q, 18, row);
   return c;
 }
 
@@ -312,20 +313,21 @@ std::int64_t Store::record_compilation(std::int64_t config_id, std::int64_t run_
 
 std::int64_t Store::record_cublas(std::int64_t run_id, const CublasRecord& r) {
   auto& s = state();
-  const std::string doing = fmt::format("recording the cuBLAS timing of {} on {}", r.shape.str(), r.device_name);
+  const std::string doing =
+      fmt::format("recording the cuBLAS timing of {} on {}", GemmProblem{r.shape, r.kind}.str(), r.device_name);
   s.require_writable(doing);
   sqlite::Transaction tx(s.conn, doing);
   sqlite::Statement(s.conn,
                     "INSERT INTO cublas_timings (run_id, device_name, device_cc, M, N, K, median_ms, min_ms, max_ms, "
-                    "warmup, runs, iters, tflops, sm_clock_mhz, l2, gpu_uuid, gpu_ordinal, batches) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                    "warmup, runs, iters, tflops, sm_clock_mhz, l2, gpu_uuid, gpu_ordinal, batches, problem) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
                     doing)
       .bind(run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.timing.median_ms, r.timing.min_ms,
             r.timing.max_ms, r.timing.warmup, r.timing.runs, r.timing.iters, tflops_of(r.shape, r.timing.median_ms),
             nonzero(r.sm_clock_mhz), std::string(to_string(r.timing.l2)),
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
             r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt,
-            std::string(to_string(r.timing.batches)))
+            std::string(to_string(r.timing.batches)), r.kind.name())
       .run();
   const std::int64_t id = last_id(s);
   tx.commit();
@@ -340,15 +342,31 @@ std::optional<StoredCublas> Store::find_cublas(std::int64_t cublas_id) const {
   return read_cublas(s, q);
 }
 
-std::optional<StoredCublas> Store::find_latest_cublas(std::string_view device_name, const Shape& shape) const {
+std::optional<StoredCublas> Store::find_latest_cublas(std::string_view device_name, const GemmProblem& problem) const {
   auto& s = state();
+  const Shape& shape = problem.shape;
   sqlite::Statement q(s.conn,
                       fmt::format("SELECT {} FROM cublas_timings WHERE device_name = ?1 AND M = ?2 AND N = ?3 "
-                                  "AND K = ?4 ORDER BY id DESC LIMIT 1",
+                                  "AND K = ?4 AND problem = ?5 ORDER BY id DESC LIMIT 1",
                                   kCublasColumns),
-                      fmt::format("looking up the cuBLAS timing of {} on {}", shape.str(), device_name));
-  if (!q.bind(device_name, shape.m, shape.n, shape.k).step()) return std::nullopt;
+                      fmt::format("looking up the cuBLAS timing of {} on {}", problem.str(), device_name));
+  if (!q.bind(device_name, shape.m, shape.n, shape.k, problem.kind.name()).step()) return std::nullopt;
   return read_cublas(s, q);
+}
+
+std::vector<GemmProblem> Store::cublas_problems(std::string_view device_name) const {
+  auto& s = state();
+  const std::string doing = fmt::format("listing the problems with a cuBLAS timing on {}", device_name);
+  sqlite::Statement q(s.conn,
+                      "SELECT DISTINCT problem, M, N, K FROM cublas_timings WHERE device_name = ?1 "
+                      "ORDER BY problem, M, N, K",
+                      doing);
+  q.bind(device_name);
+  std::vector<GemmProblem> out;
+  while (q.step())
+    out.push_back(GemmProblem{Shape{q.int64(1), q.int64(2), q.int64(3)},
+                              store_detail::problem_at(s, q, 0, fmt::format("a cuBLAS timing on {}", device_name))});
+  return out;
 }
 
 }  // namespace mpgemm

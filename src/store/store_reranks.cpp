@@ -10,9 +10,10 @@
 
 namespace mpgemm {
 
-std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, const Shape& shape, int limit,
+std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, const GemmProblem& problem, int limit,
                                                 RankBy by) const {
   auto& s = state();
+  const Shape& shape = problem.shape;
   // SQLite takes the bare column sm_clock_mhz from the row that holds the min(): the fastest median's clock. The
   // rows come by time; by cycles they are sorted again here, by RankedConfig::cycles (its one definition), the
   // order by time breaking ties.
@@ -21,6 +22,7 @@ std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, co
       "WITH fastest AS (SELECT config_id, arch, min(median_ms) AS median_ms, sm_clock_mhz AS clock "
       "                 FROM measurements "
       "                 WHERE status = 'ok' AND device_name = ?1 AND M = ?2 AND N = ?3 AND K = ?4 "
+      "                       AND problem = ?5 "
       "                 GROUP BY config_id, arch) "
       "SELECT f.config_id, f.arch, f.median_ms, c.name, cp.registers, cp.shared_bytes, cp.dynamic_shared_bytes, "
       "       f.clock "
@@ -28,8 +30,8 @@ std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, co
       "LEFT JOIN compilations AS cp ON cp.id = (SELECT max(id) FROM compilations "
       "                                         WHERE config_id = f.config_id AND arch = f.arch AND status = 'ok') "
       "ORDER BY f.median_ms, c.name, f.arch, f.config_id DESC",
-      fmt::format("ranking the configs of {} on {}", shape.str(), device_name));
-  q.bind(device_name, shape.m, shape.n, shape.k);
+      fmt::format("ranking the configs of {} on {}", problem.str(), device_name));
+  q.bind(device_name, shape.m, shape.n, shape.k, problem.kind.name());
   struct Row {
     RankedConfig config;
     std::pair<std::string, std::string> kernel;  // (config name, arch as stored): one kernel, whatever its source
@@ -78,22 +80,23 @@ std::vector<RankedConfig> Store::ranked_configs(std::string_view device_name, co
 
 std::int64_t Store::record_rerank(const RerankRecord& r) {
   auto& s = state();
-  const std::string doing = fmt::format("recording the re-rank of {} on {}", r.shape.str(), r.device_name);
+  const std::string doing =
+      fmt::format("recording the re-rank of {} on {}", GemmProblem{r.shape, r.kind}.str(), r.device_name);
   s.require_writable(doing);
   sqlite::Transaction tx(s.conn, doing);
   sqlite::Statement(
       s.conn,
       "INSERT INTO reranks (run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, "
       "tie_band, rule, winner_config_id, cublas_median_ms, sm_clock_mhz, gpu_uuid, gpu_ordinal, "
-      "cublaslt_median_ms, batches, settled_ms) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+      "cublaslt_median_ms, batches, settled_ms, problem) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
       doing)
       .bind(r.run_id, r.device_name, r.device_cc, r.shape.m, r.shape.n, r.shape.k, r.top_k, r.warmup, r.rounds, r.iters,
             r.tie_band, r.rule, r.winner_config_id, r.cublas_median_ms,
             r.sm_clock_mhz > 0 ? std::optional<double>(r.sm_clock_mhz) : std::nullopt,
             r.gpu ? std::optional(r.gpu->uuid) : std::nullopt,
             r.gpu ? std::optional<std::int64_t>(r.gpu->ordinal) : std::nullopt, r.cublaslt_median_ms,
-            to_string(r.batches), r.settled_ms)
+            to_string(r.batches), r.settled_ms, r.kind.name())
       .run();
   const std::int64_t id = sqlite3_last_insert_rowid(s.conn.db);
   const auto known = [](int v) { return v >= 0 ? std::optional<std::int64_t>(v) : std::nullopt; };
@@ -131,22 +134,25 @@ std::int64_t Store::record_rerank(const RerankRecord& r) {
   return id;
 }
 
-std::optional<StoredRerank> Store::find_latest_rerank(std::string_view device_name, const Shape& shape) const {
+std::optional<StoredRerank> Store::find_latest_rerank(std::string_view device_name, const GemmProblem& problem) const {
   auto& s = state();
-  const std::string doing = fmt::format("reading the latest re-rank of {} on {}", shape.str(), device_name);
+  const Shape& shape = problem.shape;
+  const std::string doing = fmt::format("reading the latest re-rank of {} on {}", problem.str(), device_name);
   sqlite::Statement q(s.conn,
                       "SELECT id, run_id, device_name, device_cc, top_k, warmup, rounds, iters, tie_band, rule, "
                       "winner_config_id, cublas_median_ms, sm_clock_mhz, created_at, cublaslt_median_ms, "
                       "coalesce(batches, 'stream'), coalesce(settled_ms, 0) FROM reranks "
-                      "WHERE device_name = ?1 AND M = ?2 AND N = ?3 AND K = ?4 ORDER BY id DESC LIMIT 1",
+                      "WHERE device_name = ?1 AND M = ?2 AND N = ?3 AND K = ?4 AND problem = ?5 "
+                      "ORDER BY id DESC LIMIT 1",
                       doing);
-  if (!q.bind(device_name, shape.m, shape.n, shape.k).step()) return std::nullopt;
+  if (!q.bind(device_name, shape.m, shape.n, shape.k, problem.kind.name()).step()) return std::nullopt;
   StoredRerank r;
   r.id = q.int64(0);
   r.run_id = q.int64(1);
   r.device_name = q.text(2);
   r.device_cc = q.text(3);
   r.shape = shape;
+  r.kind = problem.kind;
   r.top_k = static_cast<int>(q.int64(4));
   r.warmup = static_cast<int>(q.int64(5));
   r.rounds = static_cast<int>(q.int64(6));
