@@ -64,7 +64,9 @@ std::string reproduce_command(const ShapeWinner& w, const std::filesystem::path&
 
 ExportTable collect_export(const Store& store, const ExportOptions& options,
                            std::map<std::string, std::int64_t>* sm_counts) {
-  const std::vector<ShapeWinner> winners = shape_winners(store);
+  // The default kind's winners only: export format v1 has no kind, so every entry it holds is mk_kn_fp16_fp32
+  // (issue 58 gives format v2 the kind).
+  const std::vector<ShapeWinner> winners = shape_winners(store, ProblemKind{});
   if (winners.empty())
     throw ExportError(fmt::format("{} has no verified config to export: tune first (mpgemm-tune SPACE --db {})",
                                   options.database.string(), options.database.string()));

@@ -52,7 +52,9 @@ WinnerTable WinnerTable::load(const std::filesystem::path& path) {
     throw Error(
         fmt::format("{}: is a FIFO or a socket, not a results database or an mpgemm-export JSON file", path.string()));
   if (is_sqlite(path)) {
-    std::vector<ShapeWinner> winners = shape_winners(Store::open(path, Store::Mode::read_only));
+    // The default kind's winners only: the library serves mk_kn_fp16_fp32 until it takes a kind (issue 58), and a
+    // winner of another kind at the same shape must never stand for it.
+    std::vector<ShapeWinner> winners = shape_winners(Store::open(path, Store::Mode::read_only), ProblemKind{});
     check_winners(winners, WinnerSource::database, path);
     return WinnerTable(std::move(winners));
   }

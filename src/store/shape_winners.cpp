@@ -68,7 +68,7 @@ std::int64_t integer(const report::Cell& c, const char* column) {
 
 // Both queries give the same leading columns, then the references: cuBLAS (ms), cuBLASLt (ms), the ratios; then how
 // it was timed: warm-up, runs, iterations, L2 mode, the SM count of its run, and how its batches were enqueued; then
-// the row's ids (its re-rank or measurement, config, run) and its run's device and GPUs.
+// the row's ids (its re-rank or measurement, config, run), its run's device and GPUs, and its problem kind.
 constexpr const char* kColumns = "device_name, device_cc, arch, M, N, K, family, config_name, alias, params, median_ms";
 
 // A re-rank winner's own fastest tuning measurement of the shape with a cuBLASLt: `what` of it. One with a timed
@@ -79,7 +79,8 @@ constexpr const char* kColumns = "device_name, device_cc, arch, M, N, K, family,
   "(SELECT " what                                                                                               \
   " FROM measurements AS m2 LEFT JOIN cublaslt_timings AS lt ON lt.id = m2.cublaslt_id "                        \
   "WHERE m2.config_id = winners.config_id AND m2.device_name = winners.device_name AND m2.arch = winners.arch " \
-  "AND m2.M = winners.M AND m2.N = winners.N AND m2.K = winners.K AND m2.status = 'ok' "                        \
+  "AND m2.M = winners.M AND m2.N = winners.N AND m2.K = winners.K AND m2.problem = winners.problem "            \
+  "AND m2.status = 'ok' "                                                                                       \
   "AND (lt.median_ms IS NOT NULL OR m2.ratio_to_cublaslt IS NOT NULL) ORDER BY m2.median_ms, m2.id LIMIT 1)"
 
 // clang-format off
@@ -160,6 +161,10 @@ ShapeWinner winner_from_row(const std::vector<report::Cell>& r, bool from_rerank
   // A device name damaged into another makes a device of its own, with this measurement its winner.
   if (!run_measured_on(r[24], r[25], w.device_name))
     throw Error(fmt::format("its device is not one its run {} measured on ({:?})", w.row->run_id, cut(text(r[24]))));
+  std::string why;
+  const auto kind = ProblemKind::parse(required_text(r[26], "problem"), &why);
+  if (!kind) throw Error(fmt::format("its problem {}", text_excerpt(why, 160)));
+  w.kind = *kind;
   return w;
 }
 
@@ -169,9 +174,11 @@ std::string row_label(const std::vector<report::Cell>& r, bool from_rerank) {
     const auto* v = std::get_if<std::int64_t>(&r[i]);
     return v ? std::to_string(*v) : std::string("?");
   };
-  return fmt::format("the {} row {:?} for {:?} at {}x{}x{} ({} {}, config {}, run {})",
+  // The shape's kind as the file holds it, escaped and cut (it may be the damage); nothing for the default kind.
+  const std::string problem = text(r[26]) == ProblemKind{}.name() ? "" : " " + text_excerpt(text(r[26]), 40);
+  return fmt::format("the {} row {:?} for {:?} at {}x{}x{}{} ({} {}, config {}, run {})",
                      from_rerank ? "winners" : "best_per_shape", cut(text(r[7])), cut(text(r[0])), id(3), id(4), id(5),
-                     from_rerank ? "re-rank" : "measurement", id(21), id(22), id(23));
+                     problem, from_rerank ? "re-rank" : "measurement", id(21), id(22), id(23));
 }
 
 // winner_from_row, refusing a row that does not read (damaged params, an unknown arch) with a StoreError naming
@@ -205,21 +212,23 @@ void refuse_times_that_are_not_numbers(const Store& store) {
 
 }  // namespace
 
-std::vector<ShapeWinner> shape_winners(const Store& store) {
+std::vector<ShapeWinner> all_shape_winners(const Store& store) {
   refuse_times_that_are_not_numbers(store);
   // winners: the re-rank's own cuBLAS median and ratio (same rounds); cuBLASLt's likewise when it was in the rounds,
   // else from the winner's own tuning measurement.
-  const report::Table reranked = store.query_sql(
-      fmt::format("SELECT {}, cublas_median_ms, ratio_to_cublas, {}, {}, rerank_id, config_id, run_id, {} FROM winners",
-                  kColumns, kOwnCublasLt, kRerankProtocol, run_device_columns("winners")));
+  const report::Table reranked = store.query_sql(fmt::format(
+      "SELECT {}, cublas_median_ms, ratio_to_cublas, {}, {}, rerank_id, config_id, run_id, {}, problem FROM winners",
+      kColumns, kOwnCublasLt, kRerankProtocol, run_device_columns("winners")));
   // best_per_shape: the tuning run's references, as throughput; turned back into ms below.
   const report::Table tuned = store.query_sql(fmt::format(
       "SELECT {}, 2.0 * M * N * K / cublas_tflops / 1e9, ratio_to_cublas, 2.0 * M * N * K / cublaslt_tflops / 1e9, "
-      "ratio_to_cublaslt, {}, measurement_id, config_id, run_id, {} FROM best_per_shape",
+      "ratio_to_cublaslt, {}, measurement_id, config_id, run_id, {}, problem FROM best_per_shape",
       kColumns, kTuningProtocol, run_device_columns("best_per_shape")));
   std::vector<ShapeWinner> out;
-  const auto key = [](const ShapeWinner& w) { return std::tie(w.device_name, w.shape.m, w.shape.n, w.shape.k); };
-  std::set<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>> reranked_keys;
+  const auto key = [](const ShapeWinner& w) {
+    return std::tie(w.device_name, w.kind, w.shape.m, w.shape.n, w.shape.k);
+  };
+  std::set<std::tuple<std::string, ProblemKind, std::int64_t, std::int64_t, std::int64_t>> reranked_keys;
   for (const auto& r : reranked.rows) {
     out.push_back(read_row(store, r, true));
     reranked_keys.insert(key(out.back()));
@@ -230,6 +239,12 @@ std::vector<ShapeWinner> shape_winners(const Store& store) {
   }
   std::sort(out.begin(), out.end(), [&](const ShapeWinner& a, const ShapeWinner& b) { return key(a) < key(b); });
   if (auto why = first_unsound(out, WinnerSource::database)) refuse_damaged_database(store.path(), *why);
+  return out;
+}
+
+std::vector<ShapeWinner> shape_winners(const Store& store, const ProblemKind& kind) {
+  std::vector<ShapeWinner> out = all_shape_winners(store);
+  std::erase_if(out, [&](const ShapeWinner& w) { return w.kind != kind; });
   return out;
 }
 

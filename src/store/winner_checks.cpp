@@ -107,7 +107,7 @@ std::optional<std::string_view> family_deriving(std::string_view config_name, co
 
 std::string where(const ShapeWinner& w, WinnerSource source, std::size_t index) {
   const std::string what =
-      fmt::format("{} for {} at {}", quoted_text(w.config_name), quoted_text(w.device_name), w.shape.str());
+      fmt::format("{} for {} at {}", quoted_text(w.config_name), quoted_text(w.device_name), w.problem().str());
   if (source == WinnerSource::exported) return fmt::format("/entries/{} ({})", index, what);
   std::string ids;
   if (w.row)
@@ -158,17 +158,18 @@ std::optional<std::string> why_unsound(const ShapeWinner& w, WinnerSource source
 }
 
 std::optional<std::string> first_unsound(const std::vector<ShapeWinner>& winners, WinnerSource source) {
-  using Key = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>;
+  using Key = std::tuple<std::string, ProblemKind, std::int64_t, std::int64_t, std::int64_t>;
   std::map<Key, std::size_t> seen;
   for (std::size_t i = 0; i < winners.size(); ++i) {
     const ShapeWinner& w = winners[i];
     if (auto why = why_unsound(w, source)) return fmt::format("{}: {}", where(w, source, i), *why);
-    const auto [it, fresh] = seen.emplace(Key{w.device_name, w.shape.m, w.shape.n, w.shape.k}, i);
+    const auto [it, fresh] = seen.emplace(Key{w.device_name, w.kind, w.shape.m, w.shape.n, w.shape.k}, i);
     if (!fresh)
-      return fmt::format("{}: a second winner for {} at {} (the first is {}); one is taken per device and shape",
-                         where(w, source, i), quoted_text(w.device_name), w.shape.str(),
-                         source == WinnerSource::exported ? fmt::format("/entries/{}", it->second)
-                                                          : where(winners[it->second], source, it->second));
+      return fmt::format(
+          "{}: a second winner for {} at {} (the first is {}); one is taken per device, problem kind and shape",
+          where(w, source, i), quoted_text(w.device_name), w.problem().str(),
+          source == WinnerSource::exported ? fmt::format("/entries/{}", it->second)
+                                           : where(winners[it->second], source, it->second));
   }
   return std::nullopt;
 }

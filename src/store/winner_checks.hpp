@@ -13,8 +13,8 @@
 //     derived from, and equals that reference's time over the winner's within kRatioTolerance (ratio = tflops /
 //     cublas_tflops). A re-rank winner's cuBLASLt ratio is its own tuning measurement's, not the re-rank median's
 //     (store/shape_winners.hpp), so only its range is checked;
-//   - no two winners share a device and a shape (the library keys winners by device name and shape, so a second
-//     one, of any arch, would make the choice depend on the order of the file).
+//   - no two winners share a device, a problem kind and a shape (the library keys winners by device name and shape
+//     of one kind, so a second one, of any arch, would make the choice depend on the order of the file).
 //
 // Policy, the same for every reader: the first winner that fails any check refuses the whole file, in one line
 // naming the file and the entry (/entries/N of an export; the view row with its re-rank or measurement, config and
