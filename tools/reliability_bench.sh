@@ -129,6 +129,7 @@ gtests damage libcore_open_validation_test
 gtests damage store_open_test
 gtests damage tune_full_disk_test
 gtests damage tune_query_readonly_test
+gtests damage store_problem_kind_test --gtest_filter='*NamesNoKind*'  # a problem that names no kind (issue 58)
 
 # hostile input: every file of the fuzz corpus as a space, hostile command lines, and the tests of each surface.
 for f in "$root"/tests/fuzz/corpus/*; do cli_case "corpus_$(basename "$f")" "$bin/mpgemm-tune" "$f" --dry-run; done
@@ -152,6 +153,17 @@ cli_case sql_stacked "$bin/mpgemm-query" "$out/r.db" --sql "SELECT 1; DELETE FRO
 cli_case sql_fts3_tokenizer "$bin/mpgemm-query" "$out/r.db" --sql "SELECT fts3_tokenizer('simple')"
 cli_case sql_endless_cte "$bin/mpgemm-query" "$out/r.db" --timeout 1 \
   --sql "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+# A problem kind the schema's CHECK admits but that names none, planted in a copy at this build's schema (issue 58):
+# refused in one line by every reader of winners.
+"$bin/mpgemm-query" merge "$out/bad_problem.db" "$out/r.db" >/dev/null
+python3 - "$out/bad_problem.db" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE measurements SET problem = 'mk_kn_fp16_fp64'")
+c.commit()
+EOF
+cli_case bad_problem_query "$bin/mpgemm-query" "$out/bad_problem.db" best
+cli_case bad_problem_export "$bin/mpgemm-export" "$out/bad_problem.db" -o "$out/bad_problem.json"
 if [[ "$(sha256sum <"$out/r.db")" != "$sum_before" ]]; then  # nothing above may change the database
   count hostile-input 0 1
   notes+=("hostile input: the database given as input was changed")

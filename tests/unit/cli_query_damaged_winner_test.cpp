@@ -57,5 +57,16 @@ TEST_F(QueryDamagedWinner, ARatioThatItsTimesDoNotGiveIsNamedOnStderr) {
   EXPECT_NE(err.output.find("disagrees with the times it is derived from"), std::string::npos) << err.output;
 }
 
+// A problem that names no kind (past the schema's CHECK, which admits 'mk_kn_fp16_fp64') is damage: the winner it
+// belongs to could stand for any kind, so the views that name winners say so, in one line.
+TEST_F(QueryDamagedWinner, AProblemThatNamesNoKindIsNamedOnStderr) {
+  testing::raw_exec(db_, "UPDATE measurements SET problem = 'mk_kn_fp16_fp64' WHERE result_key = 'r1'");
+  const auto err = query("best", "2>&1 >/dev/null");
+  EXPECT_EQ(err.exit_code, 1) << err.output;
+  EXPECT_EQ(err.output.find('\n'), err.output.size() - 1) << "one line: " << err.output;
+  EXPECT_NE(err.output.find("its problem 'mk_kn_fp16_fp64' is not a problem kind"), std::string::npos) << err.output;
+  EXPECT_NE(err.output.find("the database is refused"), std::string::npos) << err.output;
+}
+
 }  // namespace
 }  // namespace mpgemm
