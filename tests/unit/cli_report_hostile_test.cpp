@@ -99,6 +99,24 @@ TEST_F(ReportHostile, DeepParamsNameTheirConfig) {
   expect_refused(fmt::format("config {}: its params are not a flat JSON object", name), "--sections roofline");
 }
 
+// A problem the schema's CHECK admits but that names no kind, and one planted past the CHECK with a newline and an
+// escape sequence: each names its row, in one line, before any section groups by it.
+TEST_F(ReportHostile, AProblemThatNamesNoKindNamesItsRow) {
+  const auto id = sql_text(db_, "SELECT min(id) FROM measurements");
+  sql_exec(db_, fmt::format("UPDATE measurements SET problem = 'mk_kn_fp16_fp64' WHERE id = {}", id));
+  expect_refused(
+      fmt::format("table measurements, row {}: its problem is no problem kind: 'mk_kn_fp16_fp64': "
+                  "'fp64' is none of fp32, fp16, bf16",
+                  id));
+  sql_exec(db_, fmt::format("PRAGMA ignore_check_constraints = ON; UPDATE measurements SET problem = "
+                            "'mk_kn' || char(10) || char(27) || '[2J' WHERE id = {}",
+                            id));
+  expect_refused(
+      fmt::format("table measurements, row {}: its problem is no problem kind: 'mk_kn\\n\\x1b[2J' has "
+                  "2 parts",
+                  id));
+}
+
 TEST_F(ReportHostile, ATileThatIsNotANumberNamesItsConfig) {
   sql_exec(db_,
            "UPDATE configs SET params = json_set(params, '$.BM', 'wide') WHERE id = (SELECT config_id FROM "

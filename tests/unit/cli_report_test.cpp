@@ -402,5 +402,48 @@ TEST_F(ReportTest, ScopeAndRefusals) {
     EXPECT_NE(r.output.find(word), std::string::npos) << word;
 }
 
+// Two problem kinds at one shape (schema 14) are two shapes of the report, each drawn with its own kind's rows: the
+// copy of the cube's measurements as mk_nk_bf16_bf16, twice as slow and with no reference of its kind, never lends
+// the default kind its configs nor borrows its cuBLAS. --problem keeps one kind.
+TEST_F(ReportTest, EachProblemKindIsAShapeOfItsOwn) {
+  sql_exec(db_,
+           "INSERT INTO measurements (run_id, config_id, compilation_id, result_key, device_name, device_cc, arch, M, "
+           "N, K, status, median_ms, min_ms, max_ms, warmup, runs, iters, tflops, message, problem) "
+           "SELECT run_id, config_id, compilation_id, result_key || '-linear', device_name, device_cc, arch, M, N, K, "
+           "status, 2 * median_ms, 2 * min_ms, 2 * max_ms, warmup, runs, iters, tflops / 2, message, "
+           "'mk_nk_bf16_bf16' FROM measurements AS m WHERE " +
+               shape_where(kCube));
+  const auto cube = fastest(db_, kCube);
+  ASSERT_FALSE(cube.empty());
+  auto r = run_report(db_, out_, "--shape 1024x1024x1024 --sections shapes");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto rows = drawn_numbers(out_)["sections"]["shapes"]["numbers"][0]["shapes"];
+  ASSERT_EQ(rows.size(), 2u) << rows.dump();
+  EXPECT_EQ(rows[0]["problem"], "mk_kn_fp16_fp32");  // the default kind first
+  EXPECT_EQ(rows[0]["config"], cube[2]);
+  EXPECT_NEAR(rows[0]["best_tflops"].get<double>(), std::stod(cube[1]), 1e-9);
+  EXPECT_FALSE(rows[0]["cublas_tflops"].is_null());
+  EXPECT_EQ(rows[1]["problem"], "mk_nk_bf16_bf16");
+  EXPECT_NEAR(rows[1]["best_tflops"].get<double>(), std::stod(cube[1]) / 2, 1e-9);
+  EXPECT_TRUE(rows[1]["cublas_tflops"].is_null()) << "a reference of another kind";
+
+  r = run_report(db_, out_, "--problem mk_nk_bf16_bf16 --sections shapes,ladder");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto numbers = drawn_numbers(out_);
+  rows = numbers["sections"]["shapes"]["numbers"][0]["shapes"];
+  ASSERT_EQ(rows.size(), 1u) << rows.dump();
+  EXPECT_EQ(rows[0]["problem"], "mk_nk_bf16_bf16");
+  EXPECT_EQ(numbers["scope"]["problem"], "mk_nk_bf16_bf16");
+  EXPECT_EQ(numbers["sections"]["ladder"]["numbers"].size(), 1u);
+
+  r = run_report(db_, out_, "--problem km_kn_fp16_fp32_beta");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("of kind km_kn_fp16_fp32_beta"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("NVIDIA H200 1024x1024x1024_mk_nk_bf16_bf16"), std::string::npos) << r.output;
+  r = run_report(db_, out_, "--problem mk_kn_fp16_fp64");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("'fp64' is none of fp32, fp16, bf16"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace mpgemm::testing

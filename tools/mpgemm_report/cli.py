@@ -56,7 +56,10 @@ def parse_args(argv):
     p.add_argument("-o", "--out", metavar="DIR",
                    help="folder for report.md, numbers.json and the PNGs (default: DB's folder/<DB name>_report)")
     p.add_argument("--device", metavar="NAME", help="only this device, as the database names it ('NVIDIA H200')")
-    p.add_argument("--shape", metavar="MxNxK", type=shape_arg, help="only this shape, e.g. 4096x4096x4096")
+    p.add_argument("--shape", metavar="MxNxK", type=shape_arg,
+                   help="only this shape, e.g. 4096x4096x4096 (of every problem kind, unless --problem names one)")
+    p.add_argument("--problem", metavar="KIND", type=problem_arg,
+                   help=f"only this problem kind, e.g. mk_nk_bf16_bf16 (the default kind: {db.DEFAULT_PROBLEM})")
     p.add_argument("--heatmap", metavar="P,Q", type=pair_arg, default=("BM", "BN"),
                    help="the two parameters of the heat map (default BM,BN)")
     p.add_argument("--metrics", metavar="LIST", type=list_arg,
@@ -75,6 +78,13 @@ def shape_arg(text):
         return db.Shape.parse(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def problem_arg(text):
+    why = db.why_not_problem(text)
+    if why:
+        raise argparse.ArgumentTypeError(f"not a problem kind: {why}")
+    return text
 
 
 def list_arg(text):
@@ -104,13 +114,14 @@ def sections_arg(text):
 
 
 def check_scope(conn, scope):
-    """ReportError when --device or --shape names nothing in the database."""
+    """ReportError when --device, --shape or --problem names nothing in the database."""
     if db.device_shapes(conn, scope):
         return
     everything = db.device_shapes(conn, db.Scope())
     known = "; ".join(f"{d} {s.key()}" for d, s in everything) or "none"
+    kind = f" of kind {scope.problem}" if scope.problem else ""
     raise db.ReportError(f"nothing measured for {db.printable(scope.device or 'any device')} at "
-                         f"{scope.shape.key() if scope.shape else 'any shape'} (the database has: "
+                         f"{scope.shape.as_text() if scope.shape else 'any shape'}{kind} (the database has: "
                          f"{db.printable(known, 600)})")
 
 
@@ -143,8 +154,8 @@ def run(args):
     try:
         conn = db.open_readonly(db_path)
         try:
-            scope = db.Scope(args.device, args.shape)
-            if args.device or args.shape:
+            scope = db.Scope(args.device, args.shape, args.problem)
+            if args.device or args.shape or args.problem:
                 check_scope(conn, scope)
             try:
                 out.mkdir(parents=True, exist_ok=True)

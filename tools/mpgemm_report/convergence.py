@@ -21,13 +21,14 @@ def series(conn, device, shape):
     runs = db.rows(conn, """
         SELECT DISTINCT r.id, r.started_at, r.mode, r.space_path
         FROM measurements AS m JOIN runs AS r ON r.id = m.run_id
-        WHERE m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? ORDER BY r.id""", [device, *shape.as_list()])
+        WHERE m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? AND m.problem = ?
+        ORDER BY r.id""", [device, *shape.sql_args()])
     for run in runs:
         best, points = None, []
         for i, m in enumerate(db.rows(conn, """
                 SELECT id, status, tflops, created_at FROM measurements
-                WHERE run_id = ? AND device_name = ? AND M = ? AND N = ? AND K = ? ORDER BY id""",
-                                      [run["id"], device, *shape.as_list()]), start=1):
+                WHERE run_id = ? AND device_name = ? AND M = ? AND N = ? AND K = ? AND problem = ? ORDER BY id""",
+                                      [run["id"], device, *shape.sql_args()]), start=1):
             if m["status"] == "ok" and m["tflops"] is not None and (best is None or m["tflops"] > best):
                 best = m["tflops"]
             points.append([i, seconds_between(run["started_at"], m["created_at"]), best])
@@ -96,7 +97,7 @@ def build(ctx):
                                str(ok[0][0]) if ok else "–", fmt(r["final_best_tflops"]),
                                str(reached[0]) if reached else "–", fmt(reached[1], 1) if reached else "–"])
         section.items.append(item)
-        section.numbers.append(dict(device=device, shape=shape.as_list(), runs=runs))
+        section.numbers.append(dict(device=device, shape=shape.as_list(), problem=shape.problem, runs=runs))
     if not section.items:
         section.notes.append("No run recorded a measurement in scope.")
     return section

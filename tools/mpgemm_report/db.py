@@ -30,10 +30,14 @@ import unicodedata
 from dataclasses import dataclass
 
 APPLICATION_ID = 0x6D706765  # "mpge": src/store/schema.hpp kStoreApplicationId
-SCHEMA_VERSION = 13  # the schema the sections' queries are written for (src/store/schema.cpp); checked against
+SCHEMA_VERSION = 14  # the schema the sections' queries are written for (src/store/schema.cpp); checked against
 # the migrations mpgemm-query prints whenever an older database is migrated
 
 
+DEFAULT_PROBLEM = "mk_kn_fp16_fp32"  # the problem kind of every row before schema 14 (src/common/problem_kind.hpp)
+# The form of a kind's name, as ProblemKind::parse reads it: A's layout, B's, the input type, the output type, then
+# "_beta" when C is read.
+PROBLEM_PARTS = (("mk", "km"), ("kn", "nk"), ("fp16", "bf16"), ("fp32", "fp16", "bf16"))
 MAX_INTEGER = 2**63 - 1  # SQLite's INTEGER, and the C++ tools' bound on a shape's dimension
 SNAPSHOT_ATTEMPTS = 4  # how often a WAL-mode database is copied again when a writer changed it meanwhile
 CHECK_SECONDS = 300  # how long mpgemm-query may take to check a database's schema
@@ -60,11 +64,29 @@ def printable(text, limit=200):
     return "".join(out) + ("..." if len(text) > limit else "")
 
 
+def why_not_problem(name):
+    """Why `name` names no problem kind, in one line; None when it names one."""
+    if not isinstance(name, str):
+        return f"it is {type(name).__name__}, not text"
+    parts = name.split("_")
+    if len(parts) not in (4, 5):
+        return f"'{printable(name, 80)}' has {len(parts)} parts, expected 4 or 5 (A_B_IN_OUT[_beta])"
+    for part, choices in zip(parts, PROBLEM_PARTS):
+        if part not in choices:
+            return f"'{printable(name, 80)}': '{printable(part, 20)}' is none of {', '.join(choices)}"
+    if len(parts) == 5 and parts[4] != "beta":
+        return f"'{printable(name, 80)}': '{printable(parts[4], 20)}' where only 'beta' may follow"
+    return None
+
+
 @dataclass(frozen=True)
 class Shape:
+    """A problem: its size and its kind (the column problem, schema 14; the default kind before it)."""
+
     m: int
     n: int
     k: int
+    problem: str = DEFAULT_PROBLEM
 
     @staticmethod
     def parse(text):
@@ -77,27 +99,37 @@ class Shape:
     def flops(self):
         return 2.0 * self.m * self.n * self.k
 
-    def key(self):  # in file names and JSON
+    def is_default(self):
+        return self.problem == DEFAULT_PROBLEM
+
+    def key(self):  # in file names and JSON: the size, then the kind unless it is the default
+        size = f"{self.m}x{self.n}x{self.k}"
+        return size if self.is_default() else f"{size}_{self.problem}"
+
+    def title(self):  # in titles: 2048³ for a cube, then the kind unless it is the default
+        size = f"{self.m}³" if self.m == self.n == self.k else f"{self.m}×{self.n}×{self.k}"
+        return size if self.is_default() else f"{size} {self.problem}"
+
+    def as_text(self):  # the size alone, as --shape takes it
         return f"{self.m}x{self.n}x{self.k}"
 
-    def title(self):  # in titles: 2048³ for a cube
-        if self.m == self.n == self.k:
-            return f"{self.m}³"
-        return f"{self.m}×{self.n}×{self.k}"
-
-    def as_list(self):
+    def as_list(self):  # the size, in JSON
         return [self.m, self.n, self.k]
+
+    def sql_args(self):  # what "M = ? AND N = ? AND K = ? AND problem = ?" takes
+        return [self.m, self.n, self.k, self.problem]
 
 
 @dataclass(frozen=True)
 class Scope:
-    """What to report on: --device and --shape, None for all."""
+    """What to report on: --device, --shape (its size, of any kind) and --problem (a kind's name), None for all."""
 
     device: str = None
     shape: Shape = None
+    problem: str = None
 
     def where(self, alias=""):
-        """SQL condition and parameters restricting device_name, M, N, K of table alias `alias`."""
+        """SQL condition and parameters restricting device_name, M, N, K and problem of table alias `alias`."""
         p = f"{alias}." if alias else ""
         terms, args = [], []
         if self.device is not None:
@@ -106,6 +138,9 @@ class Scope:
         if self.shape is not None:
             terms.append(f"{p}M = ? AND {p}N = ? AND {p}K = ?")
             args += self.shape.as_list()
+        if self.problem is not None:
+            terms.append(f"{p}problem = ?")
+            args.append(self.problem)
         return (" AND ".join(terms) or "1"), args
 
 
@@ -127,6 +162,7 @@ def open_readonly(path):
             if version < SCHEMA_VERSION:
                 conn = migrated_in_memory(conn, path, version)
             check_values(conn, path)
+            check_problems(conn, path)
         except BaseException:
             conn.close()
             raise
@@ -261,6 +297,19 @@ def check_values(conn, path):
                           f"('{printable(value, 40)}'), not a number (a damaged or hand-edited database)")
 
 
+def check_problems(conn, path):
+    """ReportError naming the first row whose problem names no kind ('mk_kn_fp16_fp64' passes the schema's CHECK,
+    a hand-edited file may hold anything), before any section groups by it. Every row of a migrated older file is
+    the default kind."""
+    for table in ("measurements", "cublas_timings", "cublaslt_timings", "reranks"):
+        for rowid, name in conn.execute(f"SELECT min(rowid), problem FROM {table} WHERE problem IS NOT ? "
+                                        "GROUP BY problem ORDER BY 1", [DEFAULT_PROBLEM]):
+            why = why_not_problem(name)
+            if why:
+                raise ReportError(f"{printable(path)}: table {table}, row {rowid}: its problem is no problem kind: "
+                                  f"{why} (a damaged or hand-edited database)")
+
+
 def params_of(text, config):
     """The params of `config` (its name) as a dict; ReportError when they are not a flat JSON object of numbers,
     strings and booleans."""
@@ -346,15 +395,16 @@ def rows(conn, sql, args=()):
 
 
 def device_shapes(conn, scope):
-    """Every (device, shape) with a measurement or a reference timing, in scope, sorted."""
+    """Every (device, shape of a kind) with a measurement or a reference timing, in scope, sorted: by device, the
+    default kind first, then by size. Two kinds at one size are two shapes: a kind never stands for another."""
     where, args = scope.where()
     found = rows(conn, f"""
-        SELECT DISTINCT device_name, M, N, K FROM (
-          SELECT device_name, M, N, K FROM measurements WHERE {where}
-          UNION SELECT device_name, M, N, K FROM cublas_timings WHERE {where}
-          UNION SELECT device_name, M, N, K FROM cublaslt_timings WHERE {where})
-        ORDER BY device_name, M * N * K, M, N, K""", args * 3)
-    return [(r["device_name"], Shape(r["M"], r["N"], r["K"])) for r in found]
+        SELECT DISTINCT device_name, problem, M, N, K FROM (
+          SELECT device_name, problem, M, N, K FROM measurements WHERE {where}
+          UNION SELECT device_name, problem, M, N, K FROM cublas_timings WHERE {where}
+          UNION SELECT device_name, problem, M, N, K FROM cublaslt_timings WHERE {where})
+        ORDER BY device_name, problem <> ?, problem, M * N * K, M, N, K""", args * 3 + [DEFAULT_PROBLEM])
+    return [(r["device_name"], Shape(r["M"], r["N"], r["K"], r["problem"])) for r in found]
 
 
 def devices(conn):
@@ -379,8 +429,9 @@ class Reference:
 
 def best_per_shape(conn, device, shape):
     """The view best_per_shape's row for (device, shape): the fastest verified config of any family and arch."""
-    found = rows(conn, "SELECT * FROM best_per_shape WHERE device_name = ? AND M = ? AND N = ? AND K = ?",
-                 [device, *shape.as_list()])
+    found = rows(conn, "SELECT * FROM best_per_shape "
+                       "WHERE device_name = ? AND M = ? AND N = ? AND K = ? AND problem = ?",
+                 [device, *shape.sql_args()])
     return found[0] if found else None
 
 
@@ -392,9 +443,9 @@ def reference(conn, table, device, shape, preferred_run, timing_id):
     message = "message" if table == "cublaslt_timings" else "''"
     found = rows(conn, f"""
         SELECT id, run_id, median_ms, tflops, {detail} AS detail, {message} AS message FROM {table}
-        WHERE device_name = ? AND M = ? AND N = ? AND K = ?
+        WHERE device_name = ? AND M = ? AND N = ? AND K = ? AND problem = ?
         ORDER BY (id = ?) DESC, (run_id = ?) DESC, (median_ms IS NOT NULL) DESC, id DESC""",
-                 [device, *shape.as_list(), timing_id if timing_id is not None else -1,
+                 [device, *shape.sql_args(), timing_id if timing_id is not None else -1,
                   preferred_run if preferred_run is not None else -1])
     if not found:
         return Reference(name, note=f"{name} was not measured on {device} at {shape.title()}")
@@ -425,8 +476,8 @@ def references(conn, device, shape, best):
 def status_counts(conn, device, shape):
     """{status: count} of the measurements of (device, shape)."""
     return {r[0]: r[1] for r in rows(conn, """
-        SELECT status, count(*) FROM measurements WHERE device_name = ? AND M = ? AND N = ? AND K = ?
-        GROUP BY status ORDER BY count(*) DESC, status""", [device, *shape.as_list()])}
+        SELECT status, count(*) FROM measurements WHERE device_name = ? AND M = ? AND N = ? AND K = ? AND problem = ?
+        GROUP BY status ORDER BY count(*) DESC, status""", [device, *shape.sql_args()])}
 
 
 def describe_counts(counts):

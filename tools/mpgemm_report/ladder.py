@@ -27,8 +27,9 @@ def family_bests(conn, device, shape, skip_family):
           SELECT m.id, m.run_id, m.median_ms, m.tflops, c.family, m.arch, c.name,
                  row_number() OVER (PARTITION BY c.family ORDER BY m.median_ms, m.id) AS place
           FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
-          WHERE m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? AND c.family != ?)
-        WHERE place = 1 ORDER BY median_ms DESC, id""", [device, *shape.as_list(), skip_family])
+          WHERE m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? AND m.problem = ?
+                AND c.family != ?)
+        WHERE place = 1 ORDER BY median_ms DESC, id""", [device, *shape.sql_args(), skip_family])
     return [dict(step=f"best {r['family']}", config=r["name"], run_id=r["run_id"], measurement_id=r["id"],
                  median_ms=r["median_ms"], tflops=r["tflops"], family=r["family"], arch=r["arch"]) for r in found]
 
@@ -39,15 +40,17 @@ def point(conn, alias, device, shape, prefer_run):
         SELECT m.id, m.run_id, m.median_ms, m.tflops, c.name
         FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
         WHERE c.alias = ? AND m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ?
-        ORDER BY (m.run_id = ?) DESC, m.median_ms, m.id LIMIT 1""", [alias, device, *shape.as_list(), prefer_run])
+              AND m.problem = ?
+        ORDER BY (m.run_id = ?) DESC, m.median_ms, m.id LIMIT 1""", [alias, device, *shape.sql_args(), prefer_run])
     if found:
         r = found[0]
         return dict(config=r["name"], run_id=r["run_id"], measurement_id=r["id"], median_ms=r["median_ms"],
                     tflops=r["tflops"]), None
     failed = db.rows(conn, """
         SELECT m.status, m.message FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
-        WHERE c.alias = ? AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? ORDER BY m.id DESC LIMIT 1""",
-                     [alias, device, *shape.as_list()])
+        WHERE c.alias = ? AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? AND m.problem = ?
+        ORDER BY m.id DESC LIMIT 1""",
+                     [alias, device, *shape.sql_args()])
     if failed:
         why = failed[0]["message"].splitlines()[0][:120] if failed[0]["message"] else ""
         return None, f"{alias}: {failed[0]['status']}" + (f" ({why})" if why else "")
@@ -122,7 +125,8 @@ def draw(ctx, device, shape, bars, missing, path):
         ax.text(i - 0.5, max(heights) * 0.02, f"×{bars[i]['tflops'] / bars[i - 1]['tflops']:.2f}", ha="center",
                 va="bottom", fontsize=8, color=style.GREY)
     ax.set_ylabel("TFLOP/s  (2·M·N·K / median time per launch)")
-    ax.set_title(f"{device}, {shape.title()}: FP16 GEMM, FP32 accumulate and output — from naive to cuBLAS")
+    what = "FP16 GEMM, FP32 accumulate and output" if shape.is_default() else f"GEMM {shape.problem}"
+    ax.set_title(f"{device}, {shape.title()}: {what} — from naive to cuBLAS")
     if missing:
         ax.text(0.01, 0.98, "no bar: " + "; ".join(missing), transform=ax.transAxes, ha="left", va="top", fontsize=8,
                 bbox=dict(facecolor="white", edgecolor=style.GREY))
@@ -152,7 +156,8 @@ def build(ctx):
                                    fmt(b["tflops"]), fmt(b["pct_of_cublas"]), fmt(gain, 2)])
                 previous = b["tflops"]
         section.items.append(item)
-        section.numbers.append(dict(device=device, shape=shape.as_list(), bars=bars, notes=notes))
+        section.numbers.append(dict(device=device, shape=shape.as_list(), problem=shape.problem, bars=bars,
+                                    notes=notes))
     if not section.items:
         section.notes.append("The database holds no measurement and no reference timing in scope.")
     return section

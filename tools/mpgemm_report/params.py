@@ -19,8 +19,8 @@ def configs(conn, device, shape):
     for r in db.rows(conn, """
             SELECT c.family, c.name, c.params, max(m.tflops) AS tflops FROM measurements AS m
             JOIN configs AS c ON c.id = m.config_id
-            WHERE m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ?
-            GROUP BY c.id ORDER BY c.family, c.name""", [device, *shape.as_list()]):
+            WHERE m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? AND m.problem = ?
+            GROUP BY c.id ORDER BY c.family, c.name""", [device, *shape.sql_args()]):
         out.setdefault(r["family"], []).append((r["name"], db.params_of(r["params"], r["name"]), r["tflops"]))
     return out
 
@@ -36,8 +36,8 @@ def measured(conn, device, shape, family):
     """The params of every config of `family` measured on (device, shape), whatever the outcome."""
     return [db.params_of(r[0], r[1]) for r in db.rows(conn, """
         SELECT DISTINCT c.params, c.name FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
-        WHERE c.family = ? AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ?""",
-                                               [family, device, *shape.as_list()])]
+        WHERE c.family = ? AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? AND m.problem = ?""",
+                                               [family, device, *shape.sql_args()])]
 
 
 def heatmap(points, tried, p, q):
@@ -140,8 +140,8 @@ def build(ctx):
             continue
         for family, points in families.items():
             where = f"{device}, {shape.title()}, {family} ({len(points)} verified configs)"
-            record = dict(device=device, shape=shape.as_list(), family=family, heatmap=None, spread={},
-                          constants=constants(points))
+            record = dict(device=device, shape=shape.as_list(), problem=shape.problem, family=family, heatmap=None,
+                          spread={}, constants=constants(points))
             item = Item(where)
             if all(p in params and q in params for _, params, _ in points):
                 ps, qs, cells = heatmap(points, measured(ctx.conn, device, shape, family), p, q)

@@ -89,8 +89,9 @@ def groups(conn, scope):
         if device not in known:
             attributed.add(device)
             device = known[0] if len(known) == 1 else "unknown device"
-        shape = db.Shape(r["M"], r["N"], r["K"])
-        if (scope.device and device != scope.device) or (scope.shape and shape != scope.shape):
+        shape = db.Shape(r["M"], r["N"], r["K"])  # profiles have no kind: the default's
+        if ((scope.device and device != scope.device) or (scope.shape and shape.as_list() != scope.shape.as_list())
+                or (scope.problem and scope.problem != shape.problem)):
             continue
         label = out.setdefault((device, shape), {}).setdefault(r["label"], dict(kernel=r["kernel"], metrics={}))
         label["metrics"][r["metric"]] = (r["unit"] or "", r["value"])
@@ -191,7 +192,7 @@ def build(ctx):
             item.notes.append("None of the requested metrics (--metrics) was recorded for these kernels.")
         item.notes.append("Kernels: " + "; ".join(f"{n}: `{labels[n]['kernel']}`" for n in names) + ".")
         section.items.append(item)
-        section.numbers.append(dict(device=device, shape=shape.as_list(), labels=names,
+        section.numbers.append(dict(device=device, shape=shape.as_list(), problem=shape.problem, labels=names,
                                     kernels={n: labels[n]["kernel"] for n in names},
                                     metrics=[dict(metric=m,
                                                   unit=next(labels[n]["metrics"][m][0] for n in names

@@ -50,7 +50,8 @@ def anchor(title):
 def write(ctx, db_path, built):
     """report.md and numbers.json in ctx.out_dir from the built sections."""
     scope = ctx.scope
-    parts = [f"device {scope.device}" if scope.device else "", f"shape {scope.shape.title()}" if scope.shape else ""]
+    parts = [f"device {scope.device}" if scope.device else "", f"shape {scope.shape.title()}" if scope.shape else "",
+             f"problem kind {scope.problem}" if scope.problem else ""]
     what = ", ".join(x for x in parts if x) or "every device and shape"
     version = ctx.conn.execute("PRAGMA user_version").fetchone()[0]  # the file's, SCHEMA_VERSION or older
     migrated = f", read migrated to {db.SCHEMA_VERSION} in memory" if version < db.SCHEMA_VERSION else ""
@@ -76,7 +77,8 @@ def write(ctx, db_path, built):
             md += [f"> **Note.** {n}\n" for n in item.notes]
     (ctx.out_dir / "report.md").write_text("\n".join(md))
     numbers = dict(database=str(db_path), schema_version=version,
-                   scope=dict(device=scope.device, shape=scope.shape.as_list() if scope.shape else None),
+                   scope=dict(device=scope.device, shape=scope.shape.as_list() if scope.shape else None,
+                              problem=scope.problem),
                    note=ctx.note, heatmap=list(ctx.heatmap),
                    sections={s.key: dict(numbers=s.numbers, notes=s.notes + [n for it in s.items for n in it.notes],
                                          images=[it.image for it in s.items if it.image]) for s in built})

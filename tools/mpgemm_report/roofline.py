@@ -37,8 +37,8 @@ def points(conn, device, shape):
               SELECT m.id, c.family, c.name, c.alias, c.params, m.tflops,
                      row_number() OVER (PARTITION BY c.id ORDER BY m.median_ms, m.id) AS place
               FROM measurements AS m JOIN configs AS c ON c.id = m.config_id
-              WHERE m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ?)
-            WHERE place = 1 ORDER BY id""", [device, *shape.as_list()]):
+              WHERE m.status = 'ok' AND m.device_name = ? AND m.M = ? AND m.N = ? AND m.K = ? AND m.problem = ?)
+            WHERE place = 1 ORDER BY id""", [device, *shape.sql_args()]):
         params = db.params_of(r["params"], r["name"])
         if "BM" in params and "BN" in params:
             for p in ("BM", "BN"):
@@ -154,7 +154,7 @@ def build(ctx):
             item.notes.append(f"No verified measurement at {shape.title()} "
                               f"({db.describe_counts(db.status_counts(ctx.conn, device, shape))}): no roofline.")
         section.items.append(item)
-        section.numbers.append(dict(device=device, shape=shape.as_list(), points=pts,
+        section.numbers.append(dict(device=device, shape=shape.as_list(), problem=shape.problem, points=pts,
                                     ceilings=ceiling.__dict__ if ceiling else None,
                                     cublas_tflops=cublas.tflops, cublaslt_tflops=cublaslt.tflops))
     return section

@@ -13,7 +13,7 @@ SERIES = [("best tuned", "best_tflops", style.BLUE, None), ("cuBLAS", "cublas_tf
 def collect(conn, device, shape):
     best = db.best_per_shape(conn, device, shape)
     cublas, cublaslt = db.references(conn, device, shape, best)
-    row = dict(shape=shape.as_list(), config=best["config_name"] if best else None,
+    row = dict(shape=shape.as_list(), problem=shape.problem, config=best["config_name"] if best else None,
                run_id=best["run_id"] if best else None, best_tflops=best["tflops"] if best else None,
                cublas_tflops=cublas.tflops, cublaslt_tflops=cublaslt.tflops, ratio_to_cublas=None,
                ratio_to_cublaslt=None)
