@@ -3,7 +3,7 @@
 // warpgroup MMA (wgmma.mma_async, sm_90a) fed by the tensor memory accelerator (TMA). The problem kind is the last
 // template arguments (wgmma_choices.cuh; the defaults are the first problem mpgemm tuned, D FP32 = A FP16 row-major *
 // B FP16 row-major):
-//   A_LAYOUT  mk: A stored M x K row-major (km, stored K x M, is not implemented: a static_assert says so);
+//   A_LAYOUT  mk: A stored M x K row-major; km: K x M row-major (M-major: the transposed wgmma A, not swapped);
 //   B_LAYOUT  kn: B stored K x N row-major; nk: N x K row-major (a linear layer's weight), K-major like A;
 //   IN        FP16 or BF16, A's and B's type (the bf16 wgmma; shared memory holds either alike);
 //   OUT       FP32, FP16 or BF16, D's and C's type: computed in FP32 and rounded once (wgmma_output.cuh);
@@ -41,7 +41,8 @@
 // The shared-memory layout is wgmma_layout.cuh's (shared with the host); the host launches
 // Layout::dynamic_smem_bytes() of dynamic shared memory, (CONSUMERS + 1) * 128 threads and clusters of
 // CLUSTER_M * CLUSTER_N CTAs along x, and passes tensor maps built by the wgmma family (src/codegen/):
-//   a_map  IN {K, M}, box {64, BM / CLUSTER_N}, 128B swizzle; BK > 64: IN {64, M, K / 64}, box {64, BM, BK / 64}
+//   a_map  mk: IN {K, M}, box {64, BM / CLUSTER_N}; BK > 64: IN {64, M, K / 64}, box {64, BM, BK / 64};
+//          km: IN {M, K}, box {64, BK / CLUSTER_N}; 128B swizzle
 //   b_map  kn: IN {N, K}, box {64, BK / CLUSTER_M}; nk: IN {K, N}, box {64, BN / CLUSTER_M}; 128B swizzle
 //   c_map  OUT {N, M}, box {128 bytes of columns (32 FP32, 64 16-bit), 64}, 128B swizzle (the tma epilogue's only)
 // and the kernel arguments below: D (OUT), the split-K flags, M, N, K, alpha, beta and C (OUT; read when BETA).
@@ -97,14 +98,17 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(BM <= 256 && BM % (8 * CLUSTER_N) == 0, "A slices are whole 8-row swizzle atoms, boxes <= 256 rows");
   static_assert(Cfg::B_NK ? BN % (8 * CLUSTER_M) == 0 : BK % (8 * CLUSTER_M) == 0,
                 "B slices are whole 8-row swizzle atoms");
-  static_assert(A_LAYOUT == kALayoutMk, "A stored K x M (km) is not implemented: A must be stored M x K (mk)");
+  static_assert(A_LAYOUT == kALayoutMk || A_LAYOUT == kALayoutKm, "A is stored M x K (mk) or K x M (km)");
+  static_assert(!Cfg::A_KM || (!SWAP && BM % kWgmmaM == 0 && BK % (8 * CLUSTER_N) == 0),
+                "A stored K x M: unswapped, whole 64-row chunks, multicast in whole 8-row swizzle atoms of K");
   static_assert(B_LAYOUT == kBLayoutKn || B_LAYOUT == kBLayoutNk, "B is stored K x N (kn) or N x K (nk)");
   static_assert(IN == kElementFp16 || IN == kElementBf16, "A and B are FP16 or BF16");
   static_assert(OUT == kElementFp32 || OUT == kElementFp16 || OUT == kElementBf16, "D is FP32, FP16 or BF16");
   static_assert(BETA == 0 || BETA == 1, "BETA is 0 (C is not read) or 1");
   static_assert(!Cfg::SPLITTING || OUT == kElementFp32, "split-K adds FP32 partial sums in D: D must be FP32");
   static_assert(BK == 64 || BK == 128 || BK == 256, "a stage is 1, 2 or 4 k-blocks of 64");
-  static_assert(BK == kBK || (CLUSTER_N == 1 && !AB_LAST), "A's 3-D copies are neither multicast nor hinted");
+  static_assert(BK == kBK || Cfg::A_KM || (CLUSTER_N == 1 && !AB_LAST),
+                "A's 3-D copies are neither multicast nor hinted");
   static_assert(CLUSTER <= 16, "multicast masks are 16 bits");
   static_assert(EPILOGUE == kEpilogueDirect || BN % kCSubCols == 0, "tma and rows store 32-column groups");
   static_assert(STAGES >= 2, "a ring needs two stages");

@@ -2,7 +2,9 @@
 // Shared-memory layout of one wgmma_gemm config, in bytes from a 1024-byte aligned base. One definition, read by the
 // kernel (NVRTC) and by the host (the family sizes dynamic shared memory and the TMA boxes from it).
 //
-//   [A stages]  STAGES x D k-blocks x BM rows x 128 bytes (64 halves of K), 128B-swizzled by TMA
+//   [A stages]  STAGES x D k-blocks x BM rows x 128 bytes (64 halves of K), 128B-swizzled by TMA; A stored K x M
+//               (km, M-major: BM a multiple of 64) as B's kn chunks: BM / 64 chunks x 64 D rows of K x 128 bytes
+//               (64 halves of M), the same bytes
 //   [B stages]  B stored K x N (kn): STAGES x ceil(BN/64) chunks x 64 D rows of K x 128 bytes (64 halves of N);
 //               B stored N x K (nk, K-major like A): STAGES x D k-blocks x BN rows x 128 bytes (64 halves of K);
 //               128B-swizzled
@@ -42,6 +44,7 @@ struct Layout {
   MPGEMM_HD constexpr int b_chunks() const { return (bn + kBChunk - 1) / kBChunk; }
   MPGEMM_HD constexpr int a_stage_bytes() const { return bm * kRowBytes * kb_per_stage; }
   MPGEMM_HD constexpr int b_chunk_bytes() const { return kBK * kb_per_stage * kRowBytes; }
+  MPGEMM_HD constexpr int a_chunk_bytes() const { return b_chunk_bytes(); }  // km: 64 of M by BK rows of K
   MPGEMM_HD constexpr int b_block_bytes() const { return bn * kRowBytes; }  // nk: one k-block of B's BN rows
   MPGEMM_HD constexpr int b_stage_bytes() const {
     return b_k_major ? kb_per_stage * b_block_bytes() : b_chunks() * b_chunk_bytes();

@@ -50,7 +50,11 @@ struct Mainloop {
     using namespace wgmma_layout;
     constexpr Layout L = Cfg::layout();
     const int row0 = Cfg::first_row(consumer);
-    a_desc0 = hopper::smem_descriptor(base + L.a_offset(0) + (Cfg::SWAP ? 0 : row0 * kRowBytes), 16, 8 * kRowBytes);
+    if constexpr (Cfg::A_KM)  // M-major 64-row chunks: this consumer's first chunk
+      a_desc0 = hopper::smem_descriptor(base + L.a_offset(0) + (row0 / kWgmmaM) * L.a_chunk_bytes(), L.a_chunk_bytes(),
+                                        8 * kRowBytes);
+    else
+      a_desc0 = hopper::smem_descriptor(base + L.a_offset(0) + (Cfg::SWAP ? 0 : row0 * kRowBytes), 16, 8 * kRowBytes);
     if constexpr (Cfg::B_NK)  // K-major like A: this consumer's first row of B's tile when swapped
       b_desc0 = hopper::smem_descriptor(base + L.b_offset(0) + (Cfg::SWAP ? row0 * kRowBytes : 0), 16, 8 * kRowBytes);
     else
@@ -101,7 +105,17 @@ struct Mainloop {
           const unsigned a_k = (k % (kBK / 16)) * kAStep + (k / (kBK / 16)) * BM * kRowBytes;
           const int scale_d = (kb > kb_begin || k > 0) ? 1 : 0;
           constexpr bool BF16 = Cfg::BF16;
-          if constexpr (Cfg::B_NK) {
+          if constexpr (Cfg::A_KM) {
+            // A stored K x M: block mb's chunk, M-major, is the transposed wgmma A of 64 rows (one chunk: the
+            // leading offset is unused), addressed as B's chunks are when swapped; B as its layout says.
+            const unsigned long long desc_a = a_stage + ((mb * L.a_chunk_bytes() + k * 16 * kRowBytes) >> 4);
+            if constexpr (Cfg::B_NK) {
+              const unsigned b_k = (k % (kBK / 16)) * 32 + (k / (kBK / 16)) * L.b_block_bytes();
+              Wgmma<WN>::template mma<1, 0, BF16>(acc[mb], desc_a, b_stage + (b_k >> 4), scale_d);
+            } else {
+              Wgmma<WN>::template mma<1, 1, BF16>(acc[mb], desc_a, b_stage + ((k * 16 * kRowBytes) >> 4), scale_d);
+            }
+          } else if constexpr (Cfg::B_NK) {
             // B stored N x K is K-major, laid out like A (its k-blocks BN rows apart): the wgmma B, or swapped the
             // wgmma A (block mb: 64 rows of it), both non-transposed.
             const unsigned b_k = (k % (kBK / 16)) * 32 + (k / (kBK / 16)) * L.b_block_bytes();

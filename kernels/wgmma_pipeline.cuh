@@ -38,6 +38,7 @@ struct Config {
     AB_LAST = L2_HINTS_ == kL2HintsCFirstAbLast,  // A's and B's loads evict-last
     // Tiles may be cut into slices: split-K proper, or stream-K's ranges (SPLIT_K 1).
     SPLITTING = SPLIT_K_ > 1 || SPLIT_MODE_ == kSplitStream,
+    A_KM = A_LAYOUT_ == kALayoutKm,  // A stored K x M: M-major in shared memory, in 64-row chunks like B's kn
     B_NK = B_LAYOUT_ == kBLayoutNk,  // B stored N x K: K-major in shared memory, like A
     BF16 = IN_ == kElementBf16,
     BETA = BETA_ != 0,  // D = alpha * A.B + beta * C reads C; else D = alpha * A.B

@@ -68,7 +68,21 @@ __device__ __forceinline__ void produce(const hopper::TensorMap* a_map, const ho
       mbarrier_arrive_expect_tx(ring.full(stage), L.stage_bytes());
       const int k0 = kb * BK;
       const unsigned a_dst = base + L.a_offset(stage);
-      if constexpr (BK > kBK) {
+      if constexpr (Cfg::A_KM) {
+        // A stored K x M: one copy of 64 columns of M by BK rows of K per 64-row chunk (a slice of the K rows per
+        // CTA when multicast), as B's chunks when stored K x N.
+#pragma unroll
+        for (int j = 0; j < BM / kWgmmaM; ++j) {
+          if constexpr (CLUSTER_N == 1) {
+            tma_load<AB_LAST>(a_dst + j * L.a_chunk_bytes(), a_map, ring.full(stage), o.m0 + j * kWgmmaM, k0,
+                              ab_policy);
+          } else {
+            constexpr int rows = BK / CLUSTER_N;
+            tma_load_multicast<AB_LAST>(a_dst + j * L.a_chunk_bytes() + rank_n * rows * kRowBytes, a_map,
+                                        ring.full(stage), o.m0 + j * kWgmmaM, k0 + rank_n * rows, a_mask, ab_policy);
+          }
+        }
+      } else if constexpr (BK > kBK) {
         tma_load_3d(a_dst, a_map, ring.full(stage), 0, o.m0, kb * Cfg::KB_PER_STAGE);
       } else if constexpr (CLUSTER_N == 1) {
         tma_load<AB_LAST>(a_dst, a_map, ring.full(stage), k0, o.m0, ab_policy);

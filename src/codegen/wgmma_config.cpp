@@ -304,6 +304,14 @@ std::vector<std::string> WgmmaConfig::problems(const ProblemKind& kind) const {
         "EPILOGUE=\"tma\" with {}: 16-bit D goes out in 64-column sub-tiles (128-byte rows), and BN={} is not a "
         "multiple of 64",
         name, bn));
+  if (kind.a == ALayout::km && swap_ab)
+    out.push_back(fmt::format(
+        "SWAP_AB=1 with {}: A stored K x M would be the swapped wgmma's N-major B, which is not implemented", name));
+  if (kind.a == ALayout::km && bk % (8 * cluster_n) != 0)
+    out.push_back(fmt::format(
+        "BK={} with {}: A stored K x M is multicast in slices of BK / CLUSTER_N rows of K, whole 8-row swizzle "
+        "atoms, so BK must be a multiple of 8 * CLUSTER_N = {}",
+        bk, name, 8 * cluster_n));
   if (kind.b == BLayout::nk && bn % (8 * cluster_m) != 0)
     out.push_back(fmt::format(
         "BN={} with {}: B stored N x K is multicast in slices of BN / CLUSTER_M rows, whole 8-row swizzle atoms, "

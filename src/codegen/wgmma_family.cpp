@@ -105,8 +105,6 @@ std::optional<std::string> WgmmaFamily::check_kind(const ProblemKind& kind) cons
   const auto refuse = [&](std::string_view why) {
     return fmt::format("the {} family does not compute {}: {}", name(), kind.name(), why);
   };
-  if (kind.a != ALayout::mk)
-    return refuse("A stored K x M (km) is not implemented (it needs an M-major A in shared memory)");
   if (kind.in != ElementType::fp16 && kind.in != ElementType::bf16)
     return refuse(fmt::format("A and B in {}: its wgmma takes FP16 or BF16", to_string(kind.in)));
   if (kind.epilogue != Epilogue::none) return refuse(fmt::format("epilogue {}", to_string(kind.epilogue)));
@@ -130,6 +128,9 @@ std::optional<std::string> WgmmaFamily::shape_problem(const WgmmaConfig& c, cons
   // rows of K, D and C rows of N (which the epilogues also store in whole pairs and quads: N a multiple of 8 for
   // every output type).
   const bool nk = kind.b == BLayout::nk;
+  if (kind.a == ALayout::km && shape.m % 8 != 0)
+    return fmt::format("M={} is not a multiple of 8: TMA needs rows of A (stored K x M) to be multiples of 16 bytes",
+                       shape.m);
   if (shape.k % 8 != 0)
     return fmt::format("K={} is not a multiple of 8: TMA needs rows of A{} to be multiples of 16 bytes", shape.k,
                        nk ? " and of B (stored N x K)" : "");
@@ -212,13 +213,21 @@ WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& c, const Shape& s, const Pro
   const CUtensorMapDataType in = dtype_of(kind.in);
   const auto out_bytes = static_cast<std::uint64_t>(bytes_of(kind.out));
   WgmmaTensorMaps maps;
-  maps.a = {in,
-            {k, m},
-            k * 2,
-            {static_cast<std::uint32_t>(kBK), static_cast<std::uint32_t>(c.bm / c.cluster_n)},
-            CU_TENSOR_MAP_SWIZZLE_128B,
-            l2_promotion_of(c),
-            static_cast<std::uint32_t>(c.bk / kBK)};
+  if (kind.a == ALayout::km)  // K x M, M-major: 64 of M by BK rows of K (a slice of them per multicasting CTA)
+    maps.a = {in,
+              {m, k},
+              m * 2,
+              {static_cast<std::uint32_t>(kWgmmaM), static_cast<std::uint32_t>(c.bk / c.cluster_n)},
+              CU_TENSOR_MAP_SWIZZLE_128B,
+              l2_promotion_of(c)};
+  else
+    maps.a = {in,
+              {k, m},
+              k * 2,
+              {static_cast<std::uint32_t>(kBK), static_cast<std::uint32_t>(c.bm / c.cluster_n)},
+              CU_TENSOR_MAP_SWIZZLE_128B,
+              l2_promotion_of(c),
+              static_cast<std::uint32_t>(c.bk / kBK)};
   if (kind.b == BLayout::nk)  // N x K, K-major like A: 64 of K by BN rows (a slice of them per multicasting CTA)
     maps.b = {in,
               {k, n},

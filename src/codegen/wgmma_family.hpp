@@ -152,12 +152,12 @@ struct TensorMapSpec {
 };
 
 struct WgmmaTensorMaps {
-  TensorMapSpec a;  // IN {K, M}, box {64, BM / CLUSTER_N}, depth BK / 64
+  TensorMapSpec a;  // IN; mk: {K, M}, box {64, BM / CLUSTER_N}, depth BK / 64; km: {M, K}, box {64, BK / CLUSTER_N}
   TensorMapSpec b;  // IN; kn: {N, K}, box {64, BK / CLUSTER_M}; nk: {K, N}, box {64, BN / CLUSTER_M}
   TensorMapSpec c;  // OUT {N, M}, box {128 bytes of columns: 32 FP32 or 64 16-bit, 64}
 };
-// Pure: what the kernel's three tensor maps describe for this config and shape, for problems of `kind` (A stored
-// M x K; B as the kind stores it; element types of the kind).
+// Pure: what the kernel's three tensor maps describe for this config and shape, for problems of `kind` (A and B as
+// the kind stores them; element types of the kind).
 WgmmaTensorMaps tensor_map_specs(const WgmmaConfig& config, const Shape& shape, const ProblemKind& kind = {});
 
 // Encodes one map for the matrix at `base`. Throws mpgemm::Error naming the operand, the spec and the CUresult when
@@ -180,12 +180,12 @@ class WgmmaFamily final : public Family {
   // K and N multiples of 8 (TMA row strides are multiples of 16 bytes), sizes that fit the kernel's ints; split-K:
   // at least SPLIT_K k-blocks of 64, and flags that fit the workspace (kWorkspaceBytes).
   std::optional<std::string> check_shape(const Params& params, const Shape& shape) const override;
-  // A stored M x K (mk), B stored either way (kn, nk), FP16 or BF16 in, FP32, FP16 or BF16 out, beta or not; km, an
-  // FP32 input and fused epilogues are refused with the reason.
+  // A and B stored either way (mk, km; kn, nk), FP16 or BF16 in, FP32, FP16 or BF16 out, beta or not; an FP32 input
+  // and fused epilogues are refused with the reason.
   std::optional<std::string> check_kind(const ProblemKind& kind) const override;
   // check_kind, then the config's refusals for the kind (WgmmaConfig::problems(kind): split-K with a 16-bit D, the
-  // tma epilogue's 64-column sub-tiles, B's multicast slices), then the shape with each operand's row stride as the
-  // kind stores it (A mk: K; B kn: N, nk: K; D and C: N).
+  // tma epilogue's 64-column sub-tiles, A's and B's multicast slices, km swapped), then the shape with each
+  // operand's row stride as the kind stores it (A mk: K, km: M; B kn: N, nk: K; D and C: N).
   std::optional<std::string> check_problem(const Params& params, const GemmProblem& problem) const override;
   // Clusters of CLUSTER_M * CLUSTER_N CTAs along x over the cluster tiles; persistent: at most one CTA per SM
   // (device.sm_count), which the launcher may lower further to what is co-resident; balanced: also

@@ -36,20 +36,46 @@ WgmmaConfig split(int k) {
   return c;
 }
 
-TEST(WgmmaKinds, ComputesEveryKindWithAStoredMByKAndRefusesKm) {
+TEST(WgmmaKinds, ComputesEveryKindButAnFp32Input) {
   int computed = 0;
   for (const ProblemKind& kind : ProblemKind::all()) {
-    const auto why = wgmma().check_kind(kind);
-    if (kind.a == ALayout::mk) {
-      EXPECT_EQ(why, std::nullopt) << kind.name();
-      ++computed;
-    } else {
-      ASSERT_TRUE(why.has_value()) << kind.name();
-      EXPECT_TRUE(has(why, kind.name())) << *why;
-      EXPECT_TRUE(has(why, "K x M (km) is not implemented")) << *why;
-    }
+    EXPECT_EQ(wgmma().check_kind(kind), std::nullopt) << kind.name();
+    ++computed;
   }
-  EXPECT_EQ(computed, 24) << "2 B layouts x 2 input types x 3 output types x beta or not";
+  EXPECT_EQ(computed, 48) << "2 A layouts x 2 B layouts x 2 input types x 3 output types x beta or not";
+  ProblemKind fp32_in;
+  fp32_in.in = ElementType::fp32;
+  EXPECT_TRUE(has(wgmma().check_kind(fp32_in), "its wgmma takes FP16 or BF16"));
+}
+
+TEST(WgmmaKinds, AStoredKByMIsUnswappedAndMulticastInWholeSwizzleAtomsOfBk) {
+  const Shape s{1024, 1024, 1024};
+  WgmmaConfig swapped;
+  swapped.bm = 64;
+  swapped.bn = 128;
+  swapped.swap_ab = true;
+  ASSERT_TRUE(swapped.problems().empty()) << swapped.problems().front();
+  const auto why = wgmma().check_problem(swapped.to_params(), {s, kind_of("km_kn_bf16_bf16")});
+  EXPECT_TRUE(has(why, "SWAP_AB=1 with km_kn_bf16_bf16")) << why.value_or("accepted");
+  EXPECT_EQ(wgmma().check_problem(swapped.to_params(), {s, kind_of("mk_kn_bf16_bf16")}), std::nullopt);
+  WgmmaConfig cluster;
+  cluster.cluster_n = 16;
+  cluster.bm = 128;
+  cluster.bn = 128;
+  ASSERT_TRUE(cluster.problems().empty()) << cluster.problems().front();
+  EXPECT_TRUE(
+      has(wgmma().check_problem(cluster.to_params(), {s, kind_of("km_nk_fp16_fp32")}), "BK=64 with km_nk_fp16_fp32"));
+  cluster.cluster_n = 2;
+  EXPECT_EQ(wgmma().check_problem(cluster.to_params(), {s, kind_of("km_nk_fp16_fp32")}), std::nullopt);
+  // Its rows are M long.
+  EXPECT_TRUE(has(wgmma().check_problem(WgmmaConfig{}.to_params(), {{1001, 1024, 1024}, kind_of("km_kn_fp16_fp32")}),
+                  "M=1001 is not a multiple of 8: TMA needs rows of A (stored K x M)"));
+  const WgmmaTensorMaps km = tensor_map_specs(cluster, {1000, 3000, 2048}, kind_of("km_kn_bf16_bf16"));
+  EXPECT_EQ(km.a.dims, (std::array<std::uint64_t, 2>{1000, 2048}));  // {M, K}: rows of M
+  EXPECT_EQ(km.a.row_stride_bytes, 1000u * 2);
+  EXPECT_EQ(km.a.box, (std::array<std::uint32_t, 2>{64, 32}));  // 64 of M, BK / CLUSTER_N rows of K
+  EXPECT_EQ(km.a.depth, 1u);
+  EXPECT_EQ(km.a.dtype, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
 }
 
 TEST(WgmmaKinds, SplitKWithA16BitOutputIsRefusedWithItsReason) {
@@ -126,8 +152,9 @@ TEST(WgmmaKinds, RowStridesFollowEachOperandsLayout) {
   EXPECT_EQ(wgmma().check_problem(p, {{250, 256, 256}, kind_of("mk_nk_bf16_bf16")}), std::nullopt) << "any M";
   // The default kind's reasons are check_shape's.
   EXPECT_EQ(wgmma().check_problem(p, {{256, 100, 256}, ProblemKind{}}), wgmma().check_shape(p, {256, 100, 256}));
-  // Config rules that are not the kind's come first where both fail: a refused kind says so before the shape.
-  EXPECT_TRUE(has(wgmma().check_problem(p, {{256, 100, 256}, kind_of("km_kn_fp16_fp32")}), "km"));
+  // The config's refusal of the kind comes before the shape's.
+  EXPECT_TRUE(
+      has(wgmma().check_problem(split(2).to_params(), {{256, 100, 256}, kind_of("mk_kn_fp16_fp16")}), "SPLIT_K=2"));
 }
 
 TEST(WgmmaKinds, NameExpressionGainsTheKindOnlyWhenNotTheDefault) {
@@ -149,7 +176,13 @@ TEST(WgmmaKinds, NameExpressionGainsTheKindOnlyWhenNotTheDefault) {
   EXPECT_EQ(bf16.options, def.options);
   // A refused combination is never built.
   EXPECT_THROW(wgmma().kernel_spec(split(2).to_params(), Arch{9, 0, false}, kind_of("mk_kn_fp16_bf16")), Error);
-  EXPECT_THROW(wgmma().kernel_spec(c.to_params(), Arch{9, 0, false}, kind_of("km_kn_fp16_fp32")), Error);
+  WgmmaConfig swapped;
+  swapped.bm = 64;
+  swapped.bn = 128;
+  swapped.swap_ab = true;
+  EXPECT_THROW(wgmma().kernel_spec(swapped.to_params(), Arch{9, 0, false}, kind_of("km_kn_fp16_fp32")), Error);
+  EXPECT_EQ(wgmma().kernel_spec(c.to_params(), Arch{9, 0, false}, kind_of("km_kn_fp16_fp32")).name_expression,
+            base + ", 64, 1, 0, 0, 2, 0>");
 }
 
 TEST(WgmmaKinds, TensorMapsTakeTheKindsTypesAndBsLayout) {
