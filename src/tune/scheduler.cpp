@@ -152,7 +152,7 @@ class Coordinator {
     if (measuring_device_.name.empty()) return prior;
     // Its own read-only connection: the store's user queries are refused on the writer's.
     const Store reader = Store::open(s_.db, Store::Mode::read_only);
-    for (Recording& r : load_recordings(reader, std::string(family_.name())))
+    for (Recording& r : load_recordings(reader, std::string(family_.name()), plan_.kind()))
       if (r.shape != s_.shapes[s] && r.device_name == measuring_device_.name)
         prior.push_back({r.shape, std::move(r.observation)});
     if (!prior.empty())

@@ -41,25 +41,26 @@ int resource(const report::Cell& c) {
 
 }  // namespace
 
-std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family) {
+std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family,
+                                       const ProblemKind& kind) {
   require_readable_file(db, "database");
   // Read-only; a file of an older schema is migrated in memory and left as it was (Store::open).
   const Store store = Store::open(db, Store::Mode::read_only);
-  return load_recordings(store, family);
+  return load_recordings(store, family, kind);
 }
 
-std::vector<Recording> load_recordings(const Store& store, const std::string& family) {
+std::vector<Recording> load_recordings(const Store& store, const std::string& family, const ProblemKind& kind) {
   std::vector<Recording> out;
   {
     // A fixed query; the family is compared in C++ so no value is pasted into SQL.
     report::Table t = store.query_sql(
         "SELECT c.family, c.params, m.M, m.N, m.K, m.status, m.median_ms, comp.registers, comp.shared_bytes, "
-        "comp.dynamic_shared_bytes, comp.spill_store_bytes, comp.spill_load_bytes, m.device_name, c.name "
+        "comp.dynamic_shared_bytes, comp.spill_store_bytes, comp.spill_load_bytes, m.device_name, c.name, m.problem "
         "FROM measurements m "
         "JOIN configs c ON c.id = m.config_id LEFT JOIN compilations comp ON comp.id = m.compilation_id "
         "ORDER BY m.id");
     for (const auto& r : t.rows) {
-      if (text_cell(r[0]) != family) continue;
+      if (text_cell(r[0]) != family || text_cell(r[14]) != kind.name()) continue;  // one kind's recordings only
       Recording rec;
       rec.device_name = text_cell(r[12]);
       rec.shape = Shape{int_cell(r[2]).value_or(0), int_cell(r[3]).value_or(0), int_cell(r[4]).value_or(0)};

@@ -24,11 +24,13 @@ struct Recording {
   std::string device_name;  // the device it was measured on
 };
 
-// Every measurement of `family` in the database at `db`, oldest first. A database of an older schema is
-// migrated in memory (the file itself is never written). Throws StoreError / mpgemm::Error.
-std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family);
+// Every measurement of `family` for problems of `kind` (another kind's outcomes at the same shape are another
+// problem's) in the database at `db`, oldest first. A database of an older schema is migrated in memory (the file
+// itself is never written; its rows are the default kind). Throws StoreError / mpgemm::Error.
+std::vector<Recording> load_recordings(const std::filesystem::path& db, const std::string& family,
+                                       const ProblemKind& kind = {});
 // The same from an open store.
-std::vector<Recording> load_recordings(const Store& store, const std::string& family);
+std::vector<Recording> load_recordings(const Store& store, const std::string& family, const ProblemKind& kind = {});
 
 // The recordings of one device, so the oracle and the prior never mix cards (a merged database of two hosts):
 // `device`'s, or with none the database's only device. Throws UsageError when `device` has no recording, or when
