@@ -20,7 +20,8 @@ namespace {
 // How the header passes a problem to a family's kernel: what the family's append_problem_args pushes.
 enum class ArgsKind {
   standard,     // (const __half* A, const __half* B, float* C, int M, int N, int K): Family's default
-  tensor_maps,  // (a_map, b_map, c_map, float* C, int* workspace, int M, int N, int K): WgmmaFamily
+  tensor_maps,  // (a_map, b_map, c_map, float* C, int* workspace, int M, int N, int K, float alpha, float beta,
+                //  const void* C_in): WgmmaFamily
 };
 
 // One entry as the header launches it.

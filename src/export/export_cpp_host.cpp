@@ -22,7 +22,9 @@ namespace mpgemm_export {
 // How a kernel takes its problem (what mpgemm's family passes it):
 //   standard:    (const __half* A, const __half* B, float* C, int M, int N, int K)
 //   tensor_maps: (CUtensorMap a_map, CUtensorMap b_map, CUtensorMap c_map, float* C, int* workspace, int M, int N,
-//                 int K); the maps describe A, B and C for TMA (built by launch() with cuTensorMapEncodeTiled)
+//                 int K, float alpha, float beta, const void* C_in); the maps describe A, B and C for TMA (built by
+//                 launch() with cuTensorMapEncodeTiled); the header serves the default kind: alpha 1, beta 0,
+//                 no C read
 enum class Args { standard, tensor_maps };
 
 // One TMA tensor map as cuTensorMapEncodeTiled takes it: a 2-D row-major matrix, innermost dimension first; with
@@ -181,7 +183,9 @@ inline cudaError_t launch(const Winner& w, const __half* A, const __half* B, flo
   for (int i = 0; i < 3; ++i)
     if (cudaError_t e = detail::encode(w.maps[i], bases[i], &maps[i])) return e;
   int* flags = static_cast<int*>(workspace);
-  void* args[] = {&maps[0], &maps[1], &maps[2], &C, &flags, &M, &N, &K};
+  float alpha = 1.0f, beta = 0.0f;
+  const void* c_in = nullptr;
+  void* args[] = {&maps[0], &maps[1], &maps[2], &C, &flags, &M, &N, &K, &alpha, &beta, &c_in};
   return cudaLaunchKernelExC(&config, w.kernel, args);
 }
 
