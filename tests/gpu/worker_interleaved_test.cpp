@@ -114,11 +114,11 @@ TEST_F(WorkerInterleaved, CublasLtJoinsTheRoundsWhenAskedFor) {
   const Shape shape{256, 256, 128};
   ProblemContext problem(*session_, shape, 11);
   CublasLtSession lt(*session_);
-  EXPECT_FALSE(lt.has_best(shape));
+  EXPECT_FALSE(lt.has_best(problem.problem()));
   const CublasLtReference ref = lt.best_of_heuristics(problem, 3, 5, 20, 0.5, 1e-3);
   ASSERT_TRUE(ref.timing) << ref.message;
-  ASSERT_TRUE(lt.has_best(shape));
-  EXPECT_FALSE(lt.has_best(kShape));
+  ASSERT_TRUE(lt.has_best(problem.problem()));
+  EXPECT_FALSE(lt.has_best(GemmProblem{kShape, ProblemKind{}}));
 
   TimeInterleavedRequest req;
   req.kernels = {kernel("test_gemm_naive", geometry_for(shape)), kernel("test_gemm_naive", geometry_for(shape))};

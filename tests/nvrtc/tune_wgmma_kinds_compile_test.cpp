@@ -155,14 +155,18 @@ TEST(WgmmaKindsCompile, EveryKindOnASampleOfSuiteConfigsCompilesToThatKind) {
     } else {
       EXPECT_NE(sass.find(pack), std::string::npos) << name << " has no " << pack;
       EXPECT_EQ(sass.find("STG.E.128"), std::string::npos) << name << " stores FP32 quads";
-      if (c.epilogue == WgmmaEpilogue::direct)
+      if (c.epilogue == WgmmaEpilogue::direct) {
         EXPECT_EQ(sass.find("STG.E.64"), std::string::npos) << name << " stores FP32 pairs";
-      if (c.epilogue == WgmmaEpilogue::direct && c.swap_ab)
+      }
+      if (c.epilogue == WgmmaEpilogue::direct && c.swap_ab) {
         EXPECT_NE(sass.find("STG.E.U16"), std::string::npos) << name << ": swapped, single 16-bit stores";
-      if (c.epilogue == WgmmaEpilogue::rows)
+      }
+      if (c.epilogue == WgmmaEpilogue::rows) {
         EXPECT_NE(sass.find("STG.E.64"), std::string::npos) << name << ": 4 16-bit columns per lane";
-      if (c.epilogue == WgmmaEpilogue::tma)
+      }
+      if (c.epilogue == WgmmaEpilogue::tma) {
         EXPECT_NE(sass.find("UTMASTG"), std::string::npos) << name << ": TMA stores of 16-bit sub-tiles";
+      }
     }
     // C is read exactly when the kind reads it, besides a split tile's later slices reading D.
     const bool reads = kind.beta || c.splits();
