@@ -3,6 +3,8 @@
 #include "cli/measure_options.hpp"
 #include "cli/shape_options.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/error.hpp"
@@ -49,14 +51,18 @@ void add_tune_options(ArgParser& p) {
       .option(
           "--shapes", "FILE|MxNxK,...",
           "the shapes to tune instead of the space's: a JSON file (a list of {\"M\", \"N\", \"K\"} objects, or "
-          "{\"description\", \"shapes\"} as in configs/shapes/) or an inline list like 4096x4096x4096,128x8192x8192",
+          "{\"description\", \"shapes\"} as in configs/shapes/; the file or a shape may name its \"problem\" kind, and "
+          "each kind is tuned as a run of its own, in the order the file first lists it) or an inline list like "
+          "4096x4096x4096,128x8192x8192",
           "the space's shapes")
       .option("--shape-order", "costliest|file",
               "the order the shapes are measured in: costliest (most FLOPs first: on a cold run the largest "
               "shape's long measurements hide the compilations) or file (as listed)",
               "costliest");
   add_shape_options(p, {", replacing the space's shapes", "the space's shapes"});
-  add_problem_option(p, ": every config is built for it and measured on it (the family must support it)");
+  add_problem_option(p,
+                     ": every config is built for it and measured on it (the family must support it); the kind of "
+                     "the --shapes entries that name none (a shape's or its file's \"problem\" wins)");
   p.option("--only", "NAMES",
            "comma-separated: tune only configs whose name or point name contains one of them; an entry "
            "=NAME takes only the config (or point) of that whole name")
@@ -144,7 +150,10 @@ void add_tune_options(ArgParser& p) {
                "one job of eight (tools/slurm/submit.sh runs them as a Slurm job array)");
 }
 
-TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* const* argv) {
+namespace {
+
+// The options, and --shapes' entries in `listed` (each with the kind it names, if any).
+TuneOptions options_from(const ParsedArgs& args, int argc, const char* const* argv, std::vector<ListedShape>& listed) {
   TuneOptions o;
   o.space_path = args.positionals().at(0);
   if (auto db = args.get("--db")) o.db_path = *db;
@@ -153,7 +162,10 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
     if (!o.arch) throw UsageError(fmt::format("--arch expects sm_XX or sm_XXa (e.g. sm_86, sm_90a), got '{}'", *a));
   }
   o.compile_only = args.has("--compile-only");
-  if (auto s = args.get("--shapes")) o.shapes = load_shapes(*s);
+  if (auto s = args.get("--shapes")) {
+    listed = load_shapes(*s);
+    o.shapes = without_repeats(extents_of(listed));
+  }
   if (auto s = args.get("--shape-order")) {
     const auto order = shape_order_from_string(*s);
     if (!order) throw UsageError(fmt::format("--shape-order expects costliest or file, got '{}'", *s));
@@ -255,6 +267,31 @@ TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* cons
   if (o.replay_db) require_not_an_input(o.db_path, {{"the recording (--replay)", *o.replay_db}});
   for (int i = 0; i < argc; ++i) o.argv.emplace_back(argv[i]);
   return o;
+}
+
+}  // namespace
+
+TuneOptions tune_options_from(const ParsedArgs& args, int argc, const char* const* argv) {
+  std::vector<ListedShape> listed;
+  return options_from(args, argc, argv, listed);
+}
+
+std::vector<TuneOptions> tune_runs_from(const ParsedArgs& args, int argc, const char* const* argv) {
+  std::vector<ListedShape> listed;
+  const TuneOptions base = options_from(args, argc, argv, listed);
+  std::vector<TuneOptions> runs;
+  for (const ListedShape& l : listed) {
+    const ProblemKind kind = l.kind.value_or(base.settings.kind);
+    auto run = std::find_if(runs.begin(), runs.end(), [&](const TuneOptions& r) { return r.settings.kind == kind; });
+    if (run == runs.end()) {
+      run = runs.insert(runs.end(), base);
+      run->settings.kind = kind;
+      run->shapes.clear();
+    }
+    run->shapes.push_back(l.shape);
+  }
+  if (runs.empty()) runs.push_back(base);  // the space's shapes, or an inline list: the run's kind
+  return runs;
 }
 
 }  // namespace mpgemm::cli

@@ -16,23 +16,30 @@ namespace mpgemm {
 
 namespace {
 
-// The shapes read so far, in list order, and a sorted index of them: each duplicate check is O(log n), so a list of
+// The entries read so far, in list order, and a sorted index of them: each duplicate check is O(log n), so a list of
 // a million shapes loads in a fraction of a second (a linear search made it quadratic). An ordered set, not a hash, so
-// no list can be crafted to make the check slow.
-class UniqueShapes {
+// no list can be crafted to make the check slow. `Entry` is a Shape or a ListedShape (a shape under its kind).
+template <class Entry>
+class UniqueEntries {
  public:
-  // False when `s` is already listed (it is not added again).
-  bool add(const Shape& s) {
-    if (!seen_.insert({s.m, s.n, s.k}).second) return false;
-    shapes_.push_back(s);
+  // False when `e` is already listed (it is not added again).
+  bool add(const Entry& e) {
+    if (!seen_.insert(e).second) return false;
+    entries_.push_back(e);
     return true;
   }
-  std::vector<Shape> take() { return std::move(shapes_); }
+  std::vector<Entry> take() { return std::move(entries_); }
 
  private:
-  std::vector<Shape> shapes_;
-  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> seen_;
+  struct Before {
+    static auto key(const Shape& s) { return std::tuple(s.m, s.n, s.k); }
+    static auto key(const ListedShape& l) { return std::tuple(key(l.shape), l.kind); }
+    bool operator()(const Entry& a, const Entry& b) const { return key(a) < key(b); }
+  };
+  std::vector<Entry> entries_;
+  std::set<Entry, Before> seen_;
 };
+using UniqueShapes = UniqueEntries<Shape>;
 
 std::int64_t dimension(const nlohmann::json& obj, const char* key, const std::string& file, const std::string& path) {
   if (!obj.contains(key)) throw UsageError(fmt::format("{}: {}: missing \"{}\"", file, path, key));
@@ -84,23 +91,20 @@ std::vector<Shape> without_repeats(std::vector<Shape> shapes) {
 
 namespace {
 
-// A "problem" a shape file names (ProblemKind's name): what mpgemm tunes today is the default kind only, so any other
-// is refused naming it, rather than tuned as the default.
-void require_default_kind(const nlohmann::json& value, const std::string& path, const std::string& at) {
+// A "problem" a shape file names (ProblemKind's name); what is no kind's name is refused saying why.
+ProblemKind kind_named(const nlohmann::json& value, const std::string& path, const std::string& at) {
   if (!value.is_string())
-    throw UsageError(fmt::format("{}: {}: expected a problem kind's name (e.g. \"mk_kn_fp16_fp32\"), got {}", path, at,
+    throw UsageError(fmt::format("{}: {}: expected a problem kind's name (e.g. \"mk_nk_bf16_bf16\"), got {}", path, at,
                                  json_excerpt(value)));
   std::string why;
   const auto kind = ProblemKind::parse(value.get<std::string>(), &why);
   if (!kind) throw UsageError(fmt::format("{}: {}: {}", path, at, printable_text(why)));
-  if (!kind->is_default())
-    throw UsageError(fmt::format("{}: {}: problem kind {} is not tuned yet: this build tunes {} only", path, at,
-                                 kind->name(), ProblemKind{}.name()));
+  return *kind;
 }
 
 }  // namespace
 
-std::vector<Shape> parse_shape_file(std::string_view text, const std::string& path) {
+std::vector<ListedShape> parse_shape_file(std::string_view text, const std::string& path) {
   nlohmann::json root;
   try {
     root = parse_json_bounded(text);  // nesting bounded: the messages below dump values
@@ -108,6 +112,7 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
     throw UsageError(fmt::format("{}: invalid JSON: {}", path, text_excerpt(e.what(), 200)));
   }
   std::string base;
+  std::optional<ProblemKind> file_kind;
   const nlohmann::json* list = &root;
   if (root.is_object()) {
     for (const auto& [key, value] : root.items())
@@ -116,7 +121,7 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
             fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\", \"description\" and "
                         "\"problem\")",
                         path, text_excerpt(key)));
-    if (root.contains("problem")) require_default_kind(root.at("problem"), path, "/problem");
+    if (root.contains("problem")) file_kind = kind_named(root.at("problem"), path, "/problem");
     if (!root.contains("shapes")) throw UsageError(fmt::format("{}: no \"shapes\" list", path));
     list = &root.at("shapes");
     base = "/shapes";
@@ -124,7 +129,7 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
   if (!list->is_array() || list->empty())
     throw UsageError(fmt::format("{}: {}: expected a non-empty list of {{\"M\", \"N\", \"K\"}} objects", path,
                                  base.empty() ? "/" : base));
-  UniqueShapes shapes;
+  UniqueEntries<ListedShape> shapes;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string at = fmt::format("{}/{}", base, i);
     const nlohmann::json& s = (*list)[i];
@@ -134,14 +139,17 @@ std::vector<Shape> parse_shape_file(std::string_view text, const std::string& pa
       if (key != "M" && key != "N" && key != "K" && key != "problem")
         throw UsageError(fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N, K and a problem kind)", path, at,
                                      text_excerpt(key)));
-    if (s.contains("problem")) require_default_kind(s.at("problem"), path, at + "/problem");
+    const std::optional<ProblemKind> kind =
+        s.contains("problem") ? kind_named(s.at("problem"), path, at + "/problem") : file_kind;
     const Shape shape{dimension(s, "M", path, at), dimension(s, "N", path, at), dimension(s, "K", path, at)};
-    if (!shapes.add(shape)) throw UsageError(fmt::format("{}: {}: shape {} is listed twice", path, at, shape.str()));
+    if (!shapes.add(ListedShape{shape, kind}))
+      throw UsageError(fmt::format("{}: {}: shape {} is listed twice{}", path, at, shape.str(),
+                                   kind ? " for " + kind->name() : std::string()));
   }
   return shapes.take();
 }
 
-std::vector<Shape> load_shape_file(const std::string& path) {
+std::vector<ListedShape> load_shape_file(const std::string& path) {
   std::string text;
   try {
     text = read_bounded_file(path, "shape file");
@@ -151,10 +159,19 @@ std::vector<Shape> load_shape_file(const std::string& path) {
   return parse_shape_file(text, path);
 }
 
-std::vector<Shape> load_shapes(const std::string& arg) {
+std::vector<ListedShape> load_shapes(const std::string& arg) {
   std::error_code ec;
   if (arg.ends_with(".json") || std::filesystem::exists(arg, ec)) return load_shape_file(arg);
-  return parse_shape_list(arg);
+  std::vector<ListedShape> listed;
+  for (const Shape& s : parse_shape_list(arg)) listed.push_back(ListedShape{s, std::nullopt});
+  return listed;
+}
+
+std::vector<Shape> extents_of(const std::vector<ListedShape>& listed) {
+  std::vector<Shape> shapes;
+  shapes.reserve(listed.size());
+  for (const ListedShape& l : listed) shapes.push_back(l.shape);
+  return shapes;
 }
 
 }  // namespace mpgemm

@@ -2,7 +2,7 @@
 // The shape list readers' contract on any input (space/shape_list.hpp), shared by the libFuzzer harness
 // (fuzz/shapes_fuzz.cpp) and the corpus replay that CI runs without clang (unit/space_shapes_corpus_test.cpp).
 // The same text goes to both readers, as a shape file and as an inline --shapes list:
-//   - each returns a non-empty list of shapes with positive M, N and K, none listed twice, or
+//   - each returns a non-empty list of shapes with positive M, N and K, none listed twice under one kind, or
 //   - throws a UsageError whose what() is one line of at most kMaxMessage bytes; a shape file's starts
 //     "<label>: ", an inline list's with "--shapes: " or the quoted text.
 // Anything else (another exception, a crash, a hang, a message over lines) is a bug in src/space/shape_list.cpp.
@@ -32,6 +32,21 @@ inline std::string shapes_problem(std::vector<Shape> shapes) {
   std::sort(shapes.begin(), shapes.end(), [&](const Shape& a, const Shape& b) { return key(a) < key(b); });
   if (auto d = std::adjacent_find(shapes.begin(), shapes.end()); d != shapes.end())
     return "returned a shape twice: " + d->str();
+  return "";
+}
+
+// The same for a shape file's entries: a shape may be listed once per kind it names.
+inline std::string shapes_problem(std::vector<ListedShape> listed) {
+  if (listed.empty()) return "returned no shapes";
+  for (const ListedShape& l : listed)
+    if (l.shape.m <= 0 || l.shape.n <= 0 || l.shape.k <= 0)
+      return "returned a shape that is not positive: " + l.shape.str();
+  const auto key = [](const ListedShape& l) {
+    return std::tuple(l.shape.m, l.shape.n, l.shape.k, l.kind ? l.kind->name() : std::string());
+  };
+  std::sort(listed.begin(), listed.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  if (auto d = std::adjacent_find(listed.begin(), listed.end()); d != listed.end())
+    return "returned a shape twice under one kind: " + d->shape.str();
   return "";
 }
 

@@ -4,6 +4,8 @@
 // from the default kind's results at the same shape.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include "reliability/replay_fixture.hpp"
@@ -35,6 +37,14 @@ class TuneProblemKind : public ::testing::Test {
                 fmt::format("--only =suite_square_coop --M 256 --N 256 --K 256 --rerank 2 --worker {} {}",
                             bin("worker_client_test"), extra),
                 fmt::format("MPGEMM_TEST_FAKE_WORKER=ok MPGEMM_TEST_FAKE_LOG={}", (dir_ / "fake.log").string()));
+  }
+  // The same config over a shape file (`json`), measured by the fake worker.
+  testing::CommandResult fake_gpu_tune_file(const std::string& json, const std::string& extra = "") {
+    std::ofstream(dir_ / "shapes.json") << json;
+    return tune("configs/sm90a_suite.json",
+                fmt::format("--only =suite_square_coop --shapes {} --rerank 2 --worker {} {}",
+                            (dir_ / "shapes.json").string(), bin("worker_client_test"), extra),
+                "MPGEMM_TEST_FAKE_WORKER=ok");
   }
   fs::path db() const { return dir_ / "t.db"; }
   fs::path dir_;
@@ -96,6 +106,57 @@ TEST_F(TuneProblemKind, AKindIsBuiltMeasuredAndRecordedApartFromTheDefault) {
   const auto again = fake_gpu_tune("--problem mk_nk_bf16_bf16");
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("measured now 0, already in the database 1"), std::string::npos) << again.output;
+}
+
+// A shape file naming kinds per shape (and a file default) is one run per kind, in the order the file first names
+// them: each shape measured and recorded as its kind, the default kind's result key as a run of that kind alone
+// gives it.
+TEST_F(TuneProblemKind, AShapeFileOfSeveralKindsTunesEachShapeAsItsKind) {
+  const auto r = fake_gpu_tune_file(R"({"problem": "mk_nk_bf16_bf16", "shapes": [
+      {"M": 256, "N": 256, "K": 256}, {"M": 128, "N": 256, "K": 256, "problem": "mk_kn_fp16_fp32"},
+      {"M": 256, "N": 256, "K": 256, "problem": "mk_kn_fp16_fp32"}, {"M": 128, "N": 128, "K": 256}]})");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::size_t first = r.output.find("problem kind mk_nk_bf16_bf16 (1 of 2): 2 shape(s)");
+  const std::size_t second = r.output.find("problem kind mk_kn_fp16_fp32 (2 of 2): 2 shape(s)");
+  ASSERT_NE(first, std::string::npos) << r.output;
+  ASSERT_NE(second, std::string::npos) << r.output;
+  EXPECT_LT(first, second) << r.output;
+  EXPECT_EQ(sql_text(db(),
+                     "SELECT group_concat(p, ' ') FROM (SELECT problem || ':' || m || 'x' || n || 'x' || k AS p "
+                     "FROM measurements ORDER BY p)"),
+            "mk_kn_fp16_fp32:128x256x256 mk_kn_fp16_fp32:256x256x256 mk_nk_bf16_bf16:128x128x256 "
+            "mk_nk_bf16_bf16:256x256x256");
+  EXPECT_EQ(sql_int(db(), "SELECT count(*) FROM runs"), 2);
+
+  // The default kind's results are those a run of that kind alone records: tuned again, nothing new is measured.
+  const auto alone = tune("configs/sm90a_suite.json",
+                          fmt::format("--only =suite_square_coop --shapes 256x256x256,128x256x256 --rerank 2 "
+                                      "--worker {}",
+                                      bin("worker_client_test")),
+                          "MPGEMM_TEST_FAKE_WORKER=ok");
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  EXPECT_NE(alone.output.find("measured now 0, already in the database 2"), std::string::npos) << alone.output;
+}
+
+// --problem is the kind of the entries that name none; an entry's own kind wins.
+TEST_F(TuneProblemKind, ProblemIsTheKindOfTheShapesThatNameNone) {
+  const auto r = fake_gpu_tune_file(
+      R"([{"M": 256, "N": 256, "K": 256}, {"M": 128, "N": 256, "K": 256, "problem": "mk_kn_fp16_fp32"}])",
+      "--problem km_kn_bf16_bf16 --dry-run");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("problem kind km_kn_bf16_bf16 (1 of 2): 1 shape(s)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("problem kind mk_kn_fp16_fp32 (2 of 2): 1 shape(s)"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(db()));
+}
+
+// Every kind is checked before the first is run: a kind without a vendor reference, listed last, stops the run
+// before anything is written.
+TEST_F(TuneProblemKind, AKindThatCannotBeMeasuredStopsTheFileBeforeAnythingIsWritten) {
+  const auto r = fake_gpu_tune_file(
+      R"([{"M": 256, "N": 256, "K": 256}, {"M": 256, "N": 256, "K": 256, "problem": "mk_nk_bf16_fp16"}])");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--problem mk_nk_bf16_fp16: "), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(db()));
 }
 
 }  // namespace

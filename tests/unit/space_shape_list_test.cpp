@@ -49,10 +49,10 @@ class SpaceShapeFile : public ::testing::Test {
 };
 
 TEST_F(SpaceShapeFile, ReadsAListOrAnObjectWithShapes) {
-  EXPECT_EQ(load_shapes(write(R"([{"M": 1, "N": 8, "K": 16}])")), (std::vector<Shape>{{1, 8, 16}}));
-  EXPECT_EQ(
-      load_shapes(write(R"({"description": "d", "shapes": [{"M": 2, "N": 8, "K": 16}, {"K": 8, "N": 8, "M": 8}]})")),
-      (std::vector<Shape>{{2, 8, 16}, {8, 8, 8}}));
+  EXPECT_EQ(extents_of(load_shapes(write(R"([{"M": 1, "N": 8, "K": 16}])"))), (std::vector<Shape>{{1, 8, 16}}));
+  EXPECT_EQ(extents_of(load_shapes(
+                write(R"({"description": "d", "shapes": [{"M": 2, "N": 8, "K": 16}, {"K": 8, "N": 8, "M": 8}]})"))),
+            (std::vector<Shape>{{2, 8, 16}, {8, 8, 8}}));
 }
 
 TEST_F(SpaceShapeFile, SaysWhereAFileIsWrong) {
@@ -68,24 +68,33 @@ TEST_F(SpaceShapeFile, SaysWhereAFileIsWrong) {
   EXPECT_THROW(load_shapes((dir_ / "missing.json").string()), UsageError);
 }
 
-// A file, or a shape, may name its problem kind; the default kind is read as before, any other is refused by name
-// (this build tunes the default kind only), never tuned as the default.
-TEST_F(SpaceShapeFile, AProblemKindIsReadAndOnlyTheDefaultIsTaken) {
+// A file, or a shape, may name its problem kind: a shape's own wins over its file's, a shape that names none (nor
+// its file) names no kind (the run's applies), and one shape may be listed once per kind.
+TEST_F(SpaceShapeFile, AProblemKindIsReadPerShapeOrFromTheFile) {
+  const ProblemKind linear = *ProblemKind::parse("mk_nk_bf16_bf16");
+  const ProblemKind dw = *ProblemKind::parse("km_kn_bf16_bf16");
   EXPECT_EQ(load_shapes(write(R"({"problem": "mk_kn_fp16_fp32", "shapes": [{"M": 2, "N": 8, "K": 16}]})")),
-            (std::vector<Shape>{{2, 8, 16}}));
-  EXPECT_EQ(load_shapes(write(R"([{"M": 1, "N": 8, "K": 16, "problem": "mk_kn_fp16_fp32"}])")),
-            (std::vector<Shape>{{1, 8, 16}}));
-  EXPECT_NE(error_of(R"({"problem": "mk_nk_bf16_bf16", "shapes": [{"M": 2, "N": 8, "K": 16}]})")
-                .find("/problem: problem kind mk_nk_bf16_bf16 is not tuned yet: this build tunes mk_kn_fp16_fp32 only"),
-            std::string::npos);
-  EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 16, "problem": "km_kn_fp16_fp32_beta"}])")
-                .find("/0/problem: problem kind km_kn_fp16_fp32_beta is not tuned yet"),
+            (std::vector<ListedShape>{{{2, 8, 16}, ProblemKind{}}}));
+  EXPECT_EQ(load_shapes(write(R"([{"M": 1, "N": 8, "K": 16}])")),
+            (std::vector<ListedShape>{{{1, 8, 16}, std::nullopt}}));
+  EXPECT_EQ(load_shapes(write(R"({"problem": "mk_nk_bf16_bf16", "shapes": [{"M": 2, "N": 8, "K": 16},
+                                  {"M": 2, "N": 8, "K": 16, "problem": "km_kn_bf16_bf16"}, {"M": 4, "N": 8, "K": 8}]})")),
+            (std::vector<ListedShape>{{{2, 8, 16}, linear}, {{2, 8, 16}, dw}, {{4, 8, 8}, linear}}));
+  // The same shape under the same kind twice is still a mistake, and the message names the kind.
+  EXPECT_NE(error_of(R"({"problem": "mk_nk_bf16_bf16", "shapes": [{"M": 2, "N": 8, "K": 16},
+                          {"M": 2, "N": 8, "K": 16, "problem": "mk_nk_bf16_bf16"}]})")
+                .find("/shapes/1: shape 2x8x16 is listed twice for mk_nk_bf16_bf16"),
             std::string::npos);
   EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 16, "problem": "mk_kn_fp8_fp32"}])")
                 .find("/0/problem: 'mk_kn_fp8_fp32' is not a problem kind: the input type 'fp8'"),
             std::string::npos);
+  EXPECT_NE(error_of(R"({"problem": "nk_kn_fp16_fp32", "shapes": [{"M": 1, "N": 8, "K": 16}]})").find("/problem: "),
+            std::string::npos);
   EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 16, "problem": 3}])").find("expected a problem kind's name"),
             std::string::npos);
+  // An inline list names no kind.
+  EXPECT_EQ(load_shapes("1x8x16,2x8x16"),
+            (std::vector<ListedShape>{{{1, 8, 16}, std::nullopt}, {{2, 8, 16}, std::nullopt}}));
 }
 
 // A million levels: parsing stops at the 65th (kMaxJsonDepth), before anything walks or dumps the value (the
@@ -181,14 +190,14 @@ TEST(SpaceShapeListSize, RepeatsAreDroppedInOrderWithoutAQuadraticSearch) {
 
 // The suites of configs/shapes: issue 9's ten shapes, and 48 transformer GEMMs whose N and K suit TMA.
 TEST(SpaceShapeSuites, TheRepositorySuitesLoad) {
-  const auto ten = load_shapes(testing::source("configs/shapes/suite10.json"));
+  const auto ten = extents_of(load_shapes(testing::source("configs/shapes/suite10.json")));
   ASSERT_EQ(ten.size(), 10u);
   for (const Shape& s :
        {Shape{512, 512, 512}, Shape{1024, 1024, 1024}, Shape{2048, 2048, 2048}, Shape{4096, 4096, 4096},
         Shape{8192, 8192, 8192}, Shape{128, 8192, 8192}, Shape{8192, 8192, 1024}, Shape{4096, 4096, 256},
         Shape{3000, 3000, 3000}, Shape{16, 4096, 4096}})
     EXPECT_NE(std::find(ten.begin(), ten.end(), s), ten.end()) << s.str();
-  const auto layers = load_shapes(testing::source("configs/shapes/transformer.json"));
+  const auto layers = extents_of(load_shapes(testing::source("configs/shapes/transformer.json")));
   EXPECT_EQ(layers.size(), 48u);
   for (const Shape& s : layers) {
     EXPECT_EQ(s.n % 8, 0) << s.str();

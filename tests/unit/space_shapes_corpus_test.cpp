@@ -30,10 +30,17 @@ TEST(SpaceShapesCorpus, EveryFileGivesShapesOrOneShortUsageError) {
 
 // The contract itself: what it must refuse.
 TEST(SpaceShapesCorpus, ContractRefusesWhatIsWrong) {
-  EXPECT_EQ(fuzz::shapes_problem({Shape{1, 2, 3}, Shape{3, 2, 1}}), "");
-  EXPECT_NE(fuzz::shapes_problem({}), "");
-  EXPECT_NE(fuzz::shapes_problem({Shape{1, 0, 3}}), "");
-  EXPECT_NE(fuzz::shapes_problem({Shape{1, 2, 3}, Shape{4, 4, 4}, Shape{1, 2, 3}}), "");
+  using Shapes = std::vector<Shape>;
+  EXPECT_EQ(fuzz::shapes_problem(Shapes{Shape{1, 2, 3}, Shape{3, 2, 1}}), "");
+  EXPECT_NE(fuzz::shapes_problem(Shapes{}), "");
+  EXPECT_NE(fuzz::shapes_problem(Shapes{Shape{1, 0, 3}}), "");
+  EXPECT_NE(fuzz::shapes_problem(Shapes{Shape{1, 2, 3}, Shape{4, 4, 4}, Shape{1, 2, 3}}), "");
+  // A shape file's entries: one shape under two kinds is two entries, under one kind twice a mistake.
+  using Listed = std::vector<ListedShape>;
+  const ProblemKind linear = *ProblemKind::parse("mk_nk_bf16_bf16");
+  EXPECT_EQ(fuzz::shapes_problem(Listed{{Shape{1, 2, 3}, std::nullopt}, {Shape{1, 2, 3}, linear}}), "");
+  EXPECT_NE(fuzz::shapes_problem(Listed{{Shape{1, 2, 3}, linear}, {Shape{1, 2, 3}, linear}}), "");
+  EXPECT_NE(fuzz::shapes_problem(Listed{{Shape{1, 0, 3}, linear}}), "");
   EXPECT_EQ(fuzz::message_problem("input.json: /0: missing \"K\"", {"input.json: "}), "");
   EXPECT_NE(fuzz::message_problem("input.json: unknown key \"a\nb\"", {"input.json: "}), "");
   EXPECT_NE(fuzz::message_problem("input.json: " + std::string(1000, 'x'), {"input.json: "}), "");

@@ -147,14 +147,8 @@ void print_fastest(const TuneSummary& s, const TuneOptions& opt, const cli::Pars
   report::print(top, format, std::cout);
 }
 
-int tune(const cli::ParsedArgs& args, int argc, char** argv) {
-  const TuneOptions opt = cli::tune_options_from(args, argc, argv);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  if (args.has("--dry-run")) {
-    print_dry_run(dry_run_tune(opt), opt);
-    return 0;
-  }
+// One kind's run: its summary, then the fastest configs or what the compile-only pass left. 130 when interrupted.
+int tune_kind(const TuneOptions& opt, const cli::ParsedArgs& args) {
   std::unique_ptr<cli::Progress> bar;
   const TuneSummary s = run_tune(opt, terminal_observer(bar));
   print_summary(s, opt);
@@ -166,6 +160,35 @@ int tune(const cli::ParsedArgs& args, int argc, char** argv) {
     print_compile_only_end(s, opt);
   else
     print_fastest(s, opt, args);
+  return 0;
+}
+
+// A shape file may name several problem kinds: one run per kind, in the order the file first lists them, each
+// kind's options checked before the first is run (a kind the family cannot compute is refused before anything is
+// written).
+int tune(const cli::ParsedArgs& args, int argc, char** argv) {
+  const std::vector<TuneOptions> runs = cli::tune_runs_from(args, argc, argv);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::vector<DryRun> checked;
+  if (runs.size() > 1 || args.has("--dry-run"))
+    for (const TuneOptions& opt : runs) checked.push_back(dry_run_tune(opt));
+  const auto announce = [&](std::size_t i) {
+    if (runs.size() > 1)
+      std::cout << fmt::format("problem kind {} ({} of {}): {} shape(s)\n", runs[i].settings.kind.name(), i + 1,
+                               runs.size(), runs[i].shapes.size());
+  };
+  if (args.has("--dry-run")) {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      announce(i);
+      print_dry_run(checked[i], runs[i]);
+    }
+    return 0;
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    announce(i);
+    if (const int rc = tune_kind(runs[i], args); rc != 0) return rc;
+  }
   return 0;
 }
 
