@@ -12,6 +12,8 @@
 #   SHAPES      a shape file or MxNxK,... (default configs/shapes/transformer.json)
 #   $OUT        output folder (default /tmp/mpgemm_results/linear): KIND.db, KIND.log, KIND.csv
 #   $MPGEMM_BIN the binaries (default build/bin); $MPGEMM_WORKER a worker to use instead of mpgemm-worker (tests)
+#   $MPGEMM_LINEAR_ARGS  more mpgemm-tune arguments (tools/split_args.sh quoting), e.g. "--leaders-within 0
+#               --leaders-places 2": fewer leaders (29 configs instead of 104) so a device call holds more shapes
 # Exit status: mpgemm-tune's, else mpgemm-query's, else 1 when no shape has a winner.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,13 +26,17 @@ out="${OUT:-${TMPDIR:-/tmp}/mpgemm_results/linear}"
 [ -r "$leaders" ] || { echo "linear_bench: cannot read $leaders" >&2; exit 2; }
 case "$kind" in *[!a-z0-9_]*) echo "linear_bench: '$kind' is no problem kind name" >&2; exit 2 ;; esac
 mkdir -p "$out" || exit 2
+# shellcheck source=SCRIPTDIR/split_args.sh
+source "$root/tools/split_args.sh"
+extra=()
+split_args extra MPGEMM_LINEAR_ARGS || exit 2
 db="$out/$kind.db"
 rm -rf "$db" "$db"-* "$db.cubins"
 cd "$root" || exit 2
 
 start=$(date +%s)
 "$bin/mpgemm-tune" configs/sm90a_suite.json --problem "$kind" --shapes "$shapes" --leaders-from "$leaders" \
-  --rerank 5 --rerank-within 0.10 --graphs --db "$db" ${MPGEMM_WORKER:+--worker "$MPGEMM_WORKER"} \
+  --rerank 5 --rerank-within 0.10 --graphs --db "$db" ${MPGEMM_WORKER:+--worker "$MPGEMM_WORKER"} "${extra[@]}" \
   > "$out/$kind.log" 2>&1
 status=$?
 echo "mpgemm-tune --problem $kind: exit $status in $(($(date +%s) - start)) s (log: $out/$kind.log)"

@@ -122,7 +122,8 @@ class DeviceWorkerTest : public ::testing::Test {
     ASSERT_TRUE(std::filesystem::exists(kWorker)) << "build mpgemm-worker first: " << kWorker;
   }
 
-  // A prepare_shape request for m x 192 x 320 with the tests' timing protocol and tolerances.
+  // A prepare_shape request for m x 192 x 320 of the default problem kind with the tests' timing protocol and
+  // tolerances.
   static json prepare_request(int m, std::uint64_t seed, bool cublaslt, const char* batches = "stream",
                               int settle_ms = 0, int keep_warm_ms = 0, int idle_settle_ms = 0) {
     return {{"type", "prepare_shape"},
@@ -137,7 +138,10 @@ class DeviceWorkerTest : public ::testing::Test {
             {"l2", "warm"},
             {"batches", batches},
             {"settle_ms", settle_ms},
-            {"hold", {{"keep_warm_ms", keep_warm_ms}, {"idle_settle_ms", idle_settle_ms}}}};
+            {"hold", {{"keep_warm_ms", keep_warm_ms}, {"idle_settle_ms", idle_settle_ms}}},
+            {"problem", "mk_kn_fp16_fp32"},
+            {"alpha", 1.0},
+            {"beta", 0.0}};
   }
 
   // A worker that has answered hello and prepared a 256 x 192 x 320 problem (with cuBLASLt's reference when
