@@ -130,8 +130,8 @@ void CublasLtSession::forget(const GemmProblem& problem) {
 CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters,
                                                       double atol, double rtol, BatchEnqueue batches) {
   // Row-major D = A * B is column-major D^T = B^T * A^T, exactly as the cuBLAS reference is called
-  // (device/problem.cpp gemm_ex): cuBLASLt's "A" is our B as stored (column-major N x K, leading dimension N, for
-  // kn; K x N, leading dimension K, transposed, for nk), its "B" is our A as stored (K x M, leading dimension K, for
+  // (device/problem.hpp cublas_gemm_ex): cuBLASLt's "A" is our B as stored (column-major N x K, leading dimension N,
+  // for kn; K x N, leading dimension K, transposed, for nk), its "B" is our A as stored (K x M, leading dimension K, for
   // mk; M x K, leading dimension M, transposed, for km), D^T is N x M.
   forget(problem.problem());
   const Shape& s = problem.shape();

@@ -81,14 +81,10 @@ std::string element_name(ElementType t) {
   return t == ElementType::fp32 ? "floats" : std::string(to_string(t)) + " values";
 }
 
-// One cublasGemmEx of `problem` into `d` of type `out`, reading C from `d` itself when beta != 0. Row-major
-// D = A * B is column-major D^T = B^T * A^T: cuBLAS's first operand is our B, its second our A. B stored K x N
-// row-major (kn) is column-major N x K, B^T as it is (op N, leading dimension N); stored N x K (nk) it is
-// column-major K x N, B itself (op T, leading dimension K). A stored M x K (mk) is column-major K x M, A^T (op N,
-// leading dimension K); stored K x M (km), column-major M x K (op T, leading dimension M). D^T is N x M, leading
-// dimension N: D row-major.
-void gemm_ex(cublasHandle_t handle, const GemmProblem& problem, const void* a, const void* b, void* d, ElementType out,
-             float alpha, float beta) {
+}  // namespace
+
+void cublas_gemm_ex(cublasHandle_t handle, const GemmProblem& problem, const void* a, const void* b, void* d,
+                    ElementType out, float alpha, float beta) {
   const ProblemKind& kind = problem.kind;
   const int m = static_cast<int>(problem.shape.m);
   const int n = static_cast<int>(problem.shape.n);
@@ -100,8 +96,6 @@ void gemm_ex(cublasHandle_t handle, const GemmProblem& problem, const void* a, c
                              static_cast<int>(problem.lda()), &beta, d, cuda_type(out), n, CUBLAS_COMPUTE_32F,
                              CUBLAS_GEMM_DEFAULT_TENSOR_OP));
 }
-
-}  // namespace
 
 ProblemContext::ProblemContext(DeviceSession& session, const GemmProblem& problem, std::uint64_t seed, float alpha,
                                float beta)
@@ -165,7 +159,8 @@ void ProblemContext::compute_reference() {
     copy_and_wait(reference_device_.get(), c.get(), reference_device_.bytes(), cudaMemcpyDeviceToDevice,
                   session_.stream());
   }
-  gemm_ex(session_.cublas(), problem_, a_.get(), b_.get(), reference_device_.get(), ElementType::fp32, alpha_, beta_);
+  cublas_gemm_ex(session_.cublas(), problem_, a_.get(), b_.get(), reference_device_.get(), ElementType::fp32, alpha_,
+                 beta_);
   MPGEMM_CUDA(cudaStreamSynchronize(session_.stream()));
 }
 
@@ -195,7 +190,7 @@ ProblemBuffers ProblemContext::buffers() const {
 }
 
 void ProblemContext::run_cublas() {
-  gemm_ex(session_.cublas(), problem_, a_.get(), b_.get(), c_ref_.get(), problem_.kind.out, alpha_, beta_);
+  cublas_gemm_ex(session_.cublas(), problem_, a_.get(), b_.get(), c_ref_.get(), problem_.kind.out, alpha_, beta_);
 }
 
 TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters) {

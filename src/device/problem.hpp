@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <cublas_v2.h>
+
 #include "codegen/family.hpp"
 #include "common/records.hpp"
 #include "common/types.hpp"
@@ -32,6 +34,15 @@ class DeviceBuffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+// One cublasGemmEx of `problem` into `d` of type `out` on the handle's stream, reading C from `d` itself when beta
+// != 0: FP32 compute, the kind's types and layouts. Row-major D = A * B is column-major D^T = B^T * A^T: cuBLAS's
+// first operand is our B, its second our A; a kn B (column-major N x K) is op N with leading dimension N, an nk B
+// (column-major K x N) op T with K; an mk A (column-major K x M) op N with K, a km A op T with M; D^T is N x M,
+// leading dimension N. The reference of every kind (ProblemContext) and the library's vendor path (src/lib) both
+// call it. Throws CublasError.
+void cublas_gemm_ex(cublasHandle_t handle, const GemmProblem& problem, const void* a, const void* b, void* d,
+                    ElementType out, float alpha, float beta);
 
 class ProblemContext {
  public:
