@@ -6,27 +6,37 @@
 //   const mpgemm::Dispatch& d = lib.gemm(A, B, C, M, N, K, stream);   // C = A * B on `stream`
 //   std::printf("%s: %s\n", mpgemm::to_string(d.path), d.reason.c_str());
 //
-// The problem is mpgemm's: A is M x K FP16 (__half) row-major, B is K x N FP16 row-major, C is M x N FP32 row-major,
-// FP32 accumulation, C overwritten. All three are device pointers on the calling thread's current CUDA device
-// (its primary context, as the CUDA runtime uses it); `stream` is a cudaStream_t (nullptr: the legacy default
-// stream). gemm() only enqueues: it returns before the product is done, like a kernel launch.
+//   mpgemm::Problem linear;                                          // a linear layer: D = X . W^T, BF16
+//   linear.b = mpgemm::Problem::BLayout::nk;
+//   linear.in = linear.out = mpgemm::Problem::Type::bf16;
+//   lib.gemm(linear, X, W, D, M, N, K, stream);                      // D = 1 * A.B (+ 0 * C)
 //
-// Dispatch policy, for the current device and the shape (M, N, K). The candidates are the database's tuned shapes
-// on a device of the same name, each with its winner (the winner of the shape's latest re-rank, else its fastest
-// verified config: what `mpgemm-run --config best` runs) and that winner's speed relative to cuBLAS measured there
-// (ratio = cuBLAS time / winner time). A tuned shape's winner is *valid* for the request when its family accepts
-// the shape and the device (Family::check_shape and check_device: e.g. the Hopper family needs K and N multiples
-// of 8 and an sm_90 GPU).
+// The problem (docs/library.md, "Problem kinds"): D (M x N, row-major) = alpha * A.B + beta * C, FP32 accumulation,
+// rounded once to D's type. A Problem (its kind) says how A and B are stored (A M x K "mk" or K x M "km"; B K x N
+// "kn" or N x K "nk", all row-major), their type (FP16 or BF16), the type of C and D (FP32, FP16 or BF16), and
+// whether C is read (beta != 0). The default Problem is mpgemm's first problem and what gemm(A, B, C, M, N, K)
+// computes: A FP16 mk, B FP16 kn, C (the output) FP32, alpha 1, beta 0. All pointers are device pointers on the
+// calling thread's current CUDA device (its primary context, as the CUDA runtime uses it); `stream` is a
+// cudaStream_t (nullptr: the legacy default stream). gemm() only enqueues: it returns before the product is done,
+// like a kernel launch.
+//
+// Dispatch policy, for the current device, the kind and the shape (M, N, K). The candidates are the database's
+// tuned shapes OF THAT KIND on a device of the same name (a winner of one kind never serves another), each with its
+// winner (the winner of the shape's latest re-rank, else its fastest verified config: what `mpgemm-run --config
+// best` runs) and that winner's speed relative to cuBLAS computing the same kind there (ratio = cuBLAS time / winner
+// time). A tuned shape's winner is *valid* for the request when its family accepts the problem and the device
+// (Family::check_problem and check_device: e.g. the Hopper family needs K and N multiples of 8 and an sm_90 GPU).
 //   1. Among the tuned shapes whose winner is valid, take the nearest: distance =
 //      |log2(M/M')| + |log2(N/N')| + |log2(K/K')|; equal distances go to the smaller M', then N', then K'.
 //   2. If its ratio is known and >= Options::min_ratio (default 1: the winner beat cuBLAS where it was tuned), run
 //      that winner: path `tuned` when the tuned shape is the requested one, `nearest` otherwise.
-//   3. Otherwise (no tuned shape on this device, none whose winner is valid, or the nearest one's winner is not
-//      known to beat cuBLAS) run cublasGemmEx (FP16 in, FP32 compute and out): path `cublas`. With
-//      Options::allow_cublas false that is an error instead.
-// Every call says which path ran and why (the returned Dispatch; last_dispatch()); plan() answers the same without
-// running anything. Nothing falls back silently: a tuned config that fails to compile, load or launch throws
-// GemmError, it never turns into a cuBLAS call.
+//   3. Otherwise (no tuned shape of the kind on this device, none whose winner is valid, or the nearest one's winner
+//      is not known to beat cuBLAS) run cublasGemmEx with the kind's transposes and types, FP32 compute, alpha and
+//      beta: path `cublas`. With Options::allow_cublas false that is an error instead, and so it is for a kind
+//      cuBLAS does not compute (FP16 in with BF16 out, BF16 in with FP16 out): GemmError(no_tuned_config).
+// Every call says which path ran and why (the returned Dispatch; last_dispatch()); the reason starts with the
+// kind's name. plan() answers the same without running anything. Nothing falls back silently: a tuned config that
+// fails to compile, load or launch throws GemmError, it never turns into a cuBLAS call.
 //
 // Kernels: a winner's cubin comes from the cubin cache the tuner filled (`<db>.cubins/` beside the database or the
 // exported file, or Options::cubin_cache) and is loaded once per device; a cubin missing there is compiled with
@@ -35,10 +45,11 @@
 // Dispatch::compiled says so. Split-K kernels get a zeroed 1 MiB workspace per (device, stream).
 //
 // Thread safety: one Library may be used from any number of threads at once, on any devices and streams. The
-// first call of a (device, shape) decides, compiles and loads under a lock; each thread remembers its last calls
-// (stream, shape, pointers) with their kernel arguments built, so a repeated call takes no lock and allocates
-// nothing (target: within 2 us of the bare launch; mpgemm-lib-bench measures it). A split-K workspace belongs to
-// a stream handle: do not let a destroyed stream's last GEMM overlap one on a new stream with the same handle.
+// first call of a (device, kind, shape) decides, compiles and loads under a lock; each thread remembers its last
+// calls (stream, kind, shape, pointers, alpha, beta) with their kernel arguments built, so a repeated call takes no
+// lock and allocates nothing (target: within 2 us of the bare launch; mpgemm-lib-bench measures it). A split-K
+// workspace belongs to a stream handle: do not let a destroyed stream's last GEMM overlap one on a new stream with
+// the same handle.
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -56,9 +67,30 @@ enum class Path {
 };
 MPGEMM_API const char* to_string(Path path);  // "tuned", "nearest", "cublas"
 
+// What a GEMM computes apart from its size: its kind (the header comment above). The default is mpgemm's first
+// problem, mk_kn_fp16_fp32. Kinds are named as mpgemm names them ("mk_nk_bf16_bf16", "km_kn_fp16_fp32_beta").
+struct Problem {
+  enum class ALayout { mk, km };  // A stored M x K, or K x M (row-major)
+  enum class BLayout { kn, nk };  // B stored K x N, or N x K (row-major)
+  enum class Type { fp16, bf16, fp32 };
+  ALayout a = ALayout::mk;
+  BLayout b = BLayout::kn;
+  Type in = Type::fp16;   // A's and B's: fp16 or bf16
+  Type out = Type::fp32;  // C's and D's
+  bool beta = false;      // C is read (beta != 0)
+};
+MPGEMM_API bool operator==(const Problem& x, const Problem& y);
+inline bool operator!=(const Problem& x, const Problem& y) {
+  return !(x == y);
+}
+MPGEMM_API std::string to_string(const Problem& problem);  // its name: "mk_kn_fp16_fp32", "mk_nk_bf16_bf16_beta"
+// The Problem `name` names (to_string's form). Throws GemmError(bad_argument) saying why not.
+MPGEMM_API Problem parse_problem(const std::string& name);
+
 // How a shape is computed on a device, and why.
 struct Dispatch {
   Path path = Path::cublas;
+  std::string problem;                                 // the kind's name, e.g. "mk_kn_fp16_fp32"
   std::string family;                                  // kernel family ("wgmma", "wmma"); empty for cuBLAS
   std::string config;                                  // the config's procedural name; "cublasGemmEx" for cuBLAS
   std::string arch;                                    // the compile target ("sm_90a"); empty for cuBLAS
@@ -115,19 +147,26 @@ class MPGEMM_API Library {
   Library& operator=(Library&&) noexcept;
   ~Library();
 
-  // C = A * B on `stream` (a cudaStream_t) on the current device. Returns how the shape is computed on this
-  // device: a reference that stays valid while the Library lives. Throws GemmError.
+  // C = A * B on `stream` (a cudaStream_t) on the current device: the default Problem. Returns how the shape is
+  // computed on this device: a reference that stays valid while the Library lives. Throws GemmError.
   const Dispatch& gemm(const void* A, const void* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K,
                        void* stream);
 
-  // How gemm() would compute the shape on the current device, without compiling or launching anything (so
-  // Dispatch::compiled is false). Throws GemmError (no_device, bad_argument).
+  // D = alpha * A.B + beta * C of kind `problem` on `stream`. A, B, C and D are stored as `problem` says; C may be
+  // D (an in-place update) and is read only when problem.beta; then it must not be null. beta != 0 needs
+  // problem.beta (a kind without C reads none): otherwise GemmError(bad_argument). Throws GemmError.
+  const Dispatch& gemm(const Problem& problem, const void* A, const void* B, void* D, std::int64_t M, std::int64_t N,
+                       std::int64_t K, void* stream, float alpha = 1.0f, float beta = 0.0f, const void* C = nullptr);
+
+  // How gemm() would compute the shape (of the default Problem, or of `problem`) on the current device, without
+  // compiling or launching anything (so Dispatch::compiled is false). Throws GemmError (no_device, bad_argument).
   Dispatch plan(std::int64_t M, std::int64_t N, std::int64_t K) const;
+  Dispatch plan(const Problem& problem, std::int64_t M, std::int64_t N, std::int64_t K) const;
 
   // The dispatch of the calling thread's last successful gemm() on any Library; nullptr before the first.
   static const Dispatch* last_dispatch();
 
-  // Tuned (device, shape) entries read from the file, and where from.
+  // Tuned (device, kind, shape) entries read from the file, and where from.
   std::size_t tuned_shapes() const;
   const std::string& path() const;
 

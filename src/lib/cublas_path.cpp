@@ -1,18 +1,20 @@
 #include "lib/cublas_path.hpp"
 
 #include "device/cuda_check.hpp"
+#include "device/problem.hpp"
 
 namespace mpgemm::lib {
 
-void cublas_gemm(cublasHandle_t handle, const void* a, const void* b, float* c, const Shape& shape) {
-  const float alpha = 1.0f, beta = 0.0f;
-  const int m = static_cast<int>(shape.m);
-  const int n = static_cast<int>(shape.n);
-  const int k = static_cast<int>(shape.k);
-  const cublasStatus_t status =
-      cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_16F, n, a, CUDA_R_16F, k, &beta, c,
-                   CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
-  if (status != CUBLAS_STATUS_SUCCESS) check_cublas(status, "cublasGemmEx");
+void cublas_gemm(cublasHandle_t handle, cudaStream_t stream, const GemmProblem& problem, const void* a, const void* b,
+                 void* d, const void* c, float alpha, float beta) {
+  const ProblemKind& kind = problem.kind;
+  if (!kind.beta) beta = 0.0f;  // a kind without C reads none
+  if (beta != 0.0f && c != d) {
+    const auto bytes = static_cast<std::size_t>(problem.shape.m) * static_cast<std::size_t>(problem.shape.n) *
+                       static_cast<std::size_t>(bytes_of(kind.out));
+    MPGEMM_CUDA(cudaMemcpyAsync(d, c, bytes, cudaMemcpyDeviceToDevice, stream));
+  }
+  cublas_gemm_ex(handle, problem, a, b, d, kind.out, alpha, beta);
 }
 
 }  // namespace mpgemm::lib

@@ -11,6 +11,7 @@
 #include "lib/dispatch_policy.hpp"
 #include "lib/errors.hpp"
 #include "lib/kernel_source.hpp"
+#include "lib/plan.hpp"
 #include "measure/resources.hpp"
 
 namespace mpgemm::lib {
@@ -19,10 +20,11 @@ StreamState::~StreamState() {
   if (cublas) (void)cublasDestroy(cublas);  // fails only after a sticky fault; nothing to do then
 }
 
-std::size_t DeviceState::ShapeHash::operator()(const Shape& s) const {
-  std::size_t h = std::hash<std::int64_t>{}(s.m);
-  h = h * 1000003u ^ std::hash<std::int64_t>{}(s.n);
-  return h * 1000003u ^ std::hash<std::int64_t>{}(s.k);
+std::size_t DeviceState::ProblemHash::operator()(const GemmProblem& p) const {
+  std::size_t h = std::hash<std::int64_t>{}(p.shape.m);
+  h = h * 1000003u ^ std::hash<std::int64_t>{}(p.shape.n);
+  h = h * 1000003u ^ std::hash<std::int64_t>{}(p.shape.k);
+  return h * 1000003u ^ std::hash<std::string>{}(p.kind.name());
 }
 
 DeviceState::DeviceState(int ordinal, const WinnerTable& table, const CubinCache& cache, const LibraryOptions& options)
@@ -33,42 +35,8 @@ DeviceState::DeviceState(int ordinal, const WinnerTable& table, const CubinCache
   description_ = describe_device(info_);
 }
 
-DeviceState::Decided DeviceState::decide_shape(const Shape& shape) const {
-  std::vector<std::size_t> indices;
-  const std::vector<TunedShape> rows = table_.policy_rows(description_, shape, &indices);
-  const Decision d = decide(shape, rows, PolicyOptions{options_.min_ratio});
-  Decided out;
-  out.dispatch.reason = d.reason;
-  if (d.chosen) {
-    const ShapeWinner& w = table_.winners()[indices[*d.chosen]];
-    out.dispatch.tuned_m = w.shape.m;
-    out.dispatch.tuned_n = w.shape.n;
-    out.dispatch.tuned_k = w.shape.k;
-    out.dispatch.ratio_cublas = w.ratio_to_cublas.value_or(0);
-    if (d.route != Route::cublas) {
-      out.winner = &w;
-      out.dispatch.family = w.family;
-      out.dispatch.config = w.config_name;
-      out.dispatch.arch = w.arch.str();
-    }
-  }
-  switch (d.route) {
-    case Route::tuned:
-      out.dispatch.path = Path::tuned;
-      break;
-    case Route::nearest:
-      out.dispatch.path = Path::nearest;
-      break;
-    case Route::cublas:
-      out.dispatch.path = Path::cublas;
-      out.dispatch.config = "cublasGemmEx";
-      break;
-  }
-  return out;
-}
-
-Dispatch DeviceState::plan(const Shape& shape) const {
-  return decide_shape(shape).dispatch;
+Dispatch DeviceState::plan(const GemmProblem& problem) const {
+  return plan_call(table_, description_, problem, PolicyOptions{options_.min_ratio}).dispatch;
 }
 
 LoadedKernel& DeviceState::module_for(const ShapeWinner& winner, bool* compiled) {
@@ -87,19 +55,23 @@ LoadedKernel& DeviceState::module_for(const ShapeWinner& winner, bool* compiled)
   return *slot;
 }
 
-std::unique_ptr<ShapeSlot> DeviceState::build_slot(const Shape& shape) {
-  Decided decided = decide_shape(shape);
+std::unique_ptr<ShapeSlot> DeviceState::build_slot(const GemmProblem& problem) {
+  Planned decided = plan_call(table_, description_, problem, PolicyOptions{options_.min_ratio});
+  const Shape& shape = problem.shape;
   auto slot = std::make_unique<ShapeSlot>();
-  slot->shape = shape;
+  slot->problem = problem;
   slot->dispatch = std::move(decided.dispatch);
   if (!decided.winner) {
+    if (decided.no_vendor)  // the reason says why cuBLAS cannot
+      throw GemmError(GemmError::Kind::no_tuned_config,
+                      fmt::format("{} on {}: {}", problem.str(), info_.name, slot->dispatch.reason));
     if (!options_.allow_cublas)
       throw GemmError(GemmError::Kind::no_tuned_config, fmt::format("{} on {}: {} (and Options::allow_cublas is false)",
-                                                                    shape.str(), info_.name, slot->dispatch.reason));
+                                                                    problem.str(), info_.name, slot->dispatch.reason));
     return slot;
   }
   const ShapeWinner& w = *decided.winner;
-  const std::string doing = fmt::format("preparing {} for {} on {}", w.config_name, shape.str(), info_.name);
+  const std::string doing = fmt::format("preparing {} for {} on {}", w.config_name, problem.str(), info_.name);
   LoadedKernel& kernel = module_for(w, &slot->dispatch.compiled);
   try {
     const Family& fam = family(w.family);
@@ -124,19 +96,19 @@ std::unique_ptr<ShapeSlot> DeviceState::build_slot(const Shape& shape) {
   return slot;
 }
 
-const ShapeSlot& DeviceState::slot(const Shape& shape) {
+const ShapeSlot& DeviceState::slot(const GemmProblem& problem) {
   {
     std::shared_lock lock(slots_mutex_);
-    if (auto it = slots_.find(shape); it != slots_.end()) return *it->second;
+    if (auto it = slots_.find(problem); it != slots_.end()) return *it->second;
   }
   std::lock_guard build(build_mutex_);
   {
     std::shared_lock lock(slots_mutex_);
-    if (auto it = slots_.find(shape); it != slots_.end()) return *it->second;
+    if (auto it = slots_.find(problem); it != slots_.end()) return *it->second;
   }
-  std::unique_ptr<ShapeSlot> built = build_slot(shape);  // a failure is not kept: the next call tries again
+  std::unique_ptr<ShapeSlot> built = build_slot(problem);  // a failure is not kept: the next call tries again
   std::unique_lock lock(slots_mutex_);
-  return *(slots_[shape] = std::move(built));
+  return *(slots_[problem] = std::move(built));
 }
 
 StreamState& DeviceState::stream_state(cudaStream_t stream) {

@@ -1,6 +1,6 @@
 #pragma once
-// What the library keeps per CUDA device: the device's description, each shape's dispatch (decided, compiled and
-// loaded once: a ShapeSlot), the loaded modules (one per cubin, shared by the shapes whose winner it is) and per
+// What the library keeps per CUDA device: the device's description, each (kind, shape)'s dispatch (decided, compiled
+// and loaded once: a ShapeSlot), the loaded modules (one per cubin, shared by the shapes whose winner it is) and per
 // stream a zeroed split-K workspace and a cuBLAS handle. Slots and stream states are never removed or moved while
 // the DeviceState lives, so the per-call path may keep pointers to them.
 #include <cstdint>
@@ -26,9 +26,9 @@
 
 namespace mpgemm::lib {
 
-// One shape on one device, ready to launch.
+// One problem (kind and shape) on one device, ready to launch.
 struct ShapeSlot {
-  Shape shape;
+  GemmProblem problem;
   Dispatch dispatch;
   const LoadedKernel* kernel = nullptr;  // null: the cuBLAS path
   LaunchGeometry geometry;               // fitted to the device (a persistent grid lowered)
@@ -64,13 +64,13 @@ class DeviceState {
   const DeviceDescription& description() const { return description_; }
   const DriverApi& driver() const { return *driver_; }
 
-  // The policy's decision for `shape`, without compiling or loading (Dispatch::compiled false). Pure but for the
-  // families' checks.
-  Dispatch plan(const Shape& shape) const;
+  // The policy's decision for `problem` (lib/plan.hpp plan_call with this device's description), without compiling
+  // or loading (Dispatch::compiled false).
+  Dispatch plan(const GemmProblem& problem) const;
 
-  // The shape's slot: decided, compiled and loaded at the first call (one shape at a time per device), shared by
-  // every later one. Throws GemmError (no_tuned_config, compile_failed, load_failed).
-  const ShapeSlot& slot(const Shape& shape);
+  // The problem's slot: decided, compiled and loaded at the first call (one at a time per device), shared by every
+  // later one. Throws GemmError (no_tuned_config, compile_failed, load_failed).
+  const ShapeSlot& slot(const GemmProblem& problem);
 
   // The stream's state, made at its first use (the workspace zeroed with cudaMemsetAsync on the stream). Throws
   // GemmError(cuda_failed).
@@ -79,16 +79,11 @@ class DeviceState {
   cublasHandle_t cublas(StreamState& state);
 
  private:
-  struct Decided {
-    Dispatch dispatch;
-    const ShapeWinner* winner = nullptr;  // null: cuBLAS
-  };
-  Decided decide_shape(const Shape& shape) const;
-  std::unique_ptr<ShapeSlot> build_slot(const Shape& shape);
+  std::unique_ptr<ShapeSlot> build_slot(const GemmProblem& problem);
   LoadedKernel& module_for(const ShapeWinner& winner, bool* compiled);
 
-  struct ShapeHash {
-    std::size_t operator()(const Shape& s) const;
+  struct ProblemHash {
+    std::size_t operator()(const GemmProblem& p) const;
   };
 
   DeviceInfo info_;
@@ -99,7 +94,7 @@ class DeviceState {
   LibraryOptions options_;
 
   std::shared_mutex slots_mutex_;  // guards slots_ (lookups shared, inserts exclusive)
-  std::unordered_map<Shape, std::unique_ptr<ShapeSlot>, ShapeHash> slots_;
+  std::unordered_map<GemmProblem, std::unique_ptr<ShapeSlot>, ProblemHash> slots_;
   std::mutex build_mutex_;  // one slot built at a time; guards modules_ and configured_smem_
   std::map<std::string, std::unique_ptr<LoadedKernel>> modules_;  // by compile key
   std::map<const LoadedKernel*, std::uint32_t> configured_smem_;  // the dynamic shared memory opted in (bytes)

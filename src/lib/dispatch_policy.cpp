@@ -29,7 +29,7 @@ double shape_distance(const Shape& a, const Shape& b) {
 Decision decide(const Shape& requested, std::span<const TunedShape> table, const PolicyOptions& options) {
   Decision d;
   if (table.empty()) {
-    d.reason = "no tuned shapes for this device in the database: cuBLAS";
+    d.reason = "no tuned shapes of this problem kind for this device: cuBLAS";
     return d;
   }
   std::optional<std::size_t> best;

@@ -16,10 +16,11 @@ constexpr std::size_t kLogExcerpt = 2000;  // characters of NVRTC's log kept in 
 }  // namespace
 
 WinnerCubin winner_cubin(const ShapeWinner& winner, const CubinCache& cache, bool allow_compile) {
-  const std::string doing = fmt::format("building {} for {}", winner.config_name, winner.arch.str());
+  const std::string doing =
+      fmt::format("building {} ({}) for {}", winner.config_name, winner.kind.name(), winner.arch.str());
   WinnerCubin out;
   try {
-    const KernelSpec spec = family(winner.family).kernel_spec(winner.params, winner.arch);
+    const KernelSpec spec = family(winner.family).kernel_spec(winner.params, winner.arch, winner.kind);
     if (!allow_compile) {
       // The key hashes the toolkit headers the kernel includes, so even a lookup needs them.
       std::optional<CompileResult> cached = cache.load(compile_key(spec));

@@ -1,5 +1,6 @@
 #pragma once
-// The per-call path's memory, one per thread: the last calls' (library, device, stream, shape, A, B, C) with
+// The per-call path's memory, one per thread: the last calls' (library, device, stream, problem, A, B, D, C, alpha,
+// beta) with
 // their slot, stream state and built kernel arguments (the Hopper family's TMA tensor maps depend on the
 // pointers, so they are built once per pointer triple, not per call). A hit launches without a lock or an
 // allocation; a miss goes through the DeviceState and fills an entry.
@@ -19,10 +20,13 @@ struct CallKey {
   std::uint64_t library = 0;  // Library::Impl's id: never reused, so a destroyed library's entries never match
   int device = -1;
   cudaStream_t stream = nullptr;
-  Shape shape;
+  GemmProblem problem;
   const void* a = nullptr;
   const void* b = nullptr;
-  const void* c = nullptr;
+  const void* c = nullptr;     // D, the output
+  const void* c_in = nullptr;  // C, read when problem.kind.beta (may be D); null otherwise
+  float alpha = 1;
+  float beta = 0;
   friend bool operator==(const CallKey&, const CallKey&) = default;
 };
 

@@ -10,6 +10,7 @@
 #include "lib/cublas_path.hpp"
 #include "lib/errors.hpp"
 #include "lib/library_impl.hpp"
+#include "lib/public_problem.hpp"
 
 namespace mpgemm {
 
@@ -79,22 +80,27 @@ lib::CallEntry& Library::Impl::entry(const lib::CallKey& key) {
     lib::rethrow_as(GemmError::Kind::cuda_failed, fmt::format("libmpgemm: making device {} current", key.device));
   }
   lib::DeviceState& dev = device(key.device);
-  const lib::ShapeSlot& slot = dev.slot(key.shape);
+  const lib::ShapeSlot& slot = dev.slot(key.problem);
   lib::StreamState& stream = dev.stream_state(key.stream);
   KernelArgs args;
   if (slot.kernel) {
     try {
-      ProblemBuffers buffers;  // the default kind, alpha 1, beta 0: what the library serves today
+      // The family builds the tensor maps for the kind's layouts and types (as the worker's do), D typed by `out`.
+      ProblemBuffers buffers;
       buffers.a = key.a;
       buffers.b = key.b;
       buffers.c = const_cast<void*>(key.c);
-      buffers.shape = key.shape;
+      buffers.shape = key.problem.shape;
       buffers.workspace = stream.workspace.get();
+      buffers.kind = key.problem.kind;
+      buffers.alpha = key.alpha;
+      buffers.beta = key.beta;
+      buffers.c_in = key.c_in;
       slot.family->append_problem_args(slot.winner->params, buffers,
                                        DriverFunctions{dev.driver().tensor_map_encode_tiled}, args);
     } catch (...) {
       lib::rethrow_as(GemmError::Kind::launch_failed,
-                      fmt::format("building the arguments of {} for {}", slot.dispatch.config, key.shape.str()));
+                      fmt::format("building the arguments of {} for {}", slot.dispatch.config, key.problem.str()));
     }
   } else {
     dev.cublas(stream);
@@ -136,30 +142,73 @@ Library::Library(Library&&) noexcept = default;
 Library& Library::operator=(Library&&) noexcept = default;
 Library::~Library() = default;
 
-const Dispatch& Library::gemm(const void* A, const void* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K,
-                              void* stream) {
-  if (A == nullptr || B == nullptr || C == nullptr)
-    throw GemmError(GemmError::Kind::bad_argument, "libmpgemm: gemm() needs device pointers for A, B and C");
-  const lib::CallKey key{
-      impl_->id, Impl::current_device(), static_cast<cudaStream_t>(stream), checked_shape(M, N, K), A, B, C};
-  lib::CallEntry& e = impl_->entry(key);
+namespace {
+
+// The call's key: its pointers checked against its kind.
+lib::CallKey call_key(std::uint64_t library, const ProblemKind& kind, const void* A, const void* B, void* D,
+                      std::int64_t M, std::int64_t N, std::int64_t K, void* stream, float alpha, float beta,
+                      const void* C) {
+  if (A == nullptr || B == nullptr || D == nullptr)
+    throw GemmError(GemmError::Kind::bad_argument, "libmpgemm: gemm() needs device pointers for A, B and D");
+  if (!kind.beta && beta != 0.0f)
+    throw GemmError(
+        GemmError::Kind::bad_argument,
+        fmt::format("libmpgemm: beta = {} for {}, a kind that reads no C: use its _beta kind", beta, kind.name()));
+  if (kind.beta && C == nullptr)
+    throw GemmError(
+        GemmError::Kind::bad_argument,
+        fmt::format("libmpgemm: {} reads C: gemm() needs a device pointer for C (it may be D)", kind.name()));
+  return lib::CallKey{library,
+                      Library::Impl::current_device(),
+                      static_cast<cudaStream_t>(stream),
+                      GemmProblem{checked_shape(M, N, K), kind},
+                      A,
+                      B,
+                      D,
+                      kind.beta ? C : nullptr,
+                      alpha,
+                      kind.beta ? beta : 0.0f};
+}
+
+// Enqueues the call on the path its slot holds.
+const Dispatch& run_call(Library::Impl& impl, const lib::CallKey& key) {
+  lib::CallEntry& e = impl.entry(key);
   const lib::ShapeSlot& slot = *e.slot;
   try {
     if (slot.kernel)
-      slot.kernel->launch(slot.geometry, static_cast<CUstream>(stream), e.pointers.data());
+      slot.kernel->launch(slot.geometry, static_cast<CUstream>(key.stream), e.pointers.data());
     else
-      lib::cublas_gemm(e.stream->cublas, A, B, C, key.shape);
+      lib::cublas_gemm(e.stream->cublas, key.stream, key.problem, key.a, key.b, const_cast<void*>(key.c), key.c_in,
+                       key.alpha, key.beta);
   } catch (...) {
     lib::rethrow_as(slot.kernel ? GemmError::Kind::launch_failed : GemmError::Kind::cublas_failed,
-                    fmt::format("libmpgemm: {} for {}", slot.dispatch.config, key.shape.str()));
+                    fmt::format("libmpgemm: {} for {}", slot.dispatch.config, key.problem.str()));
   }
   last = &slot.dispatch;
   return slot.dispatch;
 }
 
+}  // namespace
+
+const Dispatch& Library::gemm(const void* A, const void* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K,
+                              void* stream) {
+  if (A == nullptr || B == nullptr || C == nullptr)
+    throw GemmError(GemmError::Kind::bad_argument, "libmpgemm: gemm() needs device pointers for A, B and C");
+  return run_call(*impl_, call_key(impl_->id, ProblemKind{}, A, B, C, M, N, K, stream, 1.0f, 0.0f, nullptr));
+}
+
+const Dispatch& Library::gemm(const Problem& problem, const void* A, const void* B, void* D, std::int64_t M,
+                              std::int64_t N, std::int64_t K, void* stream, float alpha, float beta, const void* C) {
+  return run_call(*impl_, call_key(impl_->id, lib::to_kind(problem), A, B, D, M, N, K, stream, alpha, beta, C));
+}
+
 Dispatch Library::plan(std::int64_t M, std::int64_t N, std::int64_t K) const {
-  const Shape shape = checked_shape(M, N, K);
-  return impl_->device(Impl::current_device()).plan(shape);
+  return plan(Problem{}, M, N, K);
+}
+
+Dispatch Library::plan(const Problem& problem, std::int64_t M, std::int64_t N, std::int64_t K) const {
+  const GemmProblem p{checked_shape(M, N, K), lib::to_kind(problem)};
+  return impl_->device(Impl::current_device()).plan(p);
 }
 
 const Dispatch* Library::last_dispatch() {

@@ -7,6 +7,9 @@ import sys
 ALLOWED = (
     "mpgemm::Library::",  # the class and its members (Impl's included: opaque, declared in the header)
     "mpgemm::to_string(mpgemm::Path)",
+    "mpgemm::to_string[abi:cxx11](mpgemm::Problem const&)",  # the public kind (include/mpgemm/gemm.hpp)
+    "mpgemm::parse_problem(",
+    "mpgemm::operator==(mpgemm::Problem const&, mpgemm::Problem const&)",
     "mpgemm::GemmError::",
     "typeinfo for mpgemm::GemmError",
     "typeinfo name for mpgemm::GemmError",

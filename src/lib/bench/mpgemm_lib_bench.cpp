@@ -102,8 +102,9 @@ int bench(const cli::ParsedArgs& args) {
       "0.5 + 1e-3 * |ref| ({} NaN or Inf)\n",
       error.max_abs, error.max_rel, error.bad_count, problem.output_elements(), error.nan_count);
 
-  lib::CallEntry& entry = lib.impl().entry(
-      lib::CallKey{lib.impl().id, session.info().ordinal, stream, shape, buffers.a, buffers.b, buffers.c});
+  lib::CallEntry& entry =
+      lib.impl().entry(lib::CallKey{lib.impl().id, session.info().ordinal, stream, GemmProblem{shape, ProblemKind{}},
+                                    buffers.a, buffers.b, buffers.c});
   Sample library, bare;
   std::string bare_what;
   if (entry.slot->kernel) {
