@@ -107,16 +107,22 @@ typedef struct mpgemm_gemm_desc {
 /* Today's problem (mk, kn, FP16 in, FP32 out), alpha 1, beta 0, no pointers, no extents; `size` set. */
 MPGEMM_API mpgemm_gemm_desc mpgemm_default_gemm_desc(void);
 
-/* The descriptor's GEMM on `stream`, as mpgemm_gemm computes it. This build serves the default kind with alpha 1
-   and beta 0 (then it is mpgemm_gemm); any other kind, alpha or beta is MPGEMM_BAD_ARGUMENT, the last error naming
-   it, until the kernels of issue 58 serve it. */
+/* The descriptor's GEMM on `stream`, as mpgemm::Library::gemm(Problem, ...) computes it: the kind is the
+   descriptor's layouts and types, reading C when beta != 0 (C must then not be NULL; it may be D). Every kind is
+   served: by the winners tuned for that kind, else cublasGemmEx of that kind (MPGEMM_NO_TUNED_CONFIG for a kind
+   cuBLAS does not compute: FP16 in with BF16 out, BF16 in with FP16 out). The default descriptor with alpha 1 and
+   beta 0 is mpgemm_gemm. */
 MPGEMM_API mpgemm_status mpgemm_gemm_ex(mpgemm_library* lib, const mpgemm_gemm_desc* desc, void* stream,
                                         mpgemm_dispatch* dispatch);
+
+/* How mpgemm_gemm_ex would compute the descriptor's kind and shape on the current device (its pointers and alpha
+   are not read; beta != 0 names the kind that reads C), without compiling or launching anything. */
+MPGEMM_API mpgemm_status mpgemm_plan_ex(mpgemm_library* lib, const mpgemm_gemm_desc* desc, mpgemm_dispatch* dispatch);
 
 /* How mpgemm_gemm would compute the shape on the current device, without compiling or launching anything. */
 MPGEMM_API mpgemm_status mpgemm_plan(mpgemm_library* lib, int64_t M, int64_t N, int64_t K, mpgemm_dispatch* dispatch);
 
-/* Tuned (device, shape) entries read from the file; 0 for NULL. */
+/* Tuned (device, kind, shape) entries read from the file; 0 for NULL. */
 MPGEMM_API size_t mpgemm_tuned_shapes(const mpgemm_library* lib);
 
 /* The calling thread's last failure: its message ("" when the last call succeeded) and the CUDA / driver / cuBLAS

@@ -11,14 +11,14 @@
 #include <string>
 #include <tuple>
 
-#include "common/problem_kind.hpp"
 #include "mpgemm/gemm.hpp"
 
 struct mpgemm_library {
   mpgemm::Library library;
-  // plan() answers by value; the C caller gets pointers into these, one per shape, kept while the library lives.
+  // plan() answers by value; the C caller gets pointers into these, one per (kind, shape), kept while the library
+  // lives.
   std::mutex plans_mutex;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::unique_ptr<mpgemm::Dispatch>> plans;
+  std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>, std::unique_ptr<mpgemm::Dispatch>> plans;
 };
 
 namespace {
@@ -146,9 +146,9 @@ mpgemm_gemm_desc mpgemm_default_gemm_desc(void) {
 
 namespace {
 
-// The ProblemKind a descriptor names; nullopt (with why) for a value outside its enum.
-std::optional<mpgemm::ProblemKind> kind_of(const mpgemm_gemm_desc& d, std::string& why) {
-  mpgemm::ProblemKind k;
+// The Problem a descriptor names (C is read when beta != 0); nullopt (with why) for a value outside its enum.
+std::optional<mpgemm::Problem> problem_of(const mpgemm_gemm_desc& d, std::string& why) {
+  using P = mpgemm::Problem;
   if (d.a_layout != MPGEMM_A_MK && d.a_layout != MPGEMM_A_KM) why = "a_layout is neither MPGEMM_A_MK nor MPGEMM_A_KM";
   if (d.b_layout != MPGEMM_B_KN && d.b_layout != MPGEMM_B_NK) why = "b_layout is neither MPGEMM_B_KN nor MPGEMM_B_NK";
   if (d.in_type != MPGEMM_FP16 && d.in_type != MPGEMM_BF16) why = "in_type is neither MPGEMM_FP16 nor MPGEMM_BF16";
@@ -156,16 +156,15 @@ std::optional<mpgemm::ProblemKind> kind_of(const mpgemm_gemm_desc& d, std::strin
     why = "out_type is none of MPGEMM_FP16, MPGEMM_BF16, MPGEMM_FP32";
   if (!why.empty()) return std::nullopt;
   const auto type = [](mpgemm_type t) {
-    return t == MPGEMM_FP16   ? mpgemm::ElementType::fp16
-           : t == MPGEMM_BF16 ? mpgemm::ElementType::bf16
-                              : mpgemm::ElementType::fp32;
+    return t == MPGEMM_FP16 ? P::Type::fp16 : t == MPGEMM_BF16 ? P::Type::bf16 : P::Type::fp32;
   };
-  k.a = d.a_layout == MPGEMM_A_MK ? mpgemm::ALayout::mk : mpgemm::ALayout::km;
-  k.b = d.b_layout == MPGEMM_B_KN ? mpgemm::BLayout::kn : mpgemm::BLayout::nk;
-  k.in = type(d.in_type);
-  k.out = type(d.out_type);
-  k.beta = d.beta != 0.0f;
-  return k;
+  P p;
+  p.a = d.a_layout == MPGEMM_A_MK ? P::ALayout::mk : P::ALayout::km;
+  p.b = d.b_layout == MPGEMM_B_KN ? P::BLayout::kn : P::BLayout::nk;
+  p.in = type(d.in_type);
+  p.out = type(d.out_type);
+  p.beta = d.beta != 0.0f;
+  return p;
 }
 
 // The smallest descriptor this library reads: every field up to `beta`, the first version's last.
@@ -173,38 +172,65 @@ constexpr std::size_t kFirstDescSize = offsetof(mpgemm_gemm_desc, beta) + sizeof
 
 }  // namespace
 
+namespace {
+
+// The descriptor's Problem, or a status: a null or wrongly sized descriptor, a value outside its enums.
+mpgemm_status read_desc(const mpgemm_gemm_desc* desc, const char* function, mpgemm::Problem& problem) {
+  const std::string at = std::string("libmpgemm: ") + function;
+  if (desc == nullptr) return fail(MPGEMM_BAD_ARGUMENT, at + " on a null descriptor");
+  if (desc->size < kFirstDescSize || desc->size > sizeof(mpgemm_gemm_desc))
+    return fail(MPGEMM_BAD_ARGUMENT,
+                at + ": the descriptor's size is " + std::to_string(desc->size) + " bytes; this library reads " +
+                    std::to_string(kFirstDescSize) + " to " + std::to_string(sizeof(mpgemm_gemm_desc)) +
+                    " (start from mpgemm_default_gemm_desc(); a larger one comes from a newer mpgemm/gemm.h)");
+  std::string why;
+  const auto p = problem_of(*desc, why);
+  if (!p) return fail(MPGEMM_BAD_ARGUMENT, at + ": " + why);
+  problem = *p;
+  return MPGEMM_OK;
+}
+
+mpgemm_status plan_into(mpgemm_library* lib, const mpgemm::Problem& problem, int64_t M, int64_t N, int64_t K,
+                        mpgemm_dispatch* dispatch) {
+  return guarded([&] {
+    mpgemm::Dispatch planned = lib->library.plan(problem, M, N, K);
+    std::lock_guard lock(lib->plans_mutex);
+    auto& kept = lib->plans[{mpgemm::to_string(problem), M, N, K}];
+    if (!kept) kept = std::make_unique<mpgemm::Dispatch>();
+    *kept = std::move(planned);
+    *dispatch = to_c(*kept);
+  });
+}
+
+}  // namespace
+
 mpgemm_status mpgemm_gemm_ex(mpgemm_library* lib, const mpgemm_gemm_desc* desc, void* stream,
                              mpgemm_dispatch* dispatch) {
   if (lib == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex on a null library");
-  if (desc == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex on a null descriptor");
-  if (desc->size < kFirstDescSize || desc->size > sizeof(mpgemm_gemm_desc))
-    return fail(MPGEMM_BAD_ARGUMENT,
-                "libmpgemm: mpgemm_gemm_ex: the descriptor's size is " + std::to_string(desc->size) +
-                    " bytes; this library reads " + std::to_string(kFirstDescSize) + " to " +
-                    std::to_string(sizeof(mpgemm_gemm_desc)) +
-                    " (start from mpgemm_default_gemm_desc(); a larger one comes from a newer mpgemm/gemm.h)");
-  std::string why;
-  const auto kind = kind_of(*desc, why);
-  if (!kind) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex: " + why);
-  if (!kind->is_default() || desc->alpha != 1.0f)
-    return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex: " + kind->name() +
-                                         (desc->alpha != 1.0f ? " with alpha != 1" : "") +
-                                         " is not served by this build: only mk_kn_fp16_fp32 with alpha 1 and beta 0");
+  mpgemm::Problem problem;
+  if (const mpgemm_status s = read_desc(desc, "mpgemm_gemm_ex", problem); s != MPGEMM_OK) return s;
   if (desc->D == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex: D is NULL");
-  return mpgemm_gemm(lib, desc->A, desc->B, static_cast<float*>(desc->D), desc->M, desc->N, desc->K, stream, dispatch);
+  if (problem.beta && desc->C == nullptr)
+    return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_gemm_ex: beta != 0 reads C, and C is NULL (it may be D)");
+  return guarded([&] {
+    const mpgemm::Dispatch& d = lib->library.gemm(problem, desc->A, desc->B, desc->D, desc->M, desc->N, desc->K, stream,
+                                                  desc->alpha, desc->beta, desc->C);
+    if (dispatch) *dispatch = to_c(d);
+  });
 }
 
 mpgemm_status mpgemm_plan(mpgemm_library* lib, int64_t M, int64_t N, int64_t K, mpgemm_dispatch* dispatch) {
   if (lib == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_plan on a null library");
   if (dispatch == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_plan needs a dispatch to fill");
-  return guarded([&] {
-    mpgemm::Dispatch planned = lib->library.plan(M, N, K);
-    std::lock_guard lock(lib->plans_mutex);
-    auto& kept = lib->plans[{M, N, K}];
-    if (!kept) kept = std::make_unique<mpgemm::Dispatch>();
-    *kept = std::move(planned);
-    *dispatch = to_c(*kept);
-  });
+  return plan_into(lib, mpgemm::Problem{}, M, N, K, dispatch);
+}
+
+mpgemm_status mpgemm_plan_ex(mpgemm_library* lib, const mpgemm_gemm_desc* desc, mpgemm_dispatch* dispatch) {
+  if (lib == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_plan_ex on a null library");
+  if (dispatch == nullptr) return fail(MPGEMM_BAD_ARGUMENT, "libmpgemm: mpgemm_plan_ex needs a dispatch to fill");
+  mpgemm::Problem problem;
+  if (const mpgemm_status s = read_desc(desc, "mpgemm_plan_ex", problem); s != MPGEMM_OK) return s;
+  return plan_into(lib, problem, desc->M, desc->N, desc->K, dispatch);
 }
 
 size_t mpgemm_tuned_shapes(const mpgemm_library* lib) {

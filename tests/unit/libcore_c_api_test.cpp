@@ -88,9 +88,10 @@ TEST(CApi, AMinRatioThatIsNotANumberAtLeastZeroIsABadArgument) {
 }
 
 // mpgemm_gemm_ex's descriptor carries its own size: one smaller than the first version or larger than this library
-// knows is refused naming both; a kind, alpha or beta this build does not serve is refused naming the kind; all of
-// it before any device is looked for. The default descriptor is today's mpgemm_gemm (here: no device).
-TEST(CApi, TheGemmDescriptorCarriesItsSizeAndNamesWhatThisBuildServes) {
+// knows is refused naming both; a value outside its enums, a NULL D, a beta that reads a NULL C are refused naming
+// what is wrong; all of it before any device is looked for. Every kind is served: mpgemm_plan_ex of a non-default
+// kind asks for the device (no_device here) or, on a GPU, plans it for that kind.
+TEST(CApi, TheGemmDescriptorCarriesItsSizeAndServesEveryKind) {
   mpgemm_library* lib = nullptr;
   ASSERT_EQ(mpgemm_open(kDb.c_str(), nullptr, &lib), MPGEMM_OK) << mpgemm_last_error();
   const mpgemm_gemm_desc base = mpgemm_default_gemm_desc();
@@ -109,16 +110,9 @@ TEST(CApi, TheGemmDescriptorCarriesItsSizeAndNamesWhatThisBuildServes) {
   d.size = 8;
   refused(d, "a larger one comes from a newer mpgemm/gemm.h");
   d = base;
-  d.b_layout = MPGEMM_B_NK;
-  d.in_type = MPGEMM_BF16;
-  d.out_type = MPGEMM_BF16;
-  refused(d, "mk_nk_bf16_bf16 is not served by this build");
-  d = base;
   d.beta = 0.5f;
-  refused(d, "mk_kn_fp16_fp32_beta is not served");
-  d = base;
-  d.alpha = 2.0f;
-  refused(d, "with alpha != 1");
+  d.D = &d;  // never used: the missing C is refused first
+  refused(d, "beta != 0 reads C, and C is NULL");
   d = base;
   d.in_type = MPGEMM_FP32;
   refused(d, "in_type is neither MPGEMM_FP16 nor MPGEMM_BF16");
@@ -126,6 +120,23 @@ TEST(CApi, TheGemmDescriptorCarriesItsSizeAndNamesWhatThisBuildServes) {
   refused(d, "D is NULL");
   EXPECT_EQ(mpgemm_gemm_ex(lib, nullptr, nullptr, nullptr), MPGEMM_BAD_ARGUMENT);
   EXPECT_EQ(mpgemm_gemm_ex(nullptr, &base, nullptr, nullptr), MPGEMM_BAD_ARGUMENT);
+
+  mpgemm_dispatch planned{};
+  d = base;
+  d.b_layout = MPGEMM_B_NK;
+  d.in_type = MPGEMM_BF16;
+  d.out_type = MPGEMM_BF16;
+  d.M = d.N = d.K = 4096;
+  const mpgemm_status s = mpgemm_plan_ex(lib, &d, &planned);
+  if (s == MPGEMM_OK) {  // a GPU: the recorded database has no mk_nk_bf16_bf16 winner
+    EXPECT_EQ(planned.path, MPGEMM_PATH_CUBLAS);
+    EXPECT_EQ(std::string(planned.reason).rfind("mk_nk_bf16_bf16: ", 0), 0u) << planned.reason;
+  } else {
+    EXPECT_EQ(s, MPGEMM_NO_DEVICE) << mpgemm_last_error();
+  }
+  d.in_type = MPGEMM_FP32;
+  EXPECT_EQ(mpgemm_plan_ex(lib, &d, &planned), MPGEMM_BAD_ARGUMENT);
+  EXPECT_EQ(mpgemm_plan_ex(lib, nullptr, &planned), MPGEMM_BAD_ARGUMENT);
   mpgemm_close(lib);
 }
 
