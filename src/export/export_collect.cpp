@@ -32,6 +32,7 @@ ExportEntry entry_of(const ShapeWinner& w, const std::filesystem::path& database
   e.device = w.device_name;
   e.device_arch = w.device_cc;
   e.arch = w.arch.str();
+  e.problem = w.kind;
   e.shape = w.shape;
   e.family = w.family;
   e.config = w.config_name;
@@ -52,6 +53,8 @@ ExportEntry entry_of(const ShapeWinner& w, const std::filesystem::path& database
 std::string reproduce_command(const ShapeWinner& w, const std::filesystem::path& database) {
   std::string c = fmt::format("mpgemm-run --db {} --config {} --M {} --N {} --K {}", shell_word(database.string()),
                               shell_word(w.config_name), w.shape.m, w.shape.n, w.shape.k);
+  // A kind other than the default is named: a reader that does not take it fails rather than time another problem.
+  if (!w.kind.is_default()) c += " --problem " + w.kind.name();
   if (w.from_rerank) c += " --paired";
   if (w.warmup > 0 || w.runs > 0 || w.iters > 0)
     c += fmt::format(" --warmup {} --runs {} --iters {}", w.warmup, w.runs, w.iters);
@@ -64,9 +67,8 @@ std::string reproduce_command(const ShapeWinner& w, const std::filesystem::path&
 
 ExportTable collect_export(const Store& store, const ExportOptions& options,
                            std::map<std::string, std::int64_t>* sm_counts) {
-  // The default kind's winners only: export format v1 has no kind, so every entry it holds is mk_kn_fp16_fp32
-  // (issue 58 gives format v2 the kind).
-  const std::vector<ShapeWinner> winners = shape_winners(store, ProblemKind{});
+  // Every kind's winners: each entry names its kind (format version 2).
+  const std::vector<ShapeWinner> winners = all_shape_winners(store);
   if (winners.empty())
     throw ExportError(fmt::format("{} has no verified config to export: tune first (mpgemm-tune SPACE --db {})",
                                   options.database.string(), options.database.string()));

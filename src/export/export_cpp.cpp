@@ -20,8 +20,8 @@ namespace {
 // How the header passes a problem to a family's kernel: what the family's append_problem_args pushes.
 enum class ArgsKind {
   standard,     // (const __half* A, const __half* B, float* C, int M, int N, int K): Family's default
-  tensor_maps,  // (a_map, b_map, c_map, float* C, int* workspace, int M, int N, int K, float alpha, float beta,
-                //  const void* C_in): WgmmaFamily
+  tensor_maps,  // (a_map, b_map, c_map, void* D, int* workspace, int M, int N, int K, float alpha, float beta,
+                //  const void* C_in): WgmmaFamily, of every kind it computes
 };
 
 // One entry as the header launches it.
@@ -91,7 +91,8 @@ void check_code_text(const std::string& text, std::string_view what, std::string
 }
 
 CppKernel cpp_kernel_of(const ExportEntry& e, const std::map<std::string, std::int64_t>& sm_counts) {
-  const auto where = fmt::format("{} at {} ({})", text_excerpt(e.config, 120), e.shape.str(), text_excerpt(e.device));
+  const GemmProblem problem{e.shape, e.problem};
+  const auto where = fmt::format("{} at {} ({})", text_excerpt(e.config, 120), problem.str(), text_excerpt(e.device));
   const auto arch = Arch::parse(e.arch);
   const auto device_arch = Arch::parse(e.device_arch);
   if (!arch || !device_arch)
@@ -102,7 +103,8 @@ CppKernel cpp_kernel_of(const ExportEntry& e, const std::map<std::string, std::i
   k.args = args_of(e.family);
   try {
     const Family& fam = family(e.family);
-    const KernelSpec spec = fam.kernel_spec(e.params, *arch);
+    if (auto why = fam.check_problem(e.params, problem)) throw ExportError(fmt::format("{}: {}", where, *why));
+    const KernelSpec spec = fam.kernel_spec(e.params, *arch, e.problem);  // the kind's template arguments
     for (const auto& option : spec.options)
       if (option.rfind("-D", 0) == 0)
         throw ExportError(fmt::format("{}: its NVRTC options define {}, which a header cannot carry", where, option));
@@ -118,7 +120,7 @@ CppKernel cpp_kernel_of(const ExportEntry& e, const std::map<std::string, std::i
     k.geometry = fam.launch_geometry(e.params, e.shape, device);
     if (k.args == ArgsKind::tensor_maps) {
       const WgmmaConfig c = WgmmaConfig::from_params(e.params);
-      const WgmmaTensorMaps maps = tensor_map_specs(c, e.shape);
+      const WgmmaTensorMaps maps = tensor_map_specs(c, e.shape, e.problem);  // the kind's layouts and types
       k.maps = {maps.a, maps.b, maps.c};
       if (c.splits()) k.workspace_bytes = kWorkspaceBytes;  // split-K and stream-K flags
     }
@@ -149,6 +151,7 @@ std::string number_or_zero(const std::optional<double>& v) {
 std::string dtype_name(CUtensorMapDataType t) {
   if (t == CU_TENSOR_MAP_DATA_TYPE_FLOAT16) return "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
   if (t == CU_TENSOR_MAP_DATA_TYPE_FLOAT32) return "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+  if (t == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16) return "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
   return fmt::format("static_cast<CUtensorMapDataType>({})", static_cast<int>(t));
 }
 
@@ -184,15 +187,16 @@ std::string table_row(const CppKernel& k) {
     maps = fmt::format("{{{},\n      {},\n      {}}}", map_row(k.maps[0]), map_row(k.maps[1]), map_row(k.maps[2]));
   return fmt::format(
       "    // {} {}: {} ({} TFLOP/s, {} x cuBLAS)\n"
-      "    {{{}, {}, {}, {}LL, {}LL, {}LL, {}, {}, {}, {}, {},\n"
+      "    {{{}, {}, {}, {}LL, {}LL, {}LL, {}, {}, {}, {}, {}, {},\n"
       "     MPGEMM_EXPORT_KERNEL({}),\n"
       "     {}, {}, {}, {}, {}u, {}, {}ull, {}u, {},\n"
       "     {}}},\n",
-      comment_text(e.device), e.shape.str(), comment_text(e.config), fmt::format("{:.1f}", e.tflops),
-      e.ratio_cublas ? fmt::format("{:.3f}", *e.ratio_cublas) : std::string("?"), c_string(e.device, "device name"),
-      c_string(e.device_arch, "device arch"), c_string(k.arch.str(), "arch"), e.shape.m, e.shape.n, e.shape.k,
-      c_string(e.family, "family"), c_string(e.config, "config name"), fmt::format("{:.6g}", e.tflops),
-      number_or_zero(e.ratio_cublas), number_or_zero(e.ratio_cublaslt), k.name_expression,
+      comment_text(e.device), GemmProblem{e.shape, e.problem}.str(), comment_text(e.config),
+      fmt::format("{:.1f}", e.tflops), e.ratio_cublas ? fmt::format("{:.3f}", *e.ratio_cublas) : std::string("?"),
+      c_string(e.device, "device name"), c_string(e.device_arch, "device arch"), c_string(k.arch.str(), "arch"),
+      e.shape.m, e.shape.n, e.shape.k, c_string(e.problem.name(), "problem"), c_string(e.family, "family"),
+      c_string(e.config, "config name"), fmt::format("{:.6g}", e.tflops), number_or_zero(e.ratio_cublas),
+      number_or_zero(e.ratio_cublaslt), k.name_expression,
       k.args == ArgsKind::tensor_maps ? "Args::tensor_maps" : "Args::standard", dim3_row(g.grid), dim3_row(g.block),
       dim3_row(g.cluster), g.dynamic_smem_bytes, g.persistent ? "true" : "false", g.balanced_units, k.workspace_bytes,
       g.dependent_launch ? "true" : "false", maps);
@@ -229,8 +233,8 @@ std::string export_cpp_header(const ExportTable& table, const std::map<std::stri
 
   std::string h = fmt::format(
       R"(// Generated by {} (mpgemm-export --format cpp) from {}; do not edit.
-// The tuned winners of {} (device, shape) pairs, instantiated from mpgemm's kernel templates (kernels/*.cuh) so
-// that nvcc compiles them ahead of time into your program.
+// The tuned winners of {} (device, problem kind, shape) triples, instantiated from mpgemm's kernel templates
+// (kernels/*.cuh) so that nvcc compiles them ahead of time into your program.
 //
 // Archs: {}.
 // Each kernel is instantiated only in the device pass of the arch it was tuned for (the #if around it), so this
@@ -246,9 +250,12 @@ std::string export_cpp_header(const ExportTable& table, const std::map<std::stri
 // Use, in host code:
 //   const mpgemm_export::Winner* w = mpgemm_export::find(M, N, K, prop.name);  // nullptr: shape not tuned
 //   cudaError_t e = mpgemm_export::launch(*w, A, B, C, workspace, stream);
-// C (M x N, float) = A (M x K, __half) * B (K x N, __half), row-major device arrays; workspace: w->workspace_bytes
-// of zeroed device memory (nullptr when 0). Each winner runs its own shape only (mpgemm-run --config NAME --M ..
-// measures it again; the table's comments name the config and its measured speed).
+// C (M x N, float) = A (M x K, __half) * B (K x N, __half), row-major device arrays: the default problem kind,
+// mk_kn_fp16_fp32. Another kind (e.g. "mk_nk_bf16_bf16": B stored N x K, BF16 in and out):
+//   w = mpgemm_export::find(M, N, K, prop.name, "mk_nk_bf16_bf16");
+//   e = mpgemm_export::launch_problem(*w, A, B, D, workspace, stream, alpha, beta, C);  // D = alpha A.B + beta C
+// workspace: w->workspace_bytes of zeroed device memory (nullptr when 0). Each winner runs its own kind and shape
+// only (mpgemm-run --config NAME --M .. measures it again; the table's comments name the config and its speed).
 #pragma once
 
 #include <cuda.h>          // CUtensorMap and its enums: types only, nothing of libcuda is linked
@@ -271,7 +278,7 @@ std::string export_cpp_header(const ExportTable& table, const std::map<std::stri
 
   h += export_detail::kKernelPointer;
   h += export_detail::kHostTypes;
-  h += "// Sorted by device, M, N, K.\ninline const Winner kWinners[] = {\n";
+  h += "// Sorted by device, problem kind, M, N, K.\ninline const Winner kWinners[] = {\n";
   for (const auto& k : kernels) h += table_row(k);
   h += "};\n";
   h += export_detail::kHostFunctions;

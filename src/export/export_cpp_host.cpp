@@ -21,10 +21,10 @@ namespace mpgemm_export {
 
 // How a kernel takes its problem (what mpgemm's family passes it):
 //   standard:    (const __half* A, const __half* B, float* C, int M, int N, int K)
-//   tensor_maps: (CUtensorMap a_map, CUtensorMap b_map, CUtensorMap c_map, float* C, int* workspace, int M, int N,
-//                 int K, float alpha, float beta, const void* C_in); the maps describe A, B and C for TMA (built by
-//                 launch() with cuTensorMapEncodeTiled); the header serves the default kind: alpha 1, beta 0,
-//                 no C read
+//   tensor_maps: (CUtensorMap a_map, CUtensorMap b_map, CUtensorMap c_map, void* D, int* workspace, int M, int N,
+//                 int K, float alpha, float beta, const void* C_in); the maps describe A, B and D for TMA (built by
+//                 launch() with cuTensorMapEncodeTiled) in the winner's problem kind's layouts and types; C_in is
+//                 read by a kind that reads C (its name ends in "_beta") and may be D
 enum class Args { standard, tensor_maps };
 
 // One TMA tensor map as cuTensorMapEncodeTiled takes it: a 2-D row-major matrix, innermost dimension first; with
@@ -39,12 +39,14 @@ struct TensorMapSpec {
   unsigned depth;                       // blocks of box[0] columns per copy (1: a 2-D map)
 };
 
-// One tuned winner: what ran fastest for (device, M, N, K) and how to launch it.
+// One tuned winner: what ran fastest for (device, problem kind, M, N, K) and how to launch it.
 struct Winner {
   const char* device;       // the GPU it was tuned on, as cudaDeviceProp::name spells it
   const char* device_arch;  // that GPU's compute capability, e.g. "sm_90"
   const char* arch;         // the arch its kernel is compiled for here (nvcc -gencode ... code=<arch>)
-  long long M, N, K;        // C (M x N, float) = A (M x K, half) * B (K x N, half), all row-major
+  long long M, N, K;        // D (M x N) = alpha * A.B + beta * C, all row-major
+  const char* problem;      // mpgemm's problem kind: layouts, input and output types, e.g. "mk_kn_fp16_fp32"
+                            // (A M x K, B K x N, FP16 in, FP32 out, no C read), "mk_nk_bf16_bf16" (B N x K, BF16)
   const char* family;       // mpgemm kernel family
   const char* config;       // mpgemm's procedural config name
   double tflops;            // measured TFLOP/s on `device`
@@ -62,16 +64,24 @@ struct Winner {
                                        // it zero again); 0: none, pass nullptr
   bool dependent_launch;               // launched with programmatic stream serialization (the kernel waits for
                                        // the previous kernel of the stream itself)
-  TensorMapSpec maps[3];               // Args::tensor_maps: A, B, C
+  TensorMapSpec maps[3];               // Args::tensor_maps: A, B, D
 };
+
+// The default problem kind: what find() without a kind and launch() serve.
+inline constexpr const char* kDefaultProblem = "mk_kn_fp16_fp32";
 )cpp";
 
 const char* const kHostFunctions = R"cpp(
-// The winner for exactly this shape on `device` (cudaDeviceProp::name; nullptr: the first entry of any device), or
-// nullptr when it was not tuned.
-inline const Winner* find(long long M, long long N, long long K, const char* device = nullptr) {
+// The winner for exactly this kind and shape on `device` (cudaDeviceProp::name; nullptr: the first entry of any
+// device), or nullptr when it was not tuned. `problem` nullptr: the default kind. A winner of one kind is never
+// found for another.
+inline const Winner* find(long long M, long long N, long long K, const char* device = nullptr,
+                          const char* problem = nullptr) {
+  if (problem == nullptr) problem = kDefaultProblem;
   for (const Winner& w : kWinners)
-    if (w.M == M && w.N == N && w.K == K && (device == nullptr || std::strcmp(device, w.device) == 0)) return &w;
+    if (w.M == M && w.N == N && w.K == K && std::strcmp(problem, w.problem) == 0 &&
+        (device == nullptr || std::strcmp(device, w.device) == 0))
+      return &w;
   return nullptr;
 }
 
@@ -139,13 +149,23 @@ inline cudaError_t co_resident_grid(const Winner& w, const cudaLaunchConfig_t& c
 
 }  // namespace detail
 
-// Launches the winner on `stream` for its own shape (w.M, w.N, w.K). A, B, C: device pointers, 16-byte aligned,
-// rows packed (leading dimensions K, N and N). workspace: w.workspace_bytes of zeroed device memory, or nullptr
-// when that is 0. Returns the first CUDA error; cudaErrorInvalidDeviceFunction / cudaErrorNoKernelImageForDevice
-// when the program was not compiled for w.arch or the GPU is not of that arch.
-inline cudaError_t launch(const Winner& w, const __half* A, const __half* B, float* C, void* workspace,
-                          cudaStream_t stream = nullptr) {
+// Launches the winner on `stream` for its own kind and shape (w.problem; w.M, w.N, w.K): D = alpha * A.B + beta * C.
+// A, B, D (and C): device pointers, 16-byte aligned, rows packed, stored and typed as the kind says (A M x K or K x
+// M, B K x N or N x K, of the input type; C and D M x N of the output type). C is read only by a kind that reads it
+// ("_beta"): then it must not be nullptr, and it may be D. workspace: w.workspace_bytes of zeroed device memory, or
+// nullptr when that is 0. Returns the first CUDA error (cudaErrorInvalidValue for a missing workspace or C);
+// cudaErrorInvalidDeviceFunction / cudaErrorNoKernelImageForDevice when the program was not compiled for w.arch or
+// the GPU is not of that arch.
+inline cudaError_t launch_problem(const Winner& w, const void* A, const void* B, void* D, void* workspace,
+                                  cudaStream_t stream, float alpha, float beta, const void* C) {
   if (w.workspace_bytes > 0 && workspace == nullptr) return cudaErrorInvalidValue;
+  const unsigned long long name_length = std::strlen(w.problem);
+  const bool reads_c = name_length > 5 && std::strcmp(w.problem + name_length - 5, "_beta") == 0;
+  if (reads_c && C == nullptr) return cudaErrorInvalidValue;
+  if (!reads_c) {
+    beta = 0.0f;
+    C = nullptr;
+  }
   if (w.dynamic_smem_bytes > 48u * 1024u)
     if (cudaError_t e = cudaFuncSetAttribute(w.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(w.dynamic_smem_bytes)))
@@ -174,19 +194,26 @@ inline cudaError_t launch(const Winner& w, const __half* A, const __half* B, flo
     dependent.val.programmaticStreamSerializationAllowed = 1;
   }
   int M = static_cast<int>(w.M), N = static_cast<int>(w.N), K = static_cast<int>(w.K);
-  if (w.args == Args::standard) {
-    void* args[] = {&A, &B, &C, &M, &N, &K};
+  if (w.args == Args::standard) {  // the default kind only, alpha 1 and beta 0
+    if (std::strcmp(w.problem, kDefaultProblem) != 0 || alpha != 1.0f) return cudaErrorInvalidValue;
+    void* args[] = {&A, &B, &D, &M, &N, &K};
     return cudaLaunchKernelExC(&config, w.kernel, args);
   }
   CUtensorMap maps[3];
-  const void* bases[3] = {A, B, C};
+  const void* bases[3] = {A, B, D};
   for (int i = 0; i < 3; ++i)
     if (cudaError_t e = detail::encode(w.maps[i], bases[i], &maps[i])) return e;
   int* flags = static_cast<int*>(workspace);
-  float alpha = 1.0f, beta = 0.0f;
-  const void* c_in = nullptr;
-  void* args[] = {&maps[0], &maps[1], &maps[2], &C, &flags, &M, &N, &K, &alpha, &beta, &c_in};
+  void* args[] = {&maps[0], &maps[1], &maps[2], &D, &flags, &M, &N, &K, &alpha, &beta, &C};
   return cudaLaunchKernelExC(&config, w.kernel, args);
+}
+
+// The default kind: C (M x N, float) = A (M x K, __half) * B (K x N, __half), row-major (leading dimensions K, N
+// and N). A winner of another kind is cudaErrorInvalidValue: launch it with launch_problem.
+inline cudaError_t launch(const Winner& w, const __half* A, const __half* B, float* C, void* workspace,
+                          cudaStream_t stream = nullptr) {
+  if (std::strcmp(w.problem, kDefaultProblem) != 0) return cudaErrorInvalidValue;
+  return launch_problem(w, A, B, C, workspace, stream, 1.0f, 0.0f, nullptr);
 }
 
 }  // namespace mpgemm_export

@@ -55,6 +55,7 @@ json to_json(const ExportEntry& e) {
   return json{{"device", e.device},
               {"device_arch", e.device_arch},
               {"arch", e.arch},
+              {"problem", e.problem.name()},
               {"shape", {{"M", e.shape.m}, {"N", e.shape.n}, {"K", e.shape.k}}},
               {"family", e.family},
               {"config", e.config},
@@ -84,6 +85,12 @@ ExportEntry export_entry_from_json(const json& j, const std::string& where) {
   e.device = text(j, "device", where);
   e.device_arch = text(j, "device_arch", where);
   e.arch = text(j, "arch", where);
+  if (j.contains("problem")) {  // absent: the default kind (every version-1 entry)
+    std::string why;
+    const auto kind = ProblemKind::parse(text(j, "problem", where), &why);
+    if (!kind) throw ExportError(fmt::format("{}/problem: {}", where, text_excerpt(why, 200)));
+    e.problem = *kind;
+  }
   const std::string shape_at = where + "/shape";
   const json& shape = field(j, "shape", where);
   e.shape = Shape{positive(shape, "M", shape_at), positive(shape, "N", shape_at), positive(shape, "K", shape_at)};
@@ -151,7 +158,9 @@ ExportTable read_export_file(const std::filesystem::path& path) {
 
 void sort_entries(std::vector<ExportEntry>& entries) {
   std::stable_sort(entries.begin(), entries.end(), [](const ExportEntry& a, const ExportEntry& b) {
-    return std::tie(a.device, a.shape.m, a.shape.n, a.shape.k) < std::tie(b.device, b.shape.m, b.shape.n, b.shape.k);
+    // The default kind (all 0 enumerators) sorts first.
+    return std::tie(a.device, a.problem, a.shape.m, a.shape.n, a.shape.k) <
+           std::tie(b.device, b.problem, b.shape.m, b.shape.n, b.shape.k);
   });
 }
 

@@ -1,10 +1,10 @@
 #pragma once
-// The exported winners table (mpgemm-export --format json, read back by libmpgemm): one entry per device and shape
-// with the config mpgemm-run --config best takes there, its parameters and its speed against the references.
-// This is the format's one definition; to_json / from_json are its writer and its reader.
+// The exported winners table (mpgemm-export --format json, read back by libmpgemm): one entry per device, problem
+// kind and shape with the config mpgemm-run --config best takes there, its parameters and its speed against the
+// references of its kind. This is the format's one definition; to_json / from_json are its writer and its reader.
 //
-// {"format": "mpgemm-export", "version": 1, "generated_by": "mpgemm 0.1.0", "database": "results/results.db",
-//  "entries": [{"device": "NVIDIA H200", "device_arch": "sm_90", "arch": "sm_90a",
+// {"format": "mpgemm-export", "version": 2, "generated_by": "mpgemm 0.1.0", "database": "results/results.db",
+//  "entries": [{"device": "NVIDIA H200", "device_arch": "sm_90", "arch": "sm_90a", "problem": "mk_kn_fp16_fp32",
 //               "shape": {"M": 4096, "N": 4096, "K": 4096}, "family": "wgmma", "config": "wgmma_bm128_...",
 //               "params": {"BM": 128, "SCHEDULE": "coop", ...}, "tflops": 731.2, "cublas_tflops": 720.0,
 //               "ratio_cublas": 1.015, "cublaslt_tflops": 700.1, "ratio_cublaslt": 1.04, "l2": "warm",
@@ -19,6 +19,7 @@
 
 #include "common/error.hpp"
 #include "common/params.hpp"
+#include "common/problem_kind.hpp"
 #include "common/types.hpp"
 
 namespace mpgemm {
@@ -31,12 +32,15 @@ class ExportError : public Error {
 };
 
 inline constexpr std::string_view kExportFormat = "mpgemm-export";
-inline constexpr int kExportVersion = 1;  // a reader refuses a newer version
+// 2: every entry names its problem kind ("problem"). A version-1 file, or an entry without "problem", is of the
+// default kind (mk_kn_fp16_fp32): version 1 is still read. A reader refuses a newer version.
+inline constexpr int kExportVersion = 2;
 
 struct ExportEntry {
   std::string device;       // the GPU it was measured on, e.g. "NVIDIA H200"
   std::string device_arch;  // the GPU's compute capability as an arch, e.g. "sm_90"
   std::string arch;         // the compile target, e.g. "sm_90a"
+  ProblemKind problem;      // what it computes; its ratios are against the references of this kind
   Shape shape;
   std::string family;                     // kernel family, e.g. "wgmma"
   std::string config;                     // procedural config name
@@ -55,7 +59,7 @@ struct ExportEntry {
 struct ExportTable {
   std::string generated_by;          // "mpgemm <version>"
   std::string database;              // the database path it was exported from, as given
-  std::vector<ExportEntry> entries;  // sorted by device, M, N, K
+  std::vector<ExportEntry> entries;  // sorted by device, kind (the default first), M, N, K
   friend bool operator==(const ExportTable&, const ExportTable&) = default;
 };
 
@@ -69,7 +73,7 @@ ExportTable export_table_from_json(const nlohmann::json& j);
 // than kMaxJsonDepth (common/bounded_input.hpp), not an export).
 ExportTable read_export_file(const std::filesystem::path& path);
 
-// The entries in the format's order: device, M, N, K.
+// The entries in the format's order: device, kind (the default first), M, N, K.
 void sort_entries(std::vector<ExportEntry>& entries);
 
 }  // namespace mpgemm

@@ -26,6 +26,7 @@ ShapeWinner to_winner(const ExportEntry& e, std::size_t index) {
   w.device_name = e.device;
   w.device_cc = e.device_arch;
   w.arch = *arch;
+  w.kind = e.problem;
   w.shape = e.shape;
   w.family = e.family;
   w.config_name = e.config;

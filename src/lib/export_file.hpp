@@ -1,6 +1,7 @@
 #pragma once
-// Reads the JSON table `mpgemm-export --format json` writes (format "mpgemm-export", version 1): one entry per
-// (device, shape) with its winner, into the records the library takes from a database.
+// Reads the JSON table `mpgemm-export --format json` writes (format "mpgemm-export", version 2, or 1 whose entries
+// are all of the default kind): one entry per (device, problem kind, shape) with its winner, into the records the
+// library takes from a database.
 #include <filesystem>
 #include <string_view>
 #include <vector>

@@ -11,6 +11,7 @@
 #include "export/export_collect.hpp"
 #include "export/export_cpp.hpp"
 #include "support/export_fixture.hpp"
+#include "support/kinds_fixture.hpp"
 #include "support/old_database.hpp"
 #include "support/run_command.hpp"
 #include "support/store_fixture.hpp"
@@ -195,6 +196,55 @@ TEST_F(ExportCpp, TheTableCarriesTheFamilysGeometryAndTensorMaps) {
   unknown.entries[0].family = "nonesuch";
   EXPECT_THROW(export_cpp_header(unknown), ExportError);
   EXPECT_THROW(export_cpp_header(ExportTable{}), ExportError);
+}
+
+// A database with winners of two kinds (tests/support/kinds_fixture.hpp: mk_nk_bf16_bf16 at 4096^3 on the H200,
+// whose winner is not the default kind's there): the header instantiates the kind's own kernel (its template
+// arguments), carries the kind's tensor maps (BF16, B stored N x K), and find() keeps kinds apart; it compiles for
+// sm_90a and the program runs its lookups without a GPU.
+TEST_F(ExportCpp, AKindOtherThanTheDefaultIsInstantiatedAndFoundByItsName) {
+  testing::add_linear_winners(db_);
+  const auto header = dir_ / "mpgemm_winners.hpp";
+  const auto r = testing::run_command(
+      fmt::format("{} {} --format cpp -o {}", testing::bin("mpgemm-export"), db_.string(), header.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string text = testing::read_file(header);
+  const Params other = testing::wgmma_other_params();
+  const KernelSpec linear = family("wgmma").kernel_spec(other, *Arch::parse("sm_90a"), testing::kLinear);
+  const KernelSpec plain = family("wgmma").kernel_spec(other, *Arch::parse("sm_90a"));
+  ASSERT_NE(linear.name_expression, plain.name_expression);
+  EXPECT_NE(text.find("template __global__ decltype(" + linear.name_expression + ")"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"mk_nk_bf16_bf16\", \"wgmma\""), std::string::npos) << text;
+  EXPECT_NE(text.find("CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"), std::string::npos) << text;
+
+  std::ofstream(dir_ / "use.cu") << R"(#include "mpgemm_winners.hpp"
+#include <cstdio>
+#include <cstring>
+int main() {
+  const mpgemm_export::Winner* plain = mpgemm_export::find(4096, 4096, 4096, "NVIDIA H200");
+  const mpgemm_export::Winner* linear = mpgemm_export::find(4096, 4096, 4096, "NVIDIA H200", "mk_nk_bf16_bf16");
+  if (plain == nullptr || linear == nullptr || plain == linear) return 1;
+  if (std::strcmp(plain->problem, "mk_kn_fp16_fp32") != 0 || std::strcmp(linear->problem, "mk_nk_bf16_bf16") != 0)
+    return 2;
+  if (mpgemm_export::find(4096, 4096, 4096, "NVIDIA H200", "mk_nk_bf16_bf16_beta") != nullptr) return 3;
+  if (mpgemm_export::find(2048, 2048, 2048, nullptr, "mk_nk_bf16_bf16") != nullptr) return 4;
+  // Not launched (no GPU needed): a default-kind launch() of the linear winner is refused before any CUDA call.
+  if (mpgemm_export::launch(*linear, nullptr, nullptr, nullptr, nullptr) != cudaErrorInvalidValue) return 5;
+  cudaError_t (*launch)(const mpgemm_export::Winner&, const void*, const void*, void*, void*, cudaStream_t, float,
+                        float, const void*) = &mpgemm_export::launch_problem;
+  std::printf("%s %s %p\n", linear->config, linear->problem, reinterpret_cast<void*>(launch));
+  return 0;
+}
+)";
+  const auto cubin = dir_ / "use_sm_90a.cubin";
+  const auto built = nvcc("sm_90a", "-cubin", cubin);
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  const auto program = dir_ / "use";
+  const auto linked = nvcc("sm_90a", "", program);
+  ASSERT_EQ(linked.exit_code, 0) << linked.output;
+  const auto ran = testing::run_command(program.string());  // find() and the table need no GPU
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_NE(ran.output.find(family("wgmma").config_name(other) + " mk_nk_bf16_bf16"), std::string::npos) << ran.output;
 }
 
 }  // namespace

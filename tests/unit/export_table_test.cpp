@@ -13,6 +13,7 @@
 #include "export/export_collect.hpp"
 #include "export/export_table.hpp"
 #include "support/export_fixture.hpp"
+#include "support/kinds_fixture.hpp"
 #include "support/run_command.hpp"
 #include "support/store_fixture.hpp"
 
@@ -114,11 +115,12 @@ TEST_F(ExportJson, JsonHasExactlyTheFormatsFieldsAndRoundTrips) {
   for (const auto& [k, v] : j.items()) top.insert(k);
   for (const auto& [k, v] : j["entries"][0].items()) entry.insert(k);
   EXPECT_EQ(top, (std::set<std::string>{"format", "version", "generated_by", "database", "entries"}));
-  EXPECT_EQ(entry, (std::set<std::string>{"device", "device_arch", "arch", "shape", "family", "config", "params",
-                                          "tflops", "cublas_tflops", "ratio_cublas", "cublaslt_tflops",
+  EXPECT_EQ(entry, (std::set<std::string>{"device", "device_arch", "arch", "problem", "shape", "family", "config",
+                                          "params", "tflops", "cublas_tflops", "ratio_cublas", "cublaslt_tflops",
                                           "ratio_cublaslt", "l2", "source", "command"}));
   EXPECT_EQ(j["format"], "mpgemm-export");
-  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["entries"][0]["problem"], "mk_kn_fp16_fp32");
   EXPECT_EQ(j["entries"][1]["shape"], (nlohmann::json{{"M", 2048}, {"N", 2048}, {"K", 2048}}));
   EXPECT_TRUE(j["entries"][1]["cublaslt_tflops"].is_null());
   EXPECT_TRUE(j["entries"][1]["ratio_cublaslt"].is_null());
@@ -141,7 +143,7 @@ TEST_F(ExportJson, TheReaderRefusesForeignNewerAndIncompleteFiles) {
   };
   EXPECT_NE(refusal(nlohmann::json{{"format", "something-else"}}).find("not an mpgemm-export file"), std::string::npos);
   nlohmann::json newer = j;
-  newer["version"] = 2;
+  newer["version"] = 3;
   EXPECT_NE(refusal(newer).find("newer"), std::string::npos);
   nlohmann::json missing = j;
   missing["entries"][1].erase("tflops");
@@ -152,6 +154,43 @@ TEST_F(ExportJson, TheReaderRefusesForeignNewerAndIncompleteFiles) {
   nlohmann::json source = j;
   source["entries"][2]["source"] = "guess";
   EXPECT_EQ(refusal(source), "/entries/2/source: expected \"rerank\" or \"tune\"");
+  nlohmann::json kind = j;
+  kind["entries"][1]["problem"] = "mk_kn_fp8_fp32";
+  EXPECT_EQ(refusal(kind).rfind("/entries/1/problem: 'mk_kn_fp8_fp32' is not a problem kind", 0), 0u) << refusal(kind);
+  kind["entries"][1]["problem"] = 7;
+  EXPECT_EQ(refusal(kind), "/entries/1/problem: expected a string");
+}
+
+// Format version 1 had no kind: such a file (and an entry without "problem") reads as the default kind.
+TEST_F(ExportJson, AVersion1FileIsOfTheDefaultKind) {
+  nlohmann::json j = to_json(collect());
+  j["version"] = 1;
+  for (auto& e : j["entries"]) e.erase("problem");
+  const ExportTable t = export_table_from_json(j);
+  ASSERT_EQ(t.entries.size(), 3u);
+  for (const ExportEntry& e : t.entries) EXPECT_TRUE(e.problem.is_default());
+  EXPECT_EQ(t, collect());
+}
+
+// A database of two kinds exports each kind's own winner, named, after the default kind's entries of its device,
+// with a command that names the kind.
+TEST_F(ExportJson, EveryKindIsExportedWithItsOwnWinner) {
+  testing::add_linear_winners(db_);
+  const ExportTable t = collect(kH200);
+  ASSERT_EQ(t.entries.size(), 3u);
+  EXPECT_TRUE(t.entries[0].problem.is_default());
+  EXPECT_TRUE(t.entries[1].problem.is_default());
+  const ExportEntry& linear = t.entries[2];
+  EXPECT_EQ(linear.problem, testing::kLinear);
+  EXPECT_EQ(linear.shape, kBig);
+  EXPECT_EQ(linear.config, family("wgmma").config_name(testing::wgmma_other_params()));
+  ASSERT_TRUE(linear.ratio_cublas);
+  EXPECT_NEAR(*linear.ratio_cublas, testing::kLinearCublasMs / 0.140, 1e-9);
+  EXPECT_NE(linear.command.find("--problem mk_nk_bf16_bf16"), std::string::npos) << linear.command;
+  EXPECT_EQ(t.entries[0].command.find("--problem"), std::string::npos) << t.entries[0].command;
+  const nlohmann::json j = to_json(t);
+  EXPECT_EQ(j["entries"][2]["problem"], "mk_nk_bf16_bf16");
+  EXPECT_EQ(export_table_from_json(j), t);
 }
 
 TEST_F(ExportJson, DeviceFilterAndItsErrors) {

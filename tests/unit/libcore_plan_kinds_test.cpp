@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "codegen/family.hpp"
+#include "export/export_collect.hpp"
 #include "lib/export_file.hpp"
 #include "lib/plan.hpp"
 #include "lib/public_problem.hpp"
@@ -117,6 +119,23 @@ TEST_F(PlanKinds, AnotherDeviceHasNoWinners) {
   const lib::Planned p = plan_call(table, h100, GemmProblem{kBig, kLinear}, {1.0});
   EXPECT_EQ(p.dispatch.path, Path::cublas);
   EXPECT_TRUE(starts_with(p.dispatch.reason, "mk_nk_bf16_bf16: no tuned shapes")) << p.dispatch.reason;
+}
+
+// An exported file (format version 2) carries every kind: the library reads it and plans each kind with its own
+// winner, as it does from the database.
+TEST_F(PlanKinds, AnExportedFileServesTheKindsInIt) {
+  const Store store = Store::open(db_, Store::Mode::read_only);
+  const fs::path file = dir_ / "winners.json";
+  std::ofstream(file) << to_json(collect_export(store, ExportOptions{db_, std::nullopt})).dump(2);
+  const WinnerTable table = WinnerTable::load(file);
+  EXPECT_EQ(table.winners().size(), 4u);
+  const lib::Planned l = plan(table, kLinear, kBig);
+  EXPECT_EQ(l.dispatch.path, Path::tuned) << l.dispatch.reason;
+  EXPECT_EQ(l.dispatch.config, family("wgmma").config_name(testing::wgmma_other_params()));
+  EXPECT_NEAR(l.dispatch.ratio_cublas, testing::kLinearCublasMs / 0.140, 1e-6);
+  const lib::Planned d = plan(table, ProblemKind{}, kBig);
+  EXPECT_EQ(d.dispatch.config, family("wgmma").config_name(testing::wgmma_winner_params()));
+  EXPECT_EQ(plan(table, *ProblemKind::parse("mk_nk_bf16_bf16_beta"), kBig).dispatch.path, Path::cublas);
 }
 
 TEST(PublicProblem, MirrorsTheKindBothWays) {
