@@ -33,9 +33,10 @@ class LibGemmKinds : public ::testing::Test {
     hopper_ = query_device().arch.cc() == 90;
     dir_ = fresh_dir("lib_gemm_kinds");
     db_ = (dir_ / "lib.db").string();
-    const std::string space = hopper_ ? fmt::format("configs/sm90a.json --only wgmma_tile128,wgmma_persistent "
-                                                    "--problem {}",
-                                                    kLinear)
+    const std::string space = hopper_ ? fmt::format(
+                                            "configs/sm90a.json --only wgmma_tile128,wgmma_persistent "
+                                            "--problem {}",
+                                            kLinear)
                                       : "configs/sm86.json --only wmma_cp_async";
     const auto r = run_command(fmt::format("cd {} && {} {} --shapes {} --no-screen --rerank 0 --db {}",
                                            MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), space, kTuned.str(), db_));
@@ -111,8 +112,7 @@ TEST_F(LibGemmKinds, AKindWithoutAWinnerRunsCublasOfThatKind) {
   }
   // alpha and beta, C apart from D and C that is D.
   EXPECT_EQ(run_and_compare(lib, "mk_nk_bf16_bf16_beta", Shape{512, 768, 256}, 1.5f, 0.5f).path, Path::cublas);
-  EXPECT_EQ(run_and_compare(lib, "mk_kn_fp16_fp32_beta", Shape{512, 768, 256}, 0.5f, -1.0f, true).path,
-            Path::cublas);
+  EXPECT_EQ(run_and_compare(lib, "mk_kn_fp16_fp32_beta", Shape{512, 768, 256}, 0.5f, -1.0f, true).path, Path::cublas);
 }
 
 TEST_F(LibGemmKinds, AKindCublasCannotComputeIsRefusedWithoutAWinner) {
