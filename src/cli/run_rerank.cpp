@@ -43,15 +43,17 @@ report::Table run_rerank(const RunOptions& opt, const RerankOptions& rerank, con
   info.hostname = gethostname(host, sizeof host - 1) == 0 ? std::string(host) : std::string("unknown");
   info.nvrtc_version = nvrtc_version();
   info.set_device(backend->device());
-  info.notes = fmt::format("re-rank of the top {} at {}", rerank.top_k, opt.shape.str());
+  info.notes =
+      fmt::format("re-rank of the top {} at {}", rerank.top_k, GemmProblem{opt.shape, opt.settings.kind}.str());
   RerankOptions o = rerank;
+  o.kind = opt.settings.kind;  // the kind's measurements, kernels and references, recorded with it
   o.run_id = store.begin_run(info);
   try {
     if (opt.cubin_cache) {
-      o.compile = [cache = CubinCache(*opt.cubin_cache)](const Candidate& c, const Arch& arch) {
+      o.compile = [cache = CubinCache(*opt.cubin_cache), kind = o.kind](const Candidate& c, const Arch& arch) {
         CompilePoolOptions compiling;
         compiling.cache = &cache;
-        return compile_cached(family(c.family).kernel_spec(c.params, arch), compiling).result;
+        return compile_cached(family(c.family).kernel_spec(c.params, arch, kind), compiling).result;
       };
     }
     const RerankOutcome out = rerank_shape(store, *backend, opt.shape, o);

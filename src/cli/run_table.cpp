@@ -74,15 +74,21 @@ RowPlan plan_rows(const RunOptions& opt) {
       }
     }
   }
-  // Named points come from the space file, so the table has them even before any tuning.
+  // Named points come from the space file, so the table has them even before any tuning; for a problem kind the
+  // space's family cannot compute, "best" leaves them out and a name of one is refused saying why.
   Space space = load_space(opt.space_path);
   const Family& fam = family(space.family);
+  const ProblemKind& kind = opt.settings.kind;
+  const std::optional<std::string> cannot = fam.check_kind(kind);
   for (const auto& p : space.points) {
+    if (cannot && opt.selector == "best") break;
     Candidate c{space.family, p.params, fam.config_name(p.params), p.name};
     if (opt.selector == "best" || opt.selector == p.name || opt.selector == c.name)
       plan.rows.push_back({p.name, c, std::nullopt});
   }
   if (opt.selector != "best") {
+    if (!plan.rows.empty() && cannot)
+      throw UsageError(fmt::format("--config {} --problem {}: {}", opt.selector, kind.name(), *cannot));
     if (plan.rows.empty())
       throw Error(fmt::format("no config named '{}' in {} or among the points of {}; try mpgemm-query {} configs",
                               opt.selector, opt.db_path.string(), opt.space_path.string(), opt.db_path.string()));
@@ -94,7 +100,7 @@ RowPlan plan_rows(const RunOptions& opt) {
   // every winner of the database, this shape's or not, and refuses the whole database for one that disagrees with
   // itself (as the library does): a damaged database is not run from.
   if (store)
-    for (ShapeWinner& w : shape_winners(*store))
+    for (ShapeWinner& w : shape_winners(*store, kind))
       if (w.shape == opt.shape) plan.winners.push_back(std::move(w));
   return plan;
 }
@@ -108,8 +114,9 @@ std::vector<RunRow> rows_for_device(const RowPlan& plan, const RunOptions& opt, 
     rows.push_back({"best tuned", Candidate{w.family, w.params, w.config_name, w.alias}, w.arch});
     return rows;
   }
-  *note = fmt::format("{} has no verified config for {} at {}: run mpgemm-tune first for the 'best tuned' row",
-                      opt.db_path.string(), device_name, opt.shape.str());
+  *note = fmt::format(
+      "{} has no verified config{} for {} at {}: run mpgemm-tune first for the 'best tuned' row", opt.db_path.string(),
+      opt.settings.kind.is_default() ? std::string() : " of " + opt.settings.kind.name(), device_name, opt.shape.str());
   return rows;
 }
 
@@ -205,12 +212,14 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
     const Family& fam = family(row.candidate.family);
     Measurement m;
     std::optional<std::string> reason = fam.check_device(row.candidate.params, dev);
-    if (!reason) reason = fam.check_shape(row.candidate.params, opt.shape);
+    if (!reason) reason = fam.check_problem(row.candidate.params, GemmProblem{opt.shape, opt.settings.kind});
     if (reason) {
       m.status = Status::constraint_rejected;
       m.message = *reason;
     } else if (CompileResult compiled =
-                   compile_cached(fam.kernel_spec(row.candidate.params, row.arch.value_or(dev.arch)), compiling).result;
+                   compile_cached(fam.kernel_spec(row.candidate.params, row.arch.value_or(dev.arch), opt.settings.kind),
+                                  compiling)
+                       .result;
                compiled.status != Status::ok) {
       m.status = Status::compile_failed;
       m.message = compiled.log;
@@ -220,11 +229,11 @@ report::Table run_rows(const RunOptions& opt, std::vector<std::string>* notes) {
     outcomes.push_back({std::move(row), std::move(m)});
   }
   report::Table t = run_table(outcomes, ref, opt.shape, notes);
-  notes->push_back(
-      fmt::format("{} ({}, {} SMs, driver {}, cuBLAS {}), {}; median of {} runs x {} iterations after "
-                  "{} warm-up launches",
-                  dev.name, dev.arch.str(), dev.sm_count, dev.driver_version, dev.cublas_version, opt.shape.str(),
-                  opt.settings.runs, opt.settings.iters, opt.settings.warmup));
+  notes->push_back(fmt::format(
+      "{} ({}, {} SMs, driver {}, cuBLAS {}), {}; median of {} runs x {} iterations after "
+      "{} warm-up launches",
+      dev.name, dev.arch.str(), dev.sm_count, dev.driver_version, dev.cublas_version,
+      GemmProblem{opt.shape, opt.settings.kind}.str(), opt.settings.runs, opt.settings.iters, opt.settings.warmup));
   if (opt.settings.paired)
     notes->push_back(
         "paired: each kernel's pct_cublas is against its own cublas_ms, cuBLAS timed batch by batch alternately "

@@ -13,13 +13,13 @@ void add_shape_options(ArgParser& parser, const ShapeOptionUse& use) {
       .option("--K", "INT", "the reduction dimension: columns of A, rows of B" + use.clause, use.default_text);
 }
 
-void add_problem_option(ArgParser& parser, const std::string& clause) {
+void add_problem_option(ArgParser& parser, const std::string& clause, const std::string& default_text) {
   parser.option("--problem", "KIND",
                 "the problem kind: A's layout (mk: stored M x K; km: K x M), B's (kn: K x N; nk: N x K, a linear "
                 "layer's weight), the input type (fp16, bf16), the output type (fp32, fp16, bf16) and _beta when C "
                 "is read, e.g. mk_nk_bf16_bf16" +
                     clause,
-                ProblemKind{}.name());
+                default_text.empty() ? ProblemKind{}.name() : default_text);
 }
 
 std::optional<ProblemKind> problem_option_from(const ParsedArgs& args) {

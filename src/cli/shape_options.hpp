@@ -22,8 +22,9 @@ struct ShapeOptionUse {
 void add_shape_options(ArgParser& parser, const ShapeOptionUse& use);
 
 // --problem KIND: what the GEMM computes apart from its extents (common/problem_kind.hpp: layouts, input and output
-// types, whether C is read), for the tools that take it. `clause` is what it means to the tool.
-void add_problem_option(ArgParser& parser, const std::string& clause);
+// types, whether C is read), for the tools that take it. `clause` is what it means to the tool, `default_text` what
+// it is when absent (the default kind's name unless given).
+void add_problem_option(ArgParser& parser, const std::string& clause, const std::string& default_text = {});
 
 // The kind --problem names; nullopt when absent. A name that is no kind throws UsageError saying why and listing the
 // form.

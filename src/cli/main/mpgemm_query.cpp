@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/guarded_main.hpp"
+#include "cli/shape_options.hpp"
 #include "cli/sql_rows.hpp"
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
@@ -73,8 +74,9 @@ int merge_main(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "merge") return merge_main(argc - 1, argv + 1);
+namespace {
+
+cli::ArgParser query_parser() {
   cli::ArgParser parser(
       "mpgemm-query", "read an mpgemm results database",
       "Prints one view of DB: runs (every tuning run with its device and versions), configs (every config with its "
@@ -123,6 +125,8 @@ int main(int argc, char** argv) {
             "(table and rowid); the other rows are printed and the exit status is 1")
       .example("mpgemm-query results/results.db best", "the fastest verified config per device, arch and shape")
       .example("mpgemm-query t.db configs --format csv", "every config as CSV")
+      .example("mpgemm-query results/results.db best --problem mk_nk_bf16_bf16",
+               "each shape's winner of a linear layer's forward GEMM only")
       .example("mpgemm-query t.db warnings", "configs whose compilation ptxas flagged as losing speed")
       .example("mpgemm-query results/results.db best_per_shape --format markdown",
                "per shape: the fastest config of any family and arch, cuBLAS's and cuBLASLt's TFLOP/s, "
@@ -135,86 +139,151 @@ int main(int argc, char** argv) {
           "mpgemm-query t.db --sql \"SELECT name, registers FROM compilations JOIN configs ON "
           "configs.id = config_id ORDER BY registers DESC LIMIT 5\"",
           "your own query");
-  return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) {
-    if (args.has("--schema")) {
-      std::cout << schema_sql();
-      return 0;
-    }
-    auto format = report::format_from_string(args.get_or("--format", "table"));
-    if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
-    if (args.positionals().empty())
-      throw UsageError("missing DB: name the results database (mpgemm-tune writes results/results.db by default)");
-    const std::string db = args.positionals().at(0);
-    std::chrono::milliseconds limit = kDefaultSqlTimeLimit;
-    if (auto t = args.get_double("--timeout")) {
-      if (!args.has("--sql")) throw UsageError("--timeout goes with --sql");
-      if (!(*t >= 0 && *t <= kMaxSqlTimeLimitS))
-        throw UsageError(fmt::format("--timeout must be between 0 and {:g} seconds", kMaxSqlTimeLimitS));
-      limit = std::chrono::milliseconds(static_cast<std::int64_t>(*t * 1000));
-      if (*t > 0 && limit.count() == 0) limit = std::chrono::milliseconds(1);
-    }
-    require_readable_file(db, "database");
-    if (args.has("--dump")) {
-      // A salvage tool: every row that can be read is printed; a damaged one is named on stderr, and the exit
-      // status says the dump is not the whole database.
-      const Dump dump = read_dump(db);
-      for (const auto& line : dump.lines) std::cout << line << "\n";
-      for (const auto& row : dump.damaged)
-        std::cerr << fmt::format("mpgemm-query: warning: {}: damaged row left out of the dump: {}\n", db,
-                                 printable_text(describe(row)));
-      if (dump.damaged.empty()) return 0;
-      std::cout.flush();
-      throw Error(fmt::format("{}: {} damaged row(s) left out of the dump (named above); the other rows were printed",
-                              db, dump.damaged.size()));
-    }
-    Store store = Store::open(db, Store::Mode::read_only);
-    report::Table table;
-    // A view that names winners shows what the database holds, yet a winner that mpgemm-run, mpgemm-export and the
-    // library refuse (its name against its params, a ratio against its times: store/winner_checks.hpp) is named
-    // after the table, as --dump names a damaged row: the rows are printed and the exit status is 1.
-    std::optional<std::string> damaged;
-    if (auto cmp = args.get("--compare")) {
-      auto comma = cmp->find(',');
-      if (comma == std::string::npos) throw UsageError("--compare expects two labels: A,B");
-      table = store.compare_profiles(cmp->substr(0, comma), cmp->substr(comma + 1));
-    } else if (auto sql = args.get("--sql")) {
-      if (args.positionals().size() > 1) throw UsageError("give either a VIEW or --sql, not both");
-      cli::SqlRowPrinter printer(*format, std::cout);
-      try {
-        store.query_sql_rows(
-            *sql, [&](const std::vector<std::string>& names) { printer.columns(names); },
-            [&](std::vector<report::Cell>&& row) { printer.row(std::move(row)); }, limit);
-      } catch (const QueryTimeLimit& e) {
-        throw Error(fmt::format("{}: {} (--timeout SECONDS changes it; 0: no limit)", db, e.what()));
-      }
-      printer.finish();
-      return 0;
-    } else {
-      const std::string view = args.positionals().size() > 1 ? args.positionals()[1] : "best";
-      table = store.query_named(view);
-      if (view == "best" || view == "winners" || view == "best_per_shape") {
-        try {
-          shape_winners(store);
-        } catch (const StoreError& e) {
-          damaged = e.what();
-        }
-      }
-      // An empty answer says why on stderr (the printed table stays what the format promises).
-      if (table.rows.empty() && (view == "best" || view == "fastest" || view == "best_per_shape"))
-        std::cerr << fmt::format(
-            "mpgemm-query: {} has no verified measurement yet (a compile-only run measures "
-            "nothing; see mpgemm-query {} runs)\n",
-            db, db);
-      if (table.rows.empty() && view == "winners")
-        std::cerr << fmt::format(
-            "mpgemm-query: {} has no re-rank winner yet (mpgemm-tune --rerank K and "
-            "mpgemm-run --rerank K record them)\n",
-            db);
-    }
-    report::print(table, *format, std::cout);
-    if (!damaged) return 0;
-    std::cout.flush();
-    throw Error(fmt::format("{} (the {} rows above are printed as the database holds them)", *damaged,
-                            args.positionals().size() > 1 ? args.positionals()[1] : "best"));
-  });
+  cli::add_problem_option(parser,
+                          ": only the rows of this kind, in a view whose rows are of a GEMM (failures, best, fastest, "
+                          "best_per_shape, references, measurements, winners, reranks)",
+                          "every kind");
+  return parser;
+}
+
+// --timeout: how long a --sql query may run (0: no limit); refused without --sql.
+std::chrono::milliseconds sql_time_limit(const cli::ParsedArgs& args) {
+  std::chrono::milliseconds limit = kDefaultSqlTimeLimit;
+  if (auto t = args.get_double("--timeout")) {
+    if (!args.has("--sql")) throw UsageError("--timeout goes with --sql");
+    if (!(*t >= 0 && *t <= kMaxSqlTimeLimitS))
+      throw UsageError(fmt::format("--timeout must be between 0 and {:g} seconds", kMaxSqlTimeLimitS));
+    limit = std::chrono::milliseconds(static_cast<std::int64_t>(*t * 1000));
+    if (*t > 0 && limit.count() == 0) limit = std::chrono::milliseconds(1);
+  }
+  return limit;
+}
+
+// --problem filters a view's rows: with --schema, --dump, --sql or --compare it would filter nothing.
+void require_problem_with_a_view(const cli::ParsedArgs& args) {
+  if (!args.has("--problem")) return;
+  for (const char* other : {"--schema", "--dump", "--sql", "--compare"})
+    if (args.has(other)) throw UsageError(fmt::format("--problem chooses the rows of a view, not of {}", other));
+}
+
+// --problem: the kind a view is filtered to, refused for a view whose rows are of no GEMM.
+std::optional<ProblemKind> view_problem(const cli::ParsedArgs& args, std::string_view view) {
+  const std::optional<ProblemKind> kind = cli::problem_option_from(args);
+  if (!kind) return std::nullopt;
+  if (!Store::query_has_problem(view))
+    throw UsageError(
+        fmt::format("--problem: the {} view's rows are of no problem kind (it filters failures, best, "
+                    "fastest, best_per_shape, references, measurements, winners and reranks)",
+                    view));
+  return kind;
+}
+
+// --dump: every row that can be read; a damaged one is named on stderr, and the exit status says the dump is not
+// the whole database.
+int print_dump(const std::string& db) {
+  const Dump dump = read_dump(db);
+  for (const auto& line : dump.lines) std::cout << line << "\n";
+  for (const auto& row : dump.damaged)
+    std::cerr << fmt::format("mpgemm-query: warning: {}: damaged row left out of the dump: {}\n", db,
+                             printable_text(describe(row)));
+  if (dump.damaged.empty()) return 0;
+  std::cout.flush();
+  throw Error(fmt::format("{}: {} damaged row(s) left out of the dump (named above); the other rows were printed", db,
+                          dump.damaged.size()));
+}
+
+// --sql: the rows as they come.
+int print_sql(const Store& store, const std::string& sql, report::Format format, std::chrono::milliseconds limit,
+              const std::string& db) {
+  cli::SqlRowPrinter printer(format, std::cout);
+  try {
+    store.query_sql_rows(
+        sql, [&](const std::vector<std::string>& names) { printer.columns(names); },
+        [&](std::vector<report::Cell>&& row) { printer.row(std::move(row)); }, limit);
+  } catch (const QueryTimeLimit& e) {
+    throw Error(fmt::format("{}: {} (--timeout SECONDS changes it; 0: no limit)", db, e.what()));
+  }
+  printer.finish();
+  return 0;
+}
+
+// Why a view that names winners names one that mpgemm-run, mpgemm-export and the library refuse (its name against
+// its params, a ratio against its times: store/winner_checks.hpp); nullopt when they take them all. Every kind's
+// winners are checked, or `kind`'s only.
+std::optional<std::string> damaged_winner(const Store& store, const std::optional<ProblemKind>& kind) {
+  try {
+    if (kind)
+      shape_winners(store, *kind);
+    else
+      all_shape_winners(store);
+  } catch (const StoreError& e) {
+    return e.what();
+  }
+  return std::nullopt;
+}
+
+// An empty answer says why on stderr (the printed table stays what the format promises).
+void explain_empty(std::string_view view, const std::string& db, const std::optional<ProblemKind>& kind) {
+  const std::string of = kind ? " of " + kind->name() : "";
+  if (view == "best" || view == "fastest" || view == "best_per_shape")
+    std::cerr << fmt::format(
+        "mpgemm-query: {} has no verified measurement{} yet (a compile-only run measures "
+        "nothing; see mpgemm-query {} runs)\n",
+        db, of, db);
+  if (view == "winners")
+    std::cerr << fmt::format(
+        "mpgemm-query: {} has no re-rank winner{} yet (mpgemm-tune --rerank K and "
+        "mpgemm-run --rerank K record them)\n",
+        db, of);
+}
+
+// A named view (VIEW, default best), filtered to --problem's kind. A winner the tools refuse is named after the
+// table, as --dump names a damaged row: the rows are printed and the exit status is 1.
+int print_view(const Store& store, const cli::ParsedArgs& args, report::Format format, const std::string& db) {
+  const std::string view = args.positionals().size() > 1 ? args.positionals()[1] : "best";
+  const std::optional<ProblemKind> kind = view_problem(args, view);
+  const report::Table table = store.query_named(view, kind);
+  std::optional<std::string> damaged;
+  if (view == "best" || view == "winners" || view == "best_per_shape") damaged = damaged_winner(store, kind);
+  if (table.rows.empty()) explain_empty(view, db, kind);
+  report::print(table, format, std::cout);
+  if (!damaged) return 0;
+  std::cout.flush();
+  throw Error(fmt::format("{} (the {} rows above are printed as the database holds them)", *damaged, view));
+}
+
+int query(const cli::ParsedArgs& args) {
+  require_problem_with_a_view(args);
+  if (args.has("--schema")) {
+    std::cout << schema_sql();
+    return 0;
+  }
+  auto format = report::format_from_string(args.get_or("--format", "table"));
+  if (!format) throw UsageError(fmt::format("--format must be one of {}", report::format_names()));
+  if (args.positionals().empty())
+    throw UsageError("missing DB: name the results database (mpgemm-tune writes results/results.db by default)");
+  const std::string db = args.positionals().at(0);
+  const std::chrono::milliseconds limit = sql_time_limit(args);
+  require_readable_file(db, "database");
+  if (args.has("--dump")) return print_dump(db);
+  Store store = Store::open(db, Store::Mode::read_only);
+  if (auto cmp = args.get("--compare")) {
+    auto comma = cmp->find(',');
+    if (comma == std::string::npos) throw UsageError("--compare expects two labels: A,B");
+    report::print(store.compare_profiles(cmp->substr(0, comma), cmp->substr(comma + 1)), *format, std::cout);
+    return 0;
+  }
+  if (auto sql = args.get("--sql")) {
+    if (args.positionals().size() > 1) throw UsageError("give either a VIEW or --sql, not both");
+    return print_sql(store, *sql, *format, limit, db);
+  }
+  return print_view(store, args, *format, db);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "merge") return merge_main(argc - 1, argv + 1);
+  const cli::ArgParser parser = query_parser();
+  return cli::guarded_main(parser, argc, argv, [&](const cli::ParsedArgs& args) { return query(args); });
 }

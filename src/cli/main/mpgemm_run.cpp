@@ -41,6 +41,9 @@ cli::ArgParser run_parser() {
       .option("--db", "PATH", "results database to take configs from", defaults.db_path.string())
       .option("--space", "PATH", "space whose named points make the table's first rows", defaults.space_path.string());
   cli::add_shape_options(parser, {"", std::to_string(kDefaultSide)});
+  cli::add_problem_option(parser,
+                          ": the GEMM the rows compute, verified and timed against cuBLAS and cuBLASLt computing the "
+                          "same; --config best takes that kind's winner, --rerank re-ranks that kind's configs");
   cli::add_measure_options(parser);
   parser.flag("--paired",
               "time cuBLAS alternately with each kernel, batch by batch (a b, b a, ...), and take each row's "
@@ -71,6 +74,8 @@ cli::ArgParser run_parser() {
               "DB.cubins beside the database")
       .example("mpgemm-run --config best", "the writeup's table at 2048^3, with the best tuned config")
       .example("mpgemm-run --config wmma_cp_async --M 4096 --N 4096 --K 4096", "one kernel next to cuBLAS")
+      .example("mpgemm-run --config best --problem mk_nk_bf16_bf16 --space configs/sm90a_suite.json --M 4096",
+               "a linear layer's forward GEMM: that kind's winner next to cuBLAS computing the same")
       .example("mpgemm-run --config best --format markdown --output h200_2048.md", "keep the table")
       .example("mpgemm-run --config best --paired --runs 10 --M 4096 --N 4096 --K 4096",
                "the best config's ratio to cuBLAS timed side by side with it")
@@ -92,6 +97,10 @@ cli::RunOptions run_options_from(const cli::ParsedArgs& args) {
   o.shape = cli::shape_options_from(args).or_side(kDefaultSide);
   o.settings = cli::measure_settings_from(args);
   o.settings.paired = args.has("--paired");
+  if (auto kind = cli::problem_option_from(args)) {
+    if (auto gap = kind->reference_gap()) throw UsageError(fmt::format("--problem {}: {}", kind->name(), *gap));
+    o.settings.kind = *kind;
+  }
   if (auto w = args.get("--worker")) o.worker_path = *w;
   if (auto c = args.get("--cubin-cache")) o.cubin_cache = *c;
   return o;
