@@ -244,7 +244,7 @@ TEST(WinnerTablePolicy, AWinnerWhoseParamsDoNotReadIsInvalidNotThrown) {
   const WinnerTable table(std::move(winners));
   std::vector<std::size_t> indices;
   std::vector<TunedShape> rows;
-  ASSERT_NO_THROW(rows = table.policy_rows(mpgemm::testing::h200_description(), {4096, 4096, 4096}, &indices));
+  ASSERT_NO_THROW(rows = table.policy_rows(mpgemm::testing::h200_description(), Shape{4096, 4096, 4096}, &indices));
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_TRUE(rows[1].invalid);
   EXPECT_FALSE(rows[0].invalid);
