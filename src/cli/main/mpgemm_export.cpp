@@ -18,14 +18,16 @@ using namespace mpgemm;
 int main(int argc, char** argv) {
   cli::ArgParser parser(
       "mpgemm-export", "export the tuned winners as a JSON table or a C++ header",
-      "For every device and shape of the database, the config mpgemm-run --config best takes: the winner of the "
-      "shape's latest re-rank, else the fastest verified measurement of any family and arch (mpgemm-query DB "
-      "winners / best_per_shape). --format json writes the table libmpgemm reads: device, arch, shape, family, "
+      "For every device, problem kind and shape of the database, the config mpgemm-run --config best takes: the "
+      "winner of the shape's latest re-rank, else the fastest verified measurement of any family and arch "
+      "(mpgemm-query DB winners / best_per_shape). --format json writes the table libmpgemm reads (format version "
+      "2): device, arch, problem kind, shape, family, "
       "config name and parameters, TFLOP/s, cuBLAS's and cuBLASLt's TFLOP/s and the ratios to them, the L2 mode, "
       "where the winner came from (rerank or tune) and the mpgemm-run command that measures it again (docs/export.md "
       "lists the fields). --format cpp writes one C++ header that instantiates each winner's kernel template "
-      "from kernels/*.cuh, guarded by the arch it was tuned for, with a table shape -> kernel and launch geometry "
-      "and a launch() that builds the Hopper kernels' TMA tensor maps itself; compile it with nvcc -I "
+      "from kernels/*.cuh for its problem kind, guarded by the arch it was tuned for, with a table (kind, shape) -> "
+      "kernel and launch geometry and a launch_problem() that builds the Hopper kernels' TMA tensor maps itself; "
+      "compile it with nvcc -I "
       "<mpgemm>/kernels and a -gencode per arch named at its top. Reads the database only.");
   parser.positional("DB", "results database (mpgemm-tune --db)")
       .option("--format", "FMT", "json | cpp", "json")
