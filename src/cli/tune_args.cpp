@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/writable.hpp"
 #include "report/table.hpp"
@@ -71,6 +72,10 @@ void add_tune_options(ArgParser& p) {
               "--leaders-within of a shape's fastest first-pass median, or placed up to --leaders-places in one "
               "of its re-ranks (e.g. a new model's shapes over the suite's leaders; with --only, both must take "
               "a config)")
+      .option("--leaders-kind", "KIND",
+              "the problem kind whose leaders --leaders-from takes (e.g. mk_kn_fp16_fp32 for the default kind's "
+              "when the database led no config of the run's kind); the run's first line names it",
+              "the run's kind")
       .option("--leaders-within", "X", "how close to a shape's fastest counts as leading there, as a fraction", "0.03")
       .option("--leaders-places", "INT", "re-rank places that count as leading (0: none)", "8")
       .option("--threads", "INT", "NVRTC compile threads",
@@ -188,8 +193,13 @@ TuneOptions options_from(const ParsedArgs& args, int argc, const char* const* ar
     if (*n < 0 || *n > 64) throw UsageError("--leaders-places must be between 0 and 64");
     o.leader_rule.places = static_cast<int>(*n);
   }
-  if (!o.leaders_from && (args.has("--leaders-within") || args.has("--leaders-places")))
-    throw UsageError("--leaders-within and --leaders-places need --leaders-from");
+  if (auto k = args.get("--leaders-kind")) {
+    std::string why;
+    o.leaders_kind = ProblemKind::parse(*k, &why);
+    if (!o.leaders_kind) throw UsageError(fmt::format("--leaders-kind: {}", printable_text(why)));
+  }
+  if (!o.leaders_from && (args.has("--leaders-within") || args.has("--leaders-places") || args.has("--leaders-kind")))
+    throw UsageError("--leaders-within, --leaders-places and --leaders-kind need --leaders-from");
   o.strategy = args.get_or("--strategy", o.strategy);
   for (const auto& kv : args.get_list("--strategy-options")) {
     const auto eq = kv.find('=');

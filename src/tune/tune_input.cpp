@@ -34,17 +34,34 @@ std::vector<Shape> shapes_of(const Space& space, const TuneOptions& opt) {
   return without_repeats(std::move(shapes));  // --m/--n/--k can make two listed shapes one
 }
 
-// --leaders-from: the configs of `family` that led in that database, by name.
+// The kind whose leaders --leaders-from takes: --leaders-kind's, else the run's own.
+const ProblemKind& leaders_kind(const TuneOptions& opt) {
+  return opt.leaders_kind ? *opt.leaders_kind : opt.settings.kind;
+}
+
+// --leaders-from: the configs of `family` that led in that database at shapes of leaders_kind(), by name. A kind
+// that led nowhere there is refused, saying when the default kind did (--leaders-kind takes another kind's).
 Store::Leaders leaders_of(const TuneOptions& opt, const std::string& family) {
   const std::string db = opt.leaders_from->string();
+  const ProblemKind& kind = leaders_kind(opt);
   Store::Leaders found;
+  std::size_t default_leaders = 0;
   try {  // Store::open refuses a missing file or a folder itself; the option's name is the context it lacks
-    found = Store::open(*opt.leaders_from, Store::Mode::read_only).leaders(family, opt.leader_rule);
+    const Store store = Store::open(*opt.leaders_from, Store::Mode::read_only);
+    found = store.leaders(family, opt.leader_rule, kind);
+    if (found.names.empty() && !kind.is_default())
+      default_leaders = store.leaders(family, opt.leader_rule, ProblemKind{}).names.size();
   } catch (const Error& e) {
     throw Error(fmt::format("--leaders-from {}: {}", db, e.what()));
   }
+  if (found.names.empty() && default_leaders > 0)
+    throw UsageError(
+        fmt::format("--leaders-from {}: no config of family {} was measured there for {}; {} led there for {} "
+                    "(--leaders-kind {} takes them)",
+                    db, family, kind.name(), default_leaders, ProblemKind{}.name(), ProblemKind{}.name()));
   if (found.names.empty())
-    throw UsageError(fmt::format("--leaders-from {}: no config of family {} was measured there", db, family));
+    throw UsageError(fmt::format("--leaders-from {}: no config of family {} was measured there{}", db, family,
+                                 kind.is_default() ? std::string() : " for " + kind.name()));
   return found;
 }
 
@@ -55,7 +72,10 @@ std::string selection_note(const TuneOptions& opt, const Store::Leaders* leaders
                                                       : "--only";
   std::string note = fmt::format(" ({}: {} of the space's {}", by, taken, of);
   if (leaders)
-    note += fmt::format("; {} led at {} shape(s) of {}", leaders->names.size(), leaders->shapes,
+    note += fmt::format("; {} led at {} shape(s){} of {}", leaders->names.size(), leaders->shapes,
+                        leaders_kind(opt).is_default() && opt.settings.kind.is_default()
+                            ? std::string()
+                            : " of kind " + leaders_kind(opt).name(),
                         opt.leaders_from->string());
   return note + ")";
 }

@@ -51,6 +51,9 @@ struct TuneOptions {
   // --leaders-from: restrict (also) to the configs that led at the shapes of this database (Store::leaders).
   std::optional<std::filesystem::path> leaders_from;
   LeaderRule leader_rule;
+  // --leaders-kind: the problem kind whose leaders --leaders-from takes; none: the run's own (settings.kind). A
+  // database without leaders of that kind is refused, never answered with another kind's.
+  std::optional<ProblemKind> leaders_kind;
   std::vector<std::string> argv;                     // recorded with the run
   std::optional<std::filesystem::path> worker_path;  // mpgemm-worker to start (default: next to this binary)
   // Compilations kept between runs (compile/cubin_cache.hpp); default CubinCache::beside(db_path),

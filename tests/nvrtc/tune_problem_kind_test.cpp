@@ -159,5 +159,56 @@ TEST_F(TuneProblemKind, AKindThatCannotBeMeasuredStopsTheFileBeforeAnythingIsWri
   EXPECT_FALSE(fs::exists(db()));
 }
 
+// --leaders-from takes the leaders of the run's kind: a database whose leaders are of the default kind only is
+// refused for another kind, saying so, unless --leaders-kind names the default; once it holds the kind's own leaders
+// those are taken, not the default kind's. The run's first line names the kind whose leaders it took.
+TEST_F(TuneProblemKind, LeadersFromAnotherDatabaseAreOfTheRunsKind) {
+  const fs::path leaders = dir_ / "leaders.db";
+  const auto lead = [&](const std::string& point, const std::string& problem) {
+    return tune("configs/sm90a_suite.json",
+                fmt::format("--only ={} --M 256 --N 256 --K 256 --rerank 0 --worker {} {}", point,
+                            bin("worker_client_test"), problem.empty() ? "" : "--problem " + problem),
+                "MPGEMM_TEST_FAKE_WORKER=ok")
+        .exit_code;
+  };
+  // tune() writes db(): move each leaders run there into leaders.db's place.
+  ASSERT_EQ(lead("suite_square_coop", ""), 0);
+  fs::rename(db(), leaders);
+  const auto linear_from = [&](const std::string& extra) {
+    return tune("configs/sm90a_suite.json", fmt::format("--problem mk_nk_bf16_bf16 --M 256 --N 256 --K 256 "
+                                                        "--leaders-from {} --dry-run {}",
+                                                        leaders.string(), extra));
+  };
+  auto r = linear_from("");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no config of family wgmma was measured there for mk_nk_bf16_bf16; 1 led there for "
+                          "mk_kn_fp16_fp32 (--leaders-kind mk_kn_fp16_fp32 takes them)"),
+            std::string::npos)
+      << r.output;
+  r = linear_from("--leaders-kind mk_kn_fp16_fp32 --only =suite_square_coop");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 led at 1 shape(s) of kind mk_kn_fp16_fp32 of"), std::string::npos) << r.output;
+
+  // The linear kind's own leader (another config) joins the database: it is the one taken.
+  fs::rename(leaders, db());
+  ASSERT_EQ(lead("suite_square_pingpong", "mk_nk_bf16_bf16"), 0);
+  fs::rename(db(), leaders);
+  r = linear_from("--only =suite_square_pingpong");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 led at 1 shape(s) of kind mk_nk_bf16_bf16 of"), std::string::npos) << r.output;
+  r = linear_from("--only =suite_square_coop");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("none of the 1 configs that led there"), std::string::npos) << r.output;
+  // The default kind's run still takes the default kind's leaders, its first line as before.
+  r = tune(
+      "configs/sm90a_suite.json",
+      fmt::format("--M 256 --N 256 --K 256 --leaders-from {} --dry-run --only =suite_square_coop", leaders.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 led at 1 shape(s) of " + leaders.string()), std::string::npos) << r.output;
+  r = tune("configs/sm90a_suite.json", "--leaders-kind mk_kn_fp16_fp32 --dry-run");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--leaders-kind need --leaders-from"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace mpgemm
