@@ -136,8 +136,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   const int units = cluster_units(cluster_id, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);  // of this cluster
   // The first unit and where its tile starts: arithmetic on the launch alone (64-bit divisions among it), so it is
   // done before the dependency wait below instead of after it, where it delayed the first TMA copy (0.38 us from the
-  // wait to that copy at 512^3 before, 0.21 after: results/h200/suite/timeline/). The empty asm pins the values
-  // there: nothing may sink them past the wait.
+  // wait to that copy at 512^3 before, 0.21 after: results/h200/suite/timeline/, archived at efb86f5:
+  // results/archived.tsv). The empty asm pins the values there: nothing may sink them past the wait.
   WorkUnit first_unit{0, 0, 1, 0, 0};
   if (units > 0) first_unit = cluster_unit_at(cluster_id, 0, tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
   BlockOrigin first_origin = block_origin<Cfg>(first_unit.tile, tiles_m, tiles_n, rank_m, rank_n);
@@ -150,7 +150,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbarrier_init(ring.full(s), 1);                              // the producer's arrive.expect_tx
+      mbarrier_init(ring.full(s), 1);                               // the producer's arrive.expect_tx
       mbarrier_init(ring.empty(s), L.releasing_warps() * CLUSTER);  // each reading warp of each CTA it feeds
     }
     if constexpr (PINGPONG) {

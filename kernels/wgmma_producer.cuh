@@ -11,9 +11,10 @@
 // Deep stages (BK = 128 or 256: D = BK / 64 k-blocks per ring stage): each stage is loaded with one copy of A, a 3-D
 // box {64, BM, D} of a view of A as {64, M, K / 64} (its planes, BM rows each, land one after another), and one copy
 // per B chunk, a box of BK rows (B stored N x K: one 2-D copy of BN rows per k-block, multicast as above). A TMA copy
-// costs its SM about the same whatever its size up to 16 KiB (results/h200/suite/tma_ops/), so small tiles, whose main
-// loops the copies pace, issue D times fewer of them. K must then be a multiple of 64 (the view's planes are whole
-// 64-column blocks); no A multicast (CLUSTER_N 1) and no L2 hint on A's loads.
+// costs its SM about the same whatever its size up to 16 KiB (results/h200/suite/tma_ops/, archived at efb86f5:
+// results/archived.tsv), so small tiles, whose main loops the copies pace, issue D times fewer of them. K must then be
+// a multiple of 64 (the view's planes are whole 64-column blocks); no A multicast (CLUSTER_N 1) and no L2 hint on A's
+// loads.
 //
 // L2 hints (L2_HINTS 2): A's and B's loads marked evict-last, so that C streaming through the L2 does not push out
 // the lines other tiles read again.
@@ -41,12 +42,31 @@ __device__ __forceinline__ unsigned short b_sharers(int rank_n) {
   return static_cast<unsigned short>(mask);
 }
 
+// An operand stored K-rows x MN-columns (B stored K x N, A stored K x M): CHUNKS copies of BK rows by WIDTH columns,
+// CHUNK_BYTES apart in shared memory, the chunks' columns starting at mn0. In a cluster of CLUSTER CTAs sharing the
+// operand, each loads BK / CLUSTER of the rows (from its `rank`) and multicasts them to the CTAs in `mask`.
+template <int BK, int CHUNKS, int WIDTH, int CHUNK_BYTES, int CLUSTER, bool AB_LAST>
+__device__ __forceinline__ void load_chunks(unsigned dst, const hopper::TensorMap* map, unsigned full, int mn0, int k0,
+                                            int rank, unsigned short mask, unsigned long long policy) {
+  using namespace hopper;
+#pragma unroll
+  for (int j = 0; j < CHUNKS; ++j) {
+    if constexpr (CLUSTER == 1) {
+      tma_load<AB_LAST>(dst + j * CHUNK_BYTES, map, full, mn0 + j * WIDTH, k0, policy);
+    } else {
+      constexpr int rows = BK / CLUSTER;
+      tma_load_multicast<AB_LAST>(dst + j * CHUNK_BYTES + rank * rows * wgmma_layout::kRowBytes, map, full,
+                                  mn0 + j * WIDTH, k0 + rank * rows, mask, policy);
+    }
+  }
+}
+
 // The load loop, run by one thread: the k-blocks of this CTA's `units` units, the first of which (first_unit, at
 // first_origin) the caller has computed already; the later ones come from `schedule`.
 template <class Cfg>
 __device__ __forceinline__ void produce(const hopper::TensorMap* a_map, const hopper::TensorMap* b_map, unsigned base,
-                                        const Ring& ring, const Schedule<Cfg>& schedule, int units,
-                                        WorkUnit first_unit, BlockOrigin first_origin) {
+                                        const Ring& ring, const Schedule<Cfg>& schedule, int units, WorkUnit first_unit,
+                                        BlockOrigin first_origin) {
   using namespace hopper;
   using namespace wgmma_layout;
   constexpr Layout L = Cfg::layout();
@@ -69,19 +89,9 @@ __device__ __forceinline__ void produce(const hopper::TensorMap* a_map, const ho
       const int k0 = kb * BK;
       const unsigned a_dst = base + L.a_offset(stage);
       if constexpr (Cfg::A_KM) {
-        // A stored K x M: one copy of 64 columns of M by BK rows of K per 64-row chunk (a slice of the K rows per
-        // CTA when multicast), as B's chunks when stored K x N.
-#pragma unroll
-        for (int j = 0; j < BM / kWgmmaM; ++j) {
-          if constexpr (CLUSTER_N == 1) {
-            tma_load<AB_LAST>(a_dst + j * L.a_chunk_bytes(), a_map, ring.full(stage), o.m0 + j * kWgmmaM, k0,
-                              ab_policy);
-          } else {
-            constexpr int rows = BK / CLUSTER_N;
-            tma_load_multicast<AB_LAST>(a_dst + j * L.a_chunk_bytes() + rank_n * rows * kRowBytes, a_map,
-                                        ring.full(stage), o.m0 + j * kWgmmaM, k0 + rank_n * rows, a_mask, ab_policy);
-          }
-        }
+        // A stored K x M: 64 columns of M by BK rows of K per 64-row chunk, as B's chunks when stored K x N.
+        load_chunks<BK, BM / kWgmmaM, kWgmmaM, L.a_chunk_bytes(), CLUSTER_N, AB_LAST>(
+            a_dst, a_map, ring.full(stage), o.m0, k0, rank_n, a_mask, ab_policy);
       } else if constexpr (BK > kBK) {
         tma_load_3d(a_dst, a_map, ring.full(stage), 0, o.m0, kb * Cfg::KB_PER_STAGE);
       } else if constexpr (CLUSTER_N == 1) {
@@ -106,17 +116,8 @@ __device__ __forceinline__ void produce(const hopper::TensorMap* a_map, const ho
           }
         }
       } else {
-#pragma unroll
-        for (int j = 0; j < L.b_chunks(); ++j) {
-          if constexpr (CLUSTER_M == 1) {
-            tma_load<AB_LAST>(b_dst + j * L.b_chunk_bytes(), b_map, ring.full(stage), o.n0 + j * kBChunk, k0,
-                              ab_policy);
-          } else {
-            constexpr int rows = BK / CLUSTER_M;
-            tma_load_multicast<AB_LAST>(b_dst + j * L.b_chunk_bytes() + rank_m * rows * kRowBytes, b_map,
-                                        ring.full(stage), o.n0 + j * kBChunk, k0 + rank_m * rows, b_mask, ab_policy);
-          }
-        }
+        load_chunks<BK, L.b_chunks(), kBChunk, L.b_chunk_bytes(), CLUSTER_M, AB_LAST>(
+            b_dst, b_map, ring.full(stage), o.n0, k0, rank_m, b_mask, ab_policy);
       }
       if (++stage == STAGES) {
         stage = 0;

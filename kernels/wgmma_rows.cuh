@@ -3,13 +3,14 @@
 // stored as whole 128-byte lines of C (FP32; 64-byte halves of lines in 16 bits), 4 rows x 32 columns per store
 // instruction, after a transpose across the warp's lanes with shuffles.
 //
-// Why (results/h200/ceilings/overlap/, H200): stored in the accumulators' own layout (8 rows x 32 bytes per warp
-// instruction, the direct epilogue) a 4096 x 4096 C takes 24.9 us against 17.6 us as whole lines; staged through
-// shared memory (the tma epilogue) it takes 18.3 us alone, but then it slows the other consumer's wgmmas, which read
-// the same shared memory: with a k-loop of 4096x4096x256's length beside it, 24.1 us against 17.7 us for lines from
-// registers, which overlap the wgmmas completely up to that k-loop length (not at K = 512 or more).
-// In the GEMM it wins 1024^3 and 2048^3 and loses to tma at 4096x4096x256, where a consumer's stores hold it while
-// TMA stores drain after it has moved on (results/h200/suite/NOTES.md, "The rows epilogue").
+// Why (H200; results/h200/ceilings/overlap/, archived at d0cb776: results/archived.tsv): stored in the accumulators'
+// own layout (8 rows x 32 bytes per warp instruction, the direct epilogue) a 4096 x 4096 C takes 24.9 us against 17.6
+// us as whole lines; staged through shared memory (the tma epilogue) it takes 18.3 us alone, but then it slows the
+// other consumer's wgmmas, which read the same shared memory: with a k-loop of 4096x4096x256's length beside it, 24.1
+// us against 17.7 us for lines from registers, which overlap the wgmmas completely up to that k-loop length (not at K =
+// 512 or more). In the GEMM it wins 1024^3 and 2048^3 and loses to tma at 4096x4096x256, where a consumer's stores hold
+// it while TMA stores drain after it has moved on (results/h200/suite/NOTES.md, "The rows epilogue", archived at
+// efb86f5: results/archived.tsv).
 //
 // The accumulators of one m64 block (wgmma_ops.cuh): lane l = 4r + q holds d[4i], d[4i+1] = row r, columns
 // 8i + 2q + {0, 1} and d[4i+2], d[4i+3] = row r + 8, the same columns. Per 32-column group (i = 4g .. 4g + 3):

@@ -166,7 +166,7 @@ enum class RankBy { time, cycles };
 
 // Which configs count as having led at a shape (Store::leaders, mpgemm-tune --leaders-from). The defaults are the
 // rule that picked the prefill run's 153 configs from seven of the ten-shape suite's shapes
-// (results/h200/transformer/NOTES.md).
+// (results/h200/transformer/NOTES.md, archived at 1c40831: results/archived.tsv).
 struct LeaderRule {
   double within = 0.03;  // first-pass median within (1 + within) x the family's fastest at that device and shape
   int places = 8;        // and placed 1st to places-th in a re-rank of the shape (0: none)
