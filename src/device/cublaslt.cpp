@@ -69,7 +69,42 @@ std::string join(const std::vector<std::string>& parts) {
   return text;
 }
 
+std::string heuristic_name(int i, const CublasLtAlgo& algo) {
+  return fmt::format("heuristic {} (algo {} tile {})", i + 1, algo.algo_id, algo.tile_id);
+}
+
 }  // namespace
+
+// One verified algorithm and its screen.
+struct CublasLtSession::Screened {
+  std::size_t index;  // in the heuristic's results
+  CublasLtAlgo algo;
+  ErrorStats error;
+  double screen_ms;
+};
+
+// The heuristic's algorithms verified and screened (fastest screen first), and why the others were left out.
+struct CublasLtSession::Screening {
+  std::vector<Screened> passed;
+  std::vector<std::string> rejected;
+};
+
+// What best_of_heuristics says besides the timing: how many were timed in full, and what was left out and why.
+std::string CublasLtSession::summary(const CublasLtReference& out, int returned, const Screening& screening,
+                                     int timed) {
+  if (!out.timing)
+    return screening.passed.empty()
+               ? fmt::format("none of the {} algorithms verified: {}", returned, join(screening.rejected))
+               : fmt::format("none of the {} verified algorithms could be timed: {}", screening.passed.size(),
+                             join(screening.rejected));
+  std::string message;
+  if (timed < out.heuristics_valid)
+    message = fmt::format("{} of {} timed in full, the others' screens over {:g}x the fastest", timed,
+                          out.heuristics_valid, kCublasLtScreenBand);
+  if (!screening.rejected.empty())
+    message += fmt::format("{}left out: {}", message.empty() ? "" : "; ", join(screening.rejected));
+  return message;
+}
 
 struct CublasLtSession::Plan {
   GemmProblem problem;
@@ -127,16 +162,13 @@ void CublasLtSession::forget(const GemmProblem& problem) {
   std::erase_if(best_, [&](const auto& p) { return p->problem == problem; });
 }
 
-CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters,
-                                                      double atol, double rtol, BatchEnqueue batches) {
+std::unique_ptr<CublasLtSession::Plan> CublasLtSession::make_plan(const ProblemContext& problem) const {
   // Row-major D = A * B is column-major D^T = B^T * A^T, exactly as the cuBLAS reference is called
   // (device/problem.hpp cublas_gemm_ex): cuBLASLt's "A" is our B as stored (column-major N x K, leading dimension N,
-  // for kn; K x N, leading dimension K, transposed, for nk), its "B" is our A as stored (K x M, leading dimension K, for
-  // mk; M x K, leading dimension M, transposed, for km), D^T is N x M.
-  forget(problem.problem());
+  // for kn; K x N, leading dimension K, transposed, for nk), its "B" is our A as stored (K x M, leading dimension K,
+  // for mk; M x K, leading dimension M, transposed, for km), D^T is N x M.
   const Shape& s = problem.shape();
   const ProblemKind& kind = problem.kind();
-  const ProblemBuffers buffers = problem.buffers();
   auto plan = std::make_unique<Plan>();
   plan->problem = problem.problem();
   cublasLtMatmulDesc_t op_raw = nullptr;
@@ -153,80 +185,78 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
   plan->b = kind.b == BLayout::kn ? make_layout(in, s.n, s.k, s.n) : make_layout(in, s.k, s.n, s.k);
   plan->a = kind.a == ALayout::mk ? make_layout(in, s.k, s.m, s.k) : make_layout(in, s.m, s.k, s.m);
   plan->c = make_layout(out_type, s.n, s.m, s.n);
+  return plan;
+}
+
+CublasLtSession::Heuristics CublasLtSession::heuristics(const Plan& plan) const {
   cublasLtMatmulPreference_t pref_raw = nullptr;
   MPGEMM_CUBLAS(cublasLtMatmulPreferenceCreate(&pref_raw));
   const Preference pref(pref_raw);
   const std::uint64_t workspace_bytes = workspace_.bytes();
   MPGEMM_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                      &workspace_bytes, sizeof workspace_bytes));
+  Heuristics out;
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetHeuristic(handle_, plan.op.get(), plan.b.get(), plan.a.get(), plan.c.get(), plan.c.get(),
+                                     pref.get(), kCublasLtHeuristics, out.results.data(), &out.returned);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    out.failure = fmt::format("cublasLtMatmulAlgoGetHeuristic failed: {}", cublasGetStatusName(status));
+  else if (out.returned <= 0)
+    out.failure = "cublasLtMatmulAlgoGetHeuristic returned no algorithm";
+  return out;
+}
 
-  CublasLtReference out;
-  std::array<cublasLtMatmulHeuristicResult_t, kCublasLtHeuristics> results{};
-  int returned = 0;
-  const cublasStatus_t heuristic =
-      cublasLtMatmulAlgoGetHeuristic(handle_, plan->op.get(), plan->b.get(), plan->a.get(), plan->c.get(),
-                                     plan->c.get(), pref.get(), kCublasLtHeuristics, results.data(), &returned);
-  if (heuristic != CUBLAS_STATUS_SUCCESS || returned <= 0) {
-    out.message = heuristic != CUBLAS_STATUS_SUCCESS
-                      ? fmt::format("cublasLtMatmulAlgoGetHeuristic failed: {}", cublasGetStatusName(heuristic))
-                      : std::string("cublasLtMatmulAlgoGetHeuristic returned no algorithm");
-    return out;
-  }
-  out.heuristics_returned = returned;
-
-  // Each algorithm is verified and screened (one batch); those within kCublasLtScreenBand of the fastest screen are
-  // timed under the whole protocol, fastest screen first, and the fastest median is kept.
-  struct Screened {
-    std::size_t index;
-    CublasLtAlgo algo;
-    ErrorStats error;
-    double screen_ms;
-  };
-  std::vector<Screened> screened;
-  std::vector<std::string> rejected;
-  const auto runner = [&](const cublasLtMatmulHeuristicResult_t& r) {
-    return [this, &plan, &buffers, h = &r] { launch(*plan, h->algo, h->workspaceSize, buffers); };
-  };
-  const auto name = [](int i, const CublasLtAlgo& algo) {
-    return fmt::format("heuristic {} (algo {} tile {})", i + 1, algo.algo_id, algo.tile_id);
-  };
-  for (int i = 0; i < returned; ++i) {
-    const cublasLtMatmulHeuristicResult_t& r = results[static_cast<std::size_t>(i)];
+CublasLtSession::Screening CublasLtSession::screen(ProblemContext& problem, const Plan& plan, const Heuristics& h,
+                                                   int iters, double atol, double rtol, BatchEnqueue batches) {
+  // Each algorithm is verified against the FP32 reference on poisoned output and screened with one batch.
+  Screening out;
+  const ProblemBuffers buffers = problem.buffers();
+  for (int i = 0; i < h.returned; ++i) {
+    const cublasLtMatmulHeuristicResult_t& r = h.results[static_cast<std::size_t>(i)];
     const CublasLtAlgo algo = describe_algo(r);
     if (r.state != CUBLAS_STATUS_SUCCESS) {
-      rejected.push_back(fmt::format("{}: {}", name(i, algo), cublasGetStatusName(r.state)));
+      out.rejected.push_back(fmt::format("{}: {}", heuristic_name(i, algo), cublasGetStatusName(r.state)));
       continue;
     }
-    const auto run = runner(r);
+    const auto run = [&] { launch(plan, r.algo, r.workspaceSize, buffers); };
     try {
       problem.poison_output();
       run();
       const ErrorStats error = problem.compare_output(atol, rtol);
       if (error.bad_count > 0) {
-        rejected.push_back(fmt::format("{}: {} of {} elements differ from cuBLAS (max abs error {:.6g})", name(i, algo),
-                                       error.bad_count, problem.output_elements(), error.max_abs));
+        out.rejected.push_back(fmt::format("{}: {} of {} elements differ from cuBLAS (max abs error {:.6g})",
+                                           heuristic_name(i, algo), error.bad_count, problem.output_elements(),
+                                           error.max_abs));
         continue;
       }
-      const TimingStats screen =
+      const TimingStats timing =
           time_launches(session_.stream(), TimingPlan{1, 1, iters, L2Mode::warm, std::nullopt, batches}, nullptr, run);
-      screened.push_back({static_cast<std::size_t>(i), algo, error, screen.median_ms});
+      out.passed.push_back({static_cast<std::size_t>(i), algo, error, timing.median_ms});
     } catch (const CublasError& e) {
-      rejected.push_back(fmt::format("{}: {}", name(i, algo), e.what()));
+      out.rejected.push_back(fmt::format("{}: {}", heuristic_name(i, algo), e.what()));
     }
   }
-  std::stable_sort(screened.begin(), screened.end(),
+  std::stable_sort(out.passed.begin(), out.passed.end(),
                    [](const auto& a, const auto& b) { return a.screen_ms < b.screen_ms; });
-  out.heuristics_valid = static_cast<int>(screened.size());
+  return out;
+}
+
+int CublasLtSession::time_screened(const ProblemContext& problem, Plan& plan, const Heuristics& h, Screening& screening,
+                                   int warmup, int runs, int iters, BatchEnqueue batches, CublasLtReference& out) {
+  // Those within kCublasLtScreenBand of the fastest screen are timed under the whole protocol, fastest screen
+  // first, and the fastest median is kept (its algorithm goes into the plan).
+  const ProblemBuffers buffers = problem.buffers();
+  const auto& passed = screening.passed;
   int timed = 0;
-  for (std::size_t k = 0; k < screened.size(); ++k) {
-    const Screened& c = screened[k];
+  for (std::size_t k = 0; k < passed.size(); ++k) {
+    const Screened& c = passed[k];
     // A screen is one batch, taken between verifications while the clock moves: the fastest few are always timed.
-    if (k >= kCublasLtTimedAtLeast && c.screen_ms > screened.front().screen_ms * kCublasLtScreenBand) break;
-    const cublasLtMatmulHeuristicResult_t& r = results[c.index];
-    const auto run = runner(r);
+    if (k >= kCublasLtTimedAtLeast && c.screen_ms > passed.front().screen_ms * kCublasLtScreenBand) break;
+    const cublasLtMatmulHeuristicResult_t& r = h.results[c.index];
     try {
-      const TimingStats timing = time_launches(
-          session_.stream(), TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt, batches}, nullptr, run);
+      const TimingStats timing =
+          time_launches(session_.stream(), TimingPlan{warmup, runs, iters, L2Mode::warm, std::nullopt, batches},
+                        nullptr, [&] { launch(plan, r.algo, r.workspaceSize, buffers); });
       const double clock = read_sm_clock_mhz(session_.info().pci_bus_id, session_.info().ordinal);
       ++timed;
       if (!out.timing || timing.median_ms < out.timing->median_ms) {
@@ -234,25 +264,32 @@ CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, i
         out.algo = c.algo;
         out.error = c.error;
         out.sm_clock_mhz = clock;
-        plan->algo = r.algo;
-        plan->algo_workspace_bytes = r.workspaceSize;
+        plan.algo = r.algo;
+        plan.algo_workspace_bytes = r.workspaceSize;
       }
     } catch (const CublasError& e) {
-      rejected.push_back(fmt::format("{}: {}", name(static_cast<int>(c.index), c.algo), e.what()));
+      screening.rejected.push_back(fmt::format("{}: {}", heuristic_name(static_cast<int>(c.index), c.algo), e.what()));
     }
   }
-  if (out.timing) best_.push_back(std::move(plan));
-  if (!out.timing) {
-    out.message = screened.empty() ? fmt::format("none of the {} algorithms verified: {}", returned, join(rejected))
-                                   : fmt::format("none of the {} verified algorithms could be timed: {}",
-                                                 screened.size(), join(rejected));
-  } else {
-    if (timed < out.heuristics_valid)
-      out.message = fmt::format("{} of {} timed in full, the others' screens over {:g}x the fastest", timed,
-                                out.heuristics_valid, kCublasLtScreenBand);
-    if (!rejected.empty())
-      out.message += fmt::format("{}left out: {}", out.message.empty() ? "" : "; ", join(rejected));
+  return timed;
+}
+
+CublasLtReference CublasLtSession::best_of_heuristics(ProblemContext& problem, int warmup, int runs, int iters,
+                                                      double atol, double rtol, BatchEnqueue batches) {
+  forget(problem.problem());
+  std::unique_ptr<Plan> plan = make_plan(problem);
+  const Heuristics h = heuristics(*plan);
+  CublasLtReference out;
+  if (!h.failure.empty()) {
+    out.message = h.failure;
+    return out;
   }
+  out.heuristics_returned = h.returned;
+  Screening screening = screen(problem, *plan, h, iters, atol, rtol, batches);
+  out.heuristics_valid = static_cast<int>(screening.passed.size());
+  const int timed = time_screened(problem, *plan, h, screening, warmup, runs, iters, batches, out);
+  if (out.timing) best_.push_back(std::move(plan));
+  out.message = summary(out, h.returned, screening, timed);
   return out;
 }
 

@@ -5,7 +5,9 @@
 // workspace).
 #include <cublasLt.h>
 
+#include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/records.hpp"
@@ -53,6 +55,24 @@ class CublasLtSession {
 
  private:
   struct Plan;  // the descriptors of one shape, and the algorithm chosen for it
+  struct Screened;
+  struct Screening;
+  // The heuristic's answer: up to kCublasLtHeuristics algorithms, or why there are none.
+  struct Heuristics {
+    std::array<cublasLtMatmulHeuristicResult_t, kCublasLtHeuristics> results{};
+    int returned = 0;
+    std::string failure;  // empty: results[0, returned) hold the algorithms
+  };
+
+  // The phases of best_of_heuristics: the problem's descriptors; the heuristic's algorithms; each verified and
+  // screened; the fastest screens timed in full (the best goes into `out` and the plan); the message.
+  std::unique_ptr<Plan> make_plan(const ProblemContext& problem) const;
+  Heuristics heuristics(const Plan& plan) const;
+  Screening screen(ProblemContext& problem, const Plan& plan, const Heuristics& h, int iters, double atol, double rtol,
+                   BatchEnqueue batches);
+  int time_screened(const ProblemContext& problem, Plan& plan, const Heuristics& h, Screening& screening, int warmup,
+                    int runs, int iters, BatchEnqueue batches, CublasLtReference& out);
+  static std::string summary(const CublasLtReference& out, int returned, const Screening& screening, int timed);
 
   void launch(const Plan& plan, const cublasLtMatmulAlgo_t& algo, std::size_t algo_workspace_bytes,
               const ProblemBuffers& buffers);

@@ -197,67 +197,125 @@ struct Encoder {
   }
 };
 
+// One decoder per message type with more than a line to it; decode_body picks by type.
+Message decode_prepare_shape(const json& j) {
+  const json& hold = j.at("hold");
+  std::string why;
+  const auto kind = ProblemKind::parse(j.at("problem").get<std::string>(), &why);
+  if (!kind) throw ProtocolError(fmt::format("prepare_shape: {}", why));
+  return PrepareShapeRequest{wire::decode_shape(j.at("shape")),
+                             j.at("seed").get<std::uint64_t>(),
+                             j.at("warmup").get<int>(),
+                             j.at("runs").get<int>(),
+                             j.at("iters").get<int>(),
+                             j.at("cublaslt").get<bool>(),
+                             j.at("atol").get<double>(),
+                             j.at("rtol").get<double>(),
+                             decode_l2(j.at("l2")),
+                             decode_batches(j.at("batches")),
+                             j.at("settle_ms").get<int>(),
+                             ClockHold{hold.at("keep_warm_ms").get<int>(), hold.at("idle_settle_ms").get<int>()},
+                             *kind,
+                             j.at("alpha").get<float>(),
+                             j.at("beta").get<float>()};
+}
+
+Message decode_cublas_reference_reply(const json& j) {
+  PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt, j.at("settled_ms").get<double>(),
+                      j.at("inputs_kept").get<bool>()};
+  if (!j.at("cublaslt").is_null()) r.cublaslt = wire::decode_cublaslt_reference(j.at("cublaslt"));
+  return r;
+}
+
+Message decode_measure(const json& j) {
+  MeasureRequest m;
+  m.family = j.at("family").get<std::string>();
+  m.params = decode_params(j.at("params"));
+  const auto& bytes = j.at("cubin").get_binary();
+  m.cubin.assign(bytes.begin(), bytes.end());
+  m.lowered_name = j.at("lowered_name").get<std::string>();
+  m.geometry = wire::decode_geometry(j.at("geometry"));
+  m.atol = j.at("atol").get<double>();
+  m.rtol = j.at("rtol").get<double>();
+  m.warmup = j.at("warmup").get<int>();
+  m.runs = j.at("runs").get<int>();
+  m.iters = j.at("iters").get<int>();
+  m.pair_with_cublas = j.at("pair_with_cublas").get<bool>();
+  m.l2 = decode_l2(j.at("l2"));
+  m.batches = decode_batches(j.at("batches"));
+  m.noise_stop = decode_noise_stop(j.at("noise_stop"));
+  m.screen = decode_screen(j.at("screen"));
+  if (!j.at("screen_against_ms").is_null()) m.screen_against_ms = j.at("screen_against_ms").get<double>();
+  return m;
+}
+
+Message decode_verified(const json& j) {
+  VerifiedReply v;
+  v.status = wire::decode_status(j.at("status"));
+  if (!j.at("error").is_null()) v.error = wire::decode_error_stats(j.at("error"));
+  v.first_launch_ms = j.at("first_launch_ms").get<double>();
+  v.message = j.at("message").get<std::string>();
+  v.settled_ms = j.at("settled_ms").get<double>();
+  return v;
+}
+
+Message decode_time_interleaved(const json& j) {
+  TimeInterleavedRequest m;
+  for (const auto& k : j.at("kernels").get_ref<const json::array_t&>()) {
+    InterleavedKernel kernel;
+    kernel.family = k.at("family").get<std::string>();
+    kernel.params = decode_params(k.at("params"));
+    const auto& bytes = k.at("cubin").get_binary();
+    kernel.cubin.assign(bytes.begin(), bytes.end());
+    kernel.lowered_name = k.at("lowered_name").get<std::string>();
+    kernel.geometry = wire::decode_geometry(k.at("geometry"));
+    kernel.expected_ms = k.at("expected_ms").get<double>();
+    m.kernels.push_back(std::move(kernel));
+  }
+  m.atol = j.at("atol").get<double>();
+  m.rtol = j.at("rtol").get<double>();
+  m.warmup = j.at("warmup").get<int>();
+  m.rounds = j.at("rounds").get<int>();
+  m.iters = j.at("iters").get<int>();
+  m.cublaslt = j.at("cublaslt").get<bool>();
+  m.graphs = j.at("graphs").get<bool>();
+  m.settle_ms = j.at("settle_ms").get<int>();
+  return m;
+}
+
+Message decode_interleaved(const json& j) {
+  InterleavedReply r;
+  for (const auto& k : j.at("kernels").get_ref<const json::array_t&>()) {
+    InterleavedKernelResult kernel;
+    kernel.status = wire::decode_status(k.at("status"));
+    if (!k.at("error").is_null()) kernel.error = wire::decode_error_stats(k.at("error"));
+    kernel.message = k.at("message").get<std::string>();
+    kernel.samples = decode_samples(k.at("samples"));
+    kernel.timing = decode_optional_timing(k.at("timing"));
+    r.kernels.push_back(std::move(kernel));
+  }
+  r.cublas = decode_samples(j.at("cublas"));
+  r.cublas_timing = decode_optional_timing(j.at("cublas_timing"));
+  r.cublaslt = decode_samples(j.at("cublaslt"));
+  r.cublaslt_timing = decode_optional_timing(j.at("cublaslt_timing"));
+  r.cublaslt_message = j.at("cublaslt_message").get<std::string>();
+  r.sm_clock_mhz = j.at("sm_clock_mhz").get<double>();
+  r.graphs = j.at("graphs").get<bool>();
+  r.graphs_message = j.at("graphs_message").get<std::string>();
+  r.settled_ms = j.at("settled_ms").get<double>();
+  r.settle_rounds = j.at("settle_rounds").get<int>();
+  r.context_lost = j.at("context_lost").get<bool>();
+  return r;
+}
+
 Message decode_body(std::string_view type, const json& j) {
   if (type == "hello") return HelloRequest{j.at("protocol").get<int>(), j.at("device_ordinal").get<int>()};
   if (type == "device")
     return HelloReply{j.at("protocol").get<int>(), wire::decode_device_info(j.at("device")), j.at("pid").get<int>()};
-  if (type == "prepare_shape") {
-    const json& hold = j.at("hold");
-    std::string why;
-    const auto kind = ProblemKind::parse(j.at("problem").get<std::string>(), &why);
-    if (!kind) throw ProtocolError(fmt::format("prepare_shape: {}", why));
-    return PrepareShapeRequest{wire::decode_shape(j.at("shape")),
-                               j.at("seed").get<std::uint64_t>(),
-                               j.at("warmup").get<int>(),
-                               j.at("runs").get<int>(),
-                               j.at("iters").get<int>(),
-                               j.at("cublaslt").get<bool>(),
-                               j.at("atol").get<double>(),
-                               j.at("rtol").get<double>(),
-                               decode_l2(j.at("l2")),
-                               decode_batches(j.at("batches")),
-                               j.at("settle_ms").get<int>(),
-                               ClockHold{hold.at("keep_warm_ms").get<int>(), hold.at("idle_settle_ms").get<int>()},
-                               *kind,
-                               j.at("alpha").get<float>(),
-                               j.at("beta").get<float>()};
-  }
-  if (type == "cublas_reference") {
-    PrepareShapeReply r{wire::decode_cublas_reference(j.at("reference")), std::nullopt,
-                        j.at("settled_ms").get<double>(), j.at("inputs_kept").get<bool>()};
-    if (!j.at("cublaslt").is_null()) r.cublaslt = wire::decode_cublaslt_reference(j.at("cublaslt"));
-    return r;
-  }
-  if (type == "measure") {
-    MeasureRequest m;
-    m.family = j.at("family").get<std::string>();
-    m.params = decode_params(j.at("params"));
-    const auto& bytes = j.at("cubin").get_binary();
-    m.cubin.assign(bytes.begin(), bytes.end());
-    m.lowered_name = j.at("lowered_name").get<std::string>();
-    m.geometry = wire::decode_geometry(j.at("geometry"));
-    m.atol = j.at("atol").get<double>();
-    m.rtol = j.at("rtol").get<double>();
-    m.warmup = j.at("warmup").get<int>();
-    m.runs = j.at("runs").get<int>();
-    m.iters = j.at("iters").get<int>();
-    m.pair_with_cublas = j.at("pair_with_cublas").get<bool>();
-    m.l2 = decode_l2(j.at("l2"));
-    m.batches = decode_batches(j.at("batches"));
-    m.noise_stop = decode_noise_stop(j.at("noise_stop"));
-    m.screen = decode_screen(j.at("screen"));
-    if (!j.at("screen_against_ms").is_null()) m.screen_against_ms = j.at("screen_against_ms").get<double>();
-    return m;
-  }
-  if (type == "verified") {
-    VerifiedReply v;
-    v.status = wire::decode_status(j.at("status"));
-    if (!j.at("error").is_null()) v.error = wire::decode_error_stats(j.at("error"));
-    v.first_launch_ms = j.at("first_launch_ms").get<double>();
-    v.message = j.at("message").get<std::string>();
-    v.settled_ms = j.at("settled_ms").get<double>();
-    return v;
-  }
+  if (type == "prepare_shape") return decode_prepare_shape(j);
+  if (type == "cublas_reference") return decode_cublas_reference_reply(j);
+  if (type == "measure") return decode_measure(j);
+  if (type == "verified") return decode_verified(j);
   if (type == "result") return ResultReply{wire::decode_measurement(j.at("measurement"))};
   if (type == "error")
     return ErrorReply{error_kind_from(j.at("kind").get<std::string>()), j.at("code").get<int>(),
@@ -265,53 +323,8 @@ Message decode_body(std::string_view type, const json& j) {
   if (type == "shutdown") return ShutdownRequest{};
   if (type == "account") return AccountRequest{};
   if (type == "worker_account") return AccountReply{worker_phases_from_json(j)};
-  if (type == "time_interleaved") {
-    TimeInterleavedRequest m;
-    for (const auto& k : j.at("kernels").get_ref<const json::array_t&>()) {
-      InterleavedKernel kernel;
-      kernel.family = k.at("family").get<std::string>();
-      kernel.params = decode_params(k.at("params"));
-      const auto& bytes = k.at("cubin").get_binary();
-      kernel.cubin.assign(bytes.begin(), bytes.end());
-      kernel.lowered_name = k.at("lowered_name").get<std::string>();
-      kernel.geometry = wire::decode_geometry(k.at("geometry"));
-      kernel.expected_ms = k.at("expected_ms").get<double>();
-      m.kernels.push_back(std::move(kernel));
-    }
-    m.atol = j.at("atol").get<double>();
-    m.rtol = j.at("rtol").get<double>();
-    m.warmup = j.at("warmup").get<int>();
-    m.rounds = j.at("rounds").get<int>();
-    m.iters = j.at("iters").get<int>();
-    m.cublaslt = j.at("cublaslt").get<bool>();
-    m.graphs = j.at("graphs").get<bool>();
-    m.settle_ms = j.at("settle_ms").get<int>();
-    return m;
-  }
-  if (type == "interleaved") {
-    InterleavedReply r;
-    for (const auto& k : j.at("kernels").get_ref<const json::array_t&>()) {
-      InterleavedKernelResult kernel;
-      kernel.status = wire::decode_status(k.at("status"));
-      if (!k.at("error").is_null()) kernel.error = wire::decode_error_stats(k.at("error"));
-      kernel.message = k.at("message").get<std::string>();
-      kernel.samples = decode_samples(k.at("samples"));
-      kernel.timing = decode_optional_timing(k.at("timing"));
-      r.kernels.push_back(std::move(kernel));
-    }
-    r.cublas = decode_samples(j.at("cublas"));
-    r.cublas_timing = decode_optional_timing(j.at("cublas_timing"));
-    r.cublaslt = decode_samples(j.at("cublaslt"));
-    r.cublaslt_timing = decode_optional_timing(j.at("cublaslt_timing"));
-    r.cublaslt_message = j.at("cublaslt_message").get<std::string>();
-    r.sm_clock_mhz = j.at("sm_clock_mhz").get<double>();
-    r.graphs = j.at("graphs").get<bool>();
-    r.graphs_message = j.at("graphs_message").get<std::string>();
-    r.settled_ms = j.at("settled_ms").get<double>();
-    r.settle_rounds = j.at("settle_rounds").get<int>();
-    r.context_lost = j.at("context_lost").get<bool>();
-    return r;
-  }
+  if (type == "time_interleaved") return decode_time_interleaved(j);
+  if (type == "interleaved") return decode_interleaved(j);
   throw ProtocolError(fmt::format("unknown message type '{}'", type));
 }
 
