@@ -445,5 +445,53 @@ TEST_F(ReportTest, EachProblemKindIsAShapeOfItsOwn) {
   EXPECT_NE(r.output.find("'fp64' is none of fp32, fp16, bf16"), std::string::npos) << r.output;
 }
 
+// Where a shape was re-ranked its winner is the re-rank's, as mpgemm-query's best view crowns it: drawn with the
+// medians of cuBLAS and cuBLASLt from the same rounds and the re-rank's ratios (what the README's table gives),
+// never the first pass's fastest beside first-pass references. Here the re-rank crowns the cube's second-fastest
+// config of the first pass, 400 us a launch against cuBLAS's 420 us and cuBLASLt's 410 us in its rounds.
+TEST_F(ReportTest, AReRankedShapeIsDrawnWithItsWinnerAndTheRoundsReferences) {
+  const auto cube = fastest(db_, kCube);
+  ASSERT_FALSE(cube.empty());
+  const auto second =
+      sql_rows(db_,
+               "SELECT c.id, c.name, m.arch FROM measurements AS m JOIN configs AS c ON "
+               "c.id = m.config_id WHERE m.status = 'ok' AND " +
+                   shape_where(kCube) + " AND c.name <> '" + cube[2] + "' ORDER BY m.median_ms, m.id LIMIT 1");
+  ASSERT_EQ(second.size(), 1u);
+  sql_exec(db_, fmt::format(
+                    "INSERT INTO reranks (id, run_id, device_name, device_cc, M, N, K, top_k, warmup, rounds, iters, "
+                    "tie_band, rule, winner_config_id, cublas_median_ms, cublaslt_median_ms, problem) "
+                    "SELECT 1, run_id, device_name, device_cc, M, N, K, 2, 1, 10, 5, 0.01, 'rule', {}, 0.42, 0.41, "
+                    "problem FROM measurements AS m WHERE m.id = {};"
+                    "INSERT INTO rerank_configs (rerank_id, config_id, arch, prior_median_ms, status, samples, "
+                    "median_ms, min_ms, max_ms, ratio_to_cublas, ratio_to_cublaslt, tied, place) "
+                    "VALUES (1, {}, '{}', 1, 'ok', 10, 0.4, 0.4, 0.4, 0.42 / 0.4, 0.41 / 0.4, 1, 1)",
+                    second[0][0], cube[0], second[0][0], second[0][2]));
+  auto r = run_report(db_, out_, "--shape 1024x1024x1024 --sections shapes");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rows = drawn_numbers(out_)["sections"]["shapes"]["numbers"][0]["shapes"];
+  ASSERT_EQ(rows.size(), 1u) << rows.dump();
+  const double flops = 2.0 * 1024 * 1024 * 1024;
+  EXPECT_EQ(rows[0]["chosen_by"], "re-rank");
+  EXPECT_EQ(rows[0]["config"], second[0][1]);
+  EXPECT_EQ(rows[0]["rerank_id"], 1);
+  EXPECT_NEAR(rows[0]["best_tflops"].get<double>(), flops / 0.4e9, 1e-9);
+  EXPECT_NEAR(rows[0]["cublas_tflops"].get<double>(), flops / 0.42e9, 1e-9);
+  EXPECT_NEAR(rows[0]["cublaslt_tflops"].get<double>(), flops / 0.41e9, 1e-9);
+  EXPECT_NEAR(rows[0]["ratio_to_cublas"].get<double>(), 1.05, 1e-12);
+  EXPECT_NEAR(rows[0]["ratio_to_cublaslt"].get<double>(), 1.025, 1e-12);
+  const std::string md = file_text(out_ / "report.md");
+  EXPECT_NE(md.find("| 1024³ | `" + second[0][1] + "` | re-rank |"), std::string::npos) << md;
+
+  // Without a re-rank the first pass's fastest is the winner, and the table says so.
+  sql_exec(db_, "DELETE FROM rerank_configs; DELETE FROM reranks");
+  r = run_report(db_, out_, "--shape 1024x1024x1024 --sections shapes");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto first = drawn_numbers(out_)["sections"]["shapes"]["numbers"][0]["shapes"];
+  EXPECT_EQ(first[0]["chosen_by"], "first pass");
+  EXPECT_EQ(first[0]["config"], cube[2]);
+  EXPECT_NE(file_text(out_ / "report.md").find("| 1024³ | `" + cube[2] + "` | first pass |"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mpgemm::testing

@@ -435,6 +435,16 @@ def best_per_shape(conn, device, shape):
     return found[0] if found else None
 
 
+def rerank_winner(conn, device, shape):
+    """The view winners' row for (device, shape): the winner of the shape's latest re-rank, its median and its
+    references' medians from the same rounds; None when the shape was not re-ranked. Where there is one it is the
+    shape's winner, as mpgemm-query's `best`, mpgemm-run --config best and the library take it
+    (src/store/shape_winners.hpp); else the first pass's fastest (best_per_shape) is."""
+    found = rows(conn, "SELECT * FROM winners WHERE device_name = ? AND M = ? AND N = ? AND K = ? AND problem = ?",
+                 [device, *shape.sql_args()])
+    return found[0] if found else None
+
+
 def reference(conn, table, device, shape, preferred_run, timing_id):
     """The reference timing to draw: the one the best config was compared against (`timing_id`), else the newest
     timed one of `preferred_run`, else the newest timed one of any run; with a note when it is missing."""

@@ -1,22 +1,45 @@
-"""Per device, over its shapes: the best tuned config against cuBLAS and cuBLASLt, with the ratios.
+"""Per device, over its shapes: each shape's winner against cuBLAS and cuBLASLt, with the ratios.
 
-The best config and the references are chosen as for the ladder (best_per_shape, and the timings it was compared
-against). Ratios are reference time / best time (> 1: ours is faster), from the drawn TFLOP/s.
+The winner is the one mpgemm-query's `best` crowns (and mpgemm-run --config best, the export and the library run):
+the winner of the shape's latest re-rank, drawn with cuBLAS's and cuBLASLt's medians from that re-rank's rounds;
+else the first pass's fastest verified config (best_per_shape) with the reference timings it was compared against.
+`chosen_by` says which. Ratios are reference time / winner time (> 1: ours is faster), as the README's table.
 """
 from . import db, style
 from .section import Item, Section, fmt, slug
 
-SERIES = [("best tuned", "best_tflops", style.BLUE, None), ("cuBLAS", "cublas_tflops", style.BLACK, "//"),
+SERIES = [("winner", "best_tflops", style.BLUE, None), ("cuBLAS", "cublas_tflops", style.BLACK, "//"),
           ("cuBLASLt", "cublaslt_tflops", style.SKY_BLUE, "//")]
+RERANK = "re-rank"  # chosen_by: the winner of the shape's latest re-rank, references from its rounds
+FIRST_PASS = "first pass"  # chosen_by: the first pass's fastest, references from its run
 
 
-def collect(conn, device, shape):
+def tflops(shape, ms):
+    """TFLOP/s of a median of `ms` per launch; None without one."""
+    return shape.flops() / (ms * 1e9) if ms else None
+
+
+def from_rerank(shape, winner):
+    """The row of a re-rank winner: its median and its references' from the same rounds, the view's ratios."""
+    row = dict(shape=shape.as_list(), problem=shape.problem, config=winner["config_name"], run_id=winner["run_id"],
+               chosen_by=RERANK, rerank_id=winner["rerank_id"], best_tflops=tflops(shape, winner["median_ms"]),
+               cublas_tflops=tflops(shape, winner["cublas_median_ms"]),
+               cublaslt_tflops=tflops(shape, winner["cublaslt_median_ms"]),
+               ratio_to_cublas=winner["ratio_to_cublas"], ratio_to_cublaslt=winner["ratio_to_cublaslt"])
+    notes = []
+    if winner["cublaslt_median_ms"] is None:
+        notes.append(f"cuBLASLt was not in the rounds of the re-rank {winner['rerank_id']} at {shape.title()}.")
+    return row, notes
+
+
+def from_first_pass(conn, device, shape):
+    """The row of the first pass's fastest, beside the reference timings it was compared against."""
     best = db.best_per_shape(conn, device, shape)
     cublas, cublaslt = db.references(conn, device, shape, best)
     row = dict(shape=shape.as_list(), problem=shape.problem, config=best["config_name"] if best else None,
-               run_id=best["run_id"] if best else None, best_tflops=best["tflops"] if best else None,
-               cublas_tflops=cublas.tflops, cublaslt_tflops=cublaslt.tflops, ratio_to_cublas=None,
-               ratio_to_cublaslt=None)
+               run_id=best["run_id"] if best else None, chosen_by=FIRST_PASS if best else None, rerank_id=None,
+               best_tflops=best["tflops"] if best else None, cublas_tflops=cublas.tflops,
+               cublaslt_tflops=cublaslt.tflops, ratio_to_cublas=None, ratio_to_cublaslt=None)
     if best and cublas.tflops:
         row["ratio_to_cublas"] = best["tflops"] / cublas.tflops
     if best and cublaslt.tflops:
@@ -26,6 +49,11 @@ def collect(conn, device, shape):
         notes.insert(0, f"No verified config at {shape.title()} "
                         f"({db.describe_counts(db.status_counts(conn, device, shape))}).")
     return row, notes
+
+
+def collect(conn, device, shape):
+    winner = db.rerank_winner(conn, device, shape)
+    return from_rerank(shape, winner) if winner is not None else from_first_pass(conn, device, shape)
 
 
 def draw(ctx, device, shapes, rows, path, no_lt):
@@ -50,23 +78,28 @@ def draw(ctx, device, shapes, rows, path, no_lt):
             ratios.append(f"{r['ratio_to_cublas']:.3f}× cuBLAS")
         if r["ratio_to_cublaslt"] is not None:
             ratios.append(f"{r['ratio_to_cublaslt']:.3f}× cuBLASLt")
+        ratios.append(f"({r['chosen_by']})")
         ax.text(j, top * 1.12, "\n".join(ratios), ha="center", va="bottom", fontsize=8, fontweight="bold")
     ax.set_xticks(range(len(rows)), [s.title() for s in shapes])
     ax.set_xlabel("shape (M×N×K)")
     ax.set_ylabel("TFLOP/s  (2·M·N·K / median time per launch)")
-    ax.set_title(f"{device}: best tuned config vs cuBLAS vs cuBLASLt, per shape (ratio > 1: ours is faster)")
+    ax.set_title(f"{device}: each shape's winner vs cuBLAS vs cuBLASLt (ratio > 1: ours is faster)")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3, frameon=False)
     if no_lt:
         ax.text(0.99, 0.98, "cuBLASLt: not measured on this device", transform=ax.transAxes, ha="right",
                 va="top", fontsize=9, bbox=dict(facecolor="white", edgecolor=style.GREY))
     fig.subplots_adjust(bottom=0.2, top=0.92, left=0.08, right=0.98)
-    style.save(fig, path, ctx.footnote("TFLOP/s of medians; ratio = reference time / best tuned time."))
+    style.save(fig, path, ctx.footnote("TFLOP/s of medians; ratio = reference time / winner time. re-rank: the "
+                                       "latest re-rank's winner, references from its rounds; first pass: the "
+                                       "fastest verified, references from its run."))
 
 
 def build(ctx):
-    section = Section("shapes", "Per shape: best tuned vs cuBLAS vs cuBLASLt",
-                      "For each shape of a device the fastest verified config (best_per_shape) beside the cuBLAS "
-                      "and cuBLASLt timings it was compared against; ratio = reference time / best time.")
+    section = Section("shapes", "Per shape: the winner vs cuBLAS vs cuBLASLt",
+                      "For each shape of a device its winner, as mpgemm-query's best view crowns it: the latest "
+                      "re-rank's winner beside cuBLAS and cuBLASLt timed in the same rounds, else (chosen by "
+                      "first pass) the fastest verified config beside the timings it was compared against; "
+                      "ratio = reference time / winner time.")
     by_device = {}
     for device, shape in db.device_shapes(ctx.conn, ctx.scope):
         by_device.setdefault(device, []).append(shape)
@@ -88,10 +121,11 @@ def build(ctx):
         if any(r["best_tflops"] is not None or r["cublas_tflops"] is not None for r in rows):
             item.image = ctx.image("shapes", slug(device))
             draw(ctx, device, shapes, rows, ctx.out_dir / item.image, no_lt)
-        item.table = [["shape", "best tuned config", "TFLOP/s", "cuBLAS TFLOP/s", "cuBLASLt TFLOP/s",
-                       "× cuBLAS", "× cuBLASLt"]]
+        item.table = [["shape", "winner", "chosen by", "TFLOP/s", "cuBLAS TFLOP/s", "cuBLASLt TFLOP/s", "× cuBLAS",
+                       "× cuBLASLt"]]
         for shape, r in zip(shapes, rows):
-            item.table.append([shape.title(), f"`{r['config']}`" if r["config"] else "–", fmt(r["best_tflops"]),
+            item.table.append([shape.title(), f"`{r['config']}`" if r["config"] else "–", r["chosen_by"] or "–",
+                               fmt(r["best_tflops"]),
                                fmt(r["cublas_tflops"]), fmt(r["cublaslt_tflops"]), fmt(r["ratio_to_cublas"], 3),
                                fmt(r["ratio_to_cublaslt"], 3)])
         section.items.append(item)
