@@ -3,6 +3,8 @@
 // kind at a time, and each kind's winner run as that kind.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "reliability/replay_fixture.hpp"
@@ -96,6 +98,19 @@ TEST_F(CliProblemKind, QueryRefusesProblemWhereItFiltersNothing) {
   const auto bad = query("best --problem mk_kn_fp8_fp32");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("'mk_kn_fp8_fp32' is not a problem kind"), std::string::npos) << bad.output;
+}
+
+// --problem-kinds: every kind's name, once, the default first (what mpgemm-report reads instead of rebuilding the
+// names); with --problem it is refused as filtering nothing.
+TEST_F(CliProblemKind, QueryListsEveryProblemKind) {
+  const auto r = run_command(bin("mpgemm-query") + " --problem-kinds");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("mk_kn_fp16_fp32\n", 0), 0u) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 48) << r.output;
+  for (const char* kind : {"mk_nk_bf16_bf16\n", "km_kn_bf16_bf16_beta\n", "km_nk_fp16_fp16_beta\n"})
+    EXPECT_NE(r.output.find(kind), std::string::npos) << kind << r.output;
+  const auto with = run_command(bin("mpgemm-query") + " --problem-kinds --problem mk_nk_bf16_bf16");
+  EXPECT_EQ(with.exit_code, 2) << with.output;
 }
 
 // --config best --problem KIND runs that kind's winner, the worker told to prepare that kind; without --problem the

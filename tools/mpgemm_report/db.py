@@ -17,6 +17,7 @@ consistent snapshot) and the copy migrated there, so every schema version mpgemm
 is never written. The migrations are the C++ ones, as `mpgemm-query --schema` prints them (the schema is defined
 once, in src/store/schema.cpp).
 """
+import functools
 import json
 import os
 import pathlib
@@ -35,9 +36,6 @@ SCHEMA_VERSION = 14  # the schema the sections' queries are written for (src/sto
 
 
 DEFAULT_PROBLEM = "mk_kn_fp16_fp32"  # the problem kind of every row before schema 14 (src/common/problem_kind.hpp)
-# The form of a kind's name, as ProblemKind::parse reads it: A's layout, B's, the input type, the output type, then
-# "_beta" when C is read.
-PROBLEM_PARTS = (("mk", "km"), ("kn", "nk"), ("fp16", "bf16"), ("fp32", "fp16", "bf16"))
 MAX_INTEGER = 2**63 - 1  # SQLite's INTEGER, and the C++ tools' bound on a shape's dimension
 SNAPSHOT_ATTEMPTS = 4  # how often a WAL-mode database is copied again when a writer changed it meanwhile
 CHECK_SECONDS = 300  # how long mpgemm-query may take to check a database's schema
@@ -64,19 +62,30 @@ def printable(text, limit=200):
     return "".join(out) + ("..." if len(text) > limit else "")
 
 
+@functools.cache
+def problem_kinds():
+    """Every problem kind's name, as `mpgemm-query --problem-kinds` prints them: the names are defined once, by the
+    C++ ProblemKind (src/common/problem_kind.hpp), never rebuilt here."""
+    query = query_binary()
+    try:
+        done = subprocess.run([query, "--problem-kinds"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ReportError(f"{query} --problem-kinds failed: {e}") from None
+    kinds = frozenset(done.stdout.split())
+    if done.returncode != 0 or DEFAULT_PROBLEM not in kinds:
+        raise ReportError(f"{query} --problem-kinds failed (exit {done.returncode}): {printable(done.stderr.strip())}; "
+                          "use the mpgemm-query of the same checkout (set MPGEMM_QUERY)")
+    return kinds
+
+
 def why_not_problem(name):
     """Why `name` names no problem kind, in one line; None when it names one."""
     if not isinstance(name, str):
         return f"it is {type(name).__name__}, not text"
-    parts = name.split("_")
-    if len(parts) not in (4, 5):
-        return f"'{printable(name, 80)}' has {len(parts)} parts, expected 4 or 5 (A_B_IN_OUT[_beta])"
-    for part, choices in zip(parts, PROBLEM_PARTS):
-        if part not in choices:
-            return f"'{printable(name, 80)}': '{printable(part, 20)}' is none of {', '.join(choices)}"
-    if len(parts) == 5 and parts[4] != "beta":
-        return f"'{printable(name, 80)}': '{printable(parts[4], 20)}' where only 'beta' may follow"
-    return None
+    if name in problem_kinds():
+        return None
+    return (f"'{printable(name, 80)}' is none of the {len(problem_kinds())} kinds mpgemm-query --problem-kinds "
+            "lists (the form is A_B_IN_OUT[_beta], e.g. mk_nk_bf16_bf16)")
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,9 @@ cli::ArgParser query_parser() {
               "(which counter moved); labels are what mpgemm-profile recorded, each label's newest kernel and "
               "shape")
       .flag("--schema", "print the database schema (SQL with a comment per column) and exit")
+      .flag("--problem-kinds",
+            "print the name of every problem kind there is, one a line, the default first, and exit (what "
+            "mpgemm-report checks a database's problem column and its --problem against)")
       .flag("--dump",
             "print every row as content, one line each, ids replaced by the natural keys of the rows "
             "they name, sorted: equal dumps mean equal results (compare two databases with diff). Any schema "
@@ -162,7 +165,7 @@ std::chrono::milliseconds sql_time_limit(const cli::ParsedArgs& args) {
 // --problem filters a view's rows: with --schema, --dump, --sql or --compare it would filter nothing.
 void require_problem_with_a_view(const cli::ParsedArgs& args) {
   if (!args.has("--problem")) return;
-  for (const char* other : {"--schema", "--dump", "--sql", "--compare"})
+  for (const char* other : {"--schema", "--problem-kinds", "--dump", "--sql", "--compare"})
     if (args.has(other)) throw UsageError(fmt::format("--problem chooses the rows of a view, not of {}", other));
 }
 
@@ -256,6 +259,10 @@ int query(const cli::ParsedArgs& args) {
   require_problem_with_a_view(args);
   if (args.has("--schema")) {
     std::cout << schema_sql();
+    return 0;
+  }
+  if (args.has("--problem-kinds")) {
+    for (const ProblemKind& kind : ProblemKind::all()) std::cout << kind.name() << "\n";
     return 0;
   }
   auto format = report::format_from_string(args.get_or("--format", "table"));
