@@ -62,7 +62,7 @@ def draw(ctx, device, shapes, rows, path, no_lt):
     width = 0.8 / len(series)
     offset = {s[1]: (i - (len(series) - 1) / 2) * width for i, s in enumerate(series)}
     top = max(r[key] for r in rows for _, key, _, _ in series if r[key] is not None)
-    ax.set_ylim(0, top * 1.25)
+    ax.set_ylim(0, top * 1.32)  # room for two ratios and chosen_by above the bars
     for name, key, colour, hatch in series:
         xs = [j + offset[key] for j, r in enumerate(rows) if r[key] is not None]
         hs = [r[key] for r in rows if r[key] is not None]
