@@ -51,6 +51,10 @@ std::optional<std::string> Family::check_kind(const ProblemKind& kind) const {
   return fmt::format("the {} family computes {} only, not {}", name(), ProblemKind{}.name(), kind.name());
 }
 
+std::optional<std::string> Family::check_config_kind(const Params&, const ProblemKind& kind) const {
+  return check_kind(kind);
+}
+
 std::optional<std::string> Family::check_problem(const Params& params, const GemmProblem& problem) const {
   if (auto why = check_kind(problem.kind)) return why;
   return check_shape(params, problem.shape);

@@ -156,6 +156,11 @@ class Family {
   // only, which every family computes until its kernels take the others (issue 58).
   virtual std::optional<std::string> check_kind(const ProblemKind& kind) const;
 
+  // Why this config cannot compute problems of `kind` at any shape (e.g. swap-AB with A stored K x M), or nullopt.
+  // Asked before compiling, like check_device: a config refused here is never compiled for the kind, and each of its
+  // shapes is recorded as constraint_rejected with this reason. Pure. The default: check_kind.
+  virtual std::optional<std::string> check_config_kind(const Params& params, const ProblemKind& kind) const;
+
   // Why this config cannot compute `problem` (its kind and shape together: e.g. a layout the config's epilogue
   // cannot store, or a row stride TMA cannot take), or nullopt. Pure. The default: check_kind, then check_shape.
   virtual std::optional<std::string> check_problem(const Params& params, const GemmProblem& problem) const;

@@ -111,11 +111,16 @@ std::optional<std::string> WgmmaFamily::check_kind(const ProblemKind& kind) cons
   return std::nullopt;
 }
 
+std::optional<std::string> WgmmaFamily::check_config_kind(const Params& params, const ProblemKind& kind) const {
+  if (auto why = check_kind(kind)) return why;
+  if (auto problems = WgmmaConfig::from_params(params).problems(kind); !problems.empty())
+    return fmt::format("{}", fmt::join(problems, "; "));
+  return std::nullopt;
+}
+
 std::optional<std::string> WgmmaFamily::check_problem(const Params& params, const GemmProblem& problem) const {
-  if (auto why = check_kind(problem.kind)) return why;
-  const WgmmaConfig c = WgmmaConfig::from_params(params);
-  if (auto problems = c.problems(problem.kind); !problems.empty()) return fmt::format("{}", fmt::join(problems, "; "));
-  return shape_problem(c, problem.shape, problem.kind);
+  if (auto why = check_config_kind(params, problem.kind)) return why;
+  return shape_problem(WgmmaConfig::from_params(params), problem.shape, problem.kind);
 }
 
 std::optional<std::string> WgmmaFamily::shape_problem(const WgmmaConfig& c, const Shape& shape,

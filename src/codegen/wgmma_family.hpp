@@ -64,11 +64,11 @@ std::string_view to_string(WgmmaSchedule s);  // "coop", "pingpong"
 
 // One point of the family. Defaults are the named point wgmma_persistent.
 struct WgmmaConfig {
-  int bm = 128;                                         // block tile rows: 64 per m64 wgmma block, <= 256 (TMA box)
-  int bn = 256;                                         // block tile columns: the wgmma N, a multiple of 8 up to 256
-  int stages = 4;                                       // operand ring depth (each stage: BM x BK of A, BK x BN of B)
-  int bk = 64;  // K per stage: 64, or 128 / 256 (deep stages: one 3-D copy of A and one copy per B chunk take 2 or
-                // 4 k-blocks of 64; K a multiple of 64, no A multicast, no L2 hint on A and B)
+  int bm = 128;    // block tile rows: 64 per m64 wgmma block, <= 256 (TMA box)
+  int bn = 256;    // block tile columns: the wgmma N, a multiple of 8 up to 256
+  int stages = 4;  // operand ring depth (each stage: BM x BK of A, BK x BN of B)
+  int bk = 64;     // K per stage: 64, or 128 / 256 (deep stages: one 3-D copy of A and one copy per B chunk take 2 or
+                   // 4 k-blocks of 64; K a multiple of 64, no A multicast, no L2 hint on A and B)
   int consumers = 2;                                    // consumer warpgroups
   WgmmaSchedule schedule = WgmmaSchedule::cooperative;  // how the consumers share the tiles
   int cluster_m = 1;                                    // CTAs of a cluster along M (they share B tiles by multicast)
@@ -183,6 +183,8 @@ class WgmmaFamily final : public Family {
   // A and B stored either way (mk, km; kn, nk), FP16 or BF16 in, FP32, FP16 or BF16 out, beta or not; an FP32 input
   // and fused epilogues are refused with the reason.
   std::optional<std::string> check_kind(const ProblemKind& kind) const override;
+  // check_kind, then the config's refusals for the kind (WgmmaConfig::problems(kind)).
+  std::optional<std::string> check_config_kind(const Params& params, const ProblemKind& kind) const override;
   // check_kind, then the config's refusals for the kind (WgmmaConfig::problems(kind): split-K with a 16-bit D, the
   // tma epilogue's 64-column sub-tiles, A's and B's multicast slices, km swapped), then the shape with each
   // operand's row stride as the kind stores it (A mk: K, km: M; B kn: N, nk: K; D and C: N).

@@ -40,14 +40,19 @@ std::size_t Plan::add(const Params& params) {
   PlannedConfig e;
   e.candidate = Candidate{space_.family, params, name, std::nullopt};
   if (auto a = alias_by_name_.find(name); a != alias_by_name_.end()) e.candidate.alias = a->second;
-  e.spec = family_.kernel_spec(params, arch_, kind_);
+  // A config the family cannot build for the run's kind keeps the default kind's spec (its key is never measured:
+  // every shape of it is recorded constraint_rejected with the reason, as for a device that cannot run it).
+  const std::optional<std::string> kind_rejected = family_.check_config_kind(params, kind_);
+  e.spec = kind_rejected ? family_.kernel_spec(params, arch_) : family_.kernel_spec(params, arch_, kind_);
   e.compile_key = mpgemm::compile_key(e.spec);
   e.config_id =
       store_.upsert_config(e.candidate, source_hash(kind_.is_default() ? e.spec : family_.kernel_spec(params, arch_)));
-  e.device_rejected = family_.check_device(params, device_);
+  const std::optional<std::string> device_rejected = family_.check_device(params, device_);
+  e.rejected = device_rejected ? device_rejected : kind_rejected;
   e.stored = store_.find_compilation(e.config_id, e.spec.arch.str(), e.compile_key);
-  if (e.stored && !e.device_rejected) e.compilation_id = e.stored->id;
-  if (e.device_rejected && device_rejected_++ == 0) device_rejected_reason_ = *e.device_rejected;
+  if (e.stored && !e.rejected) e.compilation_id = e.stored->id;
+  if (device_rejected && device_rejected_++ == 0) device_rejected_reason_ = *device_rejected;
+  if (!device_rejected && kind_rejected && kind_rejected_++ == 0) kind_rejected_reason_ = *kind_rejected;
   entries_.push_back(std::move(e));
   by_name_.emplace(std::move(name), entries_.size() - 1);
   return entries_.size() - 1;

@@ -28,8 +28,9 @@ struct PlannedConfig {
   KernelSpec spec;
   std::string compile_key;
   std::int64_t config_id = 0;
-  std::optional<StoredCompilation> stored;     // recorded by an earlier run (or this one)
-  std::optional<std::string> device_rejected;  // Family::check_device's reason: never compiled
+  std::optional<StoredCompilation> stored;  // recorded by an earlier run (or this one)
+  // Why it is never compiled in this run: Family::check_device's reason, or check_config_kind's for the run's kind.
+  std::optional<std::string> rejected;
 
   // Filled in by the scheduler as the run goes.
   std::shared_ptr<const CompileResult> compiled;        // this run's compilation, from NVRTC or the cubin cache
@@ -61,6 +62,8 @@ class Plan {
   std::size_t size() const { return entries_.size(); }
   std::size_t device_rejected() const { return device_rejected_; }
   const std::string& device_rejected_reason() const { return device_rejected_reason_; }
+  std::size_t kind_rejected() const { return kind_rejected_; }
+  const std::string& kind_rejected_reason() const { return kind_rejected_reason_; }
 
   std::string result_key(std::size_t i, const DeviceDescription& measuring, const Shape& shape,
                          const MeasureSettings& settings) const;
@@ -79,6 +82,8 @@ class Plan {
   std::map<std::string, std::string> alias_by_name_;  // config name -> the space's point name
   std::size_t device_rejected_ = 0;
   std::string device_rejected_reason_;
+  std::size_t kind_rejected_ = 0;  // configs the family cannot build for kind_ (check_config_kind)
+  std::string kind_rejected_reason_;
 };
 
 }  // namespace mpgemm

@@ -213,15 +213,15 @@ class Coordinator {
       o.params = params;
       o.status = Status::launch_failed;
       st.strategy->observe(o);
-      if (!e.compile_status() && !e.device_rejected) request_compile(i);
+      if (!e.compile_status() && !e.rejected) request_compile(i);
       return;
     }
     if (compile_only()) {
       const bool have = e.stored && (e.stored->status != Status::ok || (cache_ && cache_->contains(e.compile_key)));
-      if (have || e.device_rejected) {
+      if (have || e.rejected) {
         observe(s, e,
-                e.device_rejected ? Measurement::unmeasured(Status::constraint_rejected, *e.device_rejected)
-                                  : Measurement::unmeasured(e.stored->status, ""));
+                e.rejected ? Measurement::unmeasured(Status::constraint_rejected, *e.rejected)
+                           : Measurement::unmeasured(e.stored->status, ""));
         progress(e);  // done before this run (or not for this arch): still one of the pass's configs
         return;
       }
@@ -238,9 +238,9 @@ class Coordinator {
       return;
     }
     ++st.in_flight;
-    if (e.device_rejected) {
+    if (e.rejected) {
       // Decided before compiling, on a GPU and in a replay alike.
-      record(i, s, key, Measurement::unmeasured(Status::constraint_rejected, *e.device_rejected), std::nullopt);
+      record(i, s, key, Measurement::unmeasured(Status::constraint_rejected, *e.rejected), std::nullopt);
       return;
     }
     if (s_.replay) {

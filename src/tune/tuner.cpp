@@ -264,10 +264,12 @@ void summarize_schedule(const SchedulerReport& r, const Plan& plan, const Record
   summary.lanes = r.lanes;
   summary.device_rejected = plan.device_rejected();
   summary.device_rejected_reason = plan.device_rejected_reason();
+  summary.kind_rejected = plan.kind_rejected();
+  summary.kind_rejected_reason = plan.kind_rejected_reason();
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const PlannedConfig& e = plan.at(i);
     const std::optional<Status> st = e.compile_status();
-    if (!st || e.device_rejected) continue;
+    if (!st || e.rejected) continue;
     (*st == Status::ok ? summary.compiled_ok : summary.compile_failed)++;
     const bool warned =
         e.compiled ? !e.compiled->warnings.empty() : e.stored->warnings.has_value() && !e.stored->warnings->empty();
@@ -370,6 +372,10 @@ TuneSummary run_tune(const TuneOptions& opt, const TuneObserver& obs) {
     obs.note(fmt::format("{} config{} do{} not run on {}: {}", summary.device_rejected,
                          summary.device_rejected == 1 ? "" : "s", summary.device_rejected == 1 ? "es" : "",
                          device.arch.str(), summary.device_rejected_reason));
+  if (summary.kind_rejected > 0)
+    obs.note(fmt::format("{} config{} cannot compute {} and {} not compiled for it: {}", summary.kind_rejected,
+                         summary.kind_rejected == 1 ? "" : "s", plan.kind().name(),
+                         summary.kind_rejected == 1 ? "is" : "are", summary.kind_rejected_reason));
 
   if (opt.shard && opt.rerank.top_k > 0 && backend)
     obs.note(

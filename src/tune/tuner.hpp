@@ -100,6 +100,9 @@ struct TuneSummary {
   std::size_t device_rejected = 0;     // candidates Family::check_device rejects for the device (or target arch):
                                        // never compiled; measured as constraint_rejected
   std::string device_rejected_reason;  // the first one's reason; empty when none
+  std::size_t kind_rejected = 0;       // candidates Family::check_config_kind refuses for the run's kind (the others
+                                       // of the space compute it): never compiled; measured as constraint_rejected
+  std::string kind_rejected_reason;    // the first one's reason; empty when none
   std::string strategy;
   std::size_t proposed = 0;          // (config, shape) pairs the strategy proposed, the known ones included
   std::size_t other_shards = 0;      // of the pairs proposed, those left to the other shards (--shard)

@@ -108,6 +108,39 @@ TEST_F(TuneProblemKind, AKindIsBuiltMeasuredAndRecordedApartFromTheDefault) {
   EXPECT_NE(again.output.find("measured now 0, already in the database 1"), std::string::npos) << again.output;
 }
 
+// A config the family cannot build for the run's kind (swap-AB with A stored K x M) among others that it can, as
+// --leaders-from brings them: recorded constraint_rejected with the reason at each shape, never compiled for the
+// kind, while the run goes on and measures the others (it stopped the whole run before).
+TEST_F(TuneProblemKind, AConfigThatCannotComputeTheKindIsRejectedAndTheRunGoesOn) {
+  const std::string swapped = "wgmma_bm16_bn64_bk256_s5_c1_coop_cl1x1_m8_direct_pers_swab_l2p128_pdl";
+  const auto r = tune("configs/sm90a_suite.json",
+                      fmt::format("--only =suite_square_coop,={} --M 256 --N 256 --K 256 --rerank 0 --worker {} "
+                                  "--problem km_kn_bf16_bf16",
+                                  swapped, bin("worker_client_test")),
+                      "MPGEMM_TEST_FAKE_WORKER=ok");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("not for this kind: 1 config(s), not compiled (SWAP_AB=1 with km_kn_bf16_bf16"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(sql_text(db(),
+                     "SELECT group_concat(m.status, ' ') FROM (SELECT status FROM measurements m JOIN configs c "
+                     "ON c.id = m.config_id WHERE c.name = '" +
+                         swapped + "') m"),
+            "constraint_rejected");
+  EXPECT_NE(
+      sql_text(db(), "SELECT m.message FROM measurements m JOIN configs c ON c.id = m.config_id WHERE c.name = '" +
+                         swapped + "'")
+          .find("A stored K x M"),
+      std::string::npos);
+  EXPECT_EQ(sql_text(db(),
+                     "SELECT m.status FROM measurements m JOIN configs c ON c.id = m.config_id "
+                     "WHERE c.name LIKE '%bm128_bn256%'"),
+            "ok");
+  EXPECT_EQ(sql_int(db(), "SELECT count(*) FROM compilations c JOIN configs g ON g.id = c.config_id WHERE g.name = '" +
+                              swapped + "'"),
+            0);
+}
+
 // A shape file naming kinds per shape (and a file default) is one run per kind, in the order the file first names
 // them: each shape measured and recorded as its kind, the default kind's result key as a run of that kind alone
 // gives it.

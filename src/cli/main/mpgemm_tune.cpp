@@ -117,6 +117,9 @@ void print_summary(const TuneSummary& s, const TuneOptions& opt) {
   if (s.device_rejected > 0)
     std::cout << fmt::format("not for {}: {} config(s), not compiled ({})\n", s.arch.str(), s.device_rejected,
                              s.device_rejected_reason);
+  if (s.kind_rejected > 0)
+    std::cout << fmt::format("not for this kind: {} config(s), not compiled ({})\n", s.kind_rejected,
+                             s.kind_rejected_reason);
   if (s.perf_warned > 0)
     std::cout << fmt::format(
         "ptxas says {} compilation(s) lose speed (wgmma serialized, setmaxnreg ignored, ...): "
