@@ -12,6 +12,8 @@
 #   SHAPES      a shape file or MxNxK,... (default configs/shapes/transformer.json)
 #   $OUT        output folder (default /tmp/mpgemm_results/linear): KIND.db, KIND.log, KIND.csv
 #   $MPGEMM_BIN the binaries (default build/bin); $MPGEMM_WORKER a worker to use instead of mpgemm-worker (tests)
+#   $MPGEMM_LEADERS_KIND the kind whose leaders LEADERS_DB gives (--leaders-kind; default mk_kn_fp16_fp32, the
+#               suite's: what led at the FP16 -> FP32 suite starts the search for the kind)
 #   $MPGEMM_LINEAR_ARGS  more mpgemm-tune arguments (tools/split_args.sh quoting), e.g. "--leaders-within 0
 #               --leaders-places 2": fewer leaders (29 configs instead of 104) so a device call holds more shapes
 # Exit status: mpgemm-tune's, else mpgemm-query's, else 1 when no shape has a winner.
@@ -36,6 +38,7 @@ cd "$root" || exit 2
 
 start=$(date +%s)
 "$bin/mpgemm-tune" configs/sm90a_suite.json --problem "$kind" --shapes "$shapes" --leaders-from "$leaders" \
+  --leaders-kind "${MPGEMM_LEADERS_KIND:-mk_kn_fp16_fp32}" \
   --rerank 5 --rerank-within 0.10 --graphs --db "$db" ${MPGEMM_WORKER:+--worker "$MPGEMM_WORKER"} "${extra[@]}" \
   > "$out/$kind.log" 2>&1
 status=$?
