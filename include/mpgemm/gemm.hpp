@@ -54,6 +54,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "mpgemm/api.h"
 
@@ -162,6 +163,31 @@ class MPGEMM_API Library {
   // compiling or launching anything (so Dispatch::compiled is false). Throws GemmError (no_device, bad_argument).
   Dispatch plan(std::int64_t M, std::int64_t N, std::int64_t K) const;
   Dispatch plan(const Problem& problem, std::int64_t M, std::int64_t N, std::int64_t K) const;
+
+  // plan() for a device the file has winners for, named as the file records it ("NVIDIA H200"), without asking any
+  // GPU (none is needed): what a program would run there. The device's compute capability is the one recorded with
+  // its winners. Throws GemmError(bad_argument) naming the devices the file knows when it has none of that name.
+  Dispatch plan_for(const std::string& device, const Problem& problem, std::int64_t M, std::int64_t N,
+                    std::int64_t K) const;
+
+  // Prepares gemm() of the problem and shape on the current device and `stream` ahead of the call: decides, compiles
+  // (or reads the cubin cache) and loads the kernel, and makes the stream's state (split-K workspace, cuBLAS
+  // handle), so that the gemm() calls that follow compile and allocate nothing: what a program does before CUDA
+  // graph capture. Returns the dispatch the calls will take (compiled: NVRTC ran now). Throws GemmError as gemm().
+  const Dispatch& preload(const Problem& problem, std::int64_t M, std::int64_t N, std::int64_t K,
+                          void* stream = nullptr);
+
+  // One tuned (device, kind, shape) entry of the file, with the winner plan() weighs there.
+  struct Tuned {
+    std::string device;   // as recorded, e.g. "NVIDIA H200"
+    std::string problem;  // the kind's name
+    std::int64_t m = 0, n = 0, k = 0;
+    std::string family, config, arch;
+    double ratio_cublas = 0;   // the winner's speed / cuBLAS's there; 0 when unknown
+    bool from_rerank = false;  // the winner of a re-rank (else the tuning run's fastest verified config)
+  };
+  // Every entry, in the file's order.
+  std::vector<Tuned> tuned() const;
 
   // The dispatch of the calling thread's last successful gemm() on any Library; nullptr before the first.
   static const Dispatch* last_dispatch();

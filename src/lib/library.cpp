@@ -1,15 +1,18 @@
 // The public API (include/mpgemm/gemm.hpp) over Library::Impl.
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
 #include <cuda.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/error.hpp"
 #include "device/cuda_check.hpp"
 #include "lib/cublas_path.hpp"
 #include "lib/errors.hpp"
 #include "lib/library_impl.hpp"
+#include "lib/plan.hpp"
 #include "lib/public_problem.hpp"
 
 namespace mpgemm {
@@ -209,6 +212,61 @@ Dispatch Library::plan(std::int64_t M, std::int64_t N, std::int64_t K) const {
 Dispatch Library::plan(const Problem& problem, std::int64_t M, std::int64_t N, std::int64_t K) const {
   const GemmProblem p{checked_shape(M, N, K), lib::to_kind(problem)};
   return impl_->device(Impl::current_device()).plan(p);
+}
+
+Dispatch Library::plan_for(const std::string& device, const Problem& problem, std::int64_t M, std::int64_t N,
+                           std::int64_t K) const {
+  const GemmProblem p{checked_shape(M, N, K), lib::to_kind(problem)};
+  std::vector<std::string> known;
+  for (const ShapeWinner& w : impl_->table.winners()) {
+    if (w.device_name != device) {
+      if (std::find(known.begin(), known.end(), w.device_name) == known.end()) known.push_back(w.device_name);
+      continue;
+    }
+    DeviceDescription described;
+    described.name = device;
+    described.arch = Arch::parse(w.device_cc).value_or(w.arch);
+    described.arch.arch_specific = false;
+    return lib::plan_call(impl_->table, described, p, lib::PolicyOptions{impl_->options.min_ratio}).dispatch;
+  }
+  throw GemmError(
+      GemmError::Kind::bad_argument,
+      fmt::format("libmpgemm: {} has no winner tuned on a device named \"{}\"; its devices: {}", impl_->path, device,
+                  known.empty() ? "none" : fmt::format("\"{}\"", fmt::join(known, "\", \""))));
+}
+
+const Dispatch& Library::preload(const Problem& problem, std::int64_t M, std::int64_t N, std::int64_t K, void* stream) {
+  const GemmProblem p{checked_shape(M, N, K), lib::to_kind(problem)};
+  const int ordinal = Impl::current_device();
+  try {
+    MPGEMM_CUDA(cudaSetDevice(ordinal));  // binds the primary context to this thread for the driver API
+  } catch (...) {
+    lib::rethrow_as(GemmError::Kind::cuda_failed, fmt::format("libmpgemm: making device {} current", ordinal));
+  }
+  lib::DeviceState& dev = impl_->device(ordinal);
+  const lib::ShapeSlot& slot = dev.slot(p);
+  lib::StreamState& state = dev.stream_state(static_cast<cudaStream_t>(stream));
+  if (!slot.kernel) dev.cublas(state);
+  return slot.dispatch;
+}
+
+std::vector<Library::Tuned> Library::tuned() const {
+  std::vector<Tuned> out;
+  for (const ShapeWinner& w : impl_->table.winners()) {
+    Tuned t;
+    t.device = w.device_name;
+    t.problem = w.kind.name();
+    t.m = w.shape.m;
+    t.n = w.shape.n;
+    t.k = w.shape.k;
+    t.family = w.family;
+    t.config = w.config_name;
+    t.arch = w.arch.str();
+    t.ratio_cublas = w.ratio_to_cublas.value_or(0);
+    t.from_rerank = w.from_rerank;
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 const Dispatch* Library::last_dispatch() {

@@ -138,6 +138,57 @@ TEST_F(PlanKinds, AnExportedFileServesTheKindsInIt) {
   EXPECT_EQ(plan(table, *ProblemKind::parse("mk_nk_bf16_bf16_beta"), kBig).dispatch.path, Path::cublas);
 }
 
+// The public API over the same database: plan_for() plans for a device the file names without a GPU (the H200's
+// winners serve only the H200; a device the file does not know is refused naming the ones it does), tuned() lists
+// every entry with its kind, and preload() needs a device.
+TEST_F(PlanKinds, PlanForANamedDeviceNeedsNoGpu) {
+  const Library lib = Library::open(db_.string());
+  const Problem linear = lib::to_public(kLinear);
+  const Dispatch l = lib.plan_for(testing::kH200, linear, kBig.m, kBig.n, kBig.k);
+  EXPECT_EQ(l.path, Path::tuned) << l.reason;
+  EXPECT_EQ(l.config, family("wgmma").config_name(testing::wgmma_other_params()));
+  EXPECT_EQ(l.problem, "mk_nk_bf16_bf16");
+  const Dispatch near = lib.plan_for(testing::kH200, linear, 3000, kBig.n, kBig.k);
+  EXPECT_EQ(near.path, Path::nearest) << near.reason;
+  const Dispatch beta = lib.plan_for(testing::kH200, parse_problem("mk_nk_bf16_bf16_beta"), 64, 64, 64);
+  EXPECT_EQ(beta.path, Path::cublas) << beta.reason;
+  try {
+    (void)lib.plan_for("NVIDIA B200", linear, 64, 64, 64);
+    ADD_FAILURE() << "an unknown device was planned for";
+  } catch (const GemmError& e) {
+    EXPECT_EQ(e.kind(), GemmError::Kind::bad_argument);
+    EXPECT_NE(std::string(e.what()).find(testing::kH200), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PlanKinds, TunedListsEveryEntryWithItsKind) {
+  const Library lib = Library::open(db_.string());
+  const std::vector<Library::Tuned> entries = lib.tuned();
+  ASSERT_EQ(entries.size(), lib.tuned_shapes());
+  int linear = 0;
+  for (const Library::Tuned& t : entries) {
+    EXPECT_FALSE(t.config.empty());
+    EXPECT_GT(t.m * t.n * t.k, 0);
+    if (t.problem == "mk_nk_bf16_bf16") {
+      ++linear;
+      EXPECT_EQ(t.device, testing::kH200);
+      EXPECT_EQ(t.arch, "sm_90a");
+      EXPECT_NEAR(t.ratio_cublas, testing::kLinearCublasMs / 0.140, 1e-6);
+    }
+  }
+  EXPECT_EQ(linear, 1);
+}
+
+TEST_F(PlanKinds, PreloadWithoutADeviceSaysSo) {
+  Library lib = Library::open(db_.string());
+  try {
+    // With a GPU (not an H200 or RTX 3050 of the file, whose shapes differ) the vendor path is prepared.
+    EXPECT_EQ(lib.preload(Problem{}, 64, 48, 40).path, Path::cublas);
+  } catch (const GemmError& e) {
+    EXPECT_EQ(e.kind(), GemmError::Kind::no_device) << e.what();
+  }
+}
+
 TEST(PublicProblem, MirrorsTheKindBothWays) {
   for (const ProblemKind& k : ProblemKind::all()) {
     const Problem p = lib::to_public(k);
