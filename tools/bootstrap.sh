@@ -18,8 +18,9 @@ esac
 # python3-pip serves the cuobjdump install below when the toolkit has none. python3-matplotlib draws mpgemm-report's
 # pictures (Debian's, for /usr/bin/python3: the launcher in build/bin looks there first).
 # git: tools/results_archive.sh and its test read the archived results from git's history.
+# python3-dev: the headers the Python extension (src/python) compiles against, for Debian's python3.
 packages=(cmake make g++ nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev libgtest-dev sqlite3 python3
-          python3-pip python3-matplotlib clang-14 libclang-rt-14-dev git)
+          python3-pip python3-dev python3-matplotlib clang-14 libclang-rt-14-dev git)
 # The executables alone need the compiler, CMake and the libraries' headers (git: the build records its commit).
 [ "$mode" = tools ] && packages=(cmake make g++ nlohmann-json3-dev libspdlog-dev libfmt-dev libsqlite3-dev git)
 missing=()
@@ -55,6 +56,24 @@ if [ "$mode" = all ] && ! { command -v cuobjdump && command -v nvdisasm; } >/dev
     echo "bootstrap: could not install cuobjdump from PyPI; the SASS tests (ctest -R Sass) will fail" >&2
   fi
 fi
+# The Python package (src/python, python/mpgemm) builds with the python3 first on PATH: nanobind and pytest from PyPI,
+# installed into build/python-deps (pip --target, as above) unless that Python has them; the tests put the folder on
+# PYTHONPATH. A failed install stops here: CMake would refuse the build without nanobind.
+py_deps="$build/python-deps"
+python="$(python3 -c 'import sys; print(sys.executable)')"
+if [ "$mode" = all ] && ! PYTHONPATH="$py_deps" "$python" -c "import nanobind, pytest" >/dev/null 2>&1; then
+  echo "bootstrap: installing nanobind and pytest (PyPI) into $py_deps for $python" >&2
+  "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location --root-user-action=ignore \
+    --upgrade --target "$py_deps" "nanobind>=2.4" "pytest>=7" >&2 ||
+    { echo "bootstrap: could not install nanobind and pytest for $python from PyPI" >&2; exit 1; }
+  reconfigure=1
+fi
+python_args=()
+if [ "$mode" = all ]; then
+  nanobind_dir="$(PYTHONPATH="$py_deps" "$python" -m nanobind --cmake_dir)"
+  python_args=(-DMPGEMM_PYTHON=ON -DPython_EXECUTABLE="$python" -Dnanobind_DIR="$nanobind_dir")
+  [ -f "$build/CMakeCache.txt" ] && ! grep -q '^MPGEMM_PYTHON:BOOL=ON$' "$build/CMakeCache.txt" && reconfigure=1
+fi
 # A fresh build takes about 1 GB (RelWithDebInfo, debug information split out and compressed; 2026-12-01). Too little
 # free space shows late, as a link failing with "No space left on device"; say so before the build starts.
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -73,7 +92,8 @@ if [ -f "$build/CMakeCache.txt" ] && grep -q '^MPGEMM_BUILD_TESTS:BOOL=OFF$' "$b
   [ "$mode" = all ] && reconfigure=1
 fi
 if [ ! -f "$build/CMakeCache.txt" ] || [ "$reconfigure" -eq 1 ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPGEMM_BUILD_TESTS="$tests" >/dev/null
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPGEMM_BUILD_TESTS="$tests" "${python_args[@]}" \
+    >/dev/null
 fi
 if [ "$mode" = tools ]; then
   cmake --build "$build" -j "$(nproc)" --target mpgemm-tune mpgemm-worker mpgemm-query mpgemm-run

@@ -54,11 +54,11 @@ class Program {
   nvrtcProgram prog_ = nullptr;
 };
 
-std::vector<std::string> split_list(const std::string& text) {  // CMake lists are ';'-separated
+std::vector<std::string> split_list(const std::string& text) {  // '|'-separated (CMakeLists.txt)
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(';', start), text.size());
+    const std::size_t end = std::min(text.find('|', start), text.size());
     if (end > start) out.push_back(text.substr(start, end - start));
     start = end + 1;
   }
