@@ -116,11 +116,15 @@ std::vector<ListedShape> parse_shape_file(std::string_view text, const std::stri
   const nlohmann::json* list = &root;
   if (root.is_object()) {
     for (const auto& [key, value] : root.items())
-      if (key != "shapes" && key != "description" && key != "problem")
+      if (key != "shapes" && key != "description" && key != "problem" && key != "not_tunable")
         throw UsageError(
-            fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\", \"description\" and "
-                        "\"problem\")",
+            fmt::format("{}: unknown key \"{}\" (a shape file has \"shapes\", \"description\", \"problem\" and "
+                        "\"not_tunable\")",
                         path, text_excerpt(key)));
+    // What a capture saw that no kind expresses (python/mpgemm/shapes.py): listed for the reader, tuned by no one.
+    if (root.contains("not_tunable") && !root.at("not_tunable").is_array())
+      throw UsageError(
+          fmt::format("{}: /not_tunable: expected a list, got {}", path, json_excerpt(root.at("not_tunable"))));
     if (root.contains("problem")) file_kind = kind_named(root.at("problem"), path, "/problem");
     if (!root.contains("shapes")) throw UsageError(fmt::format("{}: no \"shapes\" list", path));
     list = &root.at("shapes");
@@ -136,9 +140,14 @@ std::vector<ListedShape> parse_shape_file(std::string_view text, const std::stri
     if (!s.is_object())
       throw UsageError(fmt::format("{}: {}: expected {{\"M\", \"N\", \"K\"}}, got {}", path, at, json_excerpt(s)));
     for (const auto& [key, value] : s.items())
-      if (key != "M" && key != "N" && key != "K" && key != "problem")
-        throw UsageError(fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N, K and a problem kind)", path, at,
-                                     text_excerpt(key)));
+      if (key != "M" && key != "N" && key != "K" && key != "problem" && key != "calls")
+        throw UsageError(fmt::format("{}: {}: unknown key \"{}\" (a shape has M, N, K, a problem kind and calls)", path,
+                                     at, text_excerpt(key)));
+    // How often a captured program ran the shape: read, checked, not used by the tuner.
+    if (s.contains("calls") && !(s.at("calls").is_number_unsigned() ||
+                                 (s.at("calls").is_number_integer() && s.at("calls").get<std::int64_t>() >= 0)))
+      throw UsageError(
+          fmt::format("{}: {}/calls: expected a count >= 0, got {}", path, at, json_excerpt(s.at("calls"))));
     const std::optional<ProblemKind> kind =
         s.contains("problem") ? kind_named(s.at("problem"), path, at + "/problem") : file_kind;
     const Shape shape{dimension(s, "M", path, at), dimension(s, "N", path, at), dimension(s, "K", path, at)};

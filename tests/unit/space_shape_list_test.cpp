@@ -97,6 +97,19 @@ TEST_F(SpaceShapeFile, AProblemKindIsReadPerShapeOrFromTheFile) {
             (std::vector<ListedShape>{{{1, 8, 16}, std::nullopt}, {{2, 8, 16}, std::nullopt}}));
 }
 
+// A captured program's file (python/mpgemm/shapes.py): call counts per shape and the GEMMs no kind expresses are
+// read and checked, and change nothing the tuner does.
+TEST_F(SpaceShapeFile, ACaptureFilesCallsAndNotTunableAreAccepted) {
+  EXPECT_EQ(load_shapes(write(R"({"shapes": [{"M": 2, "N": 8, "K": 16, "problem": "mk_nk_bf16_bf16", "calls": 12}],
+                                  "not_tunable": [{"op": "aten.bmm", "why": "batched", "calls": 4}]})")),
+            (std::vector<ListedShape>{{{2, 8, 16}, *ProblemKind::parse("mk_nk_bf16_bf16")}}));
+  EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 8, "calls": -1}])").find("/0/calls: expected a count >= 0"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"([{"M": 1, "N": 8, "K": 8, "calls": "x"}])").find("/0/calls"), std::string::npos);
+  EXPECT_NE(error_of(R"({"shapes": [{"M": 1, "N": 8, "K": 8}], "not_tunable": 3})").find("/not_tunable"),
+            std::string::npos);
+}
+
 // A million levels: parsing stops at the 65th (kMaxJsonDepth), before anything walks or dumps the value (the
 // message quoting the element dumped it recursively and overflowed the stack).
 TEST_F(SpaceShapeFile, DeepNestingIsOneError) {
