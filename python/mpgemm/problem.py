@@ -72,6 +72,8 @@ class Problem:
     @classmethod
     def parse(cls, name: str) -> Problem:
         """The kind ``name`` names; ValueError saying why not."""
+        if not isinstance(name, str):
+            raise ValueError(f"{name!r} is not a problem kind: a kind is named by a string, e.g. mk_nk_bf16_bf16")
         parts = name.split("_")
         beta = len(parts) == 5 and parts[4] == "beta"
         if len(parts) not in (4, 5) or (len(parts) == 5 and not beta):

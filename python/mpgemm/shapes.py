@@ -8,6 +8,7 @@ GEMMs a capture saw that no kind expresses, with why: the tuner reads both and t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -50,6 +51,9 @@ class NotTunable:
 
 @dataclasses.dataclass
 class ShapeFile:
+    """A shape file: its shapes (each with its kind and calls), a description, and what a capture saw that no kind
+    expresses. ``save`` writes it, ``load`` reads it, ``kinds`` lists the tuning runs it asks for."""
+
     shapes: list[Shape]
     description: str = ""
     not_tunable: list[NotTunable] = dataclasses.field(default_factory=list)
@@ -66,10 +70,15 @@ class ShapeFile:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the file whole or not at all (a temporary file renamed over ``path``)."""
         tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(self.to_json(), f, indent=1)
-            f.write("\n")
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(self.to_json(), f, indent=1)
+                f.write("\n")
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)  # no half-written file left beside ``path``
+            raise
 
     def kinds(self) -> list[Problem]:
         """The kinds the file names, in the order it first names them (one tuning run each)."""
@@ -80,10 +89,37 @@ class ShapeFile:
 
 
 def _int_field(entry: dict[str, Any], key: str, where: str, minimum: int) -> int:
+    if key not in entry:
+        raise ValueError(f"{where}: no {key!r}")
     value = entry[key]
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{where}/{key}: {value!r} is not an integer >= {minimum}")
     return value
+
+
+def _kind(value: Any, where: str) -> Problem:
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: {value!r} is not a problem kind's name")
+    try:
+        return Problem.parse(value)
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+
+
+def _not_tunable(entries: Any, where: str) -> list[NotTunable]:
+    """The ``not_tunable`` list: objects with a string ``op`` and ``why`` and a count ``calls`` (default 1)."""
+    if not isinstance(entries, list):
+        raise ValueError(f"{where}/not_tunable: not a list")
+    out = []
+    for i, n in enumerate(entries):
+        at = f"{where}/not_tunable/{i}"
+        if not isinstance(n, dict) or not isinstance(n.get("op"), str) or not isinstance(n.get("why"), str):
+            raise ValueError(f"{at}: not an object with a string op and why")
+        unknown = set(n) - {"op", "why", "calls"}
+        if unknown:
+            raise ValueError(f"{at}: unknown key(s) {sorted(unknown)}")
+        out.append(NotTunable(n["op"], n["why"], _int_field(n, "calls", at, 0) if "calls" in n else 1))
+    return out
 
 
 def load(path: str | os.PathLike[str]) -> ShapeFile:
@@ -101,9 +137,8 @@ def load(path: str | os.PathLike[str]) -> ShapeFile:
             raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}")
         description = str(root.get("description", ""))
         if "problem" in root:
-            file_kind = Problem.parse(root["problem"])
-        for i, n in enumerate(root.get("not_tunable", [])):
-            not_tunable.append(NotTunable(str(n["op"]), str(n["why"]), _int_field(n, "calls", f"{where}/not_tunable/{i}", 0)))
+            file_kind = _kind(root["problem"], f"{where}/problem")
+        not_tunable = _not_tunable(root.get("not_tunable", []), where)
         if "shapes" not in root:
             raise ValueError(f'{where}: no "shapes" list')
         entries = root["shapes"]
@@ -119,7 +154,7 @@ def load(path: str | os.PathLike[str]) -> ShapeFile:
         unknown = set(e) - {"M", "N", "K", "problem", "calls"}
         if unknown:
             raise ValueError(f"{at}: unknown key(s) {sorted(unknown)}")
-        kind = Problem.parse(e["problem"]) if "problem" in e else file_kind
+        kind = _kind(e["problem"], f"{at}/problem") if "problem" in e else file_kind
         calls = _int_field(e, "calls", at, 0) if "calls" in e else 0
         shapes.append(Shape(_int_field(e, "M", at, 1), _int_field(e, "N", at, 1), _int_field(e, "K", at, 1), kind, calls))
     return ShapeFile(shapes, description, not_tunable)
