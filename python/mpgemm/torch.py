@@ -97,7 +97,7 @@ class _Route:
         self, key: tuple[Any, ...], call_problem: Problem | None, m: int, n: int, k: int, device: torch.device
     ) -> _Decision:
         """The decision for a call not seen before: the library's plan when a kind expresses the call."""
-        if call_problem is None or device.type not in self.device_types:
+        if call_problem is None or device.type not in self.device_types or min(m, n, k) == 0:
             decision = _Decision(call_problem, "torch", None)
         else:
             dispatch = self._plan(m, n, k, call_problem, device)

@@ -39,11 +39,16 @@ class FakeLibrary:
         self.path = path
         self.plans: list[tuple[str, int, int, int]] = []
         self.calls: list[MmCall] = []
+        self.preloaded: list[tuple[str, int, int, int]] = []
 
     def plan(self, m: int, n: int, k: int, problem: str = "mk_kn_fp16_fp32", *, device: Any = None) -> FakeDispatch:
         self.plans.append((problem, m, n, k))
         path = self.path(problem, m, n, k) if callable(self.path) else self.path
         return FakeDispatch(path, problem)
+
+    def preload(self, items: Any, stream: Any = None) -> list[FakeDispatch]:
+        self.preloaded.extend((str(p), m, n, k) for p, m, n, k in items)
+        return [self.plan(m, n, k, str(p)) for p, m, n, k in items]
 
     def mm(self, a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None, **_: Any) -> torch.Tensor:
         assert out is not None, "mpgemm.torch passes out= (torch's allocator)"

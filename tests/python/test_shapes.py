@@ -32,7 +32,10 @@ def test_the_shapes_kind_wins_over_the_files(tmp_path: Path) -> None:
             tmp_path,
             {
                 "problem": "mk_nk_bf16_bf16",
-                "shapes": [{"M": 1, "N": 2, "K": 3}, {"M": 4, "N": 5, "K": 6, "problem": "km_kn_fp16_fp32", "calls": 9}],
+                "shapes": [
+                    {"M": 1, "N": 2, "K": 3},
+                    {"M": 4, "N": 5, "K": 6, "problem": "km_kn_fp16_fp32", "calls": 9},
+                ],
             },
         )
     )

@@ -184,3 +184,15 @@ def test_the_example_captures_on_meta(example: ModuleType, tmp_path: Path, capsy
     assert {s.m for s in loaded.shapes} == {example.GPT_SMALL.prefill, example.GPT_SMALL.decode}
     assert sum(n.calls for n in loaded.not_tunable) == 4  # SDPA: 2 blocks x 2 token counts
     assert "wrote" in capsys.readouterr().out
+
+
+def test_the_example_runs_patched_on_a_library(
+    example: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lib = FakeLibrary()
+    monkeypatch.setattr(example, "_open_library", lambda db: lib)
+    assert example.main(["run", "--small", "--device", "cpu", "--no-compile", "--iters", "1", "--db", "fake"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [r[:2] for r in rows] == [["gpt", "prefill"], ["gpt", "decode"], ["llama", "prefill"], ["llama", "decode"]]
+    assert all(float(r[-1]) < 0.1 for r in rows)  # the largest difference from torch's output
+    assert {p[0] for p in lib.preloaded} == {"mk_nk_bf16_bf16"} and lib.calls

@@ -182,3 +182,13 @@ def test_mm_with_an_fp32_output_is_the_default_kind() -> None:
     torch.testing.assert_close(d, a.detach().float() @ b.detach().float())
     assert lib.plans[0] == ("mk_kn_fp16_fp32", 8, 4, 16)
     assert lib.calls[0].out_dtype == torch.float32
+
+
+def test_empty_operands_run_torch_without_a_plan() -> None:
+    lib = FakeLibrary()
+    w = torch.randn(8, 16, dtype=torch.bfloat16)
+    with mpt.use(lib):
+        assert torch.ops.mpgemm.linear(torch.randn(0, 16, dtype=torch.bfloat16), w).shape == (0, 8)
+        assert torch.ops.mpgemm.linear(torch.randn(2, 3, 16, dtype=torch.bfloat16), w).shape == (2, 3, 8)
+        assert torch.ops.mpgemm.linear(torch.randn(16, dtype=torch.bfloat16), w).shape == (8,)
+    assert [p[1] for p in lib.plans] == [6, 1]  # never asked about M = 0
