@@ -21,6 +21,14 @@ from . import _cuda as _environment
 
 def _import_core():  # type: ignore[no-untyped-def]
     """The extension, loading cuBLAS/NVRTC from the nvidia wheels first when the loader does not find them."""
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec(f"{__name__}._core") is None:
+        raise ImportError(
+            f"the extension mpgemm._core is not built beside {os.path.dirname(__file__)}: `pip install .`, or "
+            "tools/bootstrap.sh and PYTHONPATH=build/python (docs/python.md)"
+        )
     try:
         from . import _core as core
     except ImportError as error:
@@ -58,11 +66,26 @@ if _core is not None:
 else:
     __version__ = "unknown"
 
-    def __getattr__(name: str) -> object:
+_CORE_NAMES = frozenset(
+    ("BadArgument", "CompileFailed", "CublasFailed", "CudaFailed", "Dispatch", "GemmError", "LaunchFailed",
+     "Library", "LoadFailed", "NoDevice", "NoTunedConfig", "OpenFailed", "Tuned")
+)
+_TORCH_NAMES = frozenset(("capture", "patch", "use"))
+
+
+def __getattr__(name: str) -> object:
+    """``mpgemm.capture``, ``mpgemm.patch`` and ``mpgemm.use`` are mpgemm.torch's, imported on first use (so that
+    ``import mpgemm`` needs no torch); the extension's names say why they are missing when it did not load."""
+    if name in _TORCH_NAMES:
+        from . import torch as torch_module
+
+        return getattr(torch_module, name)
+    if name in _CORE_NAMES:
         raise ImportError(
             f"mpgemm.{name} needs the extension mpgemm._core, which did not load: {_core_error} "
             "(mpgemm.environment() says what is missing)"
         )
+    raise AttributeError(f"module 'mpgemm' has no attribute {name!r}")
 
 
 __all__ = [
@@ -82,6 +105,9 @@ __all__ = [
     "Problem",
     "ShapeFile",
     "Tuned",
+    "capture",
     "classify",
     "environment",
+    "patch",
+    "use",
 ]

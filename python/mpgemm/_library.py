@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import _core
-from .problem import Problem, classify
+from .problem import Call, Problem, classify
 
 Dispatch = _core.Dispatch
 Tuned = _core.Tuned
@@ -27,12 +27,6 @@ def _problem_name(problem: ProblemLike) -> str:
 
 def _is_torch(t: Any) -> bool:
     return type(t).__module__.startswith("torch")
-
-
-def _torch_stream(t: Any) -> int:
-    import torch
-
-    return int(torch.cuda.current_stream(t.device).cuda_stream)
 
 
 class Library:
@@ -67,6 +61,7 @@ class Library:
         )
         self.min_ratio = float(min_ratio)
         self.allow_vendor = bool(allow_vendor)
+        self._torch_calls: dict[tuple[Any, ...], Call] = {}
 
     @property
     def path(self) -> str:
@@ -148,34 +143,63 @@ class Library:
         if out is None:
             dtype = out_dtype if out_dtype is not None else a.dtype
             out = torch.empty((a.shape[0], b.shape[1]), dtype=dtype, device=a.device)
-        call = classify(a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, out.dtype, beta != 0)
-        if call.problem is None:
-            raise _core.BadArgument(f"mpgemm: no problem kind computes this call: {call.why_not}")
-        if not (a.is_cuda and b.is_cuda and out.is_cuda):
-            raise _core.BadArgument("mpgemm: mm() needs CUDA tensors")
-        if out.stride() != (out.shape[1], 1) and out.shape[0] > 1 and out.shape[1] > 1:
-            raise _core.BadArgument(f"mpgemm: out must be packed row-major; its strides are {out.stride()}")
-        if tuple(out.shape) != (call.m, call.n):
-            raise _core.BadArgument(f"mpgemm: out is {tuple(out.shape)}, not ({call.m}, {call.n})")
+        # The checks depend only on devices, extents, strides and dtypes: done once per combination (host cost).
+        key = (a.device, b.device, out.device, a.shape, a.stride(), b.shape, b.stride(), out.shape, out.stride(),
+               a.dtype, b.dtype, out.dtype, beta != 0)
+        call = self._torch_calls.get(key)
+        if call is None:
+            call = _checked_torch_call(a, b, out, beta)
+            if len(self._torch_calls) < 4096:
+                self._torch_calls[key] = call
         c_ptr = 0
         if beta != 0:
             if c is None:
                 raise _core.BadArgument("mpgemm: beta != 0 reads c: pass c (it may be out)")
-            if c.shape != out.shape or c.dtype != out.dtype or (c.stride() != out.stride() and c.numel() > 1):
-                raise _core.BadArgument("mpgemm: c must be a packed row-major tensor of out's shape and dtype")
+            if c.shape != out.shape or c.dtype != out.dtype or c.device != out.device or (
+                c.stride() != out.stride() and c.numel() > 1
+            ):
+                raise _core.BadArgument("mpgemm: c must be a packed row-major tensor of out's shape, dtype and device")
             c_ptr = c.data_ptr()
-        handle = _torch_stream(a) if stream is None else _stream_handle(stream)
-        with torch.cuda.device(a.device):
-            self._lib.gemm_ptr(
-                call.problem.name, a.data_ptr(), b.data_ptr(), out.data_ptr(), call.m, call.n, call.k, handle,
-                float(alpha), float(beta), c_ptr,
-            )
+        index = a.device.index
+        handle = _raw_stream(torch, index) if stream is None else _stream_handle(stream)
+        if index == torch.cuda.current_device():
+            self._lib.gemm_ptr(call.problem.name, a.data_ptr(), b.data_ptr(), out.data_ptr(), call.m, call.n, call.k,
+                               handle, float(alpha), float(beta), c_ptr)
+        else:
+            with torch.cuda.device(index):
+                self._lib.gemm_ptr(call.problem.name, a.data_ptr(), b.data_ptr(), out.data_ptr(), call.m, call.n,
+                                   call.k, handle, float(alpha), float(beta), c_ptr)
         return out
 
     @staticmethod
     def last_dispatch() -> Dispatch | None:
         """How the calling thread's last successful ``mm`` (on any Library) was computed; None before the first."""
         return _core.last_dispatch()
+
+
+def _checked_torch_call(a: Any, b: Any, out: Any, beta: float) -> Call:
+    """The kind and extents of mm(a, b, out=out) on torch tensors, or BadArgument saying why no kind computes it."""
+    call = classify(a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, out.dtype, beta != 0)
+    if call.problem is None:
+        raise _core.BadArgument(f"mpgemm: no problem kind computes this call: {call.why_not}")
+    if not (a.is_cuda and b.is_cuda and out.is_cuda):
+        raise _core.BadArgument("mpgemm: mm() needs CUDA tensors")
+    if not (a.device == b.device == out.device):
+        raise _core.BadArgument(f"mpgemm: the tensors are on different devices ({a.device}, {b.device}, {out.device})")
+    if tuple(out.shape) != (call.m, call.n):
+        raise _core.BadArgument(f"mpgemm: out is {tuple(out.shape)}, not ({call.m}, {call.n})")
+    if out.stride() != (out.shape[1], 1) and out.shape[0] > 1 and out.shape[1] > 1:
+        raise _core.BadArgument(f"mpgemm: out must be packed row-major; its strides are {out.stride()}")
+    return call
+
+
+def _raw_stream(torch: Any, index: int) -> int:
+    """torch's current stream on device ``index`` as a cudaStream_t int (the cheap accessor Inductor uses, where
+    this torch has it)."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return int(raw(index))
+    return int(torch.cuda.current_stream(index).cuda_stream)
 
 
 def _strides(t: Any) -> tuple[int, ...]:

@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -320,6 +321,30 @@ NB_MODULE(_core, m) {
         return d ? std::optional<Dispatch>(*d) : std::nullopt;
       },
       "The calling thread's last successful gemm()'s dispatch (a copy); None before the first.");
+
+  m.def(
+      "host_cost_us",
+      [](Library& lib, const std::string& problem, std::uintptr_t a, std::uintptr_t b, std::uintptr_t d, std::int64_t M,
+         std::int64_t N, std::int64_t K, std::uintptr_t stream, int calls, int batches) {
+        // The C++ gemm()'s host time per call, as tools/python_bench.py compares Library.mm with: `batches` batches of
+        // `calls` enqueues, the stream drained before each batch, outside the clock; one median per batch.
+        const Problem kind = mpgemm::parse_problem(problem);
+        std::vector<double> per_call;
+        nb::gil_scoped_release release;
+        for (int i = 0; i < batches; ++i) {
+          if (cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)) != cudaSuccess)
+            throw GemmError(GemmError::Kind::cuda_failed, "mpgemm: host_cost_us: cudaStreamSynchronize failed");
+          const auto start = std::chrono::steady_clock::now();
+          for (int c = 0; c < calls; ++c)
+            (void)lib.gemm(kind, reinterpret_cast<const void*>(a), reinterpret_cast<const void*>(b),
+                           reinterpret_cast<void*>(d), M, N, K, stream_of(stream));
+          const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+          per_call.push_back(took.count() / calls);
+        }
+        return per_call;
+      },
+      "lib"_a, "problem"_a, "a"_a, "b"_a, "d"_a, "m"_a, "n"_a, "k"_a, "stream"_a, "calls"_a = 64, "batches"_a = 100,
+      "Host microseconds per call of the C++ Library::gemm() on raw pointers, one figure per batch (a benchmark aid).");
 
   m.def("problem_kinds", [] {
     std::vector<std::string> names;
