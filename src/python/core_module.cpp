@@ -82,9 +82,11 @@ void raise_gemm_error(const GemmError& e) {
 
 // --- tensors ------------------------------------------------------------------------------------------------------
 
-using Tensor = nb::ndarray<nb::ro>;  // any dtype, device and dimension: checked here, with the reason
+using Tensor = nb::ndarray<nb::ro>;  // an input: any dtype, device and dimension, checked here with the reason
+using OutTensor = nb::ndarray<>;     // the output: the same, and writable
 
-std::optional<Problem::Type> type_of(const Tensor& t) {
+template <typename T>
+std::optional<Problem::Type> type_of(const T& t) {
   const nb::dlpack::dtype d = t.dtype();
   if (d.lanes != 1) return std::nullopt;
   if (d.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float) && d.bits == 16) return Problem::Type::fp16;
@@ -93,7 +95,8 @@ std::optional<Problem::Type> type_of(const Tensor& t) {
   return std::nullopt;
 }
 
-std::string describe_type(const Tensor& t) {
+template <typename T>
+std::string describe_type(const T& t) {
   const nb::dlpack::dtype d = t.dtype();
   const char* code = d.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float)    ? "float"
                      : d.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Bfloat) ? "bfloat"
@@ -110,7 +113,8 @@ std::string describe_type(const Tensor& t) {
 // A 2-D CUDA tensor of logical shape rows x cols: true when stored row-major and packed (strides (cols, 1)), false
 // when it is the transposed view of a packed cols x rows array (strides (1, rows)). Anything else has no kind: a
 // copy would hide a cost, so it is refused with the reason. An extent of 1 has any stride.
-bool row_major(const Tensor& t, const char* name) {
+template <typename T>
+bool row_major(const T& t, const char* name) {
   if (t.ndim() != 2)
     bad(std::string(name) + " has " + std::to_string(t.ndim()) + " dimensions: mpgemm takes 2-D tensors");
   if (t.device_type() != nb::device::cuda::value)
@@ -134,7 +138,7 @@ struct TensorCall {
   int device = 0;
 };
 
-TensorCall read_call(const Tensor& a, const Tensor& b, const Tensor& d, const std::optional<Tensor>& c, float beta) {
+TensorCall read_call(const Tensor& a, const Tensor& b, const OutTensor& d, const std::optional<Tensor>& c, float beta) {
   TensorCall call;
   call.problem.a = row_major(a, "A") ? Problem::ALayout::mk : Problem::ALayout::km;
   call.problem.b = row_major(b, "B") ? Problem::BLayout::kn : Problem::BLayout::nk;
@@ -163,10 +167,10 @@ TensorCall read_call(const Tensor& a, const Tensor& b, const Tensor& d, const st
     bad("beta != 0 reads C: pass c (it may be the output)");
   }
   call.device = a.device_id();
-  for (const Tensor* t : {&b, &d})
-    if (t->device_id() != call.device)
-      bad("the tensors are on different devices (" + std::to_string(call.device) + " and " +
-          std::to_string(t->device_id()) + ")");
+  for (const int other : {b.device_id(), d.device_id()})
+    if (other != call.device)
+      bad("the tensors are on different devices (" + std::to_string(call.device) + " and " + std::to_string(other) +
+          ")");
   if (c && c->device_id() != call.device) bad("C is on another device than A");
   return call;
 }
@@ -292,12 +296,12 @@ NB_MODULE(_core, m) {
           "problem"_a, "m"_a, "n"_a, "k"_a, "stream"_a = 0, nb::rv_policy::copy)
       .def(
           "gemm",
-          [](Library& lib, const Tensor& a, const Tensor& b, const Tensor& d, std::uintptr_t stream, float alpha,
+          [](Library& lib, const Tensor& a, const Tensor& b, const OutTensor& d, std::uintptr_t stream, float alpha,
              float beta, const std::optional<Tensor>& c) {
             const TensorCall call = read_call(a, b, d, c, beta);
             DeviceGuard guard(call.device);
-            (void)lib.gemm(call.problem, a.data(), b.data(), const_cast<void*>(d.data()), call.m, call.n, call.k,
-                           stream_of(stream), alpha, beta, c ? c->data() : nullptr);
+            (void)lib.gemm(call.problem, a.data(), b.data(), d.data(), call.m, call.n, call.k, stream_of(stream), alpha,
+                           beta, c ? c->data() : nullptr);
           },
           "a"_a, "b"_a, "d"_a, "stream"_a, "alpha"_a = 1.0f, "beta"_a = 0.0f, "c"_a = nb::none(),
           "D = alpha * A.B + beta * C on `stream` (a cudaStream_t as an int); the kind is read from the tensors. "
