@@ -34,6 +34,10 @@
 //      is not known to beat cuBLAS) run cublasGemmEx with the kind's transposes and types, FP32 compute, alpha and
 //      beta: path `cublas`. With Options::allow_cublas false that is an error instead, and so it is for a kind
 //      cuBLAS does not compute (FP16 in with BF16 out, BF16 in with FP16 out): GemmError(no_tuned_config).
+// A call whose pointers a tuned kernel cannot take (one not 16-byte aligned, e.g. a tensor sliced at an odd offset:
+// TMA and the kernels' vector accesses need the alignment) runs the vendor path instead, its Dispatch saying why (or
+// GemmError(launch_failed) where the vendor path is not allowed or cannot compute the kind); plan() does not see
+// pointers.
 // Every call says which path ran and why (the returned Dispatch; last_dispatch()); the reason starts with the
 // kind's name. plan() answers the same without running anything. Nothing falls back silently: a tuned config that
 // fails to compile, load or launch throws GemmError, it never turns into a cuBLAS call.

@@ -111,6 +111,31 @@ const ShapeSlot& DeviceState::slot(const GemmProblem& problem) {
   return *(slots_[problem] = std::move(built));
 }
 
+const ShapeSlot& DeviceState::vendor_slot(const GemmProblem& problem, const std::string& why) {
+  {
+    std::shared_lock lock(slots_mutex_);
+    if (auto it = vendor_slots_.find(problem); it != vendor_slots_.end()) return *it->second;
+  }
+  if (auto gap = problem.kind.reference_gap())
+    throw GemmError(GemmError::Kind::launch_failed,
+                    fmt::format("{} on {}: {}, and the vendor path cannot take the call: {}", problem.str(), info_.name,
+                                why, *gap));
+  if (!options_.allow_cublas)
+    throw GemmError(GemmError::Kind::launch_failed,
+                    fmt::format("{} on {}: {}, and Options::allow_cublas is false", problem.str(), info_.name, why));
+  auto slot = std::make_unique<ShapeSlot>();
+  slot->problem = problem;
+  slot->dispatch.path = Path::cublas;
+  slot->dispatch.problem = problem.kind.name();
+  slot->dispatch.config = kVendorConfig;
+  slot->dispatch.reason = fmt::format("{}: {}: the tuned kernel needs 16-byte-aligned pointers; {} runs it",
+                                      problem.kind.name(), why, kVendorConfig);
+  std::unique_lock lock(slots_mutex_);
+  auto& kept = vendor_slots_[problem];
+  if (!kept) kept = std::move(slot);
+  return *kept;
+}
+
 StreamState& DeviceState::stream_state(cudaStream_t stream) {
   std::lock_guard lock(streams_mutex_);
   auto& state = streams_[stream];

@@ -72,6 +72,11 @@ class DeviceState {
   // later one. Throws GemmError (no_tuned_config, compile_failed, load_failed).
   const ShapeSlot& slot(const GemmProblem& problem);
 
+  // The vendor path for `problem`, for a call whose pointers its tuned kernel cannot take (`why`: one not 16-byte
+  // aligned, as TMA and the kernels' vector accesses need), made at its first use. Throws GemmError(launch_failed)
+  // saying `why` when the vendor path cannot compute the kind or Options::allow_cublas is false.
+  const ShapeSlot& vendor_slot(const GemmProblem& problem, const std::string& why);
+
   // The stream's state, made at its first use (the workspace zeroed with cudaMemsetAsync on the stream). Throws
   // GemmError(cuda_failed).
   StreamState& stream_state(cudaStream_t stream);
@@ -95,6 +100,7 @@ class DeviceState {
 
   std::shared_mutex slots_mutex_;  // guards slots_ (lookups shared, inserts exclusive)
   std::unordered_map<GemmProblem, std::unique_ptr<ShapeSlot>, ProblemHash> slots_;
+  std::unordered_map<GemmProblem, std::unique_ptr<ShapeSlot>, ProblemHash> vendor_slots_;  // also slots_mutex_
   std::mutex build_mutex_;  // one slot built at a time; guards modules_ and configured_smem_
   std::map<std::string, std::unique_ptr<LoadedKernel>> modules_;  // by compile key
   std::map<const LoadedKernel*, std::uint32_t> configured_smem_;  // the dynamic shared memory opted in (bytes)

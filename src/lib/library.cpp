@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <optional>
 
 #include <cuda.h>
 #include <fmt/format.h>
@@ -73,6 +74,20 @@ lib::DeviceState& Library::Impl::device(int ordinal) {
   return *owned_.back();
 }
 
+namespace {
+
+// The first of the call's pointers that is not 16-byte aligned, named; nullopt when all are. The tuned kernels' TMA
+// descriptors and vector accesses need 16-byte alignment, a sliced tensor's pointer may not have it; cuBLAS takes
+// any pointer the element type allows.
+std::optional<std::string> misaligned_pointer(const lib::CallKey& key) {
+  for (auto [name, p] : {std::pair{"A", key.a}, {"B", key.b}, {"D", key.c}, {"C", key.c_in}})
+    if (p != nullptr && reinterpret_cast<std::uintptr_t>(p) % 16 != 0)
+      return fmt::format("{}'s pointer {} is not 16-byte aligned", name, p);
+  return std::nullopt;
+}
+
+}  // namespace
+
 lib::CallEntry& Library::Impl::entry(const lib::CallKey& key) {
   lib::CallCache& calls = lib::CallCache::local();
   if (lib::CallEntry* hit = calls.find(key)) return *hit;
@@ -83,7 +98,10 @@ lib::CallEntry& Library::Impl::entry(const lib::CallKey& key) {
     lib::rethrow_as(GemmError::Kind::cuda_failed, fmt::format("libmpgemm: making device {} current", key.device));
   }
   lib::DeviceState& dev = device(key.device);
-  const lib::ShapeSlot& slot = dev.slot(key.problem);
+  const lib::ShapeSlot* chosen = &dev.slot(key.problem);
+  if (chosen->kernel)
+    if (auto why = misaligned_pointer(key)) chosen = &dev.vendor_slot(key.problem, *why);
+  const lib::ShapeSlot& slot = *chosen;
   lib::StreamState& stream = dev.stream_state(key.stream);
   KernelArgs args;
   if (slot.kernel) {

@@ -149,3 +149,21 @@ def test_preload_then_cuda_graph_capture() -> None:
     graph.replay()
     torch.cuda.synchronize()
     check_close(out, a, b)
+
+
+def test_a_misaligned_pointer_takes_the_vendor_path_and_says_why() -> None:
+    lib = mpgemm.Library(tuned_db(), min_ratio=0.0)
+    kind = mpgemm.Problem.parse("mk_nk_bf16_bf16")
+    a, b = operands(kind, 2048, 2048, 2048)
+    if lib.plan_mm(a, b).path != "tuned":
+        pytest.skip(f"no tuned winner of {kind.name} at 2048^3 on this GPU in {lib.path}")
+    storage = torch.empty(2048 * 2048 + 8, device="cuda", dtype=torch.bfloat16)
+    shifted = storage[1 : 1 + 2048 * 2048].view(2048, 2048)  # packed, but 2 bytes past an aligned address
+    shifted.copy_(a)
+    out = lib.mm(shifted, b)
+    torch.cuda.synchronize()
+    d = lib.last_dispatch()
+    assert d.path == "cublas" and "16-byte" in d.reason, d.reason
+    check_close(out, a, b)
+    lib.mm(a, b)  # the aligned call still takes the winner
+    assert lib.last_dispatch().path == "tuned"
