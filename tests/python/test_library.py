@@ -132,3 +132,20 @@ def test_problem_kinds_match_the_library() -> None:
 def test_help_is_useful() -> None:
     for thing in (mpgemm.Library, mpgemm.Library.mm, mpgemm.Library.plan, mpgemm.Library.preload, mpgemm.environment):
         assert thing.__doc__ and len(thing.__doc__) > 80, thing
+
+
+def test_python_dash_m_mpgemm_says_where_things_are_and_plans(db_dir: Path) -> None:
+    import subprocess
+    import sys
+
+    env = subprocess.run([sys.executable, "-m", "mpgemm"], capture_output=True, text=True, check=False)
+    assert env.returncode == 0, env.stderr
+    assert "libnvrtc.so.13" in env.stdout and "mpgemm-tune" in env.stdout
+    db = str(db_dir / "h200_rerank_three_cubes.db")
+    plan = subprocess.run([sys.executable, "-m", "mpgemm", "plan", db, "3000", "4096", "4096", "--device", H200],
+                          capture_output=True, text=True, check=False)
+    assert plan.returncode == 0, plan.stderr
+    assert "path:    nearest" in plan.stdout and WINNER_4096 in plan.stdout
+    unknown = subprocess.run([sys.executable, "-m", "mpgemm", "plan", db, "64", "64", "64", "--device", "NVIDIA B200"],
+                             capture_output=True, text=True, check=False)
+    assert unknown.returncode == 1 and "NVIDIA H200" in unknown.stderr
