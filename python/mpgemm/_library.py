@@ -9,6 +9,8 @@ torch tensors or any DLPack producer (CuPy, JAX, ...); the extension links no fr
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,6 +21,9 @@ Dispatch = _core.Dispatch
 Tuned = _core.Tuned
 
 ProblemLike = Problem | str
+
+# The calling thread's library of its last call: libmpgemm's last dispatch points into it, so it stays alive.
+_LAST = threading.local()
 
 
 def _problem_name(problem: ProblemLike) -> str:
@@ -62,6 +67,8 @@ class Library:
         self.min_ratio = float(min_ratio)
         self.allow_vendor = bool(allow_vendor)
         self._torch_calls: dict[tuple[Any, ...], Call] = {}
+        # (kind, M, N, K, device, stream) prepared by preload() or a call that ran: safe inside CUDA graph capture.
+        self._ready: set[tuple[str, int, int, int, int | None, int]] = set()
 
     @property
     def path(self) -> str:
@@ -107,7 +114,13 @@ class Library:
         stream when torch is loaded, else the legacy default stream), so that later calls compile and allocate
         nothing: call it before CUDA graph capture."""
         handle = _stream_handle(stream)
-        return [self._lib.preload(_problem_name(p), m, n, k, handle) for p, m, n, k in items]
+        device = _current_device_index()
+        out = []
+        for p, m, n, k in items:
+            name = _problem_name(p)
+            out.append(self._lib.preload(name, m, n, k, handle))
+            self._ready.add((name, m, n, k, device, handle))
+        return out
 
     # --- running --------------------------------------------------------------------------------------------------
 
@@ -124,7 +137,7 @@ class Library:
         stream: Any = None,
     ) -> Any:
         """out = alpha * a @ b + beta * c, on CUDA tensors, enqueued on ``stream`` (default: torch's current stream
-        for torch tensors, else the legacy default stream). Returns ``out``.
+        of the tensors' device for torch tensors, else the legacy default stream). Returns ``out``.
 
         ``a`` is (M, K) and ``b`` (K, N), each packed row-major or a transposed view of a packed tensor (``x.t()``),
         both float16 or both bfloat16; ``out`` (M, N, packed row-major) is float32, float16 or bfloat16: given, or
@@ -134,7 +147,8 @@ class Library:
             return self._mm_torch(a, b, out, out_dtype, alpha, beta, c, stream)
         if out is None:
             raise _core.BadArgument("mpgemm: mm() of DLPack tensors that are not torch's needs out=")
-        self._lib.gemm(a, b, out, _stream_handle(stream), float(alpha), float(beta), c)
+        _LAST.library = self._lib
+        self._lib.gemm(a, b, out, _stream_handle(stream, torch_default=False), float(alpha), float(beta), c)
         return out
 
     def _mm_torch(self, a: Any, b: Any, out: Any, out_dtype: Any, alpha: float, beta: float, c: Any, stream: Any) -> Any:
@@ -155,13 +169,23 @@ class Library:
         if beta != 0:
             if c is None:
                 raise _core.BadArgument("mpgemm: beta != 0 reads c: pass c (it may be out)")
-            if c.shape != out.shape or c.dtype != out.dtype or c.device != out.device or (
-                c.stride() != out.stride() and c.numel() > 1
-            ):
+            if c.shape != out.shape or c.dtype != out.dtype or c.device != out.device or not _packed_rows(c):
                 raise _core.BadArgument("mpgemm: c must be a packed row-major tensor of out's shape, dtype and device")
             c_ptr = c.data_ptr()
+        if call.m == 0 or call.n == 0:
+            return out  # nothing to compute (torch's answer too)
+        if call.k == 0:  # an empty sum: out = beta * c, as torch computes it
+            return out.copy_(c).mul_(beta) if beta != 0 else out.zero_()
         index = a.device.index
         handle = _raw_stream(torch, index) if stream is None else _stream_handle(stream)
+        ready = (call.problem.name, call.m, call.n, call.k, index, handle)
+        if ready not in self._ready and torch.cuda.is_current_stream_capturing():
+            raise _core.BadArgument(
+                f"mpgemm: a CUDA graph is being captured and {call.problem.name} {call.m}x{call.n}x{call.k} was not "
+                "prepared on this stream: call lib.preload([(kind, M, N, K)], stream) with the capture's stream "
+                "before capturing (nothing may be compiled or allocated during capture)"
+            )
+        _LAST.library = self._lib  # keeps the library that made last_dispatch()'s answer alive
         if index == torch.cuda.current_device():
             self._lib.gemm_ptr(call.problem.name, a.data_ptr(), b.data_ptr(), out.data_ptr(), call.m, call.n, call.k,
                                handle, float(alpha), float(beta), c_ptr)
@@ -169,11 +193,15 @@ class Library:
             with torch.cuda.device(index):
                 self._lib.gemm_ptr(call.problem.name, a.data_ptr(), b.data_ptr(), out.data_ptr(), call.m, call.n,
                                    call.k, handle, float(alpha), float(beta), c_ptr)
+        if ready not in self._ready and len(self._ready) < 4096:
+            self._ready.add(ready)
         return out
 
     @staticmethod
     def last_dispatch() -> Dispatch | None:
         """How the calling thread's last successful ``mm`` (on any Library) was computed; None before the first."""
+        if getattr(_LAST, "library", None) is None:
+            return None
         return _core.last_dispatch()
 
 
@@ -188,9 +216,23 @@ def _checked_torch_call(a: Any, b: Any, out: Any, beta: float) -> Call:
         raise _core.BadArgument(f"mpgemm: the tensors are on different devices ({a.device}, {b.device}, {out.device})")
     if tuple(out.shape) != (call.m, call.n):
         raise _core.BadArgument(f"mpgemm: out is {tuple(out.shape)}, not ({call.m}, {call.n})")
-    if out.stride() != (out.shape[1], 1) and out.shape[0] > 1 and out.shape[1] > 1:
+    if not _packed_rows(out):
         raise _core.BadArgument(f"mpgemm: out must be packed row-major; its strides are {out.stride()}")
     return call
+
+
+def _packed_rows(t: Any) -> bool:
+    """A 2-D tensor stored row-major and packed: strides (cols, 1), any stride along an extent of 1."""
+    rows, cols = t.shape
+    s0, s1 = t.stride()
+    return (cols <= 1 or s1 == 1) and (rows <= 1 or s0 == cols)
+
+
+def _current_device_index() -> int | None:
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+        return int(torch.cuda.current_device())
+    return None
 
 
 def _raw_stream(torch: Any, index: int) -> int:
@@ -210,14 +252,12 @@ def _strides(t: Any) -> tuple[int, ...]:
     return tuple(s // t.itemsize for s in t.strides)
 
 
-def _stream_handle(stream: Any) -> int:
+def _stream_handle(stream: Any, torch_default: bool = True) -> int:
     """A cudaStream_t as an int from a torch.cuda.Stream (``cuda_stream``), a CuPy stream (``ptr``), an int, or
-    None (torch's current stream when torch is loaded, else 0: the legacy default stream)."""
+    None: torch's current stream when torch is loaded and ``torch_default``, else 0 (the legacy default stream)."""
     if stream is None:
-        import sys
-
         torch = sys.modules.get("torch")
-        if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+        if torch_default and torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
             return int(torch.cuda.current_stream().cuda_stream)
         return 0
     for attribute in ("cuda_stream", "ptr"):

@@ -149,3 +149,19 @@ def test_python_dash_m_mpgemm_says_where_things_are_and_plans(db_dir: Path) -> N
     unknown = subprocess.run([sys.executable, "-m", "mpgemm", "plan", db, "64", "64", "64", "--device", "NVIDIA B200"],
                              capture_output=True, text=True, check=False)
     assert unknown.returncode == 1 and "NVIDIA H200" in unknown.stderr
+
+
+def test_an_output_must_be_packed_rows_whatever_its_extents() -> None:
+    from mpgemm._library import _packed_rows
+
+    class T:
+        def __init__(self, shape: tuple[int, int], stride: tuple[int, int]) -> None:
+            self.shape, self._stride = shape, stride
+
+        def stride(self) -> tuple[int, int]:
+            return self._stride
+
+    assert _packed_rows(T((6, 4), (4, 1))) and _packed_rows(T((1, 4), (99, 1))) and _packed_rows(T((6, 1), (1, 7)))
+    assert not _packed_rows(T((6, 1), (4, 1)))  # big[:, :1]: one column of a wider array
+    assert not _packed_rows(T((1, 4), (4, 2)))  # one row, every other element
+    assert not _packed_rows(T((6, 4), (1, 6)))  # a transposed view

@@ -167,3 +167,30 @@ def test_a_misaligned_pointer_takes_the_vendor_path_and_says_why() -> None:
     check_close(out, a, b)
     lib.mm(a, b)  # the aligned call still takes the winner
     assert lib.last_dispatch().path == "tuned"
+
+
+def test_outputs_that_are_not_packed_rows_and_empty_products(db_dir: Path) -> None:
+    lib = mpgemm.Library(db_dir / "h200_rerank_three_cubes.db")
+    a, b = operands(mpgemm.Problem.parse("mk_nk_bf16_bf16"), 6, 1, 8)
+    big = torch.zeros(6, 4, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(mpgemm.BadArgument, match="packed row-major"):
+        lib.mm(a, b, out=big[:, :1])  # one column of a wider array: D would be written packed over row 0
+    assert not big.any()
+    empty_k = torch.empty(6, 0, device="cuda", dtype=torch.float16)
+    out = lib.mm(empty_k, torch.empty(0, 5, device="cuda", dtype=torch.float16), out_dtype=torch.float32)
+    torch.cuda.synchronize()
+    assert out.shape == (6, 5) and not out.any()
+    assert lib.mm(torch.empty(0, 8, device="cuda", dtype=torch.float16),
+                  torch.randn(8, 5, device="cuda", dtype=torch.float16)).shape == (0, 5)
+
+
+def test_capture_of_a_call_not_prepared_is_refused(db_dir: Path) -> None:
+    lib = mpgemm.Library(db_dir / "h200_rerank_three_cubes.db")
+    a, b = operands(mpgemm.Problem.parse("mk_kn_fp16_fp32"), 96, 104, 112)
+    out = torch.empty(96, 104, device="cuda", dtype=torch.float32)
+    stream = torch.cuda.Stream()
+    graph = torch.cuda.CUDAGraph()
+    with pytest.raises(mpgemm.BadArgument, match="preload"):
+        with torch.cuda.graph(graph, stream=stream):
+            lib.mm(a, b, out=out)
+    torch.cuda.synchronize()
