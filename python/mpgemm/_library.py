@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import _core
-from .problem import Call, Problem, classify
+from .problem import Call, Problem, classify, packed_rows
 
 Dispatch = _core.Dispatch
 Tuned = _core.Tuned
@@ -222,10 +222,8 @@ def _checked_torch_call(a: Any, b: Any, out: Any, beta: float) -> Call:
 
 
 def _packed_rows(t: Any) -> bool:
-    """A 2-D tensor stored row-major and packed: strides (cols, 1), any stride along an extent of 1."""
-    rows, cols = t.shape
-    s0, s1 = t.stride()
-    return (cols <= 1 or s1 == 1) and (rows <= 1 or s0 == cols)
+    """A 2-D tensor stored row-major and packed (problem.packed_rows)."""
+    return packed_rows(*t.shape, *t.stride())
 
 
 def _current_device_index() -> int | None:

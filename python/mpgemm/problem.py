@@ -115,6 +115,12 @@ class Call:
         return f"{self.m}x{self.n}x{self.k}"
 
 
+def packed_rows(rows: int, cols: int, row_stride: int, col_stride: int) -> bool:
+    """A rows x cols array stored row-major and packed: strides (cols, 1). A dimension of extent 0 or 1 has any
+    stride (only the other one tells), so an empty or single-row operand is never refused for its strides."""
+    return (cols <= 1 or col_stride == 1) and (rows <= 1 or row_stride == cols)
+
+
 def _layout(
     shape: Sequence[int], strides: Sequence[int], row_major: str, col_major: str, what: str
 ) -> tuple[str | None, str]:
@@ -123,10 +129,9 @@ def _layout(
     (strides (1, rows)). Anything else (padded rows, a slice, a broadcast) has no kind: (None, why)."""
     rows, cols = shape
     s0, s1 = strides
-    # A dimension of extent 1 has any stride: only the other one tells.
-    if (s1 == 1 or cols == 1) and (s0 == cols or rows == 1):
+    if packed_rows(rows, cols, s0, s1):
         return row_major, ""
-    if (s0 == 1 or rows == 1) and (s1 == rows or cols == 1):
+    if packed_rows(cols, rows, s1, s0):
         return col_major, ""
     return None, (
         f"{what} ({rows} x {cols}) has strides ({s0}, {s1}): neither packed row-major ({cols}, 1) "

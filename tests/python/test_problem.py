@@ -92,3 +92,11 @@ def test_a_bad_field_is_refused_when_made() -> None:
         Problem(a="nk")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="the output type"):
         Problem(dtype_out="fp8")  # type: ignore[arg-type]
+
+
+def test_an_empty_operand_is_not_refused_for_its_strides() -> None:
+    from mpgemm.problem import classify
+
+    # torch gives an empty (5, 0) tensor strides (1, 1): K = 0 is an empty sum, not a layout no kind reads.
+    call = classify((5, 0), (1, 1), (0, 7), (7, 1), "float16", "float16", "float32")
+    assert call.problem is not None and (call.m, call.n, call.k) == (5, 7, 0)
