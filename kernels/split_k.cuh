@@ -40,7 +40,8 @@ struct WorkUnit {
   int kb_end;    // one past its last
 };
 
-// Modes all and tail. Tiles that run unsplit: none in mode all; in mode tail the whole waves (all of them when the tiles fill whole waves).
+// Modes all and tail. Tiles that run unsplit: none in mode all; in mode tail the whole waves (all of them when the
+// tiles fill whole waves).
 MPGEMM_HD inline int unsplit_tiles(int tiles, int clusters, int split_k, int mode) {
   if (split_k <= 1) return tiles;
   if (mode == kSplitAll || clusters <= 0) return 0;
@@ -92,6 +93,31 @@ MPGEMM_HD inline long long stream_bound(const StreamSplit& s, int c) {
 MPGEMM_HD inline int stream_bounds_below(const StreamSplit& s, long long x) {
   if (x <= 0) return 0;
   return static_cast<int>((x * s.sk_clusters + s.sk_iters - 1) / s.sk_iters) - 1;
+}
+
+// ---- 16-bit D: the split tiles' FP32 partial sums -------------------------------------------------------------
+// A split tile's slices add in FP32. With D FP32 the earlier slices leave their sums in D itself; with D FP16 or BF16
+// they cannot (a rounding per slice), so they leave them in the workspace instead, after the flags' megabyte: one
+// BM x BN block of floats per CTA of each split tile, in the order of the split tiles (tile - first_split_tile()),
+// each CTA's rows at a stride of BN. The tile's last slice reads them, adds its own, rounds once and writes D.
+enum : long long { kSplitPartialsOffset = 1 << 20 };  // bytes: the host's kWorkspaceBytes (src/codegen/family.hpp)
+
+// The first tile that may be split; every tile before it runs whole. Mode all: 0; tail: the whole waves; stream: the
+// data-parallel tiles.
+MPGEMM_HD inline int first_split_tile(int tiles, int clusters, int k_blocks, int split_k, int mode) {
+  if (mode == kSplitStream) return stream_split(tiles, clusters, k_blocks).dp_tiles;
+  return unsplit_tiles(tiles, clusters, split_k, mode);
+}
+
+// How many tiles from first_split_tile() on may be split, for a grid of `clusters` clusters or of any fewer (a
+// persistent grid is only ever lowered at launch): what the host sizes the partial sums for. Mode all: every tile;
+// tail: the partial wave, under one wave; stream: the partial wave and one whole wave.
+MPGEMM_HD inline long long split_tiles_bound(int tiles, int clusters, int split_k, int mode) {
+  if (mode != kSplitStream && split_k <= 1) return 0;
+  if (mode == kSplitAll) return tiles;
+  const long long wave = clusters > 1 ? clusters - 1 : 0;
+  const long long bound = mode == kSplitTail ? wave : 2 * wave + 1;
+  return tiles < bound ? tiles : bound;
 }
 
 // ---- every mode: the units of one cluster, in the order it works through them ------------------------------------

@@ -19,8 +19,9 @@
 // again after), so the result does not depend on timing. Direct epilogue and persistent grids only (the slices wait for
 // each other).
 //
-// Split-K's partial sums are FP32 (D FP32 only); each slice adds alpha times its sums, and the first slice (slice 0,
-// which writes the tile before any other) adds beta * C, so C may be D here too.
+// Split-K's partial sums are FP32; each slice adds alpha times its sums, and the first slice (slice 0, which writes the
+// tile before any other) adds beta * C, so C may be D here too. With D FP32 the earlier slices leave their sums in D;
+// with D 16-bit, in the workspace's partial sums (split_k.cuh), and only the tile's last slice rounds and writes D.
 //
 // Swap-AB (SWAP_AB = 1): the accumulator holds columns of D, so the epilogue (direct only) writes single elements, 8
 // consecutive columns per 8 lanes.
@@ -46,7 +47,8 @@ __device__ __forceinline__ void st_shared_b32(unsigned address, unsigned v) {
 }
 
 // What every epilogue is given: D and the split flags, the problem's M and N, D's tensor map, the aligned base of
-// shared memory, the CTA's cluster rank, and alpha, beta and C (D's type; read only when BETA; may be D).
+// shared memory, the CTA's cluster rank, alpha, beta and C (D's type; read only when BETA; may be D), and with a
+// 16-bit D and split-K, the split tiles' FP32 partial sums and the first split tile (split_k.cuh).
 struct EpilogueArgs {
   void* C;
   int* flags;
@@ -56,6 +58,8 @@ struct EpilogueArgs {
   int rank;
   float alpha, beta;
   const void* C_in;
+  float* partials;
+  int first_split;
 };
 
 // acc *= alpha: the first step of every policy's arithmetic (wgmma_output.cuh).
@@ -82,8 +86,7 @@ struct Epilogue<Cfg, kEpilogueDirect> {
   unsigned long long c_policy, partial_policy;
 
   __device__ Epilogue(const EpilogueArgs& args_, int consumer_, int tid_)
-      : args(args_), consumer(consumer_), tid(tid_), warp(tid_ / 32), lane(tid_ % 32),
-        row0(Cfg::first_row(consumer_)) {
+      : args(args_), consumer(consumer_), tid(tid_), warp(tid_ / 32), lane(tid_ % 32), row0(Cfg::first_row(consumer_)) {
     c_policy = Cfg::C_FIRST ? hopper::l2_policy_evict_first() : 0;
     partial_policy = Cfg::C_FIRST && Cfg::SPLITTING ? hopper::l2_policy_evict_normal() : 0;
   }
@@ -95,6 +98,9 @@ struct Epilogue<Cfg, kEpilogueDirect> {
     using S = typename O::Storage;
     constexpr int BM = Cfg::BM, BN = Cfg::BN;
     constexpr bool C_FIRST = Cfg::C_FIRST, SPLITTING = Cfg::SPLITTING, BETA = Cfg::BETA;
+    // 16-bit D: the slices' FP32 sums go through the workspace (P, this CTA's BM x BN block of it), and only the
+    // tile's last slice writes D.
+    constexpr bool PARTIALS = SPLITTING && Cfg::OUT != kElementFp32;
     S* const C = static_cast<S*>(args.C);
     const S* const C_in = static_cast<const S*>(args.C_in);
     const float beta = args.beta;
@@ -102,11 +108,16 @@ struct Epilogue<Cfg, kEpilogueDirect> {
     const int row_in_block = warp * 16 + lane / 4;  // and + 8
     // Split-K: this slice's turn on the tile (its flag says so); slice 0 stores, the later ones add.
     const int bar_id = 1 + consumer;  // named barrier of this consumer's 128 threads (0 is __syncthreads)
-    int* const flag = !SPLITTING ? nullptr
-                                 : args.flags + (static_cast<long long>(w.tile) * Cfg::CLUSTER + args.rank) *
-                                                    Cfg::FLAG_SLOTS +
-                                       (Cfg::PINGPONG ? 0 : consumer);
+    int* const flag = !SPLITTING
+                          ? nullptr
+                          : args.flags + (static_cast<long long>(w.tile) * Cfg::CLUSTER + args.rank) * Cfg::FLAG_SLOTS +
+                                (Cfg::PINGPONG ? 0 : consumer);
     const bool later_slice = SPLITTING && w.split > 0;
+    const bool to_partials = PARTIALS && w.split < w.splits - 1;
+    float* const P =
+        !PARTIALS ? nullptr
+                  : args.partials +
+                        (static_cast<long long>(w.tile - args.first_split) * Cfg::CLUSTER + args.rank) * (BM * BN);
     const unsigned long long store_policy = SPLITTING && w.split < w.splits - 1 ? partial_policy : c_policy;
 #if defined(MPGEMM_WGMMA_FAULT) && MPGEMM_WGMMA_FAULT == 2
     const bool accumulate = false;  // Test-only fault: every slice stores instead of adding, so C holds the last.
@@ -140,7 +151,9 @@ struct Epilogue<Cfg, kEpilogueDirect> {
             const int n = swapped_n(mb, r), m = swapped_m(r);
             if (inside || (m < M && n < N)) {
               const size_t at = static_cast<size_t>(m) * N + n;
-              if constexpr (SPLITTING) {
+              if constexpr (PARTIALS) {
+                if (accumulate) acc[mb][r] += __ldcg(P + (m - o.m0) * BN + (n - o.n0));
+              } else if constexpr (SPLITTING) {
                 if (accumulate) acc[mb][r] += __ldcg(C + at);
               }
               if constexpr (BETA) {
@@ -154,8 +167,15 @@ struct Epilogue<Cfg, kEpilogueDirect> {
 #pragma unroll
         for (int r = 0; r < WN / 2; ++r) {
           const int n = swapped_n(mb, r), m = swapped_m(r);
-          if (inside || (m < M && n < N))
+          if (inside || (m < M && n < N)) {
+            if constexpr (PARTIALS) {
+              if (to_partials) {
+                store_global<C_FIRST>(P + (m - o.m0) * BN + (n - o.n0), acc[mb][r], store_policy);
+                continue;
+              }
+            }
             O::template store1<C_FIRST>(C + static_cast<size_t>(m) * N + n, acc[mb][r], store_policy);
+          }
         }
     } else {
       if (accumulate || read_c) {
@@ -167,10 +187,26 @@ struct Epilogue<Cfg, kEpilogueDirect> {
           const int col = o.n0 + 2 * (lane % 4);
           const size_t at0 = static_cast<size_t>(row) * N + col, at1 = at0 + static_cast<size_t>(8) * N;
           const bool in0 = inside || row < M, in1 = inside || row + 8 < M;
+          // This CTA's partial sums of the same two rows (16-bit D).
+          const float* const p0 = PARTIALS ? P + (row - o.m0) * BN + (col - o.n0) : nullptr;
+          const float* const p1 = PARTIALS ? p0 + 8 * BN : nullptr;
 #pragma unroll
           for (int i = 0; i < BN / 8; ++i) {
             const bool in_n = inside || col + 8 * i < N;
-            if constexpr (SPLITTING) {
+            if constexpr (PARTIALS) {
+              if (accumulate) {
+                if (in0 && in_n) {
+                  const float2 p = __ldcg(reinterpret_cast<const float2*>(p0 + 8 * i));
+                  acc[mb][4 * i] += p.x;
+                  acc[mb][4 * i + 1] += p.y;
+                }
+                if (in1 && in_n) {
+                  const float2 p = __ldcg(reinterpret_cast<const float2*>(p1 + 8 * i));
+                  acc[mb][4 * i + 2] += p.x;
+                  acc[mb][4 * i + 3] += p.y;
+                }
+              }
+            } else if constexpr (SPLITTING) {
               if (accumulate) {
                 if (in0 && in_n) {
                   const float2 p = __ldcg(reinterpret_cast<const float2*>(C + at0 + 8 * i));
@@ -208,6 +244,22 @@ struct Epilogue<Cfg, kEpilogueDirect> {
         S* c0 = C + static_cast<size_t>(row) * N + col;
         S* c1 = c0 + static_cast<size_t>(8) * N;
         const bool in0 = inside || row < M, in1 = inside || row + 8 < M;
+        if constexpr (PARTIALS) {
+          if (to_partials) {  // an earlier slice of a split tile: FP32 sums for the next one
+            float* const p0 = P + (row - o.m0) * BN + (col - o.n0);
+#pragma unroll
+            for (int i = 0; i < BN / 8; ++i) {
+              const bool in_n = inside || col + 8 * i < N;
+              if (in0 && in_n)
+                store_global<C_FIRST>(reinterpret_cast<float2*>(p0 + 8 * i),
+                                      make_float2(acc[mb][4 * i], acc[mb][4 * i + 1]), store_policy);
+              if (in1 && in_n)
+                store_global<C_FIRST>(reinterpret_cast<float2*>(p0 + 8 * BN + 8 * i),
+                                      make_float2(acc[mb][4 * i + 2], acc[mb][4 * i + 3]), store_policy);
+            }
+            continue;
+          }
+        }
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
           const bool in_n = inside || col + 8 * i < N;
@@ -242,8 +294,7 @@ struct Epilogue<Cfg, kEpilogueTma> {
   int slot = 0;  // sub-tiles stored so far: buffer slot % C_BUFFERS is the next
 
   __device__ Epilogue(const EpilogueArgs& args_, int consumer_, int tid_)
-      : args(args_), consumer(consumer_), tid(tid_), warp(tid_ / 32), lane(tid_ % 32),
-        row0(Cfg::first_row(consumer_)) {
+      : args(args_), consumer(consumer_), tid(tid_), warp(tid_ / 32), lane(tid_ % 32), row0(Cfg::first_row(consumer_)) {
     c_policy = Cfg::C_FIRST ? hopper::l2_policy_evict_first() : 0;
   }
 

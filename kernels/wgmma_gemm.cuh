@@ -45,7 +45,9 @@
 //          km: IN {M, K}, box {64, BK / CLUSTER_N}; 128B swizzle
 //   b_map  kn: IN {N, K}, box {64, BK / CLUSTER_M}; nk: IN {K, N}, box {64, BN / CLUSTER_M}; 128B swizzle
 //   c_map  OUT {N, M}, box {128 bytes of columns (32 FP32, 64 16-bit), 64}, 128B swizzle (the tma epilogue's only)
-// and the kernel arguments below: D (OUT), the split-K flags, M, N, K, alpha, beta and C (OUT; read when BETA).
+// and the kernel arguments below: D (OUT), the workspace (`flags`: split-K's flags, zeroed; with a 16-bit D and split-K
+// also the split tiles' FP32 partial sums from byte kSplitPartialsOffset on: split_k.cuh), M, N, K, alpha, beta and C
+// (OUT; read when BETA).
 #include "hopper_ptx.cuh"
 #include "split_k.cuh"
 #include "tile_schedule.cuh"
@@ -105,7 +107,6 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(IN == kElementFp16 || IN == kElementBf16, "A and B are FP16 or BF16");
   static_assert(OUT == kElementFp32 || OUT == kElementFp16 || OUT == kElementBf16, "D is FP32, FP16 or BF16");
   static_assert(BETA == 0 || BETA == 1, "BETA is 0 (C is not read) or 1");
-  static_assert(!Cfg::SPLITTING || OUT == kElementFp32, "split-K adds FP32 partial sums in D: D must be FP32");
   static_assert(BK == 64 || BK == 128 || BK == 256, "a stage is 1, 2 or 4 k-blocks of 64");
   static_assert(BK == kBK || Cfg::A_KM || (CLUSTER_N == 1 && !AB_LAST),
                 "A's 3-D copies are neither multicast nor hinted");
@@ -188,7 +189,15 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     for (int mb = 0; mb < M_BLOCKS; ++mb)
 #pragma unroll
       for (int r = 0; r < WN / 2; ++r) acc[mb][r] = 0.f;  // overwritten by the first wgmma (scale_d = 0)
-    Epilogue<Cfg> epilogue({C, flags, M, N, &c_map, base, rank, alpha, beta, C_in}, consumer, tid);
+    // 16-bit D and split-K: the split tiles' FP32 partial sums, in the workspace after the flags (split_k.cuh).
+    float* partials = nullptr;
+    int first_split = 0;
+    if constexpr (Cfg::SPLITTING && OUT != kElementFp32) {
+      partials = reinterpret_cast<float*>(reinterpret_cast<char*>(flags) + kSplitPartialsOffset);
+      first_split = first_split_tile(tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
+    }
+    Epilogue<Cfg> epilogue({C, flags, M, N, &c_map, base, rank, alpha, beta, C_in, partials, first_split}, consumer,
+                           tid);
     Mainloop<Cfg> mainloop(base, ring, consumer, tid % 32);
     // The i-th unit of this CTA fills the ring positions after its earlier units' k-blocks (the producer's order); a
     // pingpong consumer takes every other unit, so it counts the other's k-blocks too to find its place in the ring.

@@ -46,7 +46,8 @@
 // exported file, or Options::cubin_cache) and is loaded once per device; a cubin missing there is compiled with
 // NVRTC (from the kernel sources built into the library, the same text `share/mpgemm/kernels/` holds; the CUDA
 // toolkit headers must be present) the first time its shape is used, and kept in the cache when it is writable;
-// Dispatch::compiled says so. Split-K kernels get a zeroed 1 MiB workspace per (device, stream).
+// Dispatch::compiled says so. Split-K kernels get a workspace per (device, stream): 1 MiB of zeroed flags, grown
+// for a 16-bit D's FP32 partial sums (preload() grows it before a CUDA graph capture).
 //
 // Thread safety: one Library may be used from any number of threads at once, on any devices and streams. The
 // first call of a (device, kind, shape) decides, compiles and loads under a lock; each thread remembers its last

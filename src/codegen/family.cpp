@@ -60,6 +60,10 @@ std::optional<std::string> Family::check_problem(const Params& params, const Gem
   return check_shape(params, problem.shape);
 }
 
+std::size_t Family::workspace_bytes(const Params&, const GemmProblem&, const LaunchGeometry&) const {
+  return 0;
+}
+
 std::optional<std::string> Family::check_device(const Params&, const DeviceDescription&) const {
   return std::nullopt;
 }

@@ -75,6 +75,9 @@ LaunchGeometry lower_persistent_grid(const LaunchGeometry& geometry, std::uint64
 
 // Bytes of the scratch every problem offers its kernels (ProblemBuffers::workspace): zero when a kernel starts,
 // and a kernel that uses it leaves it zero when it ends (split-K's flags), so one allocation serves every launch.
+// A kernel may ask for more (Family::workspace_bytes: split-K's FP32 partial sums when D is 16-bit, after these
+// bytes, which need no zeroing and are left as the kernel wrote them); the holder grows it to what the kernel asks
+// and keeps the smaller ones alive for the launches made with them.
 constexpr std::size_t kWorkspaceBytes = std::size_t{1} << 20;
 
 // Device buffers of one problem, as the worker holds them. Pointers are device addresses.
@@ -83,11 +86,12 @@ struct ProblemBuffers {
   const void* b = nullptr;  // B as the kind stores it: K x N (kn) or N x K (nk) row-major, of kind.in
   void* c = nullptr;        // D: M x N row-major, of kind.out (FP32 for the default kind)
   Shape shape;
-  void* workspace = nullptr;   // kWorkspaceBytes zeroed bytes (see above); null where the caller has none
-  ProblemKind kind;            // what a, b, c hold and what the kernel computes
-  float alpha = 1;             // D = alpha * A.B + beta * C
-  float beta = 0;              // read only when kind.beta
-  const void* c_in = nullptr;  // C: M x N row-major, of kind.out, read when kind.beta; may be c itself
+  void* workspace = nullptr;        // zeroed scratch (see above); null where the caller has none
+  std::size_t workspace_bytes = 0;  // its size: at least kWorkspaceBytes where there is one
+  ProblemKind kind;                 // what a, b, c hold and what the kernel computes
+  float alpha = 1;                  // D = alpha * A.B + beta * C
+  float beta = 0;                   // read only when kind.beta
+  const void* c_in = nullptr;       // C: M x N row-major, of kind.out, read when kind.beta; may be c itself
 };
 
 // Kernel parameters, packed in order with their alignment, for cuLaunchKernel's kernelParams.
@@ -169,6 +173,11 @@ class Family {
   // (the launcher lowers a persistent kernel's grid to what is co-resident anyway). Pure.
   virtual LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
                                          const DeviceDescription& device) const = 0;
+
+  // Bytes of zeroed workspace (ProblemBuffers::workspace) the config needs for `problem` launched with `geometry`
+  // (after lower_persistent_grid; a grid lowered further at launch needs no more), 0 for none. Pure. The default: 0.
+  virtual std::size_t workspace_bytes(const Params& params, const GemmProblem& problem,
+                                      const LaunchGeometry& geometry) const;
 
   // Appends the kernel's arguments for one problem. The default pushes (A, B, C, M, N, K) as
   // (const __half*, const __half*, float*, int, int, int). Throws mpgemm::Error when the buffers are unusable

@@ -294,11 +294,6 @@ std::vector<std::string> WgmmaConfig::problems(const ProblemKind& kind) const {
   if (bm <= 0 || bn <= 0 || cluster_m <= 0) return out;  // problems() says so
   const std::string name = kind.name();
   const bool wide_out = kind.out == ElementType::fp32;
-  if (splits() && !wide_out)
-    out.push_back(fmt::format(
-        "{} with {}: split-K adds FP32 partial sums in D, so D must be FP32 (out fp32)",
-        split_mode == SplitMode::stream ? std::string("SPLIT_MODE=\"stream\"") : fmt::format("SPLIT_K={}", split_k),
-        name));
   if (epilogue == WgmmaEpilogue::tma && !wide_out && bn % (2 * wgmma_layout::kCSubCols) != 0)
     out.push_back(fmt::format(
         "EPILOGUE=\"tma\" with {}: 16-bit D goes out in 64-column sub-tiles (128-byte rows), and BN={} is not a "

@@ -9,6 +9,9 @@
 #include "common/error.hpp"
 #include "split_k.cuh"
 
+static_assert(mpgemm::kSplitPartialsOffset == static_cast<long long>(mpgemm::kWorkspaceBytes),
+              "the kernel finds the partial sums where the host puts them");
+
 namespace mpgemm {
 
 // The kernel's kind arguments are the values of ProblemKind's enums (wgmma_choices.cuh names them for the kernel).
@@ -37,6 +40,16 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 std::int64_t cluster_tiles(const WgmmaConfig& c, const Shape& s) {
   return ceil_div(s.m, std::int64_t{c.bm} * c.cluster_m) * ceil_div(s.n, std::int64_t{c.bn} * c.cluster_n);
 }
+
+// A 16-bit D's split tiles keep their FP32 partial sums in the workspace (split_k.cuh): the bytes of `split_tiles`
+// cluster tiles' worth.
+std::int64_t partial_bytes(const WgmmaConfig& c, std::int64_t split_tiles) {
+  return split_tiles * c.cluster_size() * std::int64_t{c.bm} * c.bn * static_cast<std::int64_t>(sizeof(float));
+}
+
+// Mode all splits every tile, so its partial sums grow with the output: past this, the shape is refused (tail and
+// stream split at most two waves of tiles).
+constexpr std::int64_t kMaxPartialBytes = std::int64_t{256} << 20;
 
 // Stages' worth of K (BK each): the kernel's k_blocks, what split-K and stream-K share out.
 std::int64_t k_blocks(const WgmmaConfig& c, const Shape& s) {
@@ -159,6 +172,12 @@ std::optional<std::string> WgmmaFamily::shape_problem(const WgmmaConfig& c, cons
     if (flags * static_cast<std::int64_t>(sizeof(int)) > static_cast<std::int64_t>(kWorkspaceBytes))
       return fmt::format("{} split-K flags ({} tiles of {}x{}) do not fit the {}-byte workspace", flags, tiles, c.bm,
                          c.bn, kWorkspaceBytes);
+    if (kind.out != ElementType::fp32 && c.split_mode == SplitMode::all && partial_bytes(c, tiles) > kMaxPartialBytes)
+      return fmt::format(
+          "SPLIT_K={} splits all {} tiles of {}x{}: with a 16-bit D their FP32 partial sums would take {} MiB of "
+          "workspace, over {} MiB (SPLIT_MODE \"tail\" or \"stream\" split at most two waves)",
+          c.split_k, tiles, c.bm * c.cluster_m, c.bn * c.cluster_n, ceil_div(partial_bytes(c, tiles), 1 << 20),
+          kMaxPartialBytes >> 20);
   }
   return std::nullopt;
 }
@@ -279,12 +298,30 @@ CUtensorMap encode_tensor_map(const TensorMapSpec& spec, const void* base, PFN_c
   return map;
 }
 
+std::size_t WgmmaFamily::workspace_bytes(const Params& params, const GemmProblem& problem,
+                                         const LaunchGeometry& geometry) const {
+  const WgmmaConfig c = WgmmaConfig::from_params(params);
+  if (!c.splits()) return 0;
+  if (problem.kind.out == ElementType::fp32) return kWorkspaceBytes;
+  const std::int64_t tiles = cluster_tiles(c, problem.shape);
+  const std::int64_t clusters = std::max<std::int64_t>(1, geometry.grid.x / std::max(1, c.cluster_size()));
+  const std::int64_t split_tiles = split_tiles_bound(static_cast<int>(std::min<std::int64_t>(tiles, INT_MAX)),
+                                                     static_cast<int>(std::min<std::int64_t>(clusters, INT_MAX)),
+                                                     c.split_k, static_cast<int>(c.split_mode));
+  return kWorkspaceBytes + static_cast<std::size_t>(partial_bytes(c, split_tiles));
+}
+
 void WgmmaFamily::append_problem_args(const Params& params, const ProblemBuffers& buffers,
                                       const DriverFunctions& driver, KernelArgs& args) const {
   const WgmmaConfig c = buildable(params, "launched");
   refuse_unless_computes(*this, c, buffers.kind, "launched");
   if (c.splits() && buffers.workspace == nullptr)
     throw Error(fmt::format("{} needs the problem's workspace for its split-K flags, and none was given", c.name()));
+  if (c.splits() && buffers.workspace_bytes < kWorkspaceBytes)
+    throw Error(
+        fmt::format("{} needs at least {} bytes of workspace for its split-K flags (with a 16-bit D, more for "
+                    "its FP32 partial sums: workspace_bytes()), and the one given has {}",
+                    c.name(), kWorkspaceBytes, buffers.workspace_bytes));
   if (buffers.kind.beta && buffers.c_in == nullptr)
     throw Error(fmt::format("{} computes {}, which reads C, and no C was given", c.name(), buffers.kind.name()));
   const WgmmaTensorMaps maps = tensor_map_specs(c, buffers.shape, buffers.kind);

@@ -185,15 +185,19 @@ class WgmmaFamily final : public Family {
   std::optional<std::string> check_kind(const ProblemKind& kind) const override;
   // check_kind, then the config's refusals for the kind (WgmmaConfig::problems(kind)).
   std::optional<std::string> check_config_kind(const Params& params, const ProblemKind& kind) const override;
-  // check_kind, then the config's refusals for the kind (WgmmaConfig::problems(kind): split-K with a 16-bit D, the
-  // tma epilogue's 64-column sub-tiles, A's and B's multicast slices, km swapped), then the shape with each
-  // operand's row stride as the kind stores it (A mk: K, km: M; B kn: N, nk: K; D and C: N).
+  // check_kind, then the config's refusals for the kind (WgmmaConfig::problems(kind): the tma epilogue's 64-column
+  // sub-tiles, A's and B's multicast slices, km swapped), then the shape with each operand's row stride as the kind
+  // stores it (A mk: K, km: M; B kn: N, nk: K; D and C: N), and mode-all split-K's partial sums with a 16-bit D.
   std::optional<std::string> check_problem(const Params& params, const GemmProblem& problem) const override;
   // Clusters of CLUSTER_M * CLUSTER_N CTAs along x over the cluster tiles; persistent: at most one CTA per SM
   // (device.sm_count), which the launcher may lower further to what is co-resident; balanced: also
   // balanced_units = the cluster tiles; PDL: a programmatically dependent launch.
   LaunchGeometry launch_geometry(const Params& params, const Shape& shape,
                                  const DeviceDescription& device) const override;
+  // Split configs: kWorkspaceBytes for the flags; with a 16-bit D also the split tiles' FP32 partial sums after them
+  // (split_k.cuh's split_tiles_bound for the geometry's clusters). Unsplit: 0.
+  std::size_t workspace_bytes(const Params& params, const GemmProblem& problem,
+                              const LaunchGeometry& geometry) const override;
   // Encodes the A, B and C tensor maps of buffers.kind with the driver's cuTensorMapEncodeTiled, then pushes
   // (a_map, b_map, c_map, void* D, int* workspace, int M, int N, int K, float alpha, float beta, const void* C):
   // D = buffers.c, C = buffers.c_in. Throws when the kind or the config's refusals of it (check_problem) say no, when

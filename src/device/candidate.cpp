@@ -21,6 +21,12 @@ ArgsBuilder family_args(const Family& family, Params params) {
   };
 }
 
+WorkspaceSizer family_workspace(const Family& family, Params params) {
+  return [&family, params = std::move(params)](const GemmProblem& problem, const LaunchGeometry& geometry) {
+    return family.workspace_bytes(params, problem, geometry);
+  };
+}
+
 ArgsBuilder standard_args() {
   return [](const ProblemBuffers& buffers, const DriverFunctions&, KernelArgs& args) {
     push_standard_gemm_args(buffers, args);
@@ -102,6 +108,9 @@ VerifyOutcome CandidateRun::verify(double atol, double rtol) {
 
     step = "building the kernel's arguments";
     try {
+      // The grid is final here: what the kernel needs for it (a 16-bit D's split-K partial sums).
+      if (kernel_.workspace_bytes)
+        problem_.reserve_workspace(kernel_.workspace_bytes(problem_.problem(), kernel_.geometry));
       DriverFunctions driver;
       driver.tensor_map_encode_tiled = session_.driver().tensor_map_encode_tiled;
       kernel_.build_args(problem_.buffers(), driver, args_);

@@ -26,11 +26,17 @@ ArgsBuilder family_args(const Family& family, Params params);
 // A raw kernel's: (const __half* A, const __half* B, float* C, int M, int N, int K), as Family's default.
 ArgsBuilder standard_args();
 
+// Bytes of zeroed workspace a kernel needs for a problem launched with a geometry (Family::workspace_bytes).
+using WorkspaceSizer = std::function<std::size_t(const GemmProblem&, const LaunchGeometry&)>;
+// The family's answer. The family must outlive the sizer.
+WorkspaceSizer family_workspace(const Family& family, Params params);
+
 struct CandidateKernel {
   std::span<const char> cubin;  // must stay valid while the CandidateRun lives
   std::string lowered_name;     // the function's name in the cubin
   LaunchGeometry geometry;      // as the family asked; a persistent grid is lowered by verify()
   ArgsBuilder build_args;
+  WorkspaceSizer workspace_bytes;  // empty: kWorkspaceBytes is enough
 };
 
 struct VerifyOutcome {

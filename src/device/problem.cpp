@@ -1,5 +1,6 @@
 #include "device/problem.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <utility>
@@ -182,6 +183,7 @@ ProblemBuffers ProblemContext::buffers() const {
   b.c = c_.get();
   b.shape = problem_.shape;
   b.workspace = workspace_.get();
+  b.workspace_bytes = workspace_.bytes();
   b.kind = problem_.kind;
   b.alpha = alpha_;
   b.beta = beta_;
@@ -221,10 +223,26 @@ TimingStats ProblemContext::time_cublas(int warmup, int runs, int iters, L2Mode 
                        [this] { run_cublas(); });
 }
 
+void ProblemContext::reserve_workspace(std::size_t bytes) {
+  if (bytes <= workspace_.bytes()) return;
+  const std::size_t size = std::max(bytes, 2 * workspace_.bytes());
+  DeviceBuffer grown(size, fmt::format("the kernels' workspace ({} bytes: split-K's flags and a 16-bit D's FP32 "
+                                       "partial sums) for {}",
+                                       size, problem_.str()));
+  MPGEMM_CUDA(cudaMemsetAsync(grown.get(), 0, std::min(size, kWorkspaceBytes), session_.stream()));
+  MPGEMM_CUDA(cudaStreamSynchronize(session_.stream()));
+  retired_workspace_bytes_ += workspace_.bytes();
+  retired_workspaces_.push_back(std::move(workspace_));
+  workspace_ = std::move(grown);
+}
+
 void ProblemContext::poison_output() {
   MPGEMM_CUDA(cudaMemsetAsync(c_.get(), 0xFF, c_.bytes(), session_.stream()));
-  // A kernel that faulted or was wrong may have left its flags set: every verification starts from zero.
-  MPGEMM_CUDA(cudaMemsetAsync(workspace_.get(), 0, workspace_.bytes(), session_.stream()));
+  // A kernel that faulted or was wrong may have left its flags set: every verification starts from zero, in every
+  // workspace a kernel prepared earlier still points to. The partial sums after the flags need no zeroing.
+  MPGEMM_CUDA(cudaMemsetAsync(workspace_.get(), 0, std::min(workspace_.bytes(), kWorkspaceBytes), session_.stream()));
+  for (const DeviceBuffer& w : retired_workspaces_)
+    MPGEMM_CUDA(cudaMemsetAsync(w.get(), 0, std::min(w.bytes(), kWorkspaceBytes), session_.stream()));
 }
 
 std::vector<float> ProblemContext::download_output() {

@@ -83,6 +83,10 @@ class ProblemContext {
   // `launches` untimed cuBLAS launches, then a wait for them.
   void run_cublas_untimed(int launches);
 
+  // Makes the workspace (ProblemBuffers::workspace) at least `bytes` long: one of at least twice the size, its flags
+  // zeroed, from now on; the smaller ones stay alive (poison_output zeroes their flags too), since kernels prepared
+  // earlier keep their pointers. Waits for the stream.
+  void reserve_workspace(std::size_t bytes);
   // Fills D with 0xFF bytes (a NaN in every FP32, FP16 and BF16 element) on the session's stream.
   void poison_output();
   // Waits for the stream and copies D to the host, each element widened exactly to float.
@@ -97,7 +101,7 @@ class ProblemContext {
   // The device memory it holds (bytes): inputs, outputs, the reference's copy and the workspace.
   std::size_t device_bytes() const {
     return a_.bytes() + b_.bytes() + c_.bytes() + c_in_.bytes() + c_in_fp32_.bytes() + c_ref_.bytes() +
-           reference_device_.bytes() + workspace_.bytes();
+           reference_device_.bytes() + workspace_.bytes() + retired_workspace_bytes_;
   }
 
  private:
@@ -111,8 +115,10 @@ class ProblemContext {
   DeviceBuffer c_in_;              // C as the kernels read it (the output type), when the kind reads C
   DeviceBuffer c_in_fp32_;         // the same values in FP32, for the reference, when C is read and D is 16-bit
   DeviceBuffer reference_device_;  // the FP32 reference, computed at construction: run_cublas() rewrites c_ref_
-  DeviceBuffer workspace_;         // kWorkspaceBytes, zeroed (ProblemBuffers::workspace)
-  std::vector<float> reference_;   // reference_device_ on the host, once reference() asked for it
+  DeviceBuffer workspace_;         // kWorkspaceBytes or more, zeroed (ProblemBuffers::workspace)
+  std::vector<DeviceBuffer> retired_workspaces_;  // smaller ones that earlier kernels' arguments still point to
+  std::size_t retired_workspace_bytes_ = 0;
+  std::vector<float> reference_;  // reference_device_ on the host, once reference() asked for it
 };
 
 }  // namespace mpgemm

@@ -33,7 +33,8 @@ struct CppKernel {
   LaunchGeometry geometry;
   ArgsKind args = ArgsKind::standard;
   std::array<TensorMapSpec, 3> maps{};  // A, B, C for tensor_maps
-  std::size_t workspace_bytes = 0;      // zeroed scratch the kernel needs (split-K and stream-K flags); 0: none
+  std::size_t workspace_bytes = 0;      // scratch the kernel needs (split-K's and stream-K's zeroed flags, and with a
+                                        // 16-bit D their FP32 partial sums after them); 0: none
 };
 
 ArgsKind args_of(std::string_view family_name) {
@@ -122,7 +123,8 @@ CppKernel cpp_kernel_of(const ExportEntry& e, const std::map<std::string, std::i
       const WgmmaConfig c = WgmmaConfig::from_params(e.params);
       const WgmmaTensorMaps maps = tensor_map_specs(c, e.shape, e.problem);  // the kind's layouts and types
       k.maps = {maps.a, maps.b, maps.c};
-      if (c.splits()) k.workspace_bytes = kWorkspaceBytes;  // split-K and stream-K flags
+      // split-K's and stream-K's flags, and with a 16-bit D their FP32 partial sums (for this grid or any lower one)
+      k.workspace_bytes = fam.workspace_bytes(e.params, problem, k.geometry);
     }
   } catch (const ExportError&) {
     throw;

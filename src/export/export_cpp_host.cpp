@@ -60,8 +60,9 @@ struct Winner {
                                        // and launch() lowers grid.x to what is co-resident on the current GPU
   unsigned long long balanced_units;   // > 0: work units dealt round-robin; the grid is kept to the fewest
                                        // clusters that take as many rounds (every cluster the same count)
-  unsigned long long workspace_bytes;  // zeroed device scratch the kernel needs (split-K and stream-K flags; it leaves
-                                       // it zero again); 0: none, pass nullptr
+  unsigned long long workspace_bytes;  // device scratch the kernel needs, 256-byte aligned (cudaMalloc's): its first
+                                       // MiB zeroed (split-K's and stream-K's flags, which it leaves zero again),
+                                       // with a 16-bit D then FP32 partial sums (no zeroing); 0: none, pass nullptr
   bool dependent_launch;               // launched with programmatic stream serialization (the kernel waits for
                                        // the previous kernel of the stream itself)
   TensorMapSpec maps[3];               // Args::tensor_maps: A, B, D

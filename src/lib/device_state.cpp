@@ -16,6 +16,18 @@
 
 namespace mpgemm::lib {
 
+StreamState::Workspace StreamState::workspace_for(std::size_t bytes) {
+  std::lock_guard lock(workspace_mutex);
+  if (bytes > workspace.bytes()) {
+    const std::size_t size = std::max(bytes, 2 * workspace.bytes());
+    DeviceBuffer grown(size, "the split-K workspace (flags and a 16-bit D's FP32 partial sums)");
+    MPGEMM_CUDA(cudaMemsetAsync(grown.get(), 0, std::min(size, kWorkspaceBytes), stream));  // the flags
+    smaller_workspaces.push_back(std::move(workspace));
+    workspace = std::move(grown);
+  }
+  return {workspace.get(), workspace.bytes()};
+}
+
 StreamState::~StreamState() {
   if (cublas) (void)cublasDestroy(cublas);  // fails only after a sticky fault; nothing to do then
 }
@@ -90,6 +102,7 @@ std::unique_ptr<ShapeSlot> DeviceState::build_slot(const GemmProblem& problem) {
     slot->geometry = fitted.geometry;
     slot->family = &fam;
     slot->winner = &w;
+    slot->workspace_bytes = fam.workspace_bytes(w.params, problem, fitted.geometry);
   } catch (...) {
     rethrow_as(GemmError::Kind::load_failed, doing);
   }

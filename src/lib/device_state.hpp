@@ -10,6 +10,7 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -34,13 +35,26 @@ struct ShapeSlot {
   LaunchGeometry geometry;               // fitted to the device (a persistent grid lowered)
   const Family* family = nullptr;        // the winner's family (with `params`, builds the kernel's arguments)
   const ShapeWinner* winner = nullptr;   // in the Library's WinnerTable
+  std::size_t workspace_bytes = 0;       // zeroed workspace its launch needs (Family::workspace_bytes), 0: none
 };
 
-// Per (device, stream): split-K's workspace (kWorkspaceBytes, zeroed on that stream before its first use; each
-// kernel leaves it zero) and a cuBLAS handle bound to the stream, made at its first cuBLAS call.
+// Per (device, stream): split-K's workspace (kWorkspaceBytes of flags, zeroed on that stream before its first use;
+// each kernel leaves them zero), grown when a kernel needs more (a 16-bit D's split-K partial sums after the flags,
+// which need no zeroing: a new buffer of at least twice the size, its flags zeroed on the stream; the smaller ones
+// stay alive, since calls prepared earlier keep their pointers), and a cuBLAS handle bound to the stream, made at its
+// first cuBLAS call.
 struct StreamState {
   cudaStream_t stream = nullptr;
+  // A workspace of at least `bytes` for a launch on this stream, its flags zeroed (made as above): its address and
+  // size, read under the lock. Throws CudaError.
+  struct Workspace {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+  };
+  Workspace workspace_for(std::size_t bytes);
   DeviceBuffer workspace;
+  std::vector<DeviceBuffer> smaller_workspaces;
+  std::mutex workspace_mutex;
   std::once_flag cublas_once;
   cublasHandle_t cublas = nullptr;
   ~StreamState();

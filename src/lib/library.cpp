@@ -112,7 +112,9 @@ lib::CallEntry& Library::Impl::entry(const lib::CallKey& key) {
       buffers.b = key.b;
       buffers.c = const_cast<void*>(key.c);
       buffers.shape = key.problem.shape;
-      buffers.workspace = stream.workspace.get();
+      const lib::StreamState::Workspace workspace = stream.workspace_for(slot.workspace_bytes);
+      buffers.workspace = workspace.data;
+      buffers.workspace_bytes = workspace.bytes;
       buffers.kind = key.problem.kind;
       buffers.alpha = key.alpha;
       buffers.beta = key.beta;
@@ -265,6 +267,12 @@ const Dispatch& Library::preload(const Problem& problem, std::int64_t M, std::in
   const lib::ShapeSlot& slot = dev.slot(p);
   lib::StreamState& state = dev.stream_state(static_cast<cudaStream_t>(stream));
   if (!slot.kernel) dev.cublas(state);
+  // A 16-bit D's split-K partial sums: the stream's workspace grown now, not inside a capture.
+  try {
+    if (slot.kernel) state.workspace_for(slot.workspace_bytes);
+  } catch (...) {
+    lib::rethrow_as(GemmError::Kind::cuda_failed, fmt::format("libmpgemm: the workspace of {}", p.str()));
+  }
   return slot.dispatch;
 }
 

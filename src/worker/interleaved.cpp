@@ -76,8 +76,10 @@ class InterleavedRounds {
     for (std::size_t i = 0; i < n_ && !out_.context_lost; ++i) {
       const InterleavedKernel& k = request_.kernels[i];
       ArgsBuilder args = k.family.empty() ? standard_args() : family_args(family(k.family), k.params);
+      WorkspaceSizer workspace = k.family.empty() ? WorkspaceSizer{} : family_workspace(family(k.family), k.params);
       runs_.push_back(std::make_unique<CandidateRun>(
-          session_, problem_, CandidateKernel{k.cubin, k.lowered_name, k.geometry, std::move(args)}));
+          session_, problem_,
+          CandidateKernel{k.cubin, k.lowered_name, k.geometry, std::move(args), std::move(workspace)}));
       const VerifyOutcome v = runs_.back()->verify(request_.atol, request_.rtol);
       out_.kernels[i].error = v.error;
       if (v.status != Status::ok) drop(i, v.status, v.message, v.context_lost);

@@ -423,7 +423,9 @@ class Server {
     if (auto why = bad_sampling(m)) return fail(ErrorKind::bad_request, 0, *why, 0);
     const double idle_on_arrival_ms = idle_ms();
     ArgsBuilder args = m.family.empty() ? standard_args() : family_args(family(m.family), m.params);
-    CandidateRun run(*session_, *problem_, {m.cubin, m.lowered_name, m.geometry, std::move(args)});
+    WorkspaceSizer workspace = m.family.empty() ? WorkspaceSizer{} : family_workspace(family(m.family), m.params);
+    CandidateRun run(*session_, *problem_,
+                     {m.cubin, m.lowered_name, m.geometry, std::move(args), std::move(workspace)});
 
     auto mark = std::chrono::steady_clock::now();
     const VerifyOutcome v = run.verify(m.atol, m.rtol);

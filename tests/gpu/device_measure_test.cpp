@@ -52,7 +52,7 @@ class DeviceMeasureTest : public ::testing::Test {
   }
 
   static CandidateKernel kernel(const std::string& name, const LaunchGeometry& g = geometry_for(kShape)) {
-    return CandidateKernel{cubin_, name, g, standard_args()};
+    return CandidateKernel{cubin_, name, g, standard_args(), {}};
   }
   static VerifyOutcome verify(const CandidateKernel& k) {
     CandidateRun run(*session_, *problem_, k);
@@ -253,7 +253,7 @@ TEST_F(DeviceMeasureTest, RefusalsAreLaunchFailures) {
   EXPECT_FALSE(v.context_lost);
 
   const std::vector<char> garbage(4096, 'g');
-  v = verify(CandidateKernel{garbage, "test_gemm_naive", geometry_for(kShape), standard_args()});
+  v = verify(CandidateKernel{garbage, "test_gemm_naive", geometry_for(kShape), standard_args(), {}});
   EXPECT_EQ(v.status, Status::launch_failed) << v.message;
 
   LaunchGeometry g = geometry_for(kShape);

@@ -53,7 +53,7 @@ class DeviceTimingTest : public ::testing::Test {
   }
   // The naive kernel in 16 x 16 blocks (the "best"), or in blocks of one thread (deliberately slow, same result).
   static CandidateKernel naive(std::uint32_t side) {
-    return CandidateKernel{cubin_, "test_gemm_naive", tiles_of(kShape, side), standard_args()};
+    return CandidateKernel{cubin_, "test_gemm_naive", tiles_of(kShape, side), standard_args(), {}};
   }
 
   static inline std::string skip_reason_;

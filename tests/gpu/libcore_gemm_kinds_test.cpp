@@ -127,3 +127,26 @@ TEST_F(LibGemmKinds, AKindCublasCannotComputeIsRefusedWithoutAWinner) {
     EXPECT_NE(std::string(e.what()).find("do not compute fp16 operands into bf16"), std::string::npos) << e.what();
   }
 }
+
+// A 16-bit D from split-K and stream-K winners: the library grows the stream's workspace for their FP32 partial sums
+// (the flags' megabyte is not enough), beta with C apart from D and C that is D, and a shape whose split tiles are
+// sized differently right after (the larger workspace taken, the smaller kept for the calls made before).
+TEST_F(LibGemmKinds, SplitWinnersWithA16BitOutputRunInTheGrownWorkspace) {
+  if (!hopper_) GTEST_SKIP() << "the Hopper family (sm_90) computes split tiles with a 16-bit D";
+  const std::string db = (dir_ / "split.db").string();
+  const char* kind = "mk_nk_bf16_bf16_beta";
+  const auto r = run_command(
+      fmt::format("cd {} && {} configs/sm90a_suite.json --only "
+                  "=wgmma_bm16_bn64_bk64_s12_c1_coop_cl1x1_m8_direct_pers_sk2_swab,"
+                  "=wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_stk --shapes 64x4096x8192,3000x3000x3000 "
+                  "--problem {} --no-screen --rerank 0 --db {}",
+                  MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kind, db));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Library lib = Library::open(db, any_winner());
+  for (const Shape& s : {Shape{64, 4096, 8192}, Shape{3000, 3000, 3000}, Shape{64, 4096, 8192}}) {
+    const Dispatch d = run_and_compare(lib, kind, s, 1.0f, 0.5f);
+    EXPECT_EQ(d.path, Path::tuned) << d.reason;
+    EXPECT_TRUE(d.config.find("_sk2") != std::string::npos || d.config.find("_stk") != std::string::npos) << d.config;
+    EXPECT_EQ(run_and_compare(lib, kind, s, 0.5f, -1.0f, true).path, Path::tuned);
+  }
+}

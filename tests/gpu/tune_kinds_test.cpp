@@ -70,6 +70,43 @@ TEST_P(TuneKinds, NamedPointsVerifyAgainstCublasComputingTheSameKind) {
   EXPECT_GE(ok, 6) << "at least two points verify at each shape";
 }
 
+// Split-K (mode all and tail, swapped and not) and stream-K with a 16-bit D: the slices add in FP32 in the
+// workspace, and only each tile's last slice writes D (and with beta, the first reads C). Shapes where tiles are
+// split: skinny M with long K (every tile split, all and swapped), a square with a partial last wave (tail, stream),
+// a ragged one (edges of split tiles).
+constexpr const char* kSplitConfigs =
+    "=wgmma_bm128_bn256_bk64_s4_c2_coop_cl2x1_m8_direct_pers_sk4t,"
+    "=wgmma_bm16_bn64_bk64_s12_c1_coop_cl1x1_m8_direct_pers_sk2_swab,"
+    "=wgmma_bm128_bn256_bk64_s4_c2_coop_cl1x1_m8_direct_pers_stk,"
+    "=wgmma_bm128_bn128_bk64_s7_c2_pingpong_cl1x1_m8_direct_pers_stk";
+
+TEST_P(TuneKinds, SplitKAndStreamKWithEveryOutputVerify) {
+  const std::string kind = GetParam();
+  const std::string db = (dir_ / "split.db").string();
+  const auto r = run_command(
+      fmt::format("cd {} && {} configs/sm90a_suite.json --only {} --shapes 64x4096x8192,3000x3000x3000,777x1240x2056 "
+                  "--problem {} --no-screen --rerank 0 --db {}",
+                  MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kSplitConfigs, kind, db));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Store st = Store::open(db, Store::Mode::read_only);
+  const auto t = st.query_sql(
+      "SELECT c.name, m.M, m.N, m.K, m.status, m.message, m.bad_count FROM measurements m "
+      "JOIN configs c ON c.id = m.config_id ORDER BY m.id");
+  ASSERT_EQ(t.rows.size(), 12u) << r.output;
+  int ok = 0;
+  for (const auto& row : t.rows) {
+    const std::string where = fmt::format("{} at {}x{}x{}: {}", text(row[0]), std::get<std::int64_t>(row[1]),
+                                          std::get<std::int64_t>(row[2]), std::get<std::int64_t>(row[3]), text(row[5]));
+    const std::string status = text(row[4]);
+    EXPECT_TRUE(status == "ok" || status == "constraint_rejected") << status << ": " << where;
+    if (status == "ok") {
+      ++ok;
+      EXPECT_EQ(std::get<std::int64_t>(row[6]), 0) << where;
+    }
+  }
+  EXPECT_GE(ok, 9) << "split configs run at most shapes";
+}
+
 // A linear layer's forward (mk_nk) in BF16 and FP16 with 16-bit outputs, its backward dX (mk_kn, BF16 out), an FP32
 // output of BF16 operands, and C read in both output widths.
 INSTANTIATE_TEST_SUITE_P(Kinds, TuneKinds,

@@ -120,6 +120,45 @@ TEST(SplitK, ClusterWalksCoverEveryTileAndKBlockOnceAndFinish) {
     }
 }
 
+// A 16-bit D's partial sums (kernels/split_k.cuh): every split tile (splits > 1) lies at or after
+// first_split_tile(), and within split_tiles_bound() of it for the grid the host sized them for, or any smaller grid
+// (a persistent grid is lowered at launch, never raised).
+TEST(SplitK, SplitTilesFitThePartialSumsTheHostSizes) {
+  for (int mode : {kSplitAll, kSplitTail, kSplitStream})
+    for (int split_k : {1, 2, 3, 7}) {
+      if (mode == kSplitStream && split_k != 1) continue;
+      for (auto [tiles, host_clusters] :
+           {std::pair{1, 132}, {32, 132}, {288, 132}, {264, 132}, {576, 132}, {5, 2}, {7, 3}, {133, 132}, {9, 1}})
+        for (int clusters : {host_clusters, host_clusters - 1, host_clusters / 2 + 1, 2, 1}) {
+          if (clusters < 1 || clusters > host_clusters) continue;
+          for (int k_blocks : {1, 7, 47}) {
+            if (k_blocks < split_k) continue;
+            SCOPED_TRACE(::testing::Message()
+                         << "mode " << mode << " split " << split_k << " tiles " << tiles << " clusters " << clusters
+                         << " of " << host_clusters << " k_blocks " << k_blocks);
+            const int first = first_split_tile(tiles, clusters, k_blocks, split_k, mode);
+            const long long bound = split_tiles_bound(tiles, host_clusters, split_k, mode);
+            for (int c = 0; c < clusters; ++c) {
+              const int n = cluster_units(c, tiles, clusters, k_blocks, split_k, mode);
+              for (int i = 0; i < n; ++i) {
+                const WorkUnit w = cluster_unit_at(c, i, tiles, clusters, k_blocks, split_k, mode);
+                if (w.splits == 1) continue;
+                ASSERT_GE(w.tile, first);
+                ASSERT_LT(w.tile - first, bound);
+              }
+            }
+          }
+        }
+    }
+  // Tight where it matters: one wave less one in tail, two waves less one in stream, every tile in all.
+  EXPECT_EQ(split_tiles_bound(576, 132, 2, kSplitTail), 131);
+  EXPECT_EQ(split_tiles_bound(576, 132, 1, kSplitStream), 263);
+  EXPECT_EQ(split_tiles_bound(576, 132, 2, kSplitAll), 576);
+  EXPECT_EQ(split_tiles_bound(576, 132, 1, kSplitAll), 0) << "unsplit";
+  EXPECT_EQ(first_split_tile(576, 132, 47, 2, kSplitTail), 528);
+  EXPECT_EQ(first_split_tile(576, 132, 47, 1, kSplitStream), 576 - 48 - 132);
+}
+
 TEST(SplitK, StreamGivesEveryClusterTheSameKBlocks) {
   // 3000^3 in 128 x 128 tiles: 24 x 24 = 576 tiles of 47 k-blocks on 132 clusters. Unsplit that is 5 rounds for
   // some clusters and 4 for others (4.36 on average); stream-K runs 3 whole waves, then shares the last 48 + 132
@@ -250,8 +289,11 @@ TEST(SplitK, GridCoversTheUnits) {
 
 TEST(SplitK, WorkspaceIsPassedAndRequired) {
   const Family& f = family("wgmma");
-  ProblemBuffers buffers{reinterpret_cast<const void*>(0x10000), reinterpret_cast<const void*>(0x20000),
-                         reinterpret_cast<void*>(0x30000), Shape{256, 256, 256}};
+  ProblemBuffers buffers;
+  buffers.a = reinterpret_cast<const void*>(0x10000);
+  buffers.b = reinterpret_cast<const void*>(0x20000);
+  buffers.c = reinterpret_cast<void*>(0x30000);
+  buffers.shape = Shape{256, 256, 256};
   KernelArgs args;
   DriverFunctions no_driver;
   // Without a workspace a split config is refused before anything is asked of the driver; an unsplit one is not.

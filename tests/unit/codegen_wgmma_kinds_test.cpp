@@ -78,20 +78,70 @@ TEST(WgmmaKinds, AStoredKByMIsUnswappedAndMulticastInWholeSwizzleAtomsOfBk) {
   EXPECT_EQ(km.a.dtype, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
 }
 
-TEST(WgmmaKinds, SplitKWithA16BitOutputIsRefusedWithItsReason) {
+TEST(WgmmaKinds, SplitKWithA16BitOutputKeepsFp32PartialSumsInTheWorkspace) {
+  // A 16-bit D is computed split too: the slices add in FP32 in the workspace, after the flags' megabyte.
   const GemmProblem fp16{{1024, 1024, 4096}, kind_of("mk_nk_fp16_fp16")};
-  const auto why = wgmma().check_problem(split(4).to_params(), fp16);
-  EXPECT_TRUE(has(why, "SPLIT_K=4 with mk_nk_fp16_fp16")) << why.value_or("accepted");
-  EXPECT_TRUE(has(why, "D must be FP32")) << *why;
+  EXPECT_EQ(wgmma().check_problem(split(4).to_params(), fp16), std::nullopt);
   WgmmaConfig stream;
   stream.split_mode = SplitMode::stream;
-  EXPECT_TRUE(has(wgmma().check_problem(stream.to_params(), {{1024, 1024, 4096}, kind_of("mk_kn_bf16_bf16")}),
-                  "SPLIT_MODE=\"stream\" with mk_kn_bf16_bf16"));
-  // FP32 out, with beta too: the first slice adds beta * C.
+  stream.persistent = true;
+  const GemmProblem bf16{{1024, 1024, 4096}, kind_of("mk_kn_bf16_bf16_beta")};
+  EXPECT_EQ(wgmma().check_problem(stream.to_params(), bf16), std::nullopt);
   EXPECT_EQ(wgmma().check_problem(split(4).to_params(), {{1024, 1024, 4096}, kind_of("mk_nk_bf16_fp32_beta")}),
             std::nullopt);
-  EXPECT_EQ(wgmma().check_problem(stream.to_params(), {{1024, 1024, 4096}, kind_of("mk_kn_fp16_fp32_beta")}),
-            std::nullopt);
+
+  // The bytes asked for: the flags, and one BM x BN block of floats per CTA of each tile that may be split.
+  WgmmaConfig all = split(4);  // 128 x 256 tiles, mode all: every tile
+  all.persistent = true;
+  const auto bytes = [&](const WgmmaConfig& c, const GemmProblem& p, unsigned grid_x) {
+    LaunchGeometry g;
+    g.grid.x = grid_x;
+    return wgmma().workspace_bytes(c.to_params(), p, g);
+  };
+  const std::size_t block = std::size_t{128} * 256 * sizeof(float);
+  EXPECT_EQ(bytes(all, fp16, 132), kWorkspaceBytes + 8 * 4 * block);  // 1024 x 1024: 8 x 4 tiles
+  EXPECT_EQ(bytes(all, {{1024, 1024, 4096}, kind_of("mk_nk_fp16_fp32")}, 132), kWorkspaceBytes);
+  EXPECT_EQ(bytes(WgmmaConfig{}, fp16, 132), 0u) << "unsplit: none";
+  // Tail: under one wave of the grid's clusters, or every tile when there are fewer.
+  WgmmaConfig tail = all;
+  tail.split_mode = SplitMode::tail;
+  const GemmProblem big{{4096, 4096, 4096}, kind_of("mk_nk_bf16_bf16")};  // 32 x 16 = 512 tiles
+  EXPECT_EQ(bytes(tail, big, 132), kWorkspaceBytes + 131 * block);
+  EXPECT_EQ(bytes(tail, fp16, 132), kWorkspaceBytes + 32 * block);
+  // Stream: the partial wave and one whole wave; clusters of two CTAs count by the cluster.
+  EXPECT_EQ(bytes(stream, big, 132), kWorkspaceBytes + 263 * block);
+  WgmmaConfig paired = stream;
+  paired.cluster_m = 2;
+  EXPECT_EQ(bytes(paired, big, 132),
+            kWorkspaceBytes + std::size_t{2 * 65 + 1} * 2 * static_cast<std::size_t>(paired.bm * paired.bn) * 4);
+
+  // Mode all splits every tile: past 256 MiB of partial sums the shape is refused, with the modes that need less.
+  const GemmProblem huge{{16384, 16384, 4096}, kind_of("mk_nk_bf16_bf16")};  // 128 x 64 tiles of 128 KiB: 1 GiB
+  const auto why = wgmma().check_problem(all.to_params(), huge);
+  EXPECT_TRUE(has(why, "SPLIT_K=4 splits all 8192 tiles")) << why.value_or("accepted");
+  EXPECT_TRUE(has(why, "1024 MiB")) << *why;
+  EXPECT_EQ(wgmma().check_problem(all.to_params(), {huge.shape, kind_of("mk_nk_bf16_fp32")}), std::nullopt);
+  EXPECT_EQ(wgmma().check_problem(tail.to_params(), huge), std::nullopt);
+}
+
+TEST(WgmmaKinds, SplitConfigsNeedAtLeastTheFlagsWorkspace) {
+  ProblemBuffers buffers;
+  buffers.a = reinterpret_cast<const void*>(0x10000);
+  buffers.b = reinterpret_cast<const void*>(0x20000);
+  buffers.c = reinterpret_cast<void*>(0x30000);
+  buffers.shape = Shape{256, 256, 256};
+  buffers.kind = kind_of("mk_kn_bf16_bf16");
+  buffers.workspace = reinterpret_cast<void*>(0x40000);
+  buffers.workspace_bytes = 4096;  // not even the flags
+  KernelArgs args;
+  WgmmaConfig c = split(2);
+  c.persistent = true;
+  try {
+    wgmma().append_problem_args(c.to_params(), buffers, DriverFunctions{}, args);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs at least 1048576 bytes of workspace"), std::string::npos) << e.what();
+  }
 }
 
 TEST(WgmmaKinds, TmaEpilogueWith16BitOutputNeeds64ColumnSubTiles) {
@@ -153,8 +203,12 @@ TEST(WgmmaKinds, RowStridesFollowEachOperandsLayout) {
   // The default kind's reasons are check_shape's.
   EXPECT_EQ(wgmma().check_problem(p, {{256, 100, 256}, ProblemKind{}}), wgmma().check_shape(p, {256, 100, 256}));
   // The config's refusal of the kind comes before the shape's.
+  WgmmaConfig swapped;
+  swapped.bm = 64;
+  swapped.bn = 128;
+  swapped.swap_ab = true;
   EXPECT_TRUE(
-      has(wgmma().check_problem(split(2).to_params(), {{256, 100, 256}, kind_of("mk_kn_fp16_fp16")}), "SPLIT_K=2"));
+      has(wgmma().check_problem(swapped.to_params(), {{256, 100, 256}, kind_of("km_kn_fp16_fp16")}), "SWAP_AB=1"));
 }
 
 TEST(WgmmaKinds, NameExpressionGainsTheKindOnlyWhenNotTheDefault) {
@@ -175,7 +229,6 @@ TEST(WgmmaKinds, NameExpressionGainsTheKindOnlyWhenNotTheDefault) {
   EXPECT_EQ(bf16.source, def.source);
   EXPECT_EQ(bf16.options, def.options);
   // A refused combination is never built.
-  EXPECT_THROW(wgmma().kernel_spec(split(2).to_params(), Arch{9, 0, false}, kind_of("mk_kn_fp16_bf16")), Error);
   WgmmaConfig swapped;
   swapped.bm = 64;
   swapped.bn = 128;

@@ -182,8 +182,10 @@ TEST(WmmaConfig, JsonRoundTrip) {
 }
 
 TEST(WmmaFamily, ProblemArgsCheckAlignment) {
-  ProblemBuffers buffers{reinterpret_cast<const void*>(0x10000), reinterpret_cast<const void*>(0x20000),
-                         reinterpret_cast<void*>(0x30000), Shape{}};
+  ProblemBuffers buffers;
+  buffers.a = reinterpret_cast<const void*>(0x10000);
+  buffers.b = reinterpret_cast<const void*>(0x20000);
+  buffers.c = reinterpret_cast<void*>(0x30000);
   KernelArgs args;
   wmma().append_problem_args(kCpAsync, buffers, DriverFunctions{}, args);
   EXPECT_EQ(args.pointers().size(), 6u);

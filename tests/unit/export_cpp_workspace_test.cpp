@@ -57,5 +57,21 @@ TEST(ExportCppWorkspace, StreamKAndSplitKWinnersGetTheFlagsWorkspaceAndUnsplitOn
   EXPECT_NE(text.find("true, 0ull, 0u, "), std::string::npos) << text;
 }
 
+// With a 16-bit D the split tiles' FP32 partial sums follow the flags: the entry asks for them, sized for its grid
+// on the tuned device (3000^3 in 128 x 128 tiles: 576 tiles; stream-K on 132 SMs splits at most 263 of them).
+TEST(ExportCppWorkspace, A16BitOutputsSplitWinnerGetsRoomForItsPartialSums) {
+  WgmmaConfig stream;
+  stream.bm = 128;
+  stream.bn = 128;
+  stream.persistent = true;
+  stream.split_mode = SplitMode::stream;
+  ExportTable table;
+  table.entries.push_back(h200_entry(stream));
+  table.entries.back().problem = *ProblemKind::parse("mk_nk_bf16_bf16");
+  const std::string text = export_cpp_header(table, {{"NVIDIA H200", 132}});
+  const std::size_t bytes = kWorkspaceBytes + std::size_t{263} * 128 * 128 * sizeof(float);
+  EXPECT_NE(text.find(", " + std::to_string(bytes) + "u, "), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace mpgemm
