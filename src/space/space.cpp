@@ -167,6 +167,19 @@ const NamedPoint* Space::find_point(std::string_view name) const {
   return nullptr;
 }
 
+std::optional<std::string> Space::refuses(const ProblemKind& kind) const {
+  if (problems.empty()) return std::nullopt;
+  std::string listed;
+  for (const ProblemKind& p : problems) {
+    if (p == kind) return std::nullopt;
+    listed += (listed.empty() ? "" : ", ") + p.name();
+  }
+  return fmt::format(
+      "{} is meant for {} (its \"problems\"), not {}: tune it with a space that lists it, or add it "
+      "to the space's \"problems\"",
+      file, listed, kind.name());
+}
+
 SpaceError Space::error_at(std::string json_path, std::string message) const {
   std::string found;
   const JsonLocation* loc = locations.find_nearest(json_path, &found);
@@ -190,6 +203,30 @@ Space load_space(const std::filesystem::path& path) {
   }
   return parse_space(text, path.string());
 }
+
+namespace {
+
+// "problems": "any", or a non-empty list of distinct kind names.
+void read_problems(Space& space, const Json& j, const space_json::Checker& check) {
+  if (j.is_string() && j.get<std::string>() == "any") return;
+  if (!j.is_array())
+    check.fail("/problems",
+               fmt::format("expected \"any\" or a list of problem kinds (e.g. [\"mk_nk_bf16_bf16\"]), got {}",
+                           space_json::describe(j)));
+  const Json& list = check.non_empty_array(j, "/problems");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string path = fmt::format("/problems/{}", i);
+    const std::string name = check.string(list[i], path);
+    std::string why;
+    const auto kind = ProblemKind::parse(name, &why);
+    if (!kind) check.fail(path, why);
+    for (const ProblemKind& seen : space.problems)
+      if (seen == *kind) check.fail(path, fmt::format("{} is listed twice", name));
+    space.problems.push_back(*kind);
+  }
+}
+
+}  // namespace
 
 Space parse_space(std::string_view text, std::string file_label) {
   Space space;
@@ -239,9 +276,9 @@ Space parse_space(std::string_view text, std::string file_label) {
 
   space_json::Checker check(space);
   check.object(root, "");
-  check.only_keys(
-      root, "",
-      {"family", "description", "arch", "shapes", "constants", "parameters", "derived", "constraints", "points"});
+  check.only_keys(root, "",
+                  {"family", "description", "arch", "problems", "shapes", "constants", "parameters", "derived",
+                   "constraints", "points"});
   space.family = check.string(check.required(root, "", "family"), "/family");
   if (space.family.empty()) check.fail("/family", "the family name is empty");
   if (root.contains("description")) space.description = check.string(root.at("description"), "/description");
@@ -250,6 +287,7 @@ Space parse_space(std::string_view text, std::string file_label) {
     if (!Arch::parse(*space.arch))
       check.fail("/arch", fmt::format("unknown arch \"{}\"; expected e.g. \"sm_86\" or \"sm_90a\"", *space.arch));
   }
+  if (root.contains("problems")) read_problems(space, root.at("problems"), check);
   space_json::read_shapes(space, root, check);
   space_json::read_parameters(space, root, check);
   space_json::read_constants(space, root, check);

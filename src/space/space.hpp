@@ -6,7 +6,7 @@
 //
 // File format (every key except family, shapes and parameters is optional):
 //   {
-//     "family": "wmma", "description": "...", "arch": "sm_86",
+//     "family": "wmma", "description": "...", "arch": "sm_86", "problems": ["mk_kn_fp16_fp32"],
 //     "shapes": [{"M": 2048, "N": 2048, "K": 2048}],
 //     "constants": {"SMEM_LIMIT": 101376},
 //     "parameters": {"BM": {"values": [64, 128]}, "BK": {"pow2": [16, 64]}, "STAGES": {"range": [1, 4]},
@@ -15,6 +15,8 @@
 //     "constraints": ["BM % WM == 0", "LOAD == \"cp_async\" || STAGES == 1"],
 //     "points": {"wmma_naive": {"BM": 16, ..., "LOAD": "direct"}}
 //   }
+// "problems" lists the problem kinds the space is meant for (their names: common/problem_kind.hpp), or is "any": every
+// kind its family computes, which is also what a space without it covers.
 // The expression language is described in space/expr.hpp.
 #include <cstdint>
 #include <filesystem>
@@ -25,6 +27,7 @@
 
 #include "common/error.hpp"
 #include "common/params.hpp"
+#include "common/problem_kind.hpp"
 #include "common/types.hpp"
 #include "space/expr.hpp"
 #include "space/json_locator.hpp"
@@ -79,6 +82,7 @@ struct Space {
   std::string family;
   std::string description;
   std::optional<std::string> arch;    // default target, e.g. "sm_86" (checked with Arch::parse)
+  std::vector<ProblemKind> problems;  // the kinds it covers, in file order; empty: any its family computes
   std::vector<Shape> shapes;          // at least one
   std::vector<Parameter> parameters;  // in declaration order, which is the enumeration order
   std::vector<Constant> constants;
@@ -92,6 +96,8 @@ struct Space {
 
   const Parameter* find_parameter(std::string_view name) const;
   const NamedPoint* find_point(std::string_view name) const;
+  // Why the space is not meant for `kind` (naming the kinds it lists), or nullopt when it is.
+  std::optional<std::string> refuses(const ProblemKind& kind) const;
 
   // An error at the value at `json_path` (or its nearest existing ancestor): "file:line:column: at path: message".
   SpaceError error_at(std::string json_path, std::string message) const;

@@ -125,6 +125,8 @@ TuneInput check_tune_input(const TuneOptions& opt) {
   }
   if (auto why = in.family->check_kind(opt.settings.kind))
     throw UsageError(fmt::format("--problem {}: {}", opt.settings.kind.name(), *why));
+  if (auto why = in.space.refuses(opt.settings.kind))
+    throw UsageError(fmt::format("--problem {}: {}", opt.settings.kind.name(), *why));
   if (auto gap = opt.settings.kind.reference_gap(); gap && !opt.compile_only)
     throw UsageError(
         fmt::format("--problem {}: {}; --compile-only still builds its kernels", opt.settings.kind.name(), *gap));

@@ -59,6 +59,30 @@ TEST_F(TuneProblemKind, AKindTheFamilyCannotComputeIsAUsageErrorBeforeAnythingIs
   EXPECT_FALSE(fs::exists(db()));
 }
 
+// A space's "problems" says which kinds it is meant for: a run of another kind is refused, naming the listed ones,
+// before anything is written; a listed kind runs.
+TEST_F(TuneProblemKind, AKindTheSpaceDoesNotListIsAUsageErrorBeforeAnythingIsWritten) {
+  std::ifstream in(fs::path(MPGEMM_SOURCE_DIR) / "configs/sm90a_suite.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string any = "\"problems\": \"any\"";
+  ASSERT_NE(text.find(any), std::string::npos);
+  text.replace(text.find(any), any.size(), "\"problems\": [\"mk_nk_bf16_bf16\", \"mk_nk_bf16_bf16_beta\"]");
+  const fs::path space = dir_ / "linear.json";
+  std::ofstream(space) << text;
+  const auto r = tune(space.string(),
+                      "--only =suite_square_coop --M 256 --N 256 --K 256 --problem mk_kn_bf16_bf16 --compile-only");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(
+      r.output.find("--problem mk_kn_bf16_bf16: " + space.string() +
+                    " is meant for mk_nk_bf16_bf16, mk_nk_bf16_bf16_beta (its \"problems\"), not mk_kn_bf16_bf16"),
+      std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(db()));
+  const auto ok =
+      tune(space.string(), "--only =suite_square_coop --M 256 --N 256 --K 256 --problem mk_nk_bf16_bf16 --dry-run");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+}
+
 TEST_F(TuneProblemKind, WhatIsNotAKindNamesTheForm) {
   const auto r = tune("configs/sm90a_suite.json", "--problem mk_kn_fp8_fp32 --compile-only");
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -32,8 +32,8 @@ const BadFile kBadFiles[] = {
      "invalid JSON: nesting deeper than 64 levels (arrays and objects within one another)"},
     {"bad_top_level_array.json", 1, 1, "", "expected an object, got an array"},
     {"bad_unknown_top_key.json", 5, 3, "/constraint",
-     "unknown key \"constraint\" (did you mean \"constraints\"?); expected family, description, arch, shapes, "
-     "constants, parameters, derived, constraints, points"},
+     "unknown key \"constraint\" (did you mean \"constraints\"?); expected family, description, arch, problems, "
+     "shapes, constants, parameters, derived, constraints, points"},
     {"bad_missing_shapes.json", 1, 1, "", "missing required key \"shapes\""},
     {"bad_duplicate_key.json", 7, 5, "/parameters/BM", "duplicate key \"BM\" (first at line 5, column 5)"},
     {"bad_arch.json", 3, 11, "/arch", "unknown arch \"ampere\"; expected e.g. \"sm_86\" or \"sm_90a\""},

@@ -148,6 +148,29 @@ TEST(SpaceLoad, MoreValidationOnInlineSpaces) {
             "(at character 5)");
 }
 
+TEST(SpaceLoad, ProblemsListTheKindsASpaceIsMeantFor) {
+  const std::string head =
+      R"({"family": "f", "shapes": [{"M": 1, "N": 1, "K": 1}], "parameters": {"A": {"values": [1]}}, )";
+  const Space any = parse_space(head + R"("problems": "any"})", "x.json");
+  EXPECT_TRUE(any.problems.empty());
+  EXPECT_EQ(any.refuses(*ProblemKind::parse("km_kn_bf16_bf16_beta")), std::nullopt);
+  const Space listed = parse_space(head + R"("problems": ["mk_kn_fp16_fp32", "mk_nk_bf16_bf16"]})", "x.json");
+  ASSERT_EQ(listed.problems.size(), 2u);
+  EXPECT_EQ(listed.problems[1].name(), "mk_nk_bf16_bf16");
+  EXPECT_EQ(listed.refuses(ProblemKind{}), std::nullopt);
+  EXPECT_EQ(listed.refuses(*ProblemKind::parse("mk_nk_bf16_bf16_beta")),
+            "x.json is meant for mk_kn_fp16_fp32, mk_nk_bf16_bf16 (its \"problems\"), not mk_nk_bf16_bf16_beta: tune "
+            "it with a space that lists it, or add it to the space's \"problems\"");
+  EXPECT_NE(error_of(head + R"("problems": ["mk_nk_bf17_bf16"]})").find("x.json:1:"), std::string::npos);
+  EXPECT_NE(error_of(head + R"("problems": ["mk_nk_bf17_bf16"]})").find("at /problems/0: "), std::string::npos);
+  EXPECT_NE(error_of(head + R"("problems": ["mk_nk_bf16_bf16", "mk_nk_bf16_bf16"]})")
+                .find("at /problems/1: mk_nk_bf16_bf16 is listed twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"("problems": []})").find("at /problems: expected a non-empty array"), std::string::npos);
+  EXPECT_NE(error_of(head + R"("problems": "all"})").find("at /problems: expected \"any\" or a list of problem kinds"),
+            std::string::npos);
+}
+
 TEST(SpaceLoad, ConstraintsAndDerivedSeeEachOther) {
   Space s = parse_space(R"({"family": "f", "shapes": [{"M": 1, "N": 1, "K": 1}],
     "constants": {"C": 10},
