@@ -194,7 +194,8 @@ class MPGEMM_API Library {
   // Every entry, in the file's order.
   std::vector<Tuned> tuned() const;
 
-  // The dispatch of the calling thread's last successful gemm() on any Library; nullptr before the first.
+  // The dispatch of the calling thread's last successful gemm() on any Library; nullptr before the first, and once
+  // the Library that made that call is destroyed (valid while it lives).
   static const Dispatch* last_dispatch();
 
   // Tuned (device, kind, shape) entries read from the file, and where from.

@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <mutex>
 #include <optional>
+#include <unordered_set>
 
 #include <cuda.h>
 #include <fmt/format.h>
@@ -21,7 +23,20 @@ namespace mpgemm {
 namespace {
 
 std::atomic<std::uint64_t> next_library_id{1};
+// The calling thread's last successful call: its Dispatch (in that Library's slots) and the Library's id, so that
+// last_dispatch() answers nullptr once that Library is gone instead of a pointer into freed memory.
 thread_local const Dispatch* last = nullptr;
+thread_local std::uint64_t last_owner = 0;
+
+// The ids of the Libraries alive now (never destroyed: Libraries may outlive static destruction's order).
+struct LiveLibraries {
+  std::mutex mutex;
+  std::unordered_set<std::uint64_t> ids;
+};
+LiveLibraries& live_libraries() {
+  static auto* live = new LiveLibraries;
+  return *live;
+}
 
 Shape checked_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
   for (auto [name, v] : {std::pair{"M", m}, {"N", n}, {"K", k}})
@@ -160,10 +175,27 @@ Library Library::open(const std::string& path, const Options& options) {
   }
 }
 
-Library::Library(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Library::Library(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
+  LiveLibraries& live = live_libraries();
+  std::lock_guard lock(live.mutex);
+  live.ids.insert(impl_->id);
+}
 Library::Library(Library&&) noexcept = default;
-Library& Library::operator=(Library&&) noexcept = default;
-Library::~Library() = default;
+Library& Library::operator=(Library&& other) noexcept {
+  if (this != &other && impl_) {
+    LiveLibraries& live = live_libraries();
+    std::lock_guard lock(live.mutex);
+    live.ids.erase(impl_->id);  // the library this one held is destroyed below
+  }
+  impl_ = std::move(other.impl_);
+  return *this;
+}
+Library::~Library() {
+  if (!impl_) return;  // moved from
+  LiveLibraries& live = live_libraries();
+  std::lock_guard lock(live.mutex);
+  live.ids.erase(impl_->id);
+}
 
 namespace {
 
@@ -208,6 +240,7 @@ const Dispatch& run_call(Library::Impl& impl, const lib::CallKey& key) {
                     fmt::format("libmpgemm: {} for {}", slot.dispatch.config, key.problem.str()));
   }
   last = &slot.dispatch;
+  last_owner = impl.id;
   return slot.dispatch;
 }
 
@@ -296,7 +329,10 @@ std::vector<Library::Tuned> Library::tuned() const {
 }
 
 const Dispatch* Library::last_dispatch() {
-  return last;
+  if (last == nullptr) return nullptr;
+  LiveLibraries& live = live_libraries();
+  std::lock_guard lock(live.mutex);
+  return live.ids.count(last_owner) > 0 ? last : nullptr;
 }
 
 std::size_t Library::tuned_shapes() const {

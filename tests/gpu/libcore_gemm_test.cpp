@@ -194,6 +194,22 @@ TEST_F(LibGemm, ConcurrentCallsFromThreadsOnTheirOwnStreams) {
   }
 }
 
+// last_dispatch() points into the Library that made the call: once that Library is destroyed (or replaced by a
+// move), it answers nullptr, never a pointer into freed memory.
+TEST_F(LibGemm, LastDispatchEndsWithItsLibrary) {
+  {
+    Library lib = Library::open(db_);
+    run_and_compare(lib, kTuned);
+    ASSERT_NE(Library::last_dispatch(), nullptr);
+  }
+  EXPECT_EQ(Library::last_dispatch(), nullptr);
+  Library kept = Library::open(db_);
+  run_and_compare(kept, kTuned);
+  ASSERT_NE(Library::last_dispatch(), nullptr);
+  kept = Library::open(db_);  // the library that made the call is destroyed by the assignment
+  EXPECT_EQ(Library::last_dispatch(), nullptr);
+}
+
 TEST_F(LibGemm, BadArgumentsAreTypedErrors) {
   Library lib = Library::open(db_, any_winner());
   DeviceSession session(0);
