@@ -36,38 +36,45 @@ class TuneKinds : public ::testing::TestWithParam<const char*> {
   void TearDown() override {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
+  // Tunes `space`'s configs `only` at `shapes` as the parameter's kind (no screening, no re-rank) and checks each of
+  // the `rows` measurements: of that kind, ok or constraint_rejected with its reason, an ok one with no element
+  // beyond the tolerance. Returns how many are ok.
+  int verified(const std::string& space, const std::string& only, const std::string& shapes, std::size_t rows) {
+    const std::string kind = GetParam();
+    const std::string db = (dir_ / "t.db").string();
+    const auto r =
+        run_command(fmt::format("cd {} && {} {} --only {} --shapes {} --problem {} --no-screen --rerank 0 --db {}",
+                                MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), space, only, shapes, kind, db));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    if (r.exit_code != 0) return 0;
+    Store st = Store::open(db, Store::Mode::read_only);
+    const auto t = st.query_sql(
+        "SELECT COALESCE(c.alias, c.name), m.M, m.N, m.K, m.status, m.message, m.bad_count, m.problem "
+        "FROM measurements m JOIN configs c ON c.id = m.config_id ORDER BY m.id");
+    EXPECT_EQ(t.rows.size(), rows) << r.output;
+    int ok = 0;
+    for (const auto& row : t.rows) {
+      const std::string where =
+          fmt::format("{} at {}x{}x{} ({}): {}", text(row[0]), std::get<std::int64_t>(row[1]),
+                      std::get<std::int64_t>(row[2]), std::get<std::int64_t>(row[3]), text(row[7]), text(row[5]));
+      EXPECT_EQ(text(row[7]), kind) << where;
+      const std::string status = text(row[4]);
+      EXPECT_TRUE(status == "ok" || status == "constraint_rejected") << status << ": " << where;
+      if (status == "constraint_rejected") {
+        EXPECT_FALSE(text(row[5]).empty()) << where;
+      }
+      if (status != "ok") continue;
+      ++ok;
+      EXPECT_EQ(std::get<std::int64_t>(row[6]), 0) << where;
+    }
+    return ok;
+  }
   std::filesystem::path dir_;
 };
 
 TEST_P(TuneKinds, NamedPointsVerifyAgainstCublasComputingTheSameKind) {
-  const std::string kind = GetParam();
-  const std::string db = (dir_ / "t.db").string();
-  const auto r = run_command(fmt::format(
-      "cd {} && {} configs/sm90a.json --only {} --shapes 777x1240x520,128x4096x2048,2048x2048x2048 --problem {} "
-      "--no-screen --rerank 0 --db {}",
-      MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kPoints, kind, db));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  Store st = Store::open(db, Store::Mode::read_only);
-  const auto t = st.query_sql(
-      "SELECT c.alias, m.M, m.N, m.K, m.status, m.message, m.bad_count, m.max_abs_err, m.problem FROM measurements m "
-      "JOIN configs c ON c.id = m.config_id ORDER BY m.id");
-  ASSERT_EQ(t.rows.size(), 18u) << r.output;
-  int ok = 0;
-  for (const auto& row : t.rows) {
-    const std::string where =
-        fmt::format("{} at {}x{}x{} ({}): {}", text(row[0]), std::get<std::int64_t>(row[1]),
-                    std::get<std::int64_t>(row[2]), std::get<std::int64_t>(row[3]), text(row[8]), text(row[5]));
-    EXPECT_EQ(text(row[8]), kind) << where;
-    const std::string status = text(row[4]);
-    EXPECT_TRUE(status == "ok" || status == "constraint_rejected") << status << ": " << where;
-    if (status == "constraint_rejected") {
-      EXPECT_FALSE(text(row[5]).empty()) << where;
-    }
-    if (status != "ok") continue;
-    ++ok;
-    EXPECT_EQ(std::get<std::int64_t>(row[6]), 0) << where;
-  }
-  EXPECT_GE(ok, 6) << "at least two points verify at each shape";
+  EXPECT_GE(verified("configs/sm90a.json", kPoints, "777x1240x520,128x4096x2048,2048x2048x2048", 18), 6)
+      << "at least two points verify at each shape";
 }
 
 // Split-K (mode all and tail, swapped and not) and stream-K with a 16-bit D: the slices add in FP32 in the
@@ -81,30 +88,8 @@ constexpr const char* kSplitConfigs =
     "=wgmma_bm128_bn128_bk64_s7_c2_pingpong_cl1x1_m8_direct_pers_stk";
 
 TEST_P(TuneKinds, SplitKAndStreamKWithEveryOutputVerify) {
-  const std::string kind = GetParam();
-  const std::string db = (dir_ / "split.db").string();
-  const auto r = run_command(
-      fmt::format("cd {} && {} configs/sm90a_suite.json --only {} --shapes 64x4096x8192,3000x3000x3000,777x1240x2056 "
-                  "--problem {} --no-screen --rerank 0 --db {}",
-                  MPGEMM_SOURCE_DIR, bin("mpgemm-tune"), kSplitConfigs, kind, db));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  Store st = Store::open(db, Store::Mode::read_only);
-  const auto t = st.query_sql(
-      "SELECT c.name, m.M, m.N, m.K, m.status, m.message, m.bad_count FROM measurements m "
-      "JOIN configs c ON c.id = m.config_id ORDER BY m.id");
-  ASSERT_EQ(t.rows.size(), 12u) << r.output;
-  int ok = 0;
-  for (const auto& row : t.rows) {
-    const std::string where = fmt::format("{} at {}x{}x{}: {}", text(row[0]), std::get<std::int64_t>(row[1]),
-                                          std::get<std::int64_t>(row[2]), std::get<std::int64_t>(row[3]), text(row[5]));
-    const std::string status = text(row[4]);
-    EXPECT_TRUE(status == "ok" || status == "constraint_rejected") << status << ": " << where;
-    if (status == "ok") {
-      ++ok;
-      EXPECT_EQ(std::get<std::int64_t>(row[6]), 0) << where;
-    }
-  }
-  EXPECT_GE(ok, 9) << "split configs run at most shapes";
+  EXPECT_GE(verified("configs/sm90a_suite.json", kSplitConfigs, "64x4096x8192,3000x3000x3000,777x1240x2056", 12), 9)
+      << "split configs run at most shapes";
 }
 
 // A linear layer's forward (mk_nk) in BF16 and FP16 with 16-bit outputs, its backward dX (mk_kn, BF16 out), an FP32

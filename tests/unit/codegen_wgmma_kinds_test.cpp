@@ -29,6 +29,17 @@ bool has(const std::optional<std::string>& why, const std::string& needle) {
   return why && why->find(needle) != std::string::npos;
 }
 
+// A 256^3 problem of `kind` at made-up device addresses (nothing is launched).
+ProblemBuffers buffers_of(std::string_view kind) {
+  ProblemBuffers buffers;
+  buffers.a = reinterpret_cast<const void*>(0x10000);
+  buffers.b = reinterpret_cast<const void*>(0x20000);
+  buffers.c = reinterpret_cast<void*>(0x30000);
+  buffers.shape = Shape{256, 256, 256};
+  buffers.kind = kind_of(kind);
+  return buffers;
+}
+
 // One point per shape of refusal: the default point is direct, unsplit, BN 256.
 WgmmaConfig split(int k) {
   WgmmaConfig c;
@@ -125,12 +136,7 @@ TEST(WgmmaKinds, SplitKWithA16BitOutputKeepsFp32PartialSumsInTheWorkspace) {
 }
 
 TEST(WgmmaKinds, SplitConfigsNeedAtLeastTheFlagsWorkspace) {
-  ProblemBuffers buffers;
-  buffers.a = reinterpret_cast<const void*>(0x10000);
-  buffers.b = reinterpret_cast<const void*>(0x20000);
-  buffers.c = reinterpret_cast<void*>(0x30000);
-  buffers.shape = Shape{256, 256, 256};
-  buffers.kind = kind_of("mk_kn_bf16_bf16");
+  ProblemBuffers buffers = buffers_of("mk_kn_bf16_bf16");
   buffers.workspace = reinterpret_cast<void*>(0x40000);
   buffers.workspace_bytes = 4096;  // not even the flags
   KernelArgs args;
@@ -297,12 +303,7 @@ T arg(KernelArgs& args, std::size_t i) {
 }
 
 TEST(WgmmaKinds, KernelArgumentsEndInAlphaBetaAndC) {
-  ProblemBuffers buffers;
-  buffers.a = reinterpret_cast<const void*>(0x10000);
-  buffers.b = reinterpret_cast<const void*>(0x20000);
-  buffers.c = reinterpret_cast<void*>(0x30000);
-  buffers.shape = Shape{256, 256, 256};
-  buffers.kind = kind_of("mk_nk_bf16_fp16_beta");
+  ProblemBuffers buffers = buffers_of("mk_nk_bf16_fp16_beta");
   buffers.alpha = 2.0f;
   buffers.beta = -0.5f;
   DriverFunctions driver;
