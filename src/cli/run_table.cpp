@@ -132,6 +132,12 @@ report::Cell percent_of(const std::optional<double>& reference_ms, double ms) {
   return 100.0 * *reference_ms / ms;
 }
 
+// The value, or null. (Not `has ? Cell(v) : Cell{}`: GCC 12 warns falsely of a maybe-uninitialized string there.)
+report::Cell or_empty(const std::optional<double>& v) {
+  if (!v) return {};
+  return *v;
+}
+
 }  // namespace
 
 report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeReference& ref, const Shape& shape,
@@ -152,15 +158,15 @@ report::Table run_table(const std::vector<RunOutcome>& outcomes, const ShapeRefe
     if (m.status == Status::ok && m.timing) {
       const double ms = m.timing->median_ms;
       cells.insert(cells.end(), {ms, flops / ms / 1e6, percent_of(cublas_ms, ms), percent_of(cublaslt_ms, ms),
-                                 previous_ms ? report::Cell(*previous_ms / ms) : report::Cell{}});
+                                 or_empty(previous_ms ? std::optional<double>(*previous_ms / ms) : std::nullopt)});
       previous_ms = ms;
     } else {
       cells.insert(cells.end(), {{}, {}, {}, {}, {}});
       notes->push_back(fmt::format("{}: {} {}", row.label, to_string(m.status), m.message));
     }
-    cells.push_back(m.error ? report::Cell(m.error->max_abs) : report::Cell{});
-    cells.push_back(m.error ? report::Cell(m.error->max_rel) : report::Cell{});
-    cells.push_back(m.status == Status::ok && m.timing ? report::Cell(cublas_ms) : report::Cell{});
+    cells.push_back(or_empty(m.error ? std::optional<double>(m.error->max_abs) : std::nullopt));
+    cells.push_back(or_empty(m.error ? std::optional<double>(m.error->max_rel) : std::nullopt));
+    cells.push_back(or_empty(m.status == Status::ok && m.timing ? std::optional<double>(cublas_ms) : std::nullopt));
     t.rows.push_back(std::move(cells));
   }
   t.rows.push_back({std::string("cuBLAS"),

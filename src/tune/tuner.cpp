@@ -61,14 +61,14 @@ std::optional<std::string> TuneSummary::idle_hint() const {
   if (std::max(compile, coordinator_wait) < kHintShare) {
     // The GPU was kept fed. What the workers did with it: timing, or the per-shape cost of the protocol.
     double total = 0, timing = 0, preparing = 0, settling = 0;
-    int shapes = 0, reranks = 0;
+    int shapes = 0, worker_reranks = 0;
     for (const WorkerPhases& w : workers) {
       total += w.total_s();
       timing += w.timing_s;
       preparing += w.preparing_s;
       settling += w.settling_s + w.idle_settling_s;
       shapes += w.shapes;
-      reranks += w.reranks;
+      worker_reranks += w.reranks;
     }
     if (total <= 0 || preparing + settling < kProtocolShare * total) return std::nullopt;
     return fmt::format(
@@ -77,7 +77,7 @@ std::optional<std::string> TuneSummary::idle_hint() const {
         "paid per shape, not per config, so a run with more configs per shape spends a smaller share on it; neither "
         "a cubin cache nor the coordinator would change it (docs/tuning.md#where-a-runs-time-goes)",
         workers.size() == 1 ? "" : "s", 100 * (preparing + settling) / total, total, shapes, shapes == 1 ? "" : "s",
-        preparing, reranks, reranks == 1 ? "" : "s", settling, 100 * timing / total);
+        preparing, worker_reranks, worker_reranks == 1 ? "" : "s", settling, 100 * timing / total);
   }
   if (compile >= coordinator_wait)
     return fmt::format(
