@@ -12,7 +12,9 @@
 //             memory, so the other consumer's wgmmas keep it.
 // Every policy computes D = alpha * acc + beta * C (BETA; else alpha * acc) in FP32 and rounds it once to D's type
 // (wgmma_output.cuh): the accumulators are scaled by alpha first, then C is read where each policy stores D, in the
-// same thread and before the store, so C may be D itself.
+// same thread and before the store, so C may be D itself. A fused operation (Cfg::OP, epilogue_ops.cuh) comes last,
+// before the rounding: the column's bias (D's type, widened) added, then the activation; in every policy, and with
+// split-K only where the tile's last slice stores D (the earlier slices' sums are not D's final values).
 //
 // Split-K (SPLIT_K > 1, or SPLIT_MODE stream: split_k.cuh): the grid works through (tile, slice of K) units; each slice
 // adds its partial sums into C in slice order, waiting on a per-tile flag in `flags` (zero before the launch, zero
@@ -31,6 +33,7 @@
 // are not.
 //
 // Bounds: the direct and rows epilogues check them on edge tiles; TMA clips out-of-bounds stores.
+#include "epilogue_ops.cuh"
 #include "hopper_ptx.cuh"
 #include "wgmma_output.cuh"
 #include "wgmma_pipeline.cuh"
@@ -47,8 +50,9 @@ __device__ __forceinline__ void st_shared_b32(unsigned address, unsigned v) {
 }
 
 // What every epilogue is given: D and the split flags, the problem's M and N, D's tensor map, the aligned base of
-// shared memory, the CTA's cluster rank, alpha, beta and C (D's type; read only when BETA; may be D), and with a
-// 16-bit D and split-K, the split tiles' FP32 partial sums and the first split tile (split_k.cuh).
+// shared memory, the CTA's cluster rank, alpha, beta and C (D's type; read only when BETA; may be D), with a
+// 16-bit D and split-K, the split tiles' FP32 partial sums and the first split tile (split_k.cuh), and the bias (N
+// values of D's type; read only when OP is not none).
 struct EpilogueArgs {
   void* C;
   int* flags;
@@ -60,7 +64,19 @@ struct EpilogueArgs {
   const void* C_in;
   float* partials;
   int first_split;
+  const void* bias;
 };
+
+// x = OP(x, the bias at its column), for 1, 2 or 4 consecutive columns (the bias already widened to FP32).
+template <int OP>
+__device__ __forceinline__ void apply_op(float& x, float b) {
+  x = epilogue_ops::apply<OP>(x, b);
+}
+template <int OP>
+__device__ __forceinline__ void apply_op(float& x, float& y, float2 b) {
+  x = epilogue_ops::apply<OP>(x, b.x);
+  y = epilogue_ops::apply<OP>(y, b.y);
+}
 
 // acc *= alpha: the first step of every policy's arithmetic (wgmma_output.cuh).
 template <int M_BLOCKS, int WN_HALF>
@@ -114,6 +130,10 @@ struct Epilogue<Cfg, kEpilogueDirect> {
                                 (Cfg::PINGPONG ? 0 : consumer);
     const bool later_slice = SPLITTING && w.split > 0;
     const bool to_partials = PARTIALS && w.split < w.splits - 1;
+    // The fused operation goes with D's final values: unsplit, or the tile's last slice.
+    constexpr bool FUSED = Cfg::OP != epilogue_ops::kOpNone;
+    [[maybe_unused]] const bool final_slice = !SPLITTING || w.split == w.splits - 1;
+    [[maybe_unused]] const S* const bias = static_cast<const S*>(args.bias);
     float* const P =
         !PARTIALS ? nullptr
                   : args.partials +
@@ -173,6 +193,9 @@ struct Epilogue<Cfg, kEpilogueDirect> {
                 store_global<C_FIRST>(P + (m - o.m0) * BN + (n - o.n0), acc[mb][r], store_policy);
                 continue;
               }
+            }
+            if constexpr (FUSED) {
+              if (final_slice) apply_op<Cfg::OP>(acc[mb][r], O::load1(bias + n));
             }
             O::template store1<C_FIRST>(C + static_cast<size_t>(m) * N + n, acc[mb][r], store_policy);
           }
@@ -263,6 +286,13 @@ struct Epilogue<Cfg, kEpilogueDirect> {
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
           const bool in_n = inside || col + 8 * i < N;
+          if constexpr (FUSED) {
+            if (final_slice && in_n) {
+              const float2 b = O::load2(bias + col + 8 * i);
+              apply_op<Cfg::OP>(acc[mb][4 * i], acc[mb][4 * i + 1], b);
+              apply_op<Cfg::OP>(acc[mb][4 * i + 2], acc[mb][4 * i + 3], b);
+            }
+          }
           if (in0 && in_n) O::template store2<C_FIRST>(c0 + 8 * i, acc[mb][4 * i], acc[mb][4 * i + 1], store_policy);
           if (in1 && in_n)
             O::template store2<C_FIRST>(c1 + 8 * i, acc[mb][4 * i + 2], acc[mb][4 * i + 3], store_policy);
@@ -334,6 +364,20 @@ struct Epilogue<Cfg, kEpilogueTma> {
             }
           }
         }
+        if constexpr (Cfg::OP != epilogue_ops::kOpNone) {
+          // The bias of this sub-tile's columns, then the activation, before the values go to shared memory.
+          const S* const bias = static_cast<const S*>(args.bias);
+#pragma unroll
+          for (int ii = 0; ii < SUB_COLS / 8; ++ii) {
+            const int i = j * (SUB_COLS / 8) + ii;
+            const int col = o.n0 + 8 * i + 2 * (lane % 4);
+            if (col < args.N) {
+              const float2 b = O::load2(bias + col);
+              apply_op<Cfg::OP>(acc[mb][4 * i], acc[mb][4 * i + 1], b);
+              apply_op<Cfg::OP>(acc[mb][4 * i + 2], acc[mb][4 * i + 3], b);
+            }
+          }
+        }
         if (tid == 0) bulk_wait_group_read<C_BUFFERS - 1>();  // this buffer's previous store has read it
         named_barrier_sync(bar_id, kWarpgroup);
 #pragma unroll
@@ -395,9 +439,9 @@ struct Epilogue<Cfg, kEpilogueRows> {
     scale(acc, args.alpha);
 #pragma unroll
     for (int mb = 0; mb < M_BLOCKS; ++mb)
-      wgmma_rows::store<BN, Cfg::C_FIRST, Cfg::OUT, Cfg::BETA>(
+      wgmma_rows::store<BN, Cfg::C_FIRST, Cfg::OUT, Cfg::BETA, Cfg::OP>(
           acc[mb], static_cast<S*>(args.C), args.M, args.N, o.m0 + row0 + mb * wgmma_layout::kWgmmaM + warp * 16, o.n0,
-          inside, lane, c_policy, static_cast<const S*>(args.C_in), args.beta);
+          inside, lane, c_policy, static_cast<const S*>(args.C_in), args.beta, static_cast<const S*>(args.bias));
   }
 
   __device__ void finish() {}

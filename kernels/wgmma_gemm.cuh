@@ -7,7 +7,9 @@
 //   B_LAYOUT  kn: B stored K x N row-major; nk: N x K row-major (a linear layer's weight), K-major like A;
 //   IN        FP16 or BF16, A's and B's type (the bf16 wgmma; shared memory holds either alike);
 //   OUT       FP32, FP16 or BF16, D's and C's type: computed in FP32 and rounded once (wgmma_output.cuh);
-//   BETA      0: D = alpha * A.B, C is never read; 1: D = alpha * A.B + beta * C (C may be D).
+//   BETA      0: D = alpha * A.B, C is never read; 1: D = alpha * A.B + beta * C (C may be D);
+//   OP        the fused epilogue (epilogue_ops.cuh): 0 none; else D = act(alpha * A.B + beta * C + bias), bias a
+//             length-N vector of OUT (`bias`), applied once per element of D, in FP32, before the one rounding.
 // alpha is applied in every kind (one FMUL per element of D).
 //
 // One CTA = one producer warpgroup + CONSUMERS consumer warpgroups (warp specialisation). This file is the kernel's
@@ -46,8 +48,9 @@
 //   b_map  kn: IN {N, K}, box {64, BK / CLUSTER_M}; nk: IN {K, N}, box {64, BN / CLUSTER_M}; 128B swizzle
 //   c_map  OUT {N, M}, box {128 bytes of columns (32 FP32, 64 16-bit), 64}, 128B swizzle (the tma epilogue's only)
 // and the kernel arguments below: D (OUT), the workspace (`flags`: split-K's flags, zeroed; with a 16-bit D and split-K
-// also the split tiles' FP32 partial sums from byte kSplitPartialsOffset on: split_k.cuh), M, N, K, alpha, beta and C
-// (OUT; read when BETA).
+// also the split tiles' FP32 partial sums from byte kSplitPartialsOffset on: split_k.cuh), M, N, K, alpha, beta, C
+// (OUT; read when BETA) and the bias (N values of OUT; read when OP is not 0).
+#include "epilogue_ops.cuh"
 #include "hopper_ptx.cuh"
 #include "split_k.cuh"
 #include "tile_schedule.cuh"
@@ -73,16 +76,16 @@ constexpr int kConsumerRegs = 232;  // per consumer thread with two consumers: 1
 template <int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int RASTER, int GROUP, int EPILOGUE,
           int SCHEDULE, int C_BUFFERS, int SPLIT_K, int SPLIT_MODE, int SWAP_AB, int PDL, int L2_HINTS,
           int BK = wgmma_layout::kBK, int A_LAYOUT = kALayoutMk, int B_LAYOUT = kBLayoutKn, int IN = kElementFp16,
-          int OUT = kElementFp32, int BETA = 0>
+          int OUT = kElementFp32, int BETA = 0, int OP = epilogue_ops::kOpNone>
 __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
     wgmma_gemm(const __grid_constant__ hopper::TensorMap a_map, const __grid_constant__ hopper::TensorMap b_map,
                const __grid_constant__ hopper::TensorMap c_map, void* __restrict__ C, int* __restrict__ flags, int M,
-               int N, int K, float alpha, float beta, const void* C_in) {
+               int N, int K, float alpha, float beta, const void* C_in, const void* bias) {
   using namespace hopper;
   using namespace wgmma_layout;
   using namespace wgmma_detail;
   using Cfg = Config<BM, BN, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, RASTER, GROUP, EPILOGUE, SCHEDULE, C_BUFFERS,
-                     SPLIT_K, SPLIT_MODE, SWAP_AB, PDL, L2_HINTS, BK, A_LAYOUT, B_LAYOUT, IN, OUT, BETA>;
+                     SPLIT_K, SPLIT_MODE, SWAP_AB, PDL, L2_HINTS, BK, A_LAYOUT, B_LAYOUT, IN, OUT, BETA, OP>;
   constexpr bool PINGPONG = Cfg::PINGPONG;
   constexpr bool SWAP = Cfg::SWAP;
   constexpr bool AB_LAST = Cfg::AB_LAST;
@@ -107,6 +110,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   static_assert(IN == kElementFp16 || IN == kElementBf16, "A and B are FP16 or BF16");
   static_assert(OUT == kElementFp32 || OUT == kElementFp16 || OUT == kElementBf16, "D is FP32, FP16 or BF16");
   static_assert(BETA == 0 || BETA == 1, "BETA is 0 (C is not read) or 1");
+  static_assert(OP >= epilogue_ops::kOpNone && OP <= epilogue_ops::kOpBiasGelu, "OP is one of epilogue_ops' kOp*");
   static_assert(BK == 64 || BK == 128 || BK == 256, "a stage is 1, 2 or 4 k-blocks of 64");
   static_assert(BK == kBK || Cfg::A_KM || (CLUSTER_N == 1 && !AB_LAST),
                 "A's 3-D copies are neither multicast nor hinted");
@@ -196,8 +200,8 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
       partials = reinterpret_cast<float*>(reinterpret_cast<char*>(flags) + kSplitPartialsOffset);
       first_split = first_split_tile(tiles, clusters, k_blocks, SPLIT_K, SPLIT_MODE);
     }
-    Epilogue<Cfg> epilogue({C, flags, M, N, &c_map, base, rank, alpha, beta, C_in, partials, first_split}, consumer,
-                           tid);
+    Epilogue<Cfg> epilogue({C, flags, M, N, &c_map, base, rank, alpha, beta, C_in, partials, first_split, bias},
+                           consumer, tid);
     Mainloop<Cfg> mainloop(base, ring, consumer, tid % 32);
     // The i-th unit of this CTA fills the ring positions after its earlier units' k-blocks (the producer's order); a
     // pingpong consumer takes every other unit, so it counts the other's k-blocks too to find its place in the ring.

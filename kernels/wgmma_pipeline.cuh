@@ -21,15 +21,16 @@ namespace wgmma_detail {
 // local.
 template <int BM_, int BN_, int STAGES_, int CONSUMERS_, int CLUSTER_M_, int CLUSTER_N_, int RASTER_, int GROUP_,
           int EPILOGUE_, int SCHEDULE_, int C_BUFFERS_, int SPLIT_K_, int SPLIT_MODE_, int SWAP_AB_, int PDL_,
-          int L2_HINTS_, int BK_, int A_LAYOUT_, int B_LAYOUT_, int IN_, int OUT_, int BETA_>
+          int L2_HINTS_, int BK_, int A_LAYOUT_, int B_LAYOUT_, int IN_, int OUT_, int BETA_, int OP_ = 0>
 struct Config {
   enum : int { BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_ };
   enum : int { CLUSTER_M = CLUSTER_M_, CLUSTER_N = CLUSTER_N_, RASTER = RASTER_, GROUP = GROUP_ };
   enum : int { EPILOGUE = EPILOGUE_, SCHEDULE = SCHEDULE_, C_BUFFERS = C_BUFFERS_ };
   enum : int { SPLIT_K = SPLIT_K_, SPLIT_MODE = SPLIT_MODE_, SWAP_AB = SWAP_AB_, PDL = PDL_ };
   enum : int { L2_HINTS = L2_HINTS_, BK = BK_ };
-  // The problem kind (wgmma_choices.cuh): A's and B's storage, their element type, D's type, whether C is read.
-  enum : int { A_LAYOUT = A_LAYOUT_, B_LAYOUT = B_LAYOUT_, IN = IN_, OUT = OUT_ };
+  // The problem kind (wgmma_choices.cuh): A's and B's storage, their element type, D's type, whether C is read, the
+  // fused operation (epilogue_ops.cuh's kOp*).
+  enum : int { A_LAYOUT = A_LAYOUT_, B_LAYOUT = B_LAYOUT_, IN = IN_, OUT = OUT_, OP = OP_ };
 
   enum : bool {
     PINGPONG = SCHEDULE_ == kSchedulePingpong,

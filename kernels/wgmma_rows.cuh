@@ -21,6 +21,7 @@
 //      in round t, lane L takes instruction u = (m + t) & 3's float4 (m = k >> 1), so the 32 lanes read 32 different
 //      sources, and each source lane s gives P[(u_s - t) & 3], u_s = 2 (s & 1) + (s >> 4) being the one
 //      instruction it serves. Both sides rotate their four float4 by a lane-dependent amount with selects.
+#include "epilogue_ops.cuh"
 #include "hopper_ptx.cuh"
 #include "wgmma_choices.cuh"
 #include "wgmma_output.cuh"
@@ -53,12 +54,14 @@ __device__ __forceinline__ void rotate(const float4 (&in)[4], int by, float4 (&o
 // columns at a column below N are whole and aligned to their size.
 // HINTED: each store carries `policy` (an L2 eviction priority). BETA: beta times C_in's 4 elements (D's type; may be
 // C itself: each is read by the lane that then writes it) are added before the rounding; with beta 0 C is not read.
-template <int BN, bool HINTED, int OUT = kElementFp32, bool BETA = false>
+// OP (epilogue_ops.cuh): then the bias of the 4 columns (N values of OUT) and the activation.
+template <int BN, bool HINTED, int OUT = kElementFp32, bool BETA = false, int OP = epilogue_ops::kOpNone>
 __device__ __forceinline__ void store(const float (&acc)[BN / 2],
                                       typename wgmma_output::Out<OUT>::Storage* __restrict__ C, int M, int N, int row0,
                                       int col0, bool inside, int lane, unsigned long long policy,
                                       const typename wgmma_output::Out<OUT>::Storage* C_in = nullptr,
-                                      float beta = 0.f) {
+                                      float beta = 0.f,
+                                      const typename wgmma_output::Out<OUT>::Storage* bias = nullptr) {
   using O = wgmma_output::Out<OUT>;
   static_assert(BN % 32 == 0, "the rows epilogue stores 32-column groups");
   const int q = lane % 4, rho = lane / 8, k = lane % 8, m = k >> 1;
@@ -91,6 +94,12 @@ __device__ __forceinline__ void store(const float (&acc)[BN / 2],
 #else
     rotate(taken, m, out);
 #endif
+    // The bias of this lane's 4 columns: the same for its 4 rows.
+    [[maybe_unused]] float4 b = make_float4(0.f, 0.f, 0.f, 0.f);
+    if constexpr (OP != epilogue_ops::kOpNone) {
+      const int col = col0 + 32 * g + 4 * k;
+      if (inside || col < N) b = O::load4(bias + col);
+    }
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const int row = row0 + 4 * u + rho, col = col0 + 32 * g + 4 * k;
@@ -101,6 +110,10 @@ __device__ __forceinline__ void store(const float (&acc)[BN / 2],
           const float4 c = O::load4(C_in + at);
           v = make_float4(wgmma_output::add_beta(v.x, beta, c.x), wgmma_output::add_beta(v.y, beta, c.y),
                           wgmma_output::add_beta(v.z, beta, c.z), wgmma_output::add_beta(v.w, beta, c.w));
+        }
+        if constexpr (OP != epilogue_ops::kOpNone) {
+          v = make_float4(epilogue_ops::apply<OP>(v.x, b.x), epilogue_ops::apply<OP>(v.y, b.y),
+                          epilogue_ops::apply<OP>(v.z, b.z), epilogue_ops::apply<OP>(v.w, b.w));
         }
         O::template store4<HINTED>(C + at, v, policy);
       }

@@ -92,6 +92,7 @@ struct ProblemBuffers {
   float alpha = 1;                  // D = alpha * A.B + beta * C
   float beta = 0;                   // read only when kind.beta
   const void* c_in = nullptr;       // C: M x N row-major, of kind.out, read when kind.beta; may be c itself
+  const void* bias = nullptr;       // the bias: N values of kind.out, 16-byte aligned, read when kind.has_bias()
 };
 
 // Kernel parameters, packed in order with their alignment, for cuLaunchKernel's kernelParams.

@@ -162,11 +162,13 @@ std::string WgmmaConfig::name() const {
 }
 
 std::string WgmmaConfig::name_expression(const ProblemKind& kind) const {
-  // The kind's template arguments come after BK, so a non-default kind names BK even when it is 64.
-  const std::string tail = kind.is_default() ? (bk == wgmma_layout::kBK ? std::string() : fmt::format(", {}", bk))
-                                             : fmt::format(", {}, {}, {}, {}, {}, {}", bk, static_cast<int>(kind.a),
-                                                           static_cast<int>(kind.b), static_cast<int>(kind.in),
-                                                           static_cast<int>(kind.out), kind.beta ? 1 : 0);
+  // The kind's template arguments come after BK, so a non-default kind names BK even when it is 64; the epilogue's
+  // operation (epilogue_ops.cuh's kOp*, Epilogue's value) last, named only when there is one.
+  std::string tail = kind.is_default() ? (bk == wgmma_layout::kBK ? std::string() : fmt::format(", {}", bk))
+                                       : fmt::format(", {}, {}, {}, {}, {}, {}", bk, static_cast<int>(kind.a),
+                                                     static_cast<int>(kind.b), static_cast<int>(kind.in),
+                                                     static_cast<int>(kind.out), kind.beta ? 1 : 0);
+  if (kind.has_bias()) tail += fmt::format(", {}", static_cast<int>(kind.epilogue));
   return fmt::format("mpgemm::wgmma_gemm<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}{}>", bm, bn,
                      stages, consumers, cluster_m, cluster_n, static_cast<int>(raster), group,
                      static_cast<int>(epilogue), static_cast<int>(schedule), c_buffers, split_k,

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "epilogue_ops.cuh"
 #include "split_k.cuh"
 
 static_assert(mpgemm::kSplitPartialsOffset == static_cast<long long>(mpgemm::kWorkspaceBytes),
@@ -20,6 +22,11 @@ static_assert(static_cast<int>(BLayout::kn) == kBLayoutKn && static_cast<int>(BL
 static_assert(static_cast<int>(ElementType::fp16) == kElementFp16 &&
               static_cast<int>(ElementType::bf16) == kElementBf16 &&
               static_cast<int>(ElementType::fp32) == kElementFp32);
+static_assert(static_cast<int>(Epilogue::none) == epilogue_ops::kOpNone &&
+              static_cast<int>(Epilogue::bias) == epilogue_ops::kOpBias &&
+              static_cast<int>(Epilogue::bias_relu) == epilogue_ops::kOpBiasRelu &&
+              static_cast<int>(Epilogue::bias_gelu_tanh) == epilogue_ops::kOpBiasGeluTanh &&
+              static_cast<int>(Epilogue::bias_gelu) == epilogue_ops::kOpBiasGelu);
 
 namespace {
 
@@ -120,7 +127,6 @@ std::optional<std::string> WgmmaFamily::check_kind(const ProblemKind& kind) cons
   };
   if (kind.in != ElementType::fp16 && kind.in != ElementType::bf16)
     return refuse(fmt::format("A and B in {}: its wgmma takes FP16 or BF16", to_string(kind.in)));
-  if (kind.epilogue != Epilogue::none) return refuse(fmt::format("epilogue {}", to_string(kind.epilogue)));
   return std::nullopt;
 }
 
@@ -324,6 +330,12 @@ void WgmmaFamily::append_problem_args(const Params& params, const ProblemBuffers
                     c.name(), kWorkspaceBytes, buffers.workspace_bytes));
   if (buffers.kind.beta && buffers.c_in == nullptr)
     throw Error(fmt::format("{} computes {}, which reads C, and no C was given", c.name(), buffers.kind.name()));
+  if (buffers.kind.has_bias() && buffers.bias == nullptr)
+    throw Error(fmt::format("{} computes {}, which adds a bias, and no bias was given", c.name(), buffers.kind.name()));
+  if (buffers.kind.has_bias() && reinterpret_cast<std::uintptr_t>(buffers.bias) % 16 != 0)
+    throw Error(fmt::format("{} computes {}: its bias must be 16-byte aligned (the rows epilogue reads 4 columns at "
+                            "once), and the one given is at {}",
+                            c.name(), buffers.kind.name(), buffers.bias));
   const WgmmaTensorMaps maps = tensor_map_specs(c, buffers.shape, buffers.kind);
   args.push(encode_tensor_map(maps.a, buffers.a, driver.tensor_map_encode_tiled, "A"));
   args.push(encode_tensor_map(maps.b, buffers.b, driver.tensor_map_encode_tiled, "B"));
@@ -336,6 +348,7 @@ void WgmmaFamily::append_problem_args(const Params& params, const ProblemBuffers
   args.push(buffers.alpha);
   args.push(buffers.beta);
   args.push(buffers.c_in);
+  args.push(buffers.kind.has_bias() ? buffers.bias : nullptr);
 }
 
 }  // namespace mpgemm

@@ -12,6 +12,8 @@ constexpr std::array kALayouts{ALayout::mk, ALayout::km};
 constexpr std::array kBLayouts{BLayout::kn, BLayout::nk};
 constexpr std::array kInputs{ElementType::fp16, ElementType::bf16};
 constexpr std::array kOutputs{ElementType::fp32, ElementType::fp16, ElementType::bf16};
+// The fused epilogues a name may end with (none is the absence of one, never written).
+constexpr std::array kFused{Epilogue::bias, Epilogue::bias_relu, Epilogue::bias_gelu_tanh, Epilogue::bias_gelu};
 
 // The value of `choices` whose name is `text`.
 template <class T, std::size_t N>
@@ -61,8 +63,20 @@ std::string_view to_string(ElementType t) {
   return "?";
 }
 
-std::string_view to_string(Epilogue) {
-  return "none";
+std::string_view to_string(Epilogue e) {
+  switch (e) {
+    case Epilogue::none:
+      return "none";
+    case Epilogue::bias:
+      return "bias";
+    case Epilogue::bias_relu:
+      return "bias_relu";
+    case Epilogue::bias_gelu_tanh:
+      return "bias_gelu_tanh";
+    case Epilogue::bias_gelu:
+      return "bias_gelu";
+  }
+  return "?";
 }
 
 int bytes_of(ElementType t) {
@@ -70,7 +84,9 @@ int bytes_of(ElementType t) {
 }
 
 std::string ProblemKind::name() const {
-  return fmt::format("{}_{}_{}_{}{}", to_string(a), to_string(b), to_string(in), to_string(out), beta ? "_beta" : "");
+  return fmt::format("{}_{}_{}_{}{}{}{}", to_string(a), to_string(b), to_string(in), to_string(out),
+                     beta ? "_beta" : "", epilogue == Epilogue::none ? "" : "_", 
+                     epilogue == Epilogue::none ? std::string_view() : to_string(epilogue));
 }
 
 std::string ProblemKind::key() const {
@@ -81,13 +97,13 @@ std::optional<ProblemKind> ProblemKind::parse(std::string_view text, std::string
   const auto fail = [&](std::string reason) -> std::optional<ProblemKind> {
     if (why)
       *why = fmt::format(
-          "'{}' is not a problem kind: {} (the form is A_B_IN_OUT[_beta], e.g. mk_nk_bf16_bf16; "
-          "the default is mk_kn_fp16_fp32)",
+          "'{}' is not a problem kind: {} (the form is A_B_IN_OUT[_beta][_EPILOGUE], e.g. mk_nk_bf16_bf16 or "
+          "mk_nk_bf16_bf16_bias_gelu; the default is mk_kn_fp16_fp32)",
           text.substr(0, 80), reason);
     return std::nullopt;
   };
   const std::vector<std::string_view> parts = parts_of(text);
-  if (parts.size() != 4 && parts.size() != 5) return fail(fmt::format("{} parts, expected 4 or 5", parts.size()));
+  if (parts.size() < 4) return fail(fmt::format("{} parts, expected 4 or more", parts.size()));
   ProblemKind kind;
   const auto a = named(parts[0], kALayouts);
   if (!a) return fail(fmt::format("A's layout '{}' is none of {}", parts[0], names(kALayouts)));
@@ -97,16 +113,31 @@ std::optional<ProblemKind> ProblemKind::parse(std::string_view text, std::string
   if (!in) return fail(fmt::format("the input type '{}' is none of {}", parts[2], names(kInputs)));
   const auto out = named(parts[3], kOutputs);
   if (!out) return fail(fmt::format("the output type '{}' is none of {}", parts[3], names(kOutputs)));
-  if (parts.size() == 5 && parts[4] != "beta") return fail(fmt::format("'{}' where only 'beta' may follow", parts[4]));
   kind.a = *a;
   kind.b = *b;
   kind.in = *in;
   kind.out = *out;
-  kind.beta = parts.size() == 5;
+  std::size_t next = 4;
+  kind.beta = parts.size() > next && parts[next] == "beta";
+  next += kind.beta ? 1 : 0;
+  if (parts.size() > next) {
+    // The rest, '_' and all, names the epilogue.
+    const std::string_view rest = text.substr(static_cast<std::size_t>(parts[next].data() - text.data()));
+    const auto e = named(rest, kFused);
+    if (!e)
+      return fail(fmt::format("'{}' where only {}an epilogue ({}) may follow", rest,
+                              kind.beta ? "" : "'beta' and then ", names(kFused)));
+    kind.epilogue = *e;
+  }
   return kind;
 }
 
 std::optional<std::string> ProblemKind::reference_gap() const {
+  if (epilogue != Epilogue::none)
+    return fmt::format(
+        "{} fuses the {} epilogue, and mpgemm's reference for fused epilogues (cuBLASLt's, issue 60) is not built "
+        "yet: its kernels compile (--compile-only) but are neither verified nor timed",
+        name(), to_string(epilogue));
   if (out == ElementType::fp32 || out == in) return std::nullopt;
   return fmt::format(
       "cuBLAS and cuBLASLt do not compute {} operands into {} outputs, so {} has no reference to be "
@@ -124,6 +155,16 @@ std::vector<ProblemKind> ProblemKind::all() {
   return kinds;
 }
 
+std::vector<ProblemKind> ProblemKind::all_with_epilogues() {
+  std::vector<ProblemKind> kinds = all();
+  for (const Epilogue e : kFused)
+    for (ProblemKind k : all()) {
+      k.epilogue = e;
+      kinds.push_back(k);
+    }
+  return kinds;
+}
+
 std::string GemmProblem::str() const {
   return kind.is_default() ? shape.str() : shape.str() + " " + kind.name();
 }
@@ -138,7 +179,8 @@ std::int64_t GemmProblem::ldb() const {
 
 double GemmProblem::compulsory_bytes() const {
   const auto m = static_cast<double>(shape.m), n = static_cast<double>(shape.n), k = static_cast<double>(shape.k);
-  return (m * k + k * n) * bytes_of(kind.in) + m * n * bytes_of(kind.out) * (kind.beta ? 2 : 1);
+  return (m * k + k * n) * bytes_of(kind.in) + m * n * bytes_of(kind.out) * (kind.beta ? 2 : 1) +
+         (kind.has_bias() ? n * bytes_of(kind.out) : 0.0);
 }
 
 }  // namespace mpgemm

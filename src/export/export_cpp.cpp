@@ -21,7 +21,7 @@ namespace {
 enum class ArgsKind {
   standard,     // (const __half* A, const __half* B, float* C, int M, int N, int K): Family's default
   tensor_maps,  // (a_map, b_map, c_map, void* D, int* workspace, int M, int N, int K, float alpha, float beta,
-                //  const void* C_in): WgmmaFamily, of every kind it computes
+                //  const void* C_in, const void* bias): WgmmaFamily, of every kind it computes
 };
 
 // One entry as the header launches it.

@@ -22,9 +22,10 @@ namespace mpgemm_export {
 // How a kernel takes its problem (what mpgemm's family passes it):
 //   standard:    (const __half* A, const __half* B, float* C, int M, int N, int K)
 //   tensor_maps: (CUtensorMap a_map, CUtensorMap b_map, CUtensorMap c_map, void* D, int* workspace, int M, int N,
-//                 int K, float alpha, float beta, const void* C_in); the maps describe A, B and D for TMA (built by
-//                 launch() with cuTensorMapEncodeTiled) in the winner's problem kind's layouts and types; C_in is
-//                 read by a kind that reads C (its name ends in "_beta") and may be D
+//                 int K, float alpha, float beta, const void* C_in, const void* bias); the maps describe A, B and
+//                 D for TMA (built by launch() with cuTensorMapEncodeTiled) in the winner's problem kind's layouts
+//                 and types; C_in is read by a kind that reads C (a "_beta" in its name) and may be D; bias by a
+//                 kind with a fused epilogue (a "_bias..." in its name)
 enum class Args { standard, tensor_maps };
 
 // One TMA tensor map as cuTensorMapEncodeTiled takes it: a 2-D row-major matrix, innermost dimension first; with
@@ -150,23 +151,40 @@ inline cudaError_t co_resident_grid(const Winner& w, const cudaLaunchConfig_t& c
 
 }  // namespace detail
 
-// Launches the winner on `stream` for its own kind and shape (w.problem; w.M, w.N, w.K): D = alpha * A.B + beta * C.
-// A, B, D (and C): device pointers, 16-byte aligned, rows packed, stored and typed as the kind says (A M x K or K x
-// M, B K x N or N x K, of the input type; C and D M x N of the output type). C is read only by a kind that reads it
-// ("_beta"): then it must not be nullptr, and it may be D. workspace: w.workspace_bytes of zeroed device memory, or
-// nullptr when that is 0. Returns the first CUDA error (cudaErrorInvalidValue for a missing workspace or C);
-// cudaErrorInvalidDeviceFunction / cudaErrorNoKernelImageForDevice when the program was not compiled for w.arch or
-// the GPU is not of that arch.
+namespace detail {
+
+// Whether the kind's name (parts joined by '_') has the part `word`: "beta" when C is read, "bias" when a fused
+// epilogue adds a bias (every epilogue's name starts with it).
+inline bool has_part(const char* problem, const char* word) {
+  const unsigned long long n = std::strlen(word);
+  for (const char* p = problem; (p = std::strstr(p, word)) != nullptr; p += n)
+    if ((p == problem || p[-1] == '_') && (p[n] == '_' || p[n] == '\0')) return true;
+  return false;
+}
+
+}  // namespace detail
+
+// Launches the winner on `stream` for its own kind and shape (w.problem; w.M, w.N, w.K):
+// D = act(alpha * A.B + beta * C + bias). A, B, D (and C, bias): device pointers, 16-byte aligned, rows packed,
+// stored and typed as the kind says (A M x K or K x M, B K x N or N x K, of the input type; C and D M x N, bias N,
+// of the output type). C is read only by a kind that reads it ("_beta"): then it must not be nullptr, and it may be
+// D; bias only by a kind with a fused epilogue ("_bias", "_bias_relu", "_bias_gelu_tanh", "_bias_gelu"), which needs
+// one. workspace: w.workspace_bytes of zeroed device memory, or nullptr when that is 0. Returns the first CUDA error
+// (cudaErrorInvalidValue for a missing workspace, C or bias); cudaErrorInvalidDeviceFunction /
+// cudaErrorNoKernelImageForDevice when the program was not compiled for w.arch or the GPU is not of that arch.
 inline cudaError_t launch_problem(const Winner& w, const void* A, const void* B, void* D, void* workspace,
-                                  cudaStream_t stream, float alpha, float beta, const void* C) {
+                                  cudaStream_t stream, float alpha, float beta, const void* C,
+                                  const void* bias = nullptr) {
   if (w.workspace_bytes > 0 && workspace == nullptr) return cudaErrorInvalidValue;
-  const unsigned long long name_length = std::strlen(w.problem);
-  const bool reads_c = name_length > 5 && std::strcmp(w.problem + name_length - 5, "_beta") == 0;
+  const bool reads_c = detail::has_part(w.problem, "beta");
   if (reads_c && C == nullptr) return cudaErrorInvalidValue;
   if (!reads_c) {
     beta = 0.0f;
     C = nullptr;
   }
+  const bool adds_bias = detail::has_part(w.problem, "bias");
+  if (adds_bias && bias == nullptr) return cudaErrorInvalidValue;
+  if (!adds_bias) bias = nullptr;
   if (w.dynamic_smem_bytes > 48u * 1024u)
     if (cudaError_t e = cudaFuncSetAttribute(w.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(w.dynamic_smem_bytes)))
@@ -205,7 +223,7 @@ inline cudaError_t launch_problem(const Winner& w, const void* A, const void* B,
   for (int i = 0; i < 3; ++i)
     if (cudaError_t e = detail::encode(w.maps[i], bases[i], &maps[i])) return e;
   int* flags = static_cast<int*>(workspace);
-  void* args[] = {&maps[0], &maps[1], &maps[2], &D, &flags, &M, &N, &K, &alpha, &beta, &C};
+  void* args[] = {&maps[0], &maps[1], &maps[2], &D, &flags, &M, &N, &K, &alpha, &beta, &C, &bias};
   return cudaLaunchKernelExC(&config, w.kernel, args);
 }
 

@@ -230,8 +230,14 @@ int main() {
   if (mpgemm_export::find(2048, 2048, 2048, nullptr, "mk_nk_bf16_bf16") != nullptr) return 4;
   // Not launched (no GPU needed): a default-kind launch() of the linear winner is refused before any CUDA call.
   if (mpgemm_export::launch(*linear, nullptr, nullptr, nullptr, nullptr) != cudaErrorInvalidValue) return 5;
+  // Which of C and the bias a kind reads, from the parts of its name.
+  using mpgemm_export::detail::has_part;
+  if (!has_part("mk_nk_bf16_bf16_beta_bias_gelu", "beta") || !has_part("mk_nk_bf16_bf16_beta_bias_gelu", "bias") ||
+      !has_part("mk_nk_bf16_bf16_bias", "bias") || has_part("mk_nk_bf16_bf16", "bias") ||
+      has_part("mk_nk_bf16_bf16_bias", "beta") || has_part("mk_kn_fp16_fp32_betas", "beta"))
+    return 6;
   cudaError_t (*launch)(const mpgemm_export::Winner&, const void*, const void*, void*, void*, cudaStream_t, float,
-                        float, const void*) = &mpgemm_export::launch_problem;
+                        float, const void*, const void*) = &mpgemm_export::launch_problem;
   std::printf("%s %s %p\n", linear->config, linear->problem, reinterpret_cast<void*>(launch));
   return 0;
 }

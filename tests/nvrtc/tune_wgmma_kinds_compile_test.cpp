@@ -183,4 +183,58 @@ TEST(WgmmaKindsCompile, EveryKindOnASampleOfSuiteConfigsCompilesToThatKind) {
   }
 }
 
+// Issue 60's fused epilogues on every way out of the kernel: each epilogue on three configs of the sample (rotating
+// through the direct, swapped, rows, tma, split-K and stream-K ones) and a linear layer's kinds. Each cubin: no spill,
+// no local memory, no ptxas warning; the bias read (global loads, where the same config and kind without an epilogue
+// may read none); the exponential of the GELU forms (MUFU.EX2), and none without them.
+TEST(WgmmaKindsCompile, EveryEpilogueOnEveryWayOutCompiles) {
+  const std::vector<WgmmaConfig> configs = sample_configs();
+  const Family& fam = family("wgmma");
+  const Shape shape{4096, 4096, 4096};
+  const std::vector<std::string> bases = {"mk_nk_bf16_bf16", "mk_nk_fp16_fp16", "mk_kn_fp16_fp32",
+                                          "mk_nk_bf16_bf16_beta"};
+  std::vector<Case> cases;
+  std::vector<KernelSpec> specs;
+  std::set<WgmmaEpilogue> ways;
+  bool split = false, swapped = false;
+  std::size_t next = 0;
+  for (const Epilogue e : {Epilogue::bias, Epilogue::bias_relu, Epilogue::bias_gelu_tanh, Epilogue::bias_gelu}) {
+    for (int taken = 0; taken < 3; ++next) {
+      const WgmmaConfig c = configs[(5 * next + 1) % configs.size()];
+      ProblemKind kind = *ProblemKind::parse(bases[next % bases.size()]);
+      kind.epilogue = e;
+      if (fam.check_problem(c.to_params(), {shape, kind})) continue;
+      cases.push_back({c, kind});
+      specs.push_back(fam.kernel_spec(c.to_params(), Arch{9, 0, false}, kind));
+      ways.insert(c.epilogue);
+      split = split || c.splits();
+      swapped = swapped || c.swap_ab;
+      ++taken;
+    }
+  }
+  ASSERT_EQ(cases.size(), 12u);
+  EXPECT_EQ(ways.size(), 3u) << "direct, tma and rows all meet an epilogue";
+  EXPECT_TRUE(split) << "a split config meets an epilogue";
+  EXPECT_TRUE(swapped) << "a swapped config meets an epilogue";
+
+  const std::vector<PooledCompile> results = compile_all(specs);
+  ASSERT_EQ(results.size(), cases.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const CompileResult& r = results[i].result;
+    const ProblemKind& kind = cases[i].kind;
+    const std::string name = cases[i].config.name() + " " + kind.name();
+    ASSERT_EQ(r.status, Status::ok) << name << "\n" << r.log;
+    EXPECT_EQ(r.spill_store_bytes, 0) << name;
+    EXPECT_EQ(r.spill_load_bytes, 0) << name;
+    EXPECT_EQ(r.stack_bytes, 0) << name;
+    EXPECT_TRUE(r.warnings.empty()) << name << ": " << r.warnings.front().message;
+    const std::string sass = disassemble(r.cubin);
+    EXPECT_EQ(sass.find("LDL"), std::string::npos) << name << " reads local memory";
+    EXPECT_NE(sass.find("HGMMA.64x"), std::string::npos) << name;
+    EXPECT_TRUE(loads_global(sass)) << name << " never reads its bias";
+    const bool gelu = kind.epilogue == Epilogue::bias_gelu_tanh || kind.epilogue == Epilogue::bias_gelu;
+    EXPECT_EQ(sass.find("MUFU.EX2") != std::string::npos, gelu) << name;
+  }
+}
+
 }  // namespace

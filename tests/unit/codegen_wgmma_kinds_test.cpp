@@ -49,11 +49,12 @@ WgmmaConfig split(int k) {
 
 TEST(WgmmaKinds, ComputesEveryKindButAnFp32Input) {
   int computed = 0;
-  for (const ProblemKind& kind : ProblemKind::all()) {
+  for (const ProblemKind& kind : ProblemKind::all_with_epilogues()) {
     EXPECT_EQ(wgmma().check_kind(kind), std::nullopt) << kind.name();
     ++computed;
   }
-  EXPECT_EQ(computed, 48) << "2 A layouts x 2 B layouts x 2 input types x 3 output types x beta or not";
+  EXPECT_EQ(computed, 48 * 5) << "2 A layouts x 2 B layouts x 2 input types x 3 output types x beta or not, "
+                                 "x 5 epilogues (none, bias, bias_relu, bias_gelu_tanh, bias_gelu)";
   ProblemKind fp32_in;
   fp32_in.in = ElementType::fp32;
   EXPECT_TRUE(has(wgmma().check_kind(fp32_in), "its wgmma takes FP16 or BF16"));
@@ -242,6 +243,14 @@ TEST(WgmmaKinds, NameExpressionGainsTheKindOnlyWhenNotTheDefault) {
   EXPECT_THROW(wgmma().kernel_spec(swapped.to_params(), Arch{9, 0, false}, kind_of("km_kn_fp16_fp32")), Error);
   EXPECT_EQ(wgmma().kernel_spec(c.to_params(), Arch{9, 0, false}, kind_of("km_kn_fp16_fp32")).name_expression,
             base + ", 64, 1, 0, 0, 2, 0>");
+  // The fused epilogue's operation (epilogue_ops.cuh's kOp*) comes last, only when there is one.
+  EXPECT_EQ(c.name_expression(kind_of("mk_nk_bf16_bf16_bias")), base + ", 64, 0, 1, 1, 1, 0, 1>");
+  EXPECT_EQ(c.name_expression(kind_of("mk_nk_bf16_bf16_bias_relu")), base + ", 64, 0, 1, 1, 1, 0, 2>");
+  EXPECT_EQ(c.name_expression(kind_of("mk_nk_fp16_fp16_beta_bias_gelu_tanh")), base + ", 64, 0, 1, 0, 0, 1, 3>");
+  EXPECT_EQ(c.name_expression(kind_of("mk_kn_fp16_fp32_bias_gelu")), base + ", 64, 0, 0, 0, 2, 0, 4>");
+  const KernelSpec gelu = wgmma().kernel_spec(c.to_params(), Arch{9, 0, false}, kind_of("mk_nk_bf16_bf16_bias_gelu"));
+  EXPECT_EQ(gelu.program_name, c.name() + "_mk_nk_bf16_bf16_bias_gelu.cu");
+  EXPECT_EQ(gelu.source, def.source);
 }
 
 TEST(WgmmaKinds, TensorMapsTakeTheKindsTypesAndBsLayout) {
@@ -317,7 +326,7 @@ TEST(WgmmaKinds, KernelArgumentsEndInAlphaBetaAndC) {
   encoded.clear();
   KernelArgs args;
   wgmma().append_problem_args(WgmmaConfig{}.to_params(), buffers, driver, args);
-  ASSERT_EQ(args.pointers().size(), 11u) << "a_map, b_map, c_map, D, workspace, M, N, K, alpha, beta, C";
+  ASSERT_EQ(args.pointers().size(), 12u) << "a_map, b_map, c_map, D, workspace, M, N, K, alpha, beta, C, bias";
   EXPECT_EQ(encoded,
             (std::vector<CUtensorMapDataType>{CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                                               CU_TENSOR_MAP_DATA_TYPE_FLOAT16}));
@@ -334,7 +343,7 @@ TEST(WgmmaKinds, KernelArgumentsEndInAlphaBetaAndC) {
   plain.shape = buffers.shape;
   KernelArgs defaults;
   wgmma().append_problem_args(WgmmaConfig{}.to_params(), plain, driver, defaults);
-  ASSERT_EQ(defaults.pointers().size(), 11u);
+  ASSERT_EQ(defaults.pointers().size(), 12u);
   EXPECT_EQ(arg<float>(defaults, 8), 1.0f);
   EXPECT_EQ(arg<float>(defaults, 9), 0.0f);
   EXPECT_EQ(arg<const void*>(defaults, 10), nullptr);
@@ -342,6 +351,38 @@ TEST(WgmmaKinds, KernelArgumentsEndInAlphaBetaAndC) {
   buffers.kind = kind_of("mk_kn_fp16_bf16");
   KernelArgs refused;
   EXPECT_THROW(wgmma().append_problem_args(split(2).to_params(), buffers, driver, refused), Error);
+}
+
+// The bias is the kernel's last argument: null for a kind without an epilogue (even when the caller gives one), the
+// caller's for a kind with one, which must give one, 16-byte aligned.
+TEST(WgmmaKinds, KernelArgumentsEndInTheBiasOfAnEpilogueKind) {
+  DriverFunctions driver;
+  driver.tensor_map_encode_tiled = fake_encode;
+  ProblemBuffers plain = buffers_of("mk_nk_bf16_bf16");
+  plain.bias = reinterpret_cast<const void*>(0x40000);
+  KernelArgs args;
+  wgmma().append_problem_args(WgmmaConfig{}.to_params(), plain, driver, args);
+  ASSERT_EQ(args.pointers().size(), 12u) << "a_map, b_map, c_map, D, workspace, M, N, K, alpha, beta, C, bias";
+  EXPECT_EQ(arg<const void*>(args, 11), nullptr);
+
+  ProblemBuffers fused = buffers_of("mk_nk_bf16_bf16_bias_gelu_tanh");
+  const auto error_of = [&](const ProblemBuffers& b) {
+    KernelArgs a;
+    try {
+      wgmma().append_problem_args(WgmmaConfig{}.to_params(), b, driver, a);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of(fused).find("adds a bias, and no bias was given"), std::string::npos) << error_of(fused);
+  fused.bias = reinterpret_cast<const void*>(0x40008);
+  EXPECT_NE(error_of(fused).find("its bias must be 16-byte aligned"), std::string::npos) << error_of(fused);
+  fused.bias = reinterpret_cast<const void*>(0x40010);
+  KernelArgs with_bias;
+  wgmma().append_problem_args(WgmmaConfig{}.to_params(), fused, driver, with_bias);
+  ASSERT_EQ(with_bias.pointers().size(), 12u);
+  EXPECT_EQ(arg<const void*>(with_bias, 11), fused.bias);
 }
 
 }  // namespace

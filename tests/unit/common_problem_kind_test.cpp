@@ -63,6 +63,35 @@ TEST(ProblemKind, EachFieldChangesTheKey) {
   k = base;
   k.beta = true;
   EXPECT_NE(k.key(), base.key());
+  k = base;
+  k.epilogue = Epilogue::bias;
+  EXPECT_NE(k.key(), base.key());
+}
+
+// Issue 60's epilogues: every kind with each one names and parses back, none adds nothing to a name, and an
+// epilogue follows "_beta" (the name's order is the arithmetic's: beta * C, then bias, then the activation).
+TEST(ProblemKind, EveryEpilogueNamesItsKindAndParsesBack) {
+  const auto kinds = ProblemKind::all_with_epilogues();
+  EXPECT_EQ(kinds.size(), ProblemKind::all().size() * 5);
+  EXPECT_EQ(kinds.front(), ProblemKind{});
+  std::set<std::string> names;
+  for (const ProblemKind& kind : kinds) {
+    std::string why;
+    const auto back = ProblemKind::parse(kind.name(), &why);
+    ASSERT_TRUE(back) << kind.name() << ": " << why;
+    EXPECT_EQ(*back, kind) << kind.name();
+    EXPECT_TRUE(names.insert(kind.name()).second) << kind.name();
+    EXPECT_EQ(kind.has_bias(), kind.epilogue != Epilogue::none);
+  }
+  ProblemKind k{ALayout::mk, BLayout::nk, ElementType::bf16, ElementType::bf16};
+  k.epilogue = Epilogue::bias_gelu_tanh;
+  EXPECT_EQ(k.name(), "mk_nk_bf16_bf16_bias_gelu_tanh");
+  k.beta = true;
+  k.epilogue = Epilogue::bias;
+  EXPECT_EQ(k.name(), "mk_nk_bf16_bf16_beta_bias");
+  EXPECT_EQ(k.key(), "problem=mk_nk_bf16_bf16_beta_bias");
+  EXPECT_EQ(to_string(Epilogue::bias_gelu), "bias_gelu");
+  EXPECT_EQ(to_string(Epilogue::bias_relu), "bias_relu");
 }
 
 TEST(ProblemKind, WhatIsNotAKindIsRefusedNamingThePart) {
@@ -71,12 +100,21 @@ TEST(ProblemKind, WhatIsNotAKindIsRefusedNamingThePart) {
     EXPECT_FALSE(ProblemKind::parse(text, &reason)) << text;
     return reason;
   };
-  EXPECT_NE(why("mk_kn_fp16").find("3 parts, expected 4 or 5"), std::string::npos);
+  EXPECT_NE(why("mk_kn_fp16").find("3 parts, expected 4 or more"), std::string::npos);
   EXPECT_NE(why("nm_kn_fp16_fp32").find("A's layout 'nm' is none of mk, km"), std::string::npos);
   EXPECT_NE(why("mk_mk_fp16_fp32").find("B's layout 'mk' is none of kn, nk"), std::string::npos);
   EXPECT_NE(why("mk_kn_fp32_fp32").find("the input type 'fp32' is none of fp16, bf16"), std::string::npos);
   EXPECT_NE(why("mk_kn_fp16_fp8").find("the output type 'fp8' is none of fp32, fp16, bf16"), std::string::npos);
-  EXPECT_NE(why("mk_kn_fp16_fp32_alpha").find("'alpha' where only 'beta' may follow"), std::string::npos);
+  EXPECT_NE(why("mk_kn_fp16_fp32_alpha")
+                .find("'alpha' where only 'beta' and then an epilogue (bias, bias_relu, bias_gelu_tanh, bias_gelu) "
+                      "may follow"),
+            std::string::npos);
+  EXPECT_NE(why("mk_kn_fp16_fp32_bias_beta").find("'bias_beta' where only 'beta' and then an epilogue"),
+            std::string::npos);
+  EXPECT_NE(why("mk_kn_fp16_fp32_beta_gelu").find("'gelu' where only an epilogue (bias,"), std::string::npos);
+  EXPECT_FALSE(ProblemKind::parse("mk_kn_fp16_fp32_none"));
+  EXPECT_FALSE(ProblemKind::parse("mk_kn_fp16_fp32_bias_"));
+  EXPECT_FALSE(ProblemKind::parse("mk_kn_fp16_fp32_bias_bias"));
   EXPECT_NE(why("MK_KN_FP16_FP32").find("the default is mk_kn_fp16_fp32"), std::string::npos);
   EXPECT_NE(why("").find("is not a problem kind"), std::string::npos);
   EXPECT_FALSE(ProblemKind::parse("mk_kn_fp16_fp32_beta_beta"));
@@ -99,6 +137,10 @@ TEST(ProblemKind, TheCrossed16BitKindsHaveNoReference) {
   EXPECT_EQ(gaps, 16);  // 2 crossed type pairs x 4 layouts x beta or not
   EXPECT_FALSE(ProblemKind::parse("mk_nk_bf16_bf16")->reference_gap());
   EXPECT_TRUE(ProblemKind::parse("mk_nk_bf16_fp16")->reference_gap());
+  // Until the fused epilogues' reference is built, they compile but are not verified.
+  const auto fused = ProblemKind::parse("mk_nk_bf16_bf16_bias")->reference_gap();
+  ASSERT_TRUE(fused);
+  EXPECT_NE(fused->find("mk_nk_bf16_bf16_bias fuses the bias epilogue"), std::string::npos) << *fused;
 }
 
 TEST(GemmProblem, StridesFollowTheLayoutsAndTheDefaultKindPrintsAsAShape) {
@@ -113,6 +155,8 @@ TEST(GemmProblem, StridesFollowTheLayoutsAndTheDefaultKindPrintsAsAShape) {
   EXPECT_EQ(p.lda(), 128);    // A stored K x M
   EXPECT_EQ(p.ldb(), 11008);  // B stored N x K: a linear layer's weight
   EXPECT_DOUBLE_EQ(p.compulsory_bytes(), (128.0 * 11008 + 11008.0 * 4096) * 2 + 128.0 * 4096 * 2 * 2);
+  p.kind.epilogue = Epilogue::bias_relu;  // the bias: N values of D's type
+  EXPECT_DOUBLE_EQ(p.compulsory_bytes(), (128.0 * 11008 + 11008.0 * 4096) * 2 + 128.0 * 4096 * 2 * 2 + 4096.0 * 2);
 }
 
 }  // namespace
