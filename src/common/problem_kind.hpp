@@ -58,7 +58,8 @@ struct ProblemKind {
   static std::optional<ProblemKind> parse(std::string_view text, std::string* why = nullptr);
   // Why the vendor library cannot compute this kind, which is then neither verified nor timed against a reference
   // (cuBLAS and cuBLASLt take FP16 operands into FP16 or FP32, BF16 into BF16 or FP32, never one 16-bit type into
-  // the other; and, until issue 60's reference is built, a fused epilogue); nullopt when they can.
+  // the other); nullopt when they can. A fused epilogue is no gap: the reference is the vendor's FP32 GEMM with the
+  // epilogue applied after it (device/epilogue_reference.hpp).
   std::optional<std::string> reference_gap() const;
   // Every kind without an epilogue, the default first: 2 layouts x 2 layouts x 2 input types x 3 output types x
   // beta or not.

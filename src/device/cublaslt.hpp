@@ -7,6 +7,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ inline constexpr std::size_t kCublasLtWorkspaceBytes = std::size_t{64} << 20;
 // it is among the kCublasLtTimedAtLeast fastest screens.
 inline constexpr double kCublasLtScreenBand = 1.1;
 inline constexpr std::size_t kCublasLtTimedAtLeast = 3;
+
+// Why cuBLASLt cannot compute `kind` as the kernels do, so that it is not timed for it (a fused epilogue it does not
+// have: GELU's erf form); nullopt when it can. A kind with an epilogue it has runs with that epilogue (BIAS,
+// RELU_BIAS, GELU_BIAS), its bias in the output type, and is verified like any candidate.
+std::optional<std::string> cublaslt_gap(const ProblemKind& kind);
 
 class CublasLtSession {
  public:

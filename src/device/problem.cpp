@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "device/cuda_check.hpp"
 #include "device/device_compare.hpp"
+#include "device/epilogue_reference.hpp"
 #include "device/timing.hpp"
 #include "measure/fp16.hpp"
 #include "measure/random_fill.hpp"
@@ -113,8 +114,8 @@ ProblemContext::ProblemContext(DeviceSession& session, const GemmProblem& proble
   const auto in_bytes = static_cast<std::size_t>(bytes_of(kind.in));
   const auto out_bytes = static_cast<std::size_t>(bytes_of(kind.out));
   const bool c_fp32_copy = kind.beta && kind.out != ElementType::fp32;
-  const std::size_t total =
-      (m * k + k * n) * in_bytes + m * n * (out_bytes * (kind.beta ? 3 : 2) + 4) + (c_fp32_copy ? m * n * 4 : 0);
+  const std::size_t total = (m * k + k * n) * in_bytes + m * n * (out_bytes * (kind.beta ? 3 : 2) + 4) +
+                            (c_fp32_copy ? m * n * 4 : 0) + (kind.has_bias() ? n * out_bytes : 0);
   const auto what = [&](const char* name, const std::string& layout) {
     return fmt::format("{} ({}) of {}, {} bytes for the whole problem", name, layout, problem.str(), total);
   };
@@ -150,6 +151,21 @@ ProblemContext::ProblemContext(DeviceSession& session, const GemmProblem& proble
     // cuBLAS's timed calls read C in place from their own output: it starts as C.
     copy_and_wait(c_ref_.get(), c_in_.get(), c_ref_.bytes(), cudaMemcpyDeviceToDevice, session_.stream());
   }
+  if (kind.has_bias()) {
+    // The bias in the output type, and the same values widened for the reference.
+    bias_ = DeviceBuffer(n * out_bytes, what("the bias", "N " + element_name(kind.out)));
+    bias_values_.resize(n);
+    if (kind.out == ElementType::fp32) {
+      fill_random_floats(bias_values_, derive_seed(seed, 3));
+      copy_and_wait(bias_.get(), bias_values_.data(), n * 4, cudaMemcpyHostToDevice, session_.stream());
+    } else {
+      std::vector<std::uint16_t> bits(n);
+      fill_random_16bit(bits, derive_seed(seed, 3), kind.out == ElementType::bf16);
+      copy_and_wait(bias_.get(), bits.data(), n * 2, cudaMemcpyHostToDevice, session_.stream());
+      for (std::size_t i = 0; i < n; ++i)
+        bias_values_[i] = kind.out == ElementType::bf16 ? bf16_bits_to_float(bits[i]) : half_bits_to_float(bits[i]);
+    }
+  }
   compute_reference();
 }
 
@@ -163,6 +179,16 @@ void ProblemContext::compute_reference() {
   cublas_gemm_ex(session_.cublas(), problem_, a_.get(), b_.get(), reference_device_.get(), ElementType::fp32, alpha_,
                  beta_);
   MPGEMM_CUDA(cudaStreamSynchronize(session_.stream()));
+  if (kind.has_bias()) {
+    // The epilogue on the host, from the vendor's FP32 GEMM: downloaded once, kept as reference(), uploaded back.
+    std::vector<float> host(output_elements());
+    copy_and_wait(host.data(), reference_device_.get(), reference_device_.bytes(), cudaMemcpyDeviceToHost,
+                  session_.stream());
+    apply_epilogue_reference(host, bias_values_, problem_.shape.m, problem_.shape.n, kind.epilogue);
+    copy_and_wait(reference_device_.get(), host.data(), reference_device_.bytes(), cudaMemcpyHostToDevice,
+                  session_.stream());
+    reference_ = std::move(host);
+  }
 }
 
 std::span<const float> ProblemContext::reference() {
@@ -188,6 +214,7 @@ ProblemBuffers ProblemContext::buffers() const {
   b.alpha = alpha_;
   b.beta = beta_;
   b.c_in = problem_.kind.beta ? c_in_.get() : nullptr;
+  b.bias = problem_.kind.has_bias() ? bias_.get() : nullptr;
   return b;
 }
 

@@ -46,11 +46,12 @@ void cublas_gemm_ex(cublasHandle_t handle, const GemmProblem& problem, const voi
 
 class ProblemContext {
  public:
-  // Allocates A, B, D and cuBLAS's output (and C when the kind reads it), fills A (stream 0 of `seed`) and B
-  // (stream 1) on the host with values uniform in [-1, 1] of the kind's input type (on all its cores:
-  // fill_random_16bit), C (stream 2) likewise in the output type, uploads them and computes the reference with
-  // cublasGemmEx in FP32 (alpha * A.B + beta * C from the same values: what the kernel computes before its one
-  // rounding to the output type). The default kind's values and reference are what they were before kinds. Throws
+  // Allocates A, B, D and cuBLAS's output (and C when the kind reads it, the bias when it has an epilogue), fills A
+  // (stream 0 of `seed`) and B (stream 1) on the host with values uniform in [-1, 1] of the kind's input type (on
+  // all its cores: fill_random_16bit), C (stream 2) and the bias (stream 3) likewise in the output type, uploads
+  // them and computes the reference with cublasGemmEx in FP32 (alpha * A.B + beta * C from the same values: what
+  // the kernel computes before its one rounding to the output type), then the epilogue on the host
+  // (apply_epilogue_reference). The default kind's values and reference are what they were before kinds. Throws
   // mpgemm::Error for a shape outside 1..INT_MAX or a kind without a reference (ProblemKind::reference_gap),
   // CudaError naming the sizes when the device memory is short, CublasError.
   ProblemContext(DeviceSession& session, const GemmProblem& problem, std::uint64_t seed, float alpha = 1,
@@ -101,7 +102,7 @@ class ProblemContext {
   // The device memory it holds (bytes): inputs, outputs, the reference's copy and the workspace.
   std::size_t device_bytes() const {
     return a_.bytes() + b_.bytes() + c_.bytes() + c_in_.bytes() + c_in_fp32_.bytes() + c_ref_.bytes() +
-           reference_device_.bytes() + workspace_.bytes() + retired_workspace_bytes_;
+           reference_device_.bytes() + workspace_.bytes() + retired_workspace_bytes_ + bias_.bytes();
   }
 
  private:
@@ -112,10 +113,12 @@ class ProblemContext {
   std::uint64_t seed_;
   float alpha_ = 1, beta_ = 0;
   DeviceBuffer a_, b_, c_, c_ref_;
-  DeviceBuffer c_in_;              // C as the kernels read it (the output type), when the kind reads C
-  DeviceBuffer c_in_fp32_;         // the same values in FP32, for the reference, when C is read and D is 16-bit
-  DeviceBuffer reference_device_;  // the FP32 reference, computed at construction: run_cublas() rewrites c_ref_
-  DeviceBuffer workspace_;         // kWorkspaceBytes or more, zeroed (ProblemBuffers::workspace)
+  DeviceBuffer c_in_;               // C as the kernels read it (the output type), when the kind reads C
+  DeviceBuffer c_in_fp32_;          // the same values in FP32, for the reference, when C is read and D is 16-bit
+  DeviceBuffer reference_device_;   // the FP32 reference, computed at construction: run_cublas() rewrites c_ref_
+  DeviceBuffer workspace_;          // kWorkspaceBytes or more, zeroed (ProblemBuffers::workspace)
+  DeviceBuffer bias_;               // the bias (N values of the output type), when the kind has an epilogue
+  std::vector<float> bias_values_;  // the same values widened, for the reference
   std::vector<DeviceBuffer> retired_workspaces_;  // smaller ones that earlier kernels' arguments still point to
   std::size_t retired_workspace_bytes_ = 0;
   std::vector<float> reference_;  // reference_device_ on the host, once reference() asked for it

@@ -8,6 +8,7 @@
 #include "device/device_description.hpp"
 #include "device/fit_geometry.hpp"
 #include "device/query.hpp"
+#include "lib/cublas_path.hpp"
 #include "lib/dispatch_policy.hpp"
 #include "lib/errors.hpp"
 #include "lib/kernel_source.hpp"
@@ -129,7 +130,7 @@ const ShapeSlot& DeviceState::vendor_slot(const GemmProblem& problem, const std:
     std::shared_lock lock(slots_mutex_);
     if (auto it = vendor_slots_.find(problem); it != vendor_slots_.end()) return *it->second;
   }
-  if (auto gap = problem.kind.reference_gap())
+  if (auto gap = vendor_gap(problem.kind))
     throw GemmError(GemmError::Kind::launch_failed,
                     fmt::format("{} on {}: {}, and the vendor path cannot take the call: {}", problem.str(), info_.name,
                                 why, *gap));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "lib/cublas_path.hpp"
+
 namespace mpgemm::lib {
 
 namespace {
@@ -44,7 +46,7 @@ Planned plan_call(const WinnerTable& table, const DeviceDescription& device, con
   }
   if (d.route == Route::cublas) {
     out.dispatch.config = kVendorConfig;
-    out.no_vendor = problem.kind.reference_gap();
+    out.no_vendor = vendor_gap(problem.kind);
     if (out.no_vendor) out.dispatch.reason += fmt::format("; but {}", *out.no_vendor);
   }
   return out;

@@ -71,6 +71,11 @@ Problem parse_problem(const std::string& name) {
   std::string why;
   const auto kind = ProblemKind::parse(name, &why);
   if (!kind) throw GemmError(GemmError::Kind::bad_argument, "libmpgemm: " + why);
+  if (kind->has_bias())
+    throw GemmError(GemmError::Kind::bad_argument,
+                    fmt::format("libmpgemm: {} fuses the {} epilogue, which the library does not take yet (a Problem "
+                                "has no bias): its winners run from the export's launch_problem",
+                                kind->name(), to_string(kind->epilogue)));
   return lib::to_public(*kind);
 }
 

@@ -1,4 +1,5 @@
-// On an sm_90 GPU, the problem kinds of issue 58 end to end through mpgemm-tune --problem: the Hopper family's named
+// On an sm_90 GPU, the problem kinds of issue 58 (and issue 60's fused epilogues) end to end through mpgemm-tune
+// --problem: the Hopper family's named
 // points compute each kind a linear layer and its backward pass run (B stored N x K, BF16 and FP16 in, 16-bit and FP32
 // out, C read) and verify against cuBLAS computing the same kind, on poisoned output, at a ragged shape, a skinny one
 // and a square one. A config the family cannot build for a kind is refused with its reason (constraint_rejected),
@@ -92,10 +93,30 @@ TEST_P(TuneKinds, SplitKAndStreamKWithEveryOutputVerify) {
       << "split configs run at most shapes";
 }
 
+// The rows epilogue (whole lines of 4 columns per lane, after a transpose across the warp) and a swapped tile's single
+// stores, at the same shapes.
+constexpr const char* kRowsAndSwapConfigs =
+    "=wgmma_bm128_bn64_bk64_s9_c2_coop_cl1x1_m8_rows_pers_l2p128_pdl,"
+    "=wgmma_bm64_bn128_bk64_s9_c2_coop_cl1x1_m8_direct_pers_swab_l2p128";
+
+TEST_P(TuneKinds, RowsEpilogueAndSwappedTilesVerify) {
+  EXPECT_GE(verified("configs/sm90a_suite.json", kRowsAndSwapConfigs, "777x1240x520,128x4096x2048,2048x2048x2048", 6),
+            3)
+      << "the rows config verifies at every shape";
+}
+
 // A linear layer's forward (mk_nk) in BF16 and FP16 with 16-bit outputs, its backward dX (mk_kn, BF16 out), an FP32
 // output of BF16 operands, and C read in both output widths.
 INSTANTIATE_TEST_SUITE_P(Kinds, TuneKinds,
                          ::testing::Values("mk_nk_bf16_bf16", "mk_nk_fp16_fp16", "mk_kn_bf16_bf16", "mk_nk_bf16_fp32",
                                            "mk_kn_fp16_fp32_beta", "mk_nk_bf16_bf16_beta"));
+
+// Issue 60's fused epilogues through the same points and configs (every way out: direct, swapped, tma, rows, split-K's
+// and stream-K's last slices), verified against cuBLAS's FP32 GEMM with the epilogue
+// applied on the host: bias alone, ReLU, both GELU forms, a 16-bit and an FP32 output, and C read before the bias.
+INSTANTIATE_TEST_SUITE_P(Epilogues, TuneKinds,
+                         ::testing::Values("mk_nk_bf16_bf16_bias", "mk_nk_fp16_fp16_bias_relu",
+                                           "mk_nk_bf16_bf16_bias_gelu_tanh", "mk_kn_fp16_fp32_bias_gelu",
+                                           "mk_nk_bf16_bf16_beta_bias_gelu"));
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "codegen/family.hpp"
 #include "export/export_collect.hpp"
+#include "lib/cublas_path.hpp"
 #include "lib/export_file.hpp"
 #include "lib/plan.hpp"
 #include "lib/public_problem.hpp"
@@ -207,6 +208,18 @@ TEST(PublicProblem, MirrorsTheKindBothWays) {
     EXPECT_EQ(e.kind(), GemmError::Kind::bad_argument);
     EXPECT_NE(std::string(e.what()).find("fp8"), std::string::npos) << e.what();
   }
+  // A fused epilogue parses as a kind but is no Problem yet (it has no bias): refused, never dropped silently.
+  try {
+    parse_problem("mk_nk_bf16_bf16_bias_gelu");
+    ADD_FAILURE() << "an epilogue kind became a Problem";
+  } catch (const GemmError& e) {
+    EXPECT_EQ(e.kind(), GemmError::Kind::bad_argument);
+    EXPECT_NE(std::string(e.what()).find("fuses the bias_gelu epilogue"), std::string::npos) << e.what();
+  }
+  ProblemKind fused = *ProblemKind::parse("mk_nk_bf16_bf16_bias");
+  ASSERT_TRUE(lib::vendor_gap(fused));
+  EXPECT_NE(lib::vendor_gap(fused)->find("cublasGemmEx"), std::string::npos);
+  EXPECT_FALSE(lib::vendor_gap(*ProblemKind::parse("mk_nk_bf16_bf16")));
 }
 
 }  // namespace
