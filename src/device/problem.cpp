@@ -67,6 +67,30 @@ void upload_random_16bit(const DeviceBuffer& dst, std::size_t count, std::uint64
   copy_and_wait(dst.get(), host.data(), count * sizeof(std::uint16_t), cudaMemcpyHostToDevice, stream);
 }
 
+// 16-bit values of `type` (FP16 or BF16 bit patterns) widened exactly to float.
+std::vector<float> widen_16bit(std::span<const std::uint16_t> bits, ElementType type) {
+  std::vector<float> wide(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i)
+    wide[i] = type == ElementType::bf16 ? bf16_bits_to_float(bits[i]) : half_bits_to_float(bits[i]);
+  return wide;
+}
+
+// Values of `type` (uniform in [-1, 1], none zero: FP32 by fill_random_floats, 16-bit by fill_random_16bit) uploaded
+// into `dst`; returns them widened exactly to float, for a reference computed from the very same values.
+std::vector<float> upload_random_out(const DeviceBuffer& dst, std::size_t count, std::uint64_t seed, ElementType type,
+                                     cudaStream_t stream) {
+  if (type == ElementType::fp32) {
+    std::vector<float> values(count);
+    fill_random_floats(values, seed);
+    copy_and_wait(dst.get(), values.data(), count * 4, cudaMemcpyHostToDevice, stream);
+    return values;
+  }
+  std::vector<std::uint16_t> bits(count);
+  fill_random_16bit(bits, seed, type == ElementType::bf16);
+  copy_and_wait(dst.get(), bits.data(), count * 2, cudaMemcpyHostToDevice, stream);
+  return widen_16bit(bits, type);
+}
+
 cudaDataType_t cuda_type(ElementType t) {
   switch (t) {
     case ElementType::fp16:
@@ -135,36 +159,15 @@ ProblemContext::ProblemContext(DeviceSession& session, const GemmProblem& proble
   upload_random_16bit(b_, k * n, derive_seed(seed, 1), kind.in, session_.stream());
   if (kind.beta) {
     // C in the output type, and the very same values in FP32 for the reference.
-    if (kind.out == ElementType::fp32) {
-      std::vector<float> host(m * n);
-      fill_random_floats(host, derive_seed(seed, 2));
-      copy_and_wait(c_in_.get(), host.data(), m * n * 4, cudaMemcpyHostToDevice, session_.stream());
-    } else {
-      std::vector<std::uint16_t> bits(m * n);
-      fill_random_16bit(bits, derive_seed(seed, 2), kind.out == ElementType::bf16);
-      copy_and_wait(c_in_.get(), bits.data(), m * n * 2, cudaMemcpyHostToDevice, session_.stream());
-      std::vector<float> wide(m * n);
-      for (std::size_t i = 0; i < bits.size(); ++i)
-        wide[i] = kind.out == ElementType::bf16 ? bf16_bits_to_float(bits[i]) : half_bits_to_float(bits[i]);
-      copy_and_wait(c_in_fp32_.get(), wide.data(), m * n * 4, cudaMemcpyHostToDevice, session_.stream());
-    }
+    const std::vector<float> wide = upload_random_out(c_in_, m * n, derive_seed(seed, 2), kind.out, session_.stream());
+    if (c_fp32_copy) copy_and_wait(c_in_fp32_.get(), wide.data(), m * n * 4, cudaMemcpyHostToDevice, session_.stream());
     // cuBLAS's timed calls read C in place from their own output: it starts as C.
     copy_and_wait(c_ref_.get(), c_in_.get(), c_ref_.bytes(), cudaMemcpyDeviceToDevice, session_.stream());
   }
   if (kind.has_bias()) {
     // The bias in the output type, and the same values widened for the reference.
     bias_ = DeviceBuffer(n * out_bytes, what("the bias", "N " + element_name(kind.out)));
-    bias_values_.resize(n);
-    if (kind.out == ElementType::fp32) {
-      fill_random_floats(bias_values_, derive_seed(seed, 3));
-      copy_and_wait(bias_.get(), bias_values_.data(), n * 4, cudaMemcpyHostToDevice, session_.stream());
-    } else {
-      std::vector<std::uint16_t> bits(n);
-      fill_random_16bit(bits, derive_seed(seed, 3), kind.out == ElementType::bf16);
-      copy_and_wait(bias_.get(), bits.data(), n * 2, cudaMemcpyHostToDevice, session_.stream());
-      for (std::size_t i = 0; i < n; ++i)
-        bias_values_[i] = kind.out == ElementType::bf16 ? bf16_bits_to_float(bits[i]) : half_bits_to_float(bits[i]);
-    }
+    bias_values_ = upload_random_out(bias_, n, derive_seed(seed, 3), kind.out, session_.stream());
   }
   compute_reference();
 }
@@ -281,10 +284,7 @@ std::vector<float> ProblemContext::download_output() {
   }
   std::vector<std::uint16_t> bits(output_elements());
   copy_and_wait(bits.data(), c_.get(), c_.bytes(), cudaMemcpyDeviceToHost, session_.stream());
-  std::vector<float> values(bits.size());
-  for (std::size_t i = 0; i < bits.size(); ++i)
-    values[i] = out == ElementType::bf16 ? bf16_bits_to_float(bits[i]) : half_bits_to_float(bits[i]);
-  return values;
+  return widen_16bit(bits, out);
 }
 
 ErrorStats ProblemContext::compare_output(double atol, double rtol) {

@@ -84,6 +84,19 @@ struct Case {
   ProblemKind kind;
 };
 
+// A compile that succeeded cleanly: no spill, no stack, no ptxas warning, no local memory in `sass` (its SASS,
+// disassembled here). Fatal when it did not compile.
+void expect_clean(const CompileResult& r, const std::string& name, std::string& sass) {
+  ASSERT_EQ(r.status, Status::ok) << name << "\n" << r.log;
+  EXPECT_EQ(r.spill_store_bytes, 0) << name;
+  EXPECT_EQ(r.spill_load_bytes, 0) << name;
+  EXPECT_EQ(r.stack_bytes, 0) << name;
+  EXPECT_TRUE(r.warnings.empty()) << name << ": " << r.warnings.front().message;
+  sass = disassemble(r.cubin);
+  EXPECT_EQ(sass.find("LDL"), std::string::npos) << name << " reads local memory";
+  EXPECT_EQ(sass.find("STL"), std::string::npos) << name << " writes local memory";
+}
+
 // Global loads (LDG; not the TMA's UTMALDG).
 bool loads_global(const std::string& sass) {
   static const std::regex ldg(R"(\sLDG\.)");
@@ -133,15 +146,10 @@ TEST(WgmmaKindsCompile, EveryKindOnASampleOfSuiteConfigsCompilesToThatKind) {
     const WgmmaConfig& c = cases[i].config;
     const ProblemKind& kind = cases[i].kind;
     const std::string name = c.name() + " " + kind.name();
-    ASSERT_EQ(r.status, Status::ok) << name << "\n" << r.log;
+    std::string sass;
+    expect_clean(r, name, sass);
+    if (HasFatalFailure()) return;
     EXPECT_EQ(r.arch.str(), "sm_90a") << name;
-    EXPECT_EQ(r.spill_store_bytes, 0) << name;
-    EXPECT_EQ(r.spill_load_bytes, 0) << name;
-    EXPECT_EQ(r.stack_bytes, 0) << name;
-    EXPECT_TRUE(r.warnings.empty()) << name << ": " << r.warnings.front().message;
-    const std::string sass = disassemble(r.cubin);
-    EXPECT_EQ(sass.find("LDL"), std::string::npos) << name << " reads local memory";
-    EXPECT_EQ(sass.find("STL"), std::string::npos) << name << " writes local memory";
     // The wgmma of the kind's input type, of the config's N (BN, or BM when swapped), and no other.
     const bool bf16 = kind.in == ElementType::bf16;
     std::size_t wgmmas = 0;
@@ -223,13 +231,9 @@ TEST(WgmmaKindsCompile, EveryEpilogueOnEveryWayOutCompiles) {
     const CompileResult& r = results[i].result;
     const ProblemKind& kind = cases[i].kind;
     const std::string name = cases[i].config.name() + " " + kind.name();
-    ASSERT_EQ(r.status, Status::ok) << name << "\n" << r.log;
-    EXPECT_EQ(r.spill_store_bytes, 0) << name;
-    EXPECT_EQ(r.spill_load_bytes, 0) << name;
-    EXPECT_EQ(r.stack_bytes, 0) << name;
-    EXPECT_TRUE(r.warnings.empty()) << name << ": " << r.warnings.front().message;
-    const std::string sass = disassemble(r.cubin);
-    EXPECT_EQ(sass.find("LDL"), std::string::npos) << name << " reads local memory";
+    std::string sass;
+    expect_clean(r, name, sass);
+    if (HasFatalFailure()) return;
     EXPECT_NE(sass.find("HGMMA.64x"), std::string::npos) << name;
     EXPECT_TRUE(loads_global(sass)) << name << " never reads its bias";
     const bool gelu = kind.epilogue == Epilogue::bias_gelu_tanh || kind.epilogue == Epilogue::bias_gelu;
